@@ -1,0 +1,37 @@
+/** Roles of a person in a workspace. The workspace API key acts as an admin. */
+export type Role = "owner" | "admin" | "editor" | "client"
+
+export const roles: ReadonlyArray<Role> = ["owner", "admin", "editor", "client"]
+
+export const isRole = (s: string): s is Role => (roles as ReadonlyArray<string>).includes(s)
+
+/** Disconnecting a channel, managing webhooks: owners and admins (spec: Authentication rule 4). */
+export const canManageChannels = (role: Role): boolean => role === "owner" || role === "admin"
+
+/** Client members see no media library (spec: GET /media). */
+export const seesMediaLibrary = (role: Role): boolean => role !== "client"
+
+/** Token kinds by prefix (spec: Authentication). */
+export const tokenKinds = [
+  { prefix: "svc_live_", kind: "live" },
+  { prefix: "svc_oat_", kind: "oat" },
+  { prefix: "svc_cli_", kind: "cli" }
+] as const
+
+export type TokenKind = (typeof tokenKinds)[number]["kind"]
+
+/** The token without an optional `Bearer ` prefix (spec: "removed if present"). */
+export const stripBearer = (header: string): string => header.replace(/^Bearer\s+/i, "").trim()
+
+export const tokenKindOf = (token: string): TokenKind | null =>
+  tokenKinds.find((k) => token.startsWith(k.prefix))?.kind ?? null
+
+/** Who is calling, as the gateway resolved it from the Authorization header. */
+export interface Principal {
+  readonly workspaceId: string
+  readonly userId: string | null
+  readonly role: Role
+  readonly tokenKind: TokenKind
+  /** Shown in post history: `API` for the workspace key, else the person's email. */
+  readonly actor: string
+}

@@ -1,0 +1,104 @@
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import { Schema } from "effect"
+import { Authentication } from "./security.js"
+import { BadRequest, Forbidden, IdParam, NotFound, SuccessTrue } from "./common.js"
+
+export const Channel = Schema.Struct({
+  id: Schema.String,
+  name: Schema.String,
+  identifier: Schema.String.annotations({ description: "Network id (see GET /networks)" }),
+  picture: Schema.NullOr(Schema.String),
+  disabled: Schema.Boolean,
+  refreshNeeded: Schema.Boolean,
+  inBetweenSteps: Schema.Boolean,
+  profile: Schema.String,
+  customer: Schema.optional(Schema.Struct({ id: Schema.String, name: Schema.String }))
+}).annotations({ identifier: "Channel" })
+
+export const Customer = Schema.Struct({ id: Schema.String, name: Schema.String }).annotations({ identifier: "Customer" })
+
+const Setting = Schema.Struct({
+  key: Schema.String,
+  label: Schema.String,
+  type: Schema.String,
+  options: Schema.Array(Schema.String),
+  help: Schema.String,
+  required: Schema.optional(Schema.Literal(true))
+}).annotations({ identifier: "NetworkSetting" })
+
+export const SettingsList = Schema.Union(Schema.Array(Setting), Schema.Literal("No additional settings required"))
+
+const Tool = Schema.Struct({
+  methodName: Schema.String,
+  description: Schema.String,
+  dataSchema: Schema.Array(Schema.Struct({ key: Schema.String, type: Schema.String, description: Schema.String }))
+}).annotations({ identifier: "NetworkTool" })
+
+export const Needs = Schema.NullOr(Schema.Literal("media", "video"))
+
+export const IntegrationSettings = Schema.Struct({
+  output: Schema.Struct({
+    rules: Schema.String,
+    maxLength: Schema.Number,
+    needs: Needs,
+    maxMedia: Schema.Number,
+    comments: Schema.Boolean,
+    settings: SettingsList,
+    tools: Schema.Array(Tool)
+  })
+}).annotations({ identifier: "IntegrationSettings" })
+
+export const TriggerPayload = Schema.Struct({
+  methodName: Schema.String.annotations({ description: "A tool name from the channel's tools" }),
+  data: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.Unknown }))
+})
+
+export const AccountApi = HttpApiGroup.make("account")
+  .add(
+    HttpApiEndpoint.get("isConnected", "/is-connected")
+      .addSuccess(Schema.Struct({ connected: Schema.Boolean }))
+      .annotate(OpenApi.Summary, "Check the key")
+  )
+  .add(
+    HttpApiEndpoint.get("listIntegrations", "/integrations")
+      .setUrlParams(Schema.Struct({ group: Schema.optional(Schema.String) }))
+      .addSuccess(Schema.Array(Channel))
+      .annotate(OpenApi.Summary, "List channels")
+  )
+  .add(
+    HttpApiEndpoint.get("listGroups", "/groups")
+      .addSuccess(Schema.Array(Customer))
+      .annotate(OpenApi.Summary, "List customers, sorted by name")
+  )
+  .add(
+    HttpApiEndpoint.get("integrationSettings", "/integration-settings/:id")
+      .setPath(IdParam)
+      .addSuccess(IntegrationSettings)
+      .addError(BadRequest)
+      .addError(NotFound)
+      .annotate(OpenApi.Summary, "Rules and settings of a channel")
+  )
+  .add(
+    HttpApiEndpoint.post("integrationTrigger", "/integration-trigger/:id")
+      .setPath(IdParam)
+      .setPayload(TriggerPayload)
+      .addSuccess(Schema.Struct({ output: Schema.Unknown }))
+      .addError(BadRequest)
+      .addError(NotFound)
+      .annotate(OpenApi.Summary, "Run a network helper tool")
+  )
+  .add(
+    HttpApiEndpoint.del("deleteIntegration", "/integrations/:id")
+      .setPath(IdParam)
+      .addSuccess(SuccessTrue)
+      .addError(BadRequest)
+      .addError(Forbidden)
+      .addError(NotFound)
+      .annotate(OpenApi.Summary, "Disconnect a channel")
+      .annotate(
+        OpenApi.Description,
+        "Needs an owner or admin (the workspace API key counts as admin). Deletes the channel's drafts, queued, failed and unconfirmed posts; live posts stay on the network."
+      )
+  )
+  .annotate(OpenApi.Title, "Account and channels")
+  .middleware(Authentication)

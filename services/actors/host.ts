@@ -1,0 +1,76 @@
+import { SqlClient } from "@effect/sql"
+import { Effect, Layer, Runtime, Schedule, Schema } from "effect"
+import type { Msg, Subscription } from "nats"
+import { ActorEnvelopeJson } from "../../protocol/actors.js"
+import { AppConfig } from "../platform/config.js"
+import { Nats } from "../platform/nats.js"
+import { dispatch } from "./dispatch.js"
+import { makeMailboxes } from "./mailboxes.js"
+import { makeLeaseManager, tickSafely } from "./shardLeases.js"
+
+const decodeEnvelope = Schema.decodeUnknown(ActorEnvelopeJson)
+const LEASE_ROUND_MS = 1_500
+
+/**
+ * An actor host: owns some shards through leases, subscribes to their command
+ * subjects and runs each workspace's commands in that workspace's mailbox.
+ */
+export const ActorHostLive = Layer.scopedDiscard(
+  Effect.gen(function* () {
+    const config = yield* AppConfig
+    const nats = yield* Nats
+    const runtime = yield* Effect.runtime<SqlClient.SqlClient>()
+    const runFork = Runtime.runFork(runtime)
+    const hostId = crypto.randomUUID()
+    const mailboxes = makeMailboxes()
+    const subscriptions = new Map<number, Subscription>()
+    const inFlight = new Map<number, number>()
+
+    const onMessage = (shard: number, msg: Msg) => {
+      inFlight.set(shard, (inFlight.get(shard) ?? 0) + 1)
+      const program = decodeEnvelope(msg.string()).pipe(
+        Effect.flatMap((envelope) => mailboxes.run(envelope.principal.workspaceId, dispatch(envelope))),
+        Effect.catchAllCause((cause) =>
+          Effect.logError("actor command failed", cause).pipe(
+            Effect.as({ _tag: "Failure", cause: { _tag: "Die", defect: "actor command failed" } })
+          )
+        ),
+        Effect.flatMap((reply) => Effect.sync(() => msg.respond(JSON.stringify(reply)))),
+        Effect.ensuring(Effect.sync(() => inFlight.set(shard, (inFlight.get(shard) ?? 1) - 1)))
+      )
+      runFork(program)
+    }
+
+    const unsubscribe = (shard: number) => {
+      subscriptions.get(shard)?.unsubscribe()
+      subscriptions.delete(shard)
+    }
+
+    const manager = makeLeaseManager({
+      hostId,
+      shardCount: config.shardCount,
+      leases: nats.shardLeases,
+      hosts: nats.actorHosts,
+      callbacks: {
+        acquired: async (shard) => {
+          const subject = nats.names.shardCommands(shard)
+          subscriptions.set(shard, nats.connection.subscribe(subject, { callback: (_e, msg) => onMessage(shard, msg) }))
+          await nats.connection.flush()
+        },
+        releasing: async (shard) => {
+          unsubscribe(shard)
+          // hand over only after the commands already taken have answered
+          const deadline = Date.now() + 10_000
+          while ((inFlight.get(shard) ?? 0) > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20))
+        },
+        lost: unsubscribe
+      }
+    })
+
+    yield* tickSafely(manager).pipe(Effect.repeat(Schedule.spaced(LEASE_ROUND_MS)), Effect.forkScoped)
+    yield* Effect.addFinalizer(() =>
+      Effect.promise(() => manager.stop()).pipe(Effect.timeout("15 seconds"), Effect.ignore)
+    )
+    yield* Effect.logInfo(`actor host ${hostId} started`)
+  })
+)

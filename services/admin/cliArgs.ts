@@ -1,0 +1,149 @@
+import { Either } from "effect"
+import { isBillingEvent, isPlan, plans, billingEvents, type BillingEvent, type Plan } from "../../domain/billing.js"
+import { isUuid } from "../../domain/ids.js"
+import { isRole, roles, type Role } from "../../domain/roles.js"
+
+/** A parsed admin CLI command. Parsing is pure so every bad input is tested without a database. */
+export type AdminCommand =
+  | { readonly _tag: "WorkspaceCreate"; readonly name: string; readonly plan: Plan }
+  | {
+      readonly _tag: "UserCreate"
+      readonly workspaceId: string
+      readonly email: string
+      readonly password: string
+      readonly role: Role
+      readonly timezone: string | null
+    }
+  | { readonly _tag: "CustomerCreate"; readonly workspaceId: string; readonly name: string; readonly approval: boolean }
+  | {
+      readonly _tag: "ChannelCreate"
+      readonly workspaceId: string
+      readonly network: string
+      readonly name: string
+      readonly customerId: string | null
+      readonly postingTimes: ReadonlyArray<string>
+    }
+  | { readonly _tag: "KeyRotate"; readonly workspaceId: string }
+  | { readonly _tag: "BillingSet"; readonly workspaceId: string; readonly event: BillingEvent }
+
+export const usage = `Usage: npm run -s admin -- <command>
+  workspace create --name N [--plan standard|team|pro|ultimate]
+  user create --workspace W --email E --password P --role owner|admin|editor|client [--timezone IANA]
+  customer create --workspace W --name N [--approval]
+  channel create --workspace W --network ID --name N [--customer C] [--posting-times 09:00,13:30]
+  key rotate --workspace W
+  billing set --workspace W --event ${billingEvents.join("|")}
+Prints JSON on stdout.`
+
+const flagsWithoutValue = new Set(["approval"])
+
+const parseFlags = (args: ReadonlyArray<string>): Either.Either<Map<string, string>, string> => {
+  const flags = new Map<string, string>()
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i] ?? ""
+    if (!arg.startsWith("--")) return Either.left(`Unexpected argument ${arg}.`)
+    const [name = "", inline] = arg.slice(2).split(/=(.*)/s, 2)
+    if (flags.has(name)) return Either.left(`--${name} is given twice.`)
+    if (flagsWithoutValue.has(name)) {
+      flags.set(name, "true")
+      continue
+    }
+    const value = inline ?? args[++i]
+    if (value === undefined || (inline === undefined && value.startsWith("--"))) return Either.left(`--${name} needs a value.`)
+    flags.set(name, value)
+  }
+  return Either.right(flags)
+}
+
+const isTimeZone = (tz: string): boolean => {
+  try {
+    new Intl.DateTimeFormat("en-US", { timeZone: tz })
+    return true
+  } catch {
+    return false
+  }
+}
+
+const isEmail = (s: string) => /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(s)
+
+export const parseAdminArgs = (argv: ReadonlyArray<string>): Either.Either<AdminCommand, string> => {
+  const [noun, verb, ...rest] = argv
+  if (noun === undefined || verb === undefined) return Either.left("Missing command.")
+  const parsed = parseFlags(rest)
+  if (Either.isLeft(parsed)) return Either.left(parsed.left)
+  const flags = parsed.right
+  const allowed = (names: ReadonlyArray<string>) => {
+    const unknown = [...flags.keys()].find((k) => !names.includes(k))
+    return unknown === undefined ? null : `Unknown option --${unknown}.`
+  }
+  const required = (name: string): Either.Either<string, string> => {
+    const v = flags.get(name)
+    return v === undefined || v.trim() === "" ? Either.left(`--${name} is required.`) : Either.right(v.trim())
+  }
+  const workspace = (): Either.Either<string, string> =>
+    Either.flatMap(required("workspace"), (w) => (isUuid(w) ? Either.right(w) : Either.left("--workspace must be a workspace id (UUID).")))
+
+  return Either.gen(function* () {
+    switch (`${noun} ${verb}`) {
+      case "workspace create": {
+        const bad = allowed(["name", "plan"])
+        if (bad) return yield* Either.left(bad)
+        const plan = flags.get("plan") ?? "standard"
+        if (!isPlan(plan)) return yield* Either.left(`--plan must be one of ${plans.join(", ")}.`)
+        return { _tag: "WorkspaceCreate", name: yield* required("name"), plan } as const
+      }
+      case "user create": {
+        const bad = allowed(["workspace", "email", "password", "role", "timezone"])
+        if (bad) return yield* Either.left(bad)
+        const email = yield* required("email")
+        if (!isEmail(email)) return yield* Either.left("--email must be an email address.")
+        const password = yield* required("password")
+        if (password.length < 8) return yield* Either.left("--password needs at least 8 characters.")
+        const role = yield* required("role")
+        if (!isRole(role)) return yield* Either.left(`--role must be one of ${roles.join(", ")}.`)
+        const timezone = flags.get("timezone") ?? null
+        if (timezone !== null && !isTimeZone(timezone)) return yield* Either.left("--timezone must be an IANA time zone, e.g. Europe/Berlin.")
+        return { _tag: "UserCreate", workspaceId: yield* workspace(), email, password, role, timezone } as const
+      }
+      case "customer create": {
+        const bad = allowed(["workspace", "name", "approval"])
+        if (bad) return yield* Either.left(bad)
+        return {
+          _tag: "CustomerCreate",
+          workspaceId: yield* workspace(),
+          name: yield* required("name"),
+          approval: flags.has("approval")
+        } as const
+      }
+      case "channel create": {
+        const bad = allowed(["workspace", "network", "name", "customer", "posting-times"])
+        if (bad) return yield* Either.left(bad)
+        const customerId = flags.get("customer") ?? null
+        if (customerId !== null && !isUuid(customerId)) return yield* Either.left("--customer must be a customer id (UUID).")
+        const times = flags.get("posting-times")
+        return {
+          _tag: "ChannelCreate",
+          workspaceId: yield* workspace(),
+          network: yield* required("network"),
+          name: yield* required("name"),
+          customerId,
+          postingTimes: times === undefined ? [] : times.split(",").map((t) => t.trim()).filter((t) => t !== "")
+        } as const
+      }
+      case "key rotate": {
+        const bad = allowed(["workspace"])
+        if (bad) return yield* Either.left(bad)
+        return { _tag: "KeyRotate", workspaceId: yield* workspace() } as const
+      }
+      case "billing set": {
+        const bad = allowed(["workspace", "event"])
+        if (bad) return yield* Either.left(bad)
+        const event = yield* required("event")
+        if (!isBillingEvent(event)) return yield* Either.left(`--event must be one of ${billingEvents.join(", ")}.`)
+        return { _tag: "BillingSet", workspaceId: yield* workspace(), event } as const
+      }
+      default:
+        return yield* Either.left(`Unknown command ${noun} ${verb}.`)
+    }
+  })
+}

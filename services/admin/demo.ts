@@ -1,0 +1,43 @@
+import { SqlClient } from "@effect/sql"
+import { Console, Effect } from "effect"
+import { makeAdminOperations } from "./operations.js"
+
+/**
+ * First start with an empty database: a demo workspace with one channel on the
+ * built-in test network, so the API can be tried at once. Its key is printed once.
+ * An advisory lock makes sure two processes starting together create one.
+ */
+export const seedDemoWorkspace = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  const ops = yield* makeAdminOperations
+  const created = yield* sql.withTransaction(
+    Effect.gen(function* () {
+      yield* sql`SELECT pg_advisory_xact_lock(4242001)`
+      const existing = yield* sql<{ count: number }>`SELECT count(*)::int AS count FROM workspaces`
+      if ((existing[0]?.count ?? 0) > 0) return null
+      const { apiKey, workspaceId } = yield* ops.createWorkspace({ name: "Demo workspace", plan: "standard" })
+      const password = crypto.randomUUID()
+      yield* ops.createUser({ workspaceId, email: "owner@demo.localhost", password, role: "owner", timezone: null })
+      const { channelId } = yield* ops.createChannel({
+        workspaceId,
+        network: "test",
+        name: "Demo test channel",
+        customerId: null,
+        postingTimes: ["09:00", "13:30"]
+      })
+      return { apiKey, workspaceId, channelId, password }
+    })
+  )
+  if (created === null) return
+  yield* Console.log(
+    [
+      "",
+      "Created a demo workspace (shown once):",
+      `  workspace id:  ${created.workspaceId}`,
+      `  API key:       ${created.apiKey}`,
+      `  test channel:  ${created.channelId} (built-in test network, publishes nowhere)`,
+      `  owner sign-in: owner@demo.localhost / ${created.password}`,
+      ""
+    ].join("\n")
+  )
+})

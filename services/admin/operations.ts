@@ -1,0 +1,145 @@
+import { SqlClient } from "@effect/sql"
+import { Data, Effect, Option, Predicate } from "effect"
+import { billingStateAfter, type BillingEvent, type BillingState, type Plan } from "../../domain/billing.js"
+import { findNetwork } from "../../domain/networks/index.js"
+import { parsePostingTimes } from "../../domain/postingTimes.js"
+import type { Role } from "../../domain/roles.js"
+import { newToken, tokenHash } from "../platform/secrets.js"
+import { hashPassword } from "./passwords.js"
+
+/** An operator's request that cannot be carried out as given. */
+export class AdminInputError extends Data.TaggedError("AdminInputError")<{ readonly message: string }> {}
+
+const uuid = () => crypto.randomUUID()
+
+/** Postgres 23505: a unique constraint refused the row. */
+export const isUniqueViolation = (e: unknown): boolean =>
+  Predicate.hasProperty(e, "cause") && Predicate.hasProperty(e.cause, "code") && e.cause.code === "23505"
+
+/**
+ * What operators do from the admin CLI (and what the first start does for the demo
+ * workspace). Each operation is one transaction.
+ */
+export const makeAdminOperations = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+
+  const requireWorkspace = (workspaceId: string) =>
+    Effect.gen(function* () {
+      const rows = yield* sql<{ billingState: BillingState }>`SELECT billing_state FROM workspaces WHERE id = ${workspaceId}`
+      const row = rows[0]
+      if (row === undefined) return yield* new AdminInputError({ message: `No workspace ${workspaceId}.` })
+      return row
+    })
+
+  const issueWorkspaceKey = (workspaceId: string) =>
+    Effect.gen(function* () {
+      const apiKey = newToken("svc_live_")
+      yield* sql`UPDATE api_tokens SET revoked_at = now() WHERE workspace_id = ${workspaceId} AND kind = 'live' AND revoked_at IS NULL`
+      yield* sql`INSERT INTO api_tokens ${sql.insert({ id: uuid(), workspaceId, kind: "live", tokenHash: tokenHash(apiKey), label: "Workspace API key" })}`
+      return apiKey
+    })
+
+  const createWorkspace = (input: { name: string; plan: Plan }) =>
+    sql.withTransaction(
+      Effect.gen(function* () {
+        const workspaceId = uuid()
+        yield* sql`INSERT INTO workspaces ${sql.insert({ id: workspaceId, name: input.name, plan: input.plan })}`
+        const apiKey = yield* issueWorkspaceKey(workspaceId)
+        return { workspaceId, apiKey }
+      })
+    )
+
+  const createUser = (input: { workspaceId: string; email: string; password: string; role: Role; timezone: string | null }) =>
+    sql.withTransaction(
+      Effect.gen(function* () {
+        yield* requireWorkspace(input.workspaceId)
+        const existing = yield* sql<{ id: string }>`SELECT id FROM users WHERE lower(email) = lower(${input.email})`
+        let userId = existing[0]?.id
+        if (userId === undefined) {
+          userId = uuid()
+          const passwordHash = yield* Effect.promise(() => hashPassword(input.password))
+          yield* sql`INSERT INTO users ${sql.insert({ id: userId, email: input.email, passwordHash, timezone: input.timezone })}`
+        }
+        yield* sql`INSERT INTO memberships ${sql.insert({ workspaceId: input.workspaceId, userId, role: input.role })}`
+        return { userId }
+      })
+    ).pipe(
+      Effect.catchIf(isUniqueViolation, () =>
+        new AdminInputError({ message: "That person is already a member, or the workspace already has an owner." })
+      )
+    )
+
+  const createCustomer = (input: { workspaceId: string; name: string; approval: boolean }) =>
+    Effect.gen(function* () {
+      yield* requireWorkspace(input.workspaceId)
+      const customerId = uuid()
+      yield* sql`INSERT INTO customers ${sql.insert({ id: customerId, ...input })}`
+      return { customerId }
+    })
+
+  const createChannel = (input: {
+    workspaceId: string
+    network: string
+    name: string
+    customerId: string | null
+    postingTimes: ReadonlyArray<string>
+  }) =>
+    Effect.gen(function* () {
+      yield* requireWorkspace(input.workspaceId)
+      if (Option.isNone(findNetwork(input.network))) {
+        return yield* new AdminInputError({ message: `Unknown network ${input.network}. GET /public/v1/networks lists them.` })
+      }
+      const postingTimes = parsePostingTimes(input.postingTimes)
+      if (postingTimes === null) return yield* new AdminInputError({ message: "Posting times are HH:MM, e.g. 09:00,13:30." })
+      if (input.customerId !== null) {
+        const found = yield* sql`SELECT 1 FROM customers WHERE id = ${input.customerId} AND workspace_id = ${input.workspaceId}`
+        if (found.length === 0) return yield* new AdminInputError({ message: `No customer ${input.customerId} in this workspace.` })
+      }
+      const channelId = uuid()
+      yield* sql`INSERT INTO channels ${sql.insert({
+        id: channelId,
+        workspaceId: input.workspaceId,
+        customerId: input.customerId,
+        network: input.network,
+        name: input.name,
+        profile: input.name.toLowerCase().replace(/[^a-z0-9]+/g, "_"),
+        postingTimes: [...postingTimes]
+      })}`
+      return { channelId }
+    })
+
+  const rotateKey = (workspaceId: string) =>
+    sql.withTransaction(
+      Effect.gen(function* () {
+        yield* requireWorkspace(workspaceId)
+        return { apiKey: yield* issueWorkspaceKey(workspaceId) }
+      })
+    )
+
+  /** A billing event: changes what the gate reads and writes `billing.changed` to the outbox. */
+  const setBilling = (input: { workspaceId: string; event: BillingEvent }) =>
+    sql.withTransaction(
+      Effect.gen(function* () {
+        const rows = yield* sql<{ billingState: BillingState; plan: string }>`
+          SELECT billing_state, plan FROM workspaces WHERE id = ${input.workspaceId} FOR UPDATE`
+        const row = rows[0]
+        if (row === undefined) return yield* new AdminInputError({ message: `No workspace ${input.workspaceId}.` })
+        const next = billingStateAfter(row.billingState, input.event)
+        yield* sql`
+          UPDATE workspaces SET billing_state = ${next}, billing_event = ${input.event},
+            past_due_since = CASE WHEN ${next} = 'past_due' THEN coalesce(past_due_since, now()) ELSE NULL END
+          WHERE id = ${input.workspaceId}`
+        yield* sql`INSERT INTO outbox ${sql.insert({
+          id: uuid(),
+          workspaceId: input.workspaceId,
+          event: "billing.changed",
+          data: JSON.stringify({ plan: row.plan, test: true, event: input.event })
+        })}`
+        return { workspaceId: input.workspaceId, billingState: next }
+      })
+    )
+
+  return { createWorkspace, createUser, createCustomer, createChannel, rotateKey, setBilling }
+})
+
+export type AdminOperations = Effect.Effect.Success<typeof makeAdminOperations>

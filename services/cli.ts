@@ -1,0 +1,51 @@
+import { NodeRuntime } from "@effect/platform-node"
+import { Console, Effect, Either, Layer } from "effect"
+import { makeAdminOperations } from "./admin/operations.js"
+import { parseAdminArgs, usage, type AdminCommand } from "./admin/cliArgs.js"
+import { AppConfigLive } from "./platform/config.js"
+import { DatabaseLive } from "./platform/db.js"
+
+/**
+ * The operators' CLI: `npm run -s admin -- <noun> <verb> --flags`. JSON on stdout;
+ * bad arguments print a message and exit 2; a server that cannot be reached, exit 1.
+ */
+const run = (command: AdminCommand) =>
+  Effect.gen(function* () {
+    const ops = yield* makeAdminOperations
+    switch (command._tag) {
+      case "WorkspaceCreate":
+        return yield* ops.createWorkspace(command)
+      case "UserCreate":
+        return yield* ops.createUser(command)
+      case "CustomerCreate":
+        return yield* ops.createCustomer(command)
+      case "ChannelCreate":
+        return yield* ops.createChannel(command)
+      case "KeyRotate":
+        return yield* ops.rotateKey(command.workspaceId)
+      case "BillingSet":
+        return yield* ops.setBilling(command)
+    }
+  })
+
+const fail = (code: number) => (e: { readonly message: string }) =>
+  Effect.sync(() => {
+    process.stderr.write(`${e.message}\n`)
+    process.exitCode = code
+  })
+
+const main = (command: AdminCommand) =>
+  run(command).pipe(
+    Effect.flatMap((result) => Console.log(JSON.stringify(result))),
+    Effect.provide(DatabaseLive.pipe(Layer.provide(AppConfigLive))),
+    Effect.catchTags({ AdminInputError: fail(2), DatabaseUnavailable: fail(1) }),
+    Effect.catchAllCause((cause) => fail(1)({ message: `admin: ${cause.toString()}` }))
+  )
+
+const parsed = parseAdminArgs(process.argv.slice(2))
+if (Either.isLeft(parsed)) {
+  process.stderr.write(`${parsed.left}\n\n${usage}\n`)
+  process.exit(2)
+} else {
+  NodeRuntime.runMain(main(parsed.right), { disableErrorReporting: true, disablePrettyLogger: true })
+}

@@ -1,0 +1,64 @@
+import { Context, Data, Duration, Effect, Layer, Schedule, Schema } from "effect"
+import type { Exit } from "effect"
+import { ErrorCode, NatsError } from "nats"
+import type { ApiError } from "../../domain/errors.js"
+import type { Principal } from "../../domain/roles.js"
+import { shardOf } from "../../domain/shards.js"
+import { ActorEnvelope, type ActorCommand } from "../../protocol/actors.js"
+import { AppConfig } from "../platform/config.js"
+import { Nats } from "../platform/nats.js"
+
+class NoResponders extends Data.TaggedError("NoResponders") {}
+
+const encodeEnvelope = Schema.encode(Schema.parseJson(ActorEnvelope))
+
+/** How long a command may wait for its shard to get an owner (hand-over after a crash). */
+const HANDOVER_WAIT_MS = 20_000
+const REPLY_TIMEOUT_MS = 30_000
+
+type Success<C> = C extends Schema.WithResult<infer A, infer _I, infer _E, infer _EI, infer _R> ? A : never
+
+export interface ActorClientShape {
+  readonly send: <C extends ActorCommand>(principal: Principal, command: C) => Effect.Effect<Success<C>, ApiError>
+}
+
+export class ActorClient extends Context.Tag("ActorClient")<ActorClient, ActorClientShape>() {}
+
+/**
+ * Sends a command to the actor that owns the workspace's shard. Only "no responders"
+ * is retried (nobody received it, so a retry cannot apply it twice); a command that
+ * was received but not answered in time is a server error the client may retry.
+ */
+export const ActorClientLive = Layer.effect(
+  ActorClient,
+  Effect.gen(function* () {
+    const nats = yield* Nats
+    const config = yield* AppConfig
+    const send = <C extends ActorCommand>(principal: Principal, command: C) =>
+      Effect.gen(function* () {
+        const subject = nats.names.shardCommands(shardOf(principal.workspaceId, config.shardCount))
+        const payload = yield* encodeEnvelope({ principal, command }).pipe(Effect.orDie)
+        const request = Effect.tryPromise({
+          try: () => nats.connection.request(subject, payload, { timeout: REPLY_TIMEOUT_MS }),
+          catch: (e) => (e instanceof NatsError && e.code === ErrorCode.NoResponders ? new NoResponders() : e)
+        })
+        const reply = yield* request.pipe(
+          Effect.retry({
+            while: (e) => e instanceof NoResponders,
+            schedule: exponentialUpTo(HANDOVER_WAIT_MS)
+          }),
+          Effect.orDie
+        )
+        const exit = yield* Schema.deserializeExit(command, JSON.parse(reply.string())).pipe(Effect.orDie)
+        return yield* (exit as Exit.Exit<Success<C>, ApiError>)
+      })
+    return { send }
+  })
+)
+
+/** Quick first retries, then every 500 ms, for at most `totalMs`. */
+const exponentialUpTo = (totalMs: number) =>
+  Schedule.exponential(Duration.millis(50), 1.5).pipe(
+    Schedule.union(Schedule.spaced(Duration.millis(500))),
+    Schedule.upTo(Duration.millis(totalMs))
+  )

@@ -1,0 +1,59 @@
+import { HttpApiError, HttpServerError, HttpServerResponse } from "@effect/platform"
+import { Cause, Effect, Option, Predicate } from "effect"
+import { ApiError, Errors, errorBody } from "../../domain/errors.js"
+import { INVALID_ID } from "../../domain/ids.js"
+
+/**
+ * The one place where every failure becomes the spec's error body: domain errors,
+ * unknown paths, unparsable or oversized bodies, schema failures and defects.
+ */
+
+const hasTag = (u: unknown, tag: string): boolean => Predicate.isTagged(u, tag)
+
+const tooLarge = (u: unknown): boolean =>
+  u instanceof Error && (u.message === "maxBytes exceeded" || tooLarge(u.cause))
+
+/** A schema failure: an invalid id wins, else the first issue names the field. */
+export const decodeErrorToApiError = (e: HttpApiError.HttpApiDecodeError): ApiError => {
+  if (e.issues.some((i) => i.message === INVALID_ID)) return Errors.invalidId()
+  const first = e.issues[0]
+  if (first === undefined) return Errors.badRequest("The request is missing a field or has a wrong one.")
+  const field = first.path.length > 0 ? first.path.map(String).join(".") : "body"
+  return Errors.badRequest(`Missing or wrong field ${field}: ${first.message}`)
+}
+
+/** Maps anything that failed or died to an ApiError (null: an unexpected failure). */
+export const toApiError = (failure: unknown): ApiError | null => {
+  if (failure instanceof ApiError) return failure
+  if (hasTag(failure, "RouteNotFound") || failure instanceof HttpServerError.RouteNotFound) return Errors.notFound()
+  if (failure instanceof HttpApiError.HttpApiDecodeError) return decodeErrorToApiError(failure)
+  if (failure instanceof HttpServerError.RequestError) {
+    if (tooLarge(failure.cause)) return Errors.bodyTooLarge()
+    if (failure.cause instanceof SyntaxError || failure.reason === "Decode") return Errors.invalidJson()
+    return Errors.badRequest("The request could not be read.")
+  }
+  if (hasTag(failure, "MultipartError")) return null // mapped by the upload handler
+  return null
+}
+
+export const apiErrorResponse = (e: ApiError) =>
+  HttpServerResponse.unsafeJson(errorBody(e), {
+    status: e.status,
+    headers: e.retryAfter !== undefined ? { "retry-after": String(e.retryAfter) } : {}
+  })
+
+/** Turns a failed request's cause into the response the client gets. */
+export const causeToResponse = (cause: Cause.Cause<unknown>, supportEmail: string) => {
+  const failure = Cause.failureOption(cause).pipe(
+    Option.orElse(() => Cause.dieOption(cause))
+  )
+  if (Option.isNone(failure)) {
+    // interrupted: the client went away; answer something sane anyway
+    return Effect.succeed(apiErrorResponse(Errors.serverError(supportEmail)))
+  }
+  const mapped = toApiError(failure.value)
+  if (mapped !== null) return Effect.succeed(apiErrorResponse(mapped))
+  return Effect.logError("request failed", cause).pipe(
+    Effect.as(apiErrorResponse(Errors.serverError(supportEmail)))
+  )
+}

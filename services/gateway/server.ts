@@ -1,0 +1,98 @@
+import { createServer } from "node:http"
+import { HttpApiBuilder, HttpApiScalar, HttpServer, HttpIncomingMessage, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { NodeHttpServer } from "@effect/platform-node"
+import { SqlClient } from "@effect/sql"
+import { Context, Effect, Layer, Option } from "effect"
+import { Errors } from "../../domain/errors.js"
+import { PublicApi } from "../../protocol/http/api.js"
+import { AppConfig } from "../platform/config.js"
+import { Nats } from "../platform/nats.js"
+import { Redis } from "../platform/redis.js"
+import { ActorClientLive } from "./actorClient.js"
+import { AuthenticationLive } from "./authentication.js"
+import { apiErrorResponse, causeToResponse } from "./errorResponse.js"
+import { AccountHttpLive } from "./http/accountHttp.js"
+import { NetworksHttpLive } from "./http/networksHttp.js"
+import { openApiDocument } from "./openapi.js"
+
+/** Spec: JSON body at most 5 MB (413 above). */
+export const MAX_JSON_BODY = 5 * 1024 * 1024
+
+/**
+ * The one API-level middleware: the body size limit, then every failure of every
+ * route (declared, decode, unknown path, defect) mapped to the spec's error body.
+ */
+const ErrorMiddlewareLive = HttpApiBuilder.middleware(
+  Effect.map(AppConfig, (config) => (app) =>
+    Effect.gen(function* () {
+      const request = yield* HttpServerRequest.HttpServerRequest
+      const declared = Number(request.headers["content-length"] ?? "0")
+      if (declared > MAX_JSON_BODY) return apiErrorResponse(Errors.bodyTooLarge())
+      return yield* HttpIncomingMessage.withMaxBodySize(app, Option.some(MAX_JSON_BODY))
+    }).pipe(Effect.catchAllCause((cause) => causeToResponse(cause, config.supportEmail)))
+  )
+)
+
+const check = (name: string, effect: Effect.Effect<unknown, unknown>) =>
+  effect.pipe(
+    Effect.timeout("2 seconds"),
+    Effect.match({ onFailure: () => [name, false] as const, onSuccess: () => [name, true] as const })
+  )
+
+/** /healthz (alive), /readyz (200 only when Postgres, NATS and Redis answer), the OpenAPI JSON. */
+const SystemRoutesLive = HttpApiBuilder.Router.use((router) =>
+  Effect.gen(function* () {
+    const config = yield* AppConfig
+    const sql = yield* SqlClient.SqlClient
+    const nats = yield* Nats
+    const redis = yield* Redis
+    const document = openApiDocument(config.publicUrl)
+    yield* router.get("/healthz", HttpServerResponse.unsafeJson({ status: "ok" }))
+    yield* router.get(
+      "/readyz",
+      Effect.gen(function* () {
+        const results = yield* Effect.all(
+          [
+            check("postgres", sql`SELECT 1`),
+            check("nats", Effect.tryPromise(() => nats.connection.flush())),
+            check("redis", Effect.tryPromise(() => redis.ping()))
+          ],
+          { concurrency: "unbounded" }
+        )
+        const checks = Object.fromEntries(results)
+        const ready = results.every(([, ok]) => ok)
+        return HttpServerResponse.unsafeJson({ ready, checks }, { status: ready ? 200 : 503 })
+      })
+    )
+    yield* router.get("/public/v1/openapi.json", HttpServerResponse.unsafeJson(document))
+  })
+)
+
+const ApiLive = HttpApiBuilder.api(PublicApi).pipe(
+  Layer.provide([AccountHttpLive, NetworksHttpLive]),
+  Layer.provide([AuthenticationLive, ActorClientLive])
+)
+
+/** The gateway's routes, without a server: used by main (with a port) and tests. */
+export const GatewayRoutesLive = Layer.mergeAll(
+  ApiLive,
+  ErrorMiddlewareLive,
+  SystemRoutesLive,
+  HttpApiScalar.layer({ path: "/public/v1/docs" }).pipe(Layer.provide(ApiLive))
+)
+
+const addressText = (a: HttpServer.Address) => (a._tag === "TcpAddress" ? `port ${a.port}` : a.path)
+
+/** The gateway listening on PORT. */
+export const GatewayLive = Layer.unwrapEffect(
+  Effect.map(AppConfig, (config) =>
+    HttpApiBuilder.serve().pipe(
+      Layer.provide(GatewayRoutesLive),
+      // HttpServer stays in the output so tests can read the bound address (PORT=0)
+      Layer.provideMerge(NodeHttpServer.layer(createServer, { port: config.port })),
+      Layer.tap((context) =>
+        Effect.logInfo(`gateway listening on ${addressText(Context.get(context, HttpServer.HttpServer).address)}`)
+      )
+    )
+  )
+)

@@ -1,0 +1,53 @@
+import { NodeRuntime } from "@effect/platform-node"
+import { Effect, Layer } from "effect"
+import { ActorHostLive } from "./actors/host.js"
+import { seedDemoWorkspace } from "./admin/demo.js"
+import { GatewayLive } from "./gateway/server.js"
+import { AppConfigLive } from "./platform/config.js"
+import { DatabaseLive } from "./platform/db.js"
+import { NatsLive } from "./platform/nats.js"
+import { RedisLive } from "./platform/redis.js"
+import { PublisherLive } from "./publisher/main.js"
+import { SchedulerLive } from "./scheduler/main.js"
+import { WebhooksLive } from "./webhooks/main.js"
+
+/**
+ * Runs any subset of the five services in one process:
+ *   tsx services/main.ts                       all of them (npm start)
+ *   tsx services/main.ts gateway actors        just these
+ */
+const services = {
+  gateway: GatewayLive,
+  actors: ActorHostLive,
+  scheduler: SchedulerLive,
+  publisher: PublisherLive,
+  webhooks: WebhooksLive
+} as const
+type ServiceName = keyof typeof services
+const isServiceName = (s: string): s is ServiceName => s in services
+
+const requested = process.argv.slice(2)
+const unknown = requested.filter((s) => !isServiceName(s))
+if (unknown.length > 0) {
+  process.stderr.write(`Unknown service ${unknown.join(", ")}. Services: ${Object.keys(services).join(", ")}.\n`)
+  process.exit(2)
+}
+const selected: ReadonlyArray<ServiceName> = requested.length > 0 ? requested.filter(isServiceName) : Object.keys(services).filter(isServiceName)
+
+const Infrastructure = Layer.mergeAll(DatabaseLive, NatsLive, RedisLive).pipe(Layer.provideMerge(AppConfigLive))
+const Seed = Layer.effectDiscard(seedDemoWorkspace)
+const Services = Layer.mergeAll(Seed, ...selected.map((name) => services[name])).pipe(Layer.provide(Infrastructure))
+
+const program = Layer.launch(Services).pipe(
+  Effect.catchTags({
+    DatabaseUnavailable: (e) => Effect.fail(e.message),
+    NatsUnavailable: (e) => Effect.fail(e.message),
+    RedisUnavailable: (e) => Effect.fail(e.message)
+  }),
+  Effect.tapError((message) => Effect.sync(() => process.stderr.write(`Cannot start: ${String(message)}\n`)))
+)
+
+Effect.logInfo(`starting ${selected.join(", ")}`).pipe(
+  Effect.zipRight(program),
+  NodeRuntime.runMain({ disableErrorReporting: false })
+)

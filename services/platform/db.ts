@@ -1,0 +1,86 @@
+import { NodeContext } from "@effect/platform-node"
+import { SqlClient } from "@effect/sql"
+import { PgClient, PgMigrator } from "@effect/sql-pg"
+import { Data, Effect, Layer, Redacted, Schedule, String as Str } from "effect"
+import pg from "pg"
+import { AppConfig } from "./config.js"
+import m0001 from "./migrations/0001_core.js"
+import m0002 from "./migrations/0002_posts.js"
+
+/** Every migration, in order. Add new ones here; ids only ever grow. */
+export const migrations = {
+  "1_core": m0001,
+  "2_posts": m0002
+}
+
+export class DatabaseUnavailable extends Data.TaggedError("DatabaseUnavailable")<{ readonly message: string }> {}
+
+// int8 (counts, sizes) as JS numbers; they stay far below 2^53 here.
+const types = {
+  getTypeParser: (oid: number, format?: "text" | "binary") =>
+    oid === 20 ? (v: string) => Number(v) : pg.types.getTypeParser(oid, format)
+} as pg.CustomTypesConfig
+
+/**
+ * Creates the database named in the URL when it does not exist yet, so a fresh
+ * machine needs nothing but a running server.
+ */
+export const ensureDatabase = (url: string) =>
+  Effect.tryPromise({
+    try: async () => {
+      const target = new URL(url)
+      const name = decodeURIComponent(target.pathname.replace(/^\//, ""))
+      if (name === "") return
+      const admin = new URL(url)
+      admin.pathname = "/postgres"
+      const client = new pg.Client({ connectionString: admin.toString(), connectionTimeoutMillis: 5000 })
+      await client.connect()
+      try {
+        const found = await client.query("SELECT 1 FROM pg_database WHERE datname = $1", [name])
+        if (found.rowCount === 0) {
+          await client.query(`CREATE DATABASE "${name.replace(/"/g, '""')}"`).catch((e: { code?: string }) => {
+            if (e.code !== "42P04") throw e // created meanwhile by another process
+          })
+        }
+      } finally {
+        await client.end()
+      }
+    },
+    catch: (cause) =>
+      new DatabaseUnavailable({
+        message: `PostgreSQL is not reachable at ${redactUrl(url)} (${String(cause)}). ` +
+          "Start it with: pg_ctlcluster --skip-systemctl-redirect $(ls /etc/postgresql) main start"
+      })
+  })
+
+export const redactUrl = (url: string) => url.replace(/\/\/([^:@/]+):[^@/]*@/, "//$1:***@")
+
+export const pgClientLayer = (url: Redacted.Redacted, maxConnections = 20) =>
+  PgClient.layer({
+    url,
+    maxConnections,
+    transformResultNames: Str.snakeToCamel,
+    transformQueryNames: Str.camelToSnake,
+    transformJson: false,
+    types,
+    applicationName: "post-scheduler"
+  })
+
+/** SqlClient connected to DATABASE_URL (created if missing), with every migration applied. */
+export const DatabaseLive = Layer.unwrapEffect(
+  Effect.gen(function* () {
+    const config = yield* AppConfig
+    yield* ensureDatabase(Redacted.value(config.databaseUrl))
+    const client = pgClientLayer(config.databaseUrl).pipe(
+      Layer.mapError((e) => new DatabaseUnavailable({ message: `PostgreSQL: ${e.message}` }))
+    )
+    const migrate = PgMigrator.layer({ loader: PgMigrator.fromRecord(migrations) }).pipe(
+      Layer.provide(NodeContext.layer),
+      // two processes starting at once race on the migrations table: the loser retries
+      Layer.retry(Schedule.recurs(3))
+    )
+    return Layer.provideMerge(migrate, client)
+  })
+)
+
+export type Sql = SqlClient.SqlClient

@@ -1,0 +1,156 @@
+import { Context, Data, Effect, Layer, Runtime } from "effect"
+import {
+  AckPolicy,
+  connect,
+  type JetStreamClient,
+  type JetStreamManager,
+  type JsMsg,
+  type KV,
+  type NatsConnection,
+  RetentionPolicy,
+  StorageType,
+  type StreamConfig
+} from "nats"
+import { names, type Names } from "../../protocol/names.js"
+import { AppConfig } from "./config.js"
+
+export class NatsUnavailable extends Data.TaggedError("NatsUnavailable")<{ readonly message: string }> {}
+export class NatsFailure extends Data.TaggedError("NatsFailure")<{ readonly message: string; readonly cause?: unknown }> {}
+
+export interface NatsShape {
+  readonly connection: NatsConnection
+  readonly jetstream: JetStreamClient
+  readonly manager: JetStreamManager
+  readonly names: Names
+  readonly shardLeases: KV
+  readonly actorHosts: KV
+}
+
+export class Nats extends Context.Tag("Nats")<Nats, NatsShape>() {}
+
+/** Lease lifetime: a host that stops renewing loses its shards after this. */
+export const LEASE_TTL_MS = 6_000
+
+const ensureStream = (jsm: JetStreamManager, config: Partial<StreamConfig> & { name: string }) =>
+  Effect.tryPromise({
+    try: async () => {
+      const existing = await jsm.streams.info(config.name).catch(() => null)
+      if (existing === null) await jsm.streams.add(config)
+      else await jsm.streams.update(config.name, { ...existing.config, ...config })
+    },
+    catch: (cause) => new NatsFailure({ message: `stream ${config.name}: ${String(cause)}`, cause })
+  })
+
+/**
+ * Creates (idempotently) the streams and KV buckets every service needs. Consumers are
+ * created by the service that reads them.
+ */
+const ensureTopology = (nc: NatsConnection, n: Names) =>
+  Effect.gen(function* () {
+    const jsm = yield* Effect.tryPromise({
+      try: () => nc.jetstreamManager(),
+      catch: (cause) => new NatsFailure({ message: `JetStream is not enabled on the NATS server (${String(cause)})`, cause })
+    })
+    yield* ensureStream(jsm, {
+      name: n.eventsStream,
+      subjects: [n.eventsSubjects],
+      retention: RetentionPolicy.Limits,
+      storage: StorageType.File,
+      max_age: 7 * 24 * 3600 * 1e9,
+      duplicate_window: 2 * 60 * 1e9
+    })
+    yield* ensureStream(jsm, {
+      name: n.publishStream,
+      subjects: [n.publishSubjects],
+      retention: RetentionPolicy.Workqueue,
+      storage: StorageType.File,
+      duplicate_window: 2 * 60 * 1e9
+    })
+    yield* ensureStream(jsm, {
+      name: n.deliveriesStream,
+      subjects: [n.deliveriesSubjects],
+      retention: RetentionPolicy.Workqueue,
+      storage: StorageType.File,
+      duplicate_window: 2 * 60 * 1e9
+    })
+    const js = nc.jetstream()
+    const kv = (bucket: string) =>
+      Effect.tryPromise({
+        try: () => js.views.kv(bucket, { ttl: LEASE_TTL_MS, history: 1 }),
+        catch: (cause) => new NatsFailure({ message: `KV ${bucket}: ${String(cause)}`, cause })
+      })
+    return {
+      jetstream: js,
+      manager: jsm,
+      shardLeases: yield* kv(n.shardLeasesBucket),
+      actorHosts: yield* kv(n.actorHostsBucket)
+    }
+  })
+
+export const NatsLive = Layer.scoped(
+  Nats,
+  Effect.gen(function* () {
+    const config = yield* AppConfig
+    const n = names(config.namespace)
+    const connection = yield* Effect.acquireRelease(
+      Effect.tryPromise({
+        try: () => connect({ servers: config.natsUrl, name: `post-scheduler-${process.pid}`, maxReconnectAttempts: -1 }),
+        catch: (cause) =>
+          new NatsUnavailable({
+            message: `NATS is not reachable at ${config.natsUrl} (${String(cause)}). Start it with: ` +
+              "start-stop-daemon --start --oknodo --background --exec /usr/sbin/nats-server -- -a 127.0.0.1 -p 4222 -js -sd /var/lib/nats-server -l /var/log/nats-server.log"
+          })
+      }),
+      (nc) => Effect.promise(() => nc.drain().catch(() => undefined))
+    )
+    const topology = yield* ensureTopology(connection, n)
+    return { connection, names: n, ...topology }
+  })
+)
+
+/**
+ * A durable pull consumer, created or updated idempotently, whose messages are handed
+ * to `handle` one at a time per process; `handle` acks, naks or terms explicitly.
+ */
+export const consumeDurable = <R>(options: {
+  readonly stream: string
+  readonly durable: string
+  readonly filterSubject?: string
+  readonly ackWaitMs?: number
+  readonly maxAckPending?: number
+  readonly handle: (msg: JsMsg) => Effect.Effect<void, never, R>
+}) =>
+  Effect.gen(function* () {
+    const nats = yield* Nats
+    const runtime = yield* Effect.runtime<R>()
+    const config = {
+      durable_name: options.durable,
+      ack_policy: AckPolicy.Explicit,
+      ack_wait: (options.ackWaitMs ?? 30_000) * 1e6,
+      max_ack_pending: options.maxAckPending ?? 256,
+      ...(options.filterSubject !== undefined ? { filter_subject: options.filterSubject } : {})
+    }
+    yield* Effect.tryPromise({
+      try: async () => {
+        const existing = await nats.manager.consumers.info(options.stream, options.durable).catch(() => null)
+        if (existing === null) await nats.manager.consumers.add(options.stream, config)
+        else await nats.manager.consumers.update(options.stream, options.durable, config)
+      },
+      catch: (cause) => new NatsFailure({ message: `consumer ${options.durable}: ${String(cause)}`, cause })
+    })
+    const consumer = yield* Effect.tryPromise({
+      try: () => nats.jetstream.consumers.get(options.stream, options.durable),
+      catch: (cause) => new NatsFailure({ message: `consumer ${options.durable}: ${String(cause)}`, cause })
+    })
+    const messages = yield* Effect.acquireRelease(
+      Effect.promise(() => consumer.consume({ max_messages: 64 })),
+      (m) => Effect.promise(() => m.close().then(() => undefined, () => undefined))
+    )
+    const run = Runtime.runPromise(runtime)
+    // a plain loop over the iterator, in its own fiber; closing the iterator ends it
+    yield* Effect.forkScoped(
+      Effect.promise(async () => {
+        for await (const msg of messages) await run(options.handle(msg))
+      })
+    )
+  })

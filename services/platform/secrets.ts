@@ -1,0 +1,24 @@
+import { createCipheriv, createDecipheriv, createHash, randomBytes } from "node:crypto"
+import { Redacted } from "effect"
+
+/** SHA-256 of a token: what the database stores instead of the token itself. */
+export const tokenHash = (token: string): Buffer => createHash("sha256").update(token, "utf8").digest()
+
+/** A new random token with the given prefix, e.g. `svc_live_…` (32 bytes, base64url). */
+export const newToken = (prefix: string): string => `${prefix}${randomBytes(32).toString("base64url")}`
+
+const keyOf = (secretKey: Redacted.Redacted) => createHash("sha256").update(Redacted.value(secretKey)).digest()
+
+/** AES-256-GCM: iv(12) | tag(16) | ciphertext. Used for network credentials and webhook secrets. */
+export const encryptSecret = (secretKey: Redacted.Redacted, plain: string): Buffer => {
+  const iv = randomBytes(12)
+  const cipher = createCipheriv("aes-256-gcm", keyOf(secretKey), iv)
+  const body = Buffer.concat([cipher.update(plain, "utf8"), cipher.final()])
+  return Buffer.concat([iv, cipher.getAuthTag(), body])
+}
+
+export const decryptSecret = (secretKey: Redacted.Redacted, sealed: Buffer): string => {
+  const decipher = createDecipheriv("aes-256-gcm", keyOf(secretKey), sealed.subarray(0, 12))
+  decipher.setAuthTag(sealed.subarray(12, 28))
+  return Buffer.concat([decipher.update(sealed.subarray(28)), decipher.final()]).toString("utf8")
+}

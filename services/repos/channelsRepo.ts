@@ -1,0 +1,54 @@
+import { SqlClient, SqlSchema } from "@effect/sql"
+import { Effect, Schema } from "effect"
+
+export const ChannelRow = Schema.Struct({
+  id: Schema.String,
+  workspaceId: Schema.String,
+  customerId: Schema.NullOr(Schema.String),
+  customerName: Schema.NullOr(Schema.String),
+  customerApproval: Schema.NullOr(Schema.Boolean),
+  network: Schema.String,
+  name: Schema.String,
+  profile: Schema.String,
+  picture: Schema.NullOr(Schema.String),
+  disabled: Schema.Boolean,
+  refreshNeeded: Schema.Boolean,
+  inBetweenSteps: Schema.Boolean,
+  postingTimes: Schema.Array(Schema.String)
+})
+export type ChannelRow = typeof ChannelRow.Type
+
+/** Channels of a workspace (disconnected ones are invisible). SQL only. */
+export const makeChannelsRepo = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  const select = sql`
+    SELECT c.id, c.workspace_id, c.customer_id, cu.name AS customer_name, cu.approval AS customer_approval,
+           c.network, c.name, c.profile, c.picture, c.disabled, c.refresh_needed, c.in_between_steps, c.posting_times
+    FROM channels c LEFT JOIN customers cu ON cu.id = c.customer_id`
+  const list = SqlSchema.findAll({
+    Request: Schema.Struct({ workspaceId: Schema.String, customerId: Schema.NullOr(Schema.String) }),
+    Result: ChannelRow,
+    execute: ({ customerId, workspaceId }) => sql`
+      ${select}
+      WHERE c.workspace_id = ${workspaceId} AND c.deleted_at IS NULL
+        ${customerId === null ? sql`` : sql`AND c.customer_id = ${customerId}`}
+      ORDER BY c.created_at, c.id`
+  })
+  const findById = SqlSchema.findOne({
+    Request: Schema.Struct({ workspaceId: Schema.String, id: Schema.String }),
+    Result: ChannelRow,
+    execute: ({ id, workspaceId }) => sql`
+      ${select}
+      WHERE c.workspace_id = ${workspaceId} AND c.id = ${id} AND c.deleted_at IS NULL`
+  })
+  const findMany = SqlSchema.findAll({
+    Request: Schema.Struct({ workspaceId: Schema.String, ids: Schema.Array(Schema.String) }),
+    Result: ChannelRow,
+    execute: ({ ids, workspaceId }) => sql`
+      ${select}
+      WHERE c.workspace_id = ${workspaceId} AND c.id IN ${sql.in(ids)} AND c.deleted_at IS NULL`
+  })
+  return { list, findById, findMany }
+})
+
+export type ChannelsRepo = Effect.Effect.Success<typeof makeChannelsRepo>

@@ -1,0 +1,17 @@
+import { SqlClient, SqlSchema } from "@effect/sql"
+import { Effect, Schema } from "effect"
+
+export const CustomerRow = Schema.Struct({ id: Schema.String, name: Schema.String, approval: Schema.Boolean })
+
+/** Customers (groups) of a workspace. SQL only. */
+export const makeCustomersRepo = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  const list = SqlSchema.findAll({
+    Request: Schema.String,
+    Result: CustomerRow,
+    execute: (workspaceId) => sql`
+      SELECT id, name, approval FROM customers WHERE workspace_id = ${workspaceId}
+      ORDER BY lower(name), name, id`
+  })
+  return { list }
+})
