@@ -1,0 +1,99 @@
+import type { Network } from "./network.js"
+
+/** Chat apps and live-stream chats: a post is a message in a channel or chat. */
+
+const channelSetting = {
+  key: "channel",
+  label: "Channel",
+  type: "text",
+  options: [],
+  help: "Id of the channel to post in; list the channels with the channels tool.",
+  required: true
+} as const
+
+const channelsTool = {
+  methodName: "channels",
+  description: "List the channels the app can post in (id and name).",
+  dataSchema: []
+} as const
+
+export const discord: Network = {
+  identifier: "discord",
+  name: "Discord",
+  maxLength: 1980,
+  counting: "characters",
+  needs: null,
+  maxMedia: 10,
+  comments: true,
+  connect: "link",
+  serverKeys: ["DISCORD_CLIENT_ID", "DISCORD_CLIENT_SECRET", "DISCORD_BOT_TOKEN_ID"],
+  settings: [channelSetting],
+  tools: [channelsTool],
+  rules:
+    "Posts as the bot in a channel of the server added when connecting. Up to 1980 characters. " +
+    "Up to 10 files. Follow-up comments work (as replies in a thread)."
+}
+
+export const slack: Network = {
+  identifier: "slack",
+  name: "Slack",
+  maxLength: 400000,
+  counting: "characters",
+  needs: null,
+  maxMedia: 10,
+  comments: true,
+  connect: "link",
+  serverKeys: ["SLACK_ID", "SLACK_SECRET", "SLACK_SIGNING_SECRET"],
+  settings: [channelSetting],
+  tools: [channelsTool],
+  rules:
+    "Posts in a channel of the workspace added when connecting. Up to 400000 characters. " +
+    "Up to 10 files. Follow-up comments work (as replies in a thread)."
+}
+
+export const kick: Network = {
+  identifier: "kick",
+  name: "Kick",
+  maxLength: 500,
+  counting: "characters",
+  needs: null,
+  maxMedia: 0,
+  comments: true,
+  connect: "link",
+  serverKeys: ["KICK_CLIENT_ID", "KICK_SECRET"],
+  settings: [],
+  tools: [],
+  rules: "A chat message of up to 500 characters. Text only: no photos or videos. Follow-up comments work."
+}
+
+export const twitch: Network = {
+  identifier: "twitch",
+  name: "Twitch",
+  maxLength: 500,
+  counting: "characters",
+  needs: null,
+  maxMedia: 0,
+  comments: true,
+  connect: "link",
+  serverKeys: ["TWITCH_CLIENT_ID", "TWITCH_CLIENT_SECRET"],
+  settings: [],
+  tools: [],
+  rules: "A chat message of up to 500 characters. Text only: no photos or videos. Follow-up comments work."
+}
+
+export const telegram: Network = {
+  identifier: "telegram",
+  name: "Telegram",
+  maxLength: 4096,
+  counting: "characters",
+  needs: null,
+  maxMedia: 10,
+  comments: true,
+  connect: "form",
+  serverKeys: [],
+  settings: [],
+  tools: [],
+  rules:
+    "Posts as a bot in the chat or channel it was added to. Up to 4096 characters. " +
+    "Up to 10 photos or videos (an album). Follow-up comments work (as replies)."
+}

@@ -1,0 +1,198 @@
+import type { Network } from "./network.js"
+
+/** Feed networks: text first, media optional. */
+
+export const x: Network = {
+  identifier: "x",
+  name: "X",
+  maxLength: 280,
+  counting: "x-weighted",
+  needs: null,
+  maxMedia: 4,
+  comments: true,
+  connect: "link",
+  serverKeys: ["X_API_KEY", "X_API_SECRET"],
+  settings: [
+    {
+      key: "who_can_reply_post",
+      label: "Who can reply",
+      type: "select",
+      options: ["everyone", "following", "mentionedUsers", "subscribers", "verified"],
+      help: "Who may reply to the post.",
+      required: true
+    },
+    {
+      key: "community",
+      label: "Community",
+      type: "text",
+      options: [],
+      help: "Id or address of an X Community to post in; leave empty to post on the timeline."
+    }
+  ],
+  tools: [],
+  rules:
+    "Up to 280 characters, counted the way X counts them: every link counts 23, CJK characters and emoji count 2. " +
+    "Up to 4 photos or videos per post. Follow-up comments work."
+}
+
+export const linkedin: Network = {
+  identifier: "linkedin",
+  name: "LinkedIn",
+  maxLength: 3000,
+  counting: "characters",
+  needs: null,
+  maxMedia: 9,
+  comments: true,
+  connect: "link",
+  serverKeys: ["LINKEDIN_CLIENT_ID", "LINKEDIN_CLIENT_SECRET"],
+  settings: [],
+  tools: [],
+  rules: "Up to 3000 characters. Up to 9 photos, or 1 video or document. Follow-up comments work."
+}
+
+export const linkedinPage: Network = {
+  ...linkedin,
+  identifier: "linkedin-page",
+  name: "LinkedIn Page",
+  rules:
+    "Posts as a LinkedIn Page picked when connecting. Up to 3000 characters. " +
+    "Up to 9 photos, or 1 video or document. Follow-up comments work."
+}
+
+export const reddit: Network = {
+  identifier: "reddit",
+  name: "Reddit",
+  maxLength: 10000,
+  counting: "characters",
+  needs: null,
+  maxMedia: 1,
+  comments: true,
+  connect: "link",
+  serverKeys: ["REDDIT_CLIENT_ID", "REDDIT_CLIENT_SECRET"],
+  settings: [
+    {
+      key: "subreddit",
+      label: "Subreddits",
+      type: "list",
+      options: [],
+      help:
+        "One entry per subreddit to post in: {subreddit, title, type}, where type is self (text), link or media. " +
+        "Find subreddits with the subreddits tool.",
+      required: true
+    }
+  ],
+  tools: [
+    {
+      methodName: "subreddits",
+      description: "Search subreddits by name; answers their names and titles.",
+      dataSchema: [{ key: "word", type: "string", description: "Word to search subreddit names for" }]
+    }
+  ],
+  rules:
+    "Up to 10000 characters of body text, posted to each subreddit listed with its own title. " +
+    "Up to 1 photo or video. Follow-up comments work."
+}
+
+export const facebook: Network = {
+  identifier: "facebook",
+  name: "Facebook Page",
+  maxLength: 63206,
+  counting: "characters",
+  needs: null,
+  maxMedia: 10,
+  comments: true,
+  connect: "link",
+  serverKeys: ["FACEBOOK_APP_ID", "FACEBOOK_APP_SECRET"],
+  settings: [
+    {
+      key: "post_type",
+      label: "Post type",
+      type: "select",
+      options: ["post", "story"],
+      help: "A feed post (default) or a story; a story needs 1 photo or video."
+    }
+  ],
+  tools: [],
+  rules:
+    "Posts as a Facebook Page picked when connecting. Up to 63206 characters. " +
+    "Up to 10 photos, or 1 video. Follow-up comments work."
+}
+
+export const threads: Network = {
+  identifier: "threads",
+  name: "Threads",
+  maxLength: 500,
+  counting: "characters",
+  needs: null,
+  maxMedia: 10,
+  comments: true,
+  connect: "link",
+  serverKeys: ["THREADS_APP_ID", "THREADS_APP_SECRET"],
+  settings: [],
+  tools: [],
+  rules: "Up to 500 characters. Up to 10 photos or videos (a carousel). Follow-up comments work."
+}
+
+export const gmb: Network = {
+  identifier: "gmb",
+  name: "Google My Business",
+  maxLength: 1500,
+  counting: "characters",
+  needs: null,
+  maxMedia: 1,
+  comments: false,
+  connect: "link",
+  serverKeys: ["GOOGLE_GMB_CLIENT_ID", "GOOGLE_GMB_CLIENT_SECRET"],
+  settings: [],
+  tools: [],
+  rules:
+    "Posts to a business location picked when connecting. Up to 1500 characters. " +
+    "Up to 1 photo. Follow-up comments are not supported."
+}
+
+export const vk: Network = {
+  identifier: "vk",
+  name: "VK",
+  maxLength: 2048,
+  counting: "characters",
+  needs: null,
+  maxMedia: 10,
+  comments: true,
+  connect: "link",
+  serverKeys: ["VK_ID"],
+  settings: [],
+  tools: [],
+  rules: "Up to 2048 characters. Up to 10 photos or videos. Follow-up comments work."
+}
+
+export const tumblr: Network = {
+  identifier: "tumblr",
+  name: "Tumblr",
+  maxLength: 32768,
+  counting: "characters",
+  needs: null,
+  maxMedia: 10,
+  comments: false,
+  connect: "link",
+  serverKeys: ["TUMBLR_CLIENT_ID", "TUMBLR_CLIENT_SECRET"],
+  settings: [],
+  tools: [],
+  rules:
+    "Posts to a blog picked when connecting. Up to 32768 characters. " +
+    "Up to 10 photos or videos. Follow-up comments are not supported."
+}
+
+export const mewe: Network = {
+  identifier: "mewe",
+  name: "MeWe",
+  maxLength: 63206,
+  counting: "characters",
+  needs: null,
+  maxMedia: 10,
+  comments: false,
+  connect: "link",
+  serverKeys: ["MEWE_APP_ID", "MEWE_API_KEY"],
+  settings: [],
+  tools: [],
+  rules: "Up to 63206 characters. Up to 10 photos or videos. Follow-up comments are not supported."
+}

@@ -1,0 +1,41 @@
+import type { Network } from "./network.js"
+
+/**
+ * A network that publishes nowhere, so the API can be tried end to end without
+ * any network's keys. Nothing in it is required, so a bare text post passes.
+ */
+export const testNetwork: Network = {
+  identifier: "test",
+  name: "Test network",
+  maxLength: 500,
+  counting: "characters",
+  needs: null,
+  maxMedia: 4,
+  comments: true,
+  connect: "link",
+  serverKeys: [],
+  settings: [
+    {
+      key: "audience",
+      label: "Audience",
+      type: "select",
+      options: ["everyone", "followers"],
+      help: "Who would see the post; only recorded, since nothing is published."
+    }
+  ],
+  tools: [
+    {
+      methodName: "echo",
+      description: "Answers the text it is given, to try POST /integration-trigger.",
+      dataSchema: [{ key: "text", type: "string", description: "Text to answer back" }]
+    },
+    {
+      methodName: "stats",
+      description: "Answers how many posts of the channel are in each status.",
+      dataSchema: []
+    }
+  ],
+  rules:
+    "A built-in test network that publishes nowhere: use it to try the API without any network's keys. " +
+    "Up to 500 characters. Up to 4 photos or videos. Follow-up comments work."
+}
