@@ -1,0 +1,46 @@
+/**
+ * Message texts of the posts domain that the spec's catalog (domain/errors.ts) does not
+ * spell out. They say what is wrong and what to do, like the catalog's own messages.
+ */
+
+export const PostMessages = {
+  dateInPast: "The date is in the past. Use a time from now on.",
+  bodyNotObject: "The request body must be a JSON object.",
+  noEntries: "posts must have at least one entry, one per channel.",
+  noChannels: "channels must have at least one channel id.",
+  noItems: (at: string) => `${at}.value must have at least one item: the post itself.`,
+  channelMissing: (at: string) => `${at}.integration.id is required: the channel to post to.`,
+  channelConflict: (at: string) =>
+    `${at}.integration.id and ${at}.channelId name different channels. Give one of them.`,
+  duplicateChannel: (at: string, channelId: string) =>
+    `${at} repeats channel ${channelId}. Give each channel once; use follow-up items for more text.`,
+  groupConflict: (at: string) =>
+    `${at}.group names a different post than the rest of the request. One request edits one post.`,
+  repeatConflict: "inter and repeatDays differ. Give one of them.",
+  mediaAliasConflict: (at: string) => `${at} has both image and media. Give the files in one of them.`,
+  mediaRefEmpty: (at: string) => `${at} needs an id from POST /upload or a path.`,
+  contentMissing: "content is required: the text of the post.",
+  tagEmpty: (at: string) => `${at} must not be empty.`,
+  notWaitingForApproval: "This post is not waiting for approval.",
+  channelNotInPost: "That channel is not part of this post."
+} as const
+
+/** Texts of `errors[].message` for broken network rules; each starts with `<channelName>: `. */
+export const RuleMessages = {
+  disabled: (channel: string) => `${channel}: the channel is switched off. Turn it on in the app before posting.`,
+  reconnect: (channel: string) => `${channel}: the channel must be reconnected in the app before posting.`,
+  needsMedia: (channel: string) => `${channel}: this network needs at least one photo or video on the post.`,
+  needsVideo: (channel: string) => `${channel}: this network needs a video on the post.`,
+  noFollowUps: (channel: string, count: number) =>
+    `${channel}: this network does not take follow-up comments, and the post has ${count}. Send only the post.`,
+  tooManyFiles: (channel: string, where: string, count: number, max: number) =>
+    `${channel}: ${where} has too many files, ${count} of ${max}.`,
+  mediaNotFound: (channel: string, id: string) =>
+    `${channel}: media ${id} was not found. Upload the file with POST /upload and use the id it returns.`,
+  mediaPathNotPublic: (channel: string, path: string) =>
+    `${channel}: the file address ${path} is not an http or https address. Upload the file with POST /upload and use the id it returns.`,
+  settingRequired: (channel: string, key: string, label: string) =>
+    `${channel}: the setting ${key} (${label}) is required.`,
+  settingNotAnOption: (channel: string, key: string, options: ReadonlyArray<string>) =>
+    `${channel}: the setting ${key} must be one of ${options.join(", ")}.`
+} as const

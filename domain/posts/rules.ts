@@ -1,0 +1,138 @@
+import { RuleProblem, tooLongMessage } from "../errors.js"
+import { postLength } from "../networks/length.js"
+import type { Network, NetworkSetting } from "../networks/network.js"
+import { RuleMessages } from "./messages.js"
+import type { MediaRef, NormalizedPost, PostEntry, PostItem } from "./normalizedPost.js"
+
+/**
+ * POST /posts rule 1 (and PUT /posts/{id}/status `schedule`): every channel is checked
+ * against its network's rules before anything is saved. All problems are listed at once so
+ * a client fixes them in one round; the caller answers `Errors.fixBeforeSaving(problems)`.
+ */
+
+/** What the check needs to know about a channel of the workspace. */
+export interface ChannelForRules {
+  readonly id: string
+  readonly name: string
+  readonly network: Network
+  readonly disabled: boolean
+  readonly refreshNeeded: boolean
+  readonly inBetweenSteps: boolean
+}
+
+/** A media item of the workspace library. */
+export interface MediaForRules {
+  readonly id: string
+  readonly type: "image" | "video"
+  readonly mime: string
+}
+
+export interface RulesContext {
+  /** The post's channels as found in the workspace. A channel missing here is answered 404 by the caller. */
+  readonly channels: ReadonlyArray<ChannelForRules>
+  /** The workspace's media item with this id, if any. */
+  readonly media: (id: string) => MediaForRules | undefined
+}
+
+/**
+ * A file given only by an address is accepted when the address is http or https: the
+ * reference CLI sends uploaded files that way (made-up id, public `path`). Anything else
+ * (a local path, `data:`, `file:`) cannot be fetched by a network, so it is a problem now
+ * rather than a failure at publish time.
+ */
+export const isPublicAddress = (path: string): boolean => {
+  if (!URL.canParse(path)) return false
+  const url = new URL(path)
+  return (url.protocol === "http:" || url.protocol === "https:") && url.hostname !== ""
+}
+
+const videoExtension = /\.(mp4|mov|webm|m4v)$/i
+
+/** A file by address counts as a video when its name says so; the network checks the rest. */
+const kindOfAddress = (path: string): "image" | "video" =>
+  videoExtension.test(URL.canParse(path) ? new URL(path).pathname : path) ? "video" : "image"
+
+type ResolvedMedia =
+  | { readonly ok: true; readonly kind: "image" | "video" }
+  | { readonly ok: false; readonly message: string }
+
+/** A known id wins; an unknown id or no id falls back to a public address when one is given. */
+const resolveMedia = (ref: MediaRef, channelName: string, context: RulesContext): ResolvedMedia => {
+  const known = ref.id === null ? undefined : context.media(ref.id)
+  if (known !== undefined) return { ok: true, kind: known.type }
+  if (ref.path !== null && isPublicAddress(ref.path)) return { ok: true, kind: kindOfAddress(ref.path) }
+  if (ref.id !== null) return { ok: false, message: RuleMessages.mediaNotFound(channelName, ref.id) }
+  return { ok: false, message: RuleMessages.mediaPathNotPublic(channelName, ref.path ?? "") }
+}
+
+const isMissing = (value: unknown): boolean =>
+  value === undefined || value === null || (typeof value === "string" && value.trim() === "") ||
+  (Array.isArray(value) && value.length === 0)
+
+const settingProblem = (channelName: string, setting: NetworkSetting, value: unknown): string | null => {
+  if (isMissing(value)) return setting.required === true ? RuleMessages.settingRequired(channelName, setting.key, setting.label) : null
+  if (setting.type === "select" && setting.options.length > 0 && !setting.options.some((o) => o === value)) {
+    return RuleMessages.settingNotAnOption(channelName, setting.key, setting.options)
+  }
+  return null
+}
+
+const itemName = (index: number): string => (index === 0 ? "the post" : `follow-up ${index}`)
+
+const itemProblems = (
+  channel: ChannelForRules,
+  item: PostItem,
+  index: number,
+  context: RulesContext
+): ReadonlyArray<string> => {
+  const { name, network } = channel
+  const problems: Array<string> = []
+  const length = postLength(network, item.content)
+  if (length > network.maxLength) problems.push(tooLongMessage(name, length, network.maxLength))
+  if (item.media.length > network.maxMedia) {
+    problems.push(RuleMessages.tooManyFiles(name, itemName(index), item.media.length, network.maxMedia))
+  }
+  for (const ref of item.media) {
+    const resolved = resolveMedia(ref, name, context)
+    if (!resolved.ok) problems.push(resolved.message)
+  }
+  return problems
+}
+
+const entryProblems = (channel: ChannelForRules, entry: PostEntry, context: RulesContext): ReadonlyArray<string> => {
+  const { name, network } = channel
+  const problems: Array<string> = []
+  if (channel.disabled) problems.push(RuleMessages.disabled(name))
+  if (channel.refreshNeeded || channel.inBetweenSteps) problems.push(RuleMessages.reconnect(name))
+
+  const [first, ...followUps] = entry.items
+  // unresolvable files are reported on their own; "needs" looks only at usable ones
+  const firstKinds = first.media
+    .map((ref) => resolveMedia(ref, name, context))
+    .flatMap((r) => (r.ok ? [r.kind] : []))
+  if (network.needs === "media" && first.media.length === 0) problems.push(RuleMessages.needsMedia(name))
+  const allResolved = firstKinds.length === first.media.length
+  if (network.needs === "video" && allResolved && !firstKinds.includes("video")) problems.push(RuleMessages.needsVideo(name))
+  if (!network.comments && followUps.length > 0) problems.push(RuleMessages.noFollowUps(name, followUps.length))
+
+  entry.items.forEach((item, index) => problems.push(...itemProblems(channel, item, index, context)))
+  for (const setting of network.settings) {
+    const problem = settingProblem(name, setting, entry.settings[setting.key])
+    if (problem !== null) problems.push(problem)
+  }
+  return problems
+}
+
+/** Every broken rule of the post, per channel, in body order; empty when it may be saved. */
+export const checkPostAgainstNetworks = (post: NormalizedPost, context: RulesContext): ReadonlyArray<RuleProblem> =>
+  post.entries.flatMap((entry) => {
+    const channel = context.channels.find((c) => c.id === entry.channelId)
+    if (channel === undefined) return []
+    return entryProblems(channel, entry, context).map(
+      (message) => new RuleProblem({ channelId: channel.id, channelName: channel.name, message })
+    )
+  })
+
+/** Channels of the post the workspace does not have: the caller answers 404 before checking rules. */
+export const unknownChannelIds = (post: NormalizedPost, context: RulesContext): ReadonlyArray<string> =>
+  post.entries.map((e) => e.channelId).filter((id) => !context.channels.some((c) => c.id === id))
