@@ -22,7 +22,68 @@ export class DeleteChannel extends Schema.TaggedRequest<DeleteChannel>()("Delete
   payload: { channelId: Schema.String }
 }) {}
 
-export const ActorCommand = Schema.Union(DeleteChannel)
+/** The answer of POST /posts as it is sent and kept for Idempotency-Key replays. */
+export const PostsAnswer = Schema.Struct({
+  statusCode: Schema.Number,
+  body: Schema.Unknown,
+  replayed: Schema.Boolean
+})
+
+/** POST /posts: create or edit, with the optional Idempotency-Key. */
+export class CreatePosts extends Schema.TaggedRequest<CreatePosts>()("CreatePosts", {
+  failure: ApiError,
+  success: PostsAnswer,
+  payload: { body: Schema.Unknown, idempotencyKey: Schema.NullOr(Schema.String) }
+}) {}
+
+/** The whole post after a change, rendered by the actor from what it committed. */
+const WholePostAnswer = Schema.Unknown
+
+export class MovePost extends Schema.TaggedRequest<MovePost>()("MovePost", {
+  failure: ApiError,
+  success: WholePostAnswer,
+  payload: { postId: Schema.String, date: Schema.String }
+}) {}
+
+export class SetPostStatus extends Schema.TaggedRequest<SetPostStatus>()("SetPostStatus", {
+  failure: ApiError,
+  success: WholePostAnswer,
+  payload: { postId: Schema.String, status: Schema.Literal("draft", "schedule") }
+}) {}
+
+export class SetPostSettings extends Schema.TaggedRequest<SetPostSettings>()("SetPostSettings", {
+  failure: ApiError,
+  success: WholePostAnswer,
+  payload: { postId: Schema.String, settings: Schema.Record({ key: Schema.String, value: Schema.Unknown }) }
+}) {}
+
+export class DeletePost extends Schema.TaggedRequest<DeletePost>()("DeletePost", {
+  failure: ApiError,
+  success: Schema.Struct({ error: Schema.Literal(false), success: Schema.Literal(true) }),
+  payload: { postId: Schema.String }
+}) {}
+
+/** The share page: the client approves, or asks for changes with a comment. */
+export class ReviewPost extends Schema.TaggedRequest<ReviewPost>()("ReviewPost", {
+  failure: ApiError,
+  success: WholePostAnswer,
+  payload: {
+    groupId: Schema.String,
+    decision: Schema.Literal("approve", "changes"),
+    comment: Schema.String,
+    reviewer: Schema.String
+  }
+}) {}
+
+export const ActorCommand = Schema.Union(
+  DeleteChannel,
+  CreatePosts,
+  MovePost,
+  SetPostStatus,
+  SetPostSettings,
+  DeletePost,
+  ReviewPost
+)
 export type ActorCommand = typeof ActorCommand.Type
 
 /** What travels on the wire: who asks, for which workspace, what. */

@@ -3,6 +3,7 @@ import { ApiError } from "../../domain/errors.js"
 import { AccountApi } from "./account.js"
 import { PayloadTooLarge, ServerError, TooManyRequests, Unauthorized, PaymentRequired } from "./common.js"
 import { NetworksApi } from "./networks.js"
+import { PostsApi } from "./posts.js"
 
 /**
  * The public API under /public/v1 (each group applies Authentication itself: an
@@ -12,6 +13,7 @@ import { NetworksApi } from "./networks.js"
 export class PublicApi extends HttpApi.make("public")
   .add(AccountApi)
   .add(NetworksApi)
+  .add(PostsApi)
   .addError(ApiError)
   .addError(Unauthorized)
   .addError(PaymentRequired)

@@ -6,6 +6,7 @@ import { AppConfig } from "../platform/config.js"
 import { Nats } from "../platform/nats.js"
 import { dispatch } from "./dispatch.js"
 import { makeMailboxes } from "./mailboxes.js"
+import { makeWorkspaceMemory, WorkspaceMemory } from "./workspaceMemory.js"
 import { makeLeaseManager, tickSafely } from "./shardLeases.js"
 
 const decodeEnvelope = Schema.decodeUnknown(ActorEnvelopeJson)
@@ -19,8 +20,9 @@ export const ActorHostLive = Layer.scopedDiscard(
   Effect.gen(function* () {
     const config = yield* AppConfig
     const nats = yield* Nats
-    const runtime = yield* Effect.runtime<SqlClient.SqlClient>()
-    const runFork = Runtime.runFork(runtime)
+    const memory = makeWorkspaceMemory()
+    const runtime = yield* Effect.runtime<SqlClient.SqlClient | AppConfig>()
+    const runFork = Runtime.runFork(Runtime.provideService(runtime, WorkspaceMemory, memory))
     const hostId = crypto.randomUUID()
     const mailboxes = makeMailboxes()
     const subscriptions = new Map<number, Subscription>()
@@ -29,7 +31,7 @@ export const ActorHostLive = Layer.scopedDiscard(
     const onMessage = (shard: number, msg: Msg) => {
       inFlight.set(shard, (inFlight.get(shard) ?? 0) + 1)
       const program = decodeEnvelope(msg.string()).pipe(
-        Effect.flatMap((envelope) => mailboxes.run(envelope.principal.workspaceId, dispatch(envelope))),
+        Effect.flatMap((envelope) => dispatch(envelope, mailboxes)),
         Effect.catchAllCause((cause) =>
           Effect.logError("actor command failed", cause).pipe(
             Effect.as({ _tag: "Failure", cause: { _tag: "Die", defect: "actor command failed" } })
@@ -67,6 +69,10 @@ export const ActorHostLive = Layer.scopedDiscard(
       }
     })
 
+    yield* Effect.sync(() => memory.sweep(Date.now(), 3600_000)).pipe(
+      Effect.repeat(Schedule.spaced("1 minute")),
+      Effect.forkScoped
+    )
     yield* tickSafely(manager).pipe(Effect.repeat(Schedule.spaced(LEASE_ROUND_MS)), Effect.forkScoped)
     yield* Effect.addFinalizer(() =>
       Effect.promise(() => manager.stop()).pipe(Effect.timeout("15 seconds"), Effect.ignore)

@@ -1,29 +1,48 @@
 import { Effect } from "effect"
 
+interface Mailbox {
+  /** Settles when the last command that joined this mailbox has finished (or left). */
+  tail: Promise<void>
+  /** Commands running or waiting here. */
+  users: number
+}
+
 /**
  * One mailbox per workspace: commands of one workspace run one after another (in
  * arrival order), commands of different workspaces run in parallel. A mailbox
  * exists only while it has work (activated on first message, passivated when idle).
+ *
+ * Each command takes its place in line synchronously when it starts (a chain of
+ * promises, one link per command), so a command arriving just as another finishes
+ * cannot overtake one already waiting. (An Effect Semaphore does not keep that
+ * order: a free permit can be taken by a newcomer before the woken waiter runs, and
+ * the waiter then goes to the back of the line.)
  */
 export const makeMailboxes = () => {
-  const boxes = new Map<string, { readonly lock: Effect.Semaphore; users: number }>()
+  const boxes = new Map<string, Mailbox>()
   return {
     run: <A, E, R>(workspaceId: string, effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
       Effect.acquireUseRelease(
         Effect.sync(() => {
           let box = boxes.get(workspaceId)
           if (box === undefined) {
-            box = { lock: Effect.unsafeMakeSemaphore(1), users: 0 }
+            box = { tail: Promise.resolve(), users: 0 }
             boxes.set(workspaceId, box)
           }
           box.users++
-          return box
+          const previous = box.tail
+          let finished!: () => void
+          box.tail = new Promise<void>((resolve) => (finished = resolve))
+          return { box, previous, finished }
         }),
-        (box) => box.lock.withPermits(1)(effect),
-        (box) =>
+        ({ previous }) => Effect.promise(() => previous).pipe(Effect.zipRight(effect)),
+        ({ box, previous, finished }) =>
           Effect.sync(() => {
+            // the next in line starts once the one before us is over too (this matters
+            // when we were interrupted while still waiting for our turn)
+            void previous.then(finished)
             box.users--
-            if (box.users === 0) boxes.delete(workspaceId)
+            if (box.users === 0 && boxes.get(workspaceId) === box) boxes.delete(workspaceId)
           })
       ),
     active: () => boxes.size

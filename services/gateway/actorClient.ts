@@ -1,7 +1,6 @@
 import { Context, Data, Duration, Effect, Layer, Schedule, Schema } from "effect"
-import type { Exit } from "effect"
 import { ErrorCode, NatsError } from "nats"
-import type { ApiError } from "../../domain/errors.js"
+import { ApiError } from "../../domain/errors.js"
 import type { Principal } from "../../domain/roles.js"
 import { shardOf } from "../../domain/shards.js"
 import { ActorEnvelope, type ActorCommand } from "../../protocol/actors.js"
@@ -16,10 +15,11 @@ const encodeEnvelope = Schema.encode(Schema.parseJson(ActorEnvelope))
 const HANDOVER_WAIT_MS = 20_000
 const REPLY_TIMEOUT_MS = 30_000
 
-type Success<C> = C extends Schema.WithResult<infer A, infer _I, infer _E, infer _EI, infer _R> ? A : never
+/** A command together with its result types (every ActorCommand is one). */
+type Command<A, I> = ActorCommand & Schema.WithResult<A, I, ApiError, typeof ApiError.Encoded, never>
 
 export interface ActorClientShape {
-  readonly send: <C extends ActorCommand>(principal: Principal, command: C) => Effect.Effect<Success<C>, ApiError>
+  readonly send: <A, I>(principal: Principal, command: Command<A, I>) => Effect.Effect<A, ApiError>
 }
 
 export class ActorClient extends Context.Tag("ActorClient")<ActorClient, ActorClientShape>() {}
@@ -34,7 +34,7 @@ export const ActorClientLive = Layer.effect(
   Effect.gen(function* () {
     const nats = yield* Nats
     const config = yield* AppConfig
-    const send = <C extends ActorCommand>(principal: Principal, command: C) =>
+    const send = <A, I>(principal: Principal, command: Command<A, I>) =>
       Effect.gen(function* () {
         const subject = nats.names.shardCommands(shardOf(principal.workspaceId, config.shardCount))
         const payload = yield* encodeEnvelope({ principal, command }).pipe(Effect.orDie)
@@ -50,7 +50,7 @@ export const ActorClientLive = Layer.effect(
           Effect.orDie
         )
         const exit = yield* Schema.deserializeExit(command, JSON.parse(reply.string())).pipe(Effect.orDie)
-        return yield* (exit as Exit.Exit<Success<C>, ApiError>)
+        return yield* exit
       })
     return { send }
   })

@@ -13,6 +13,7 @@ import { AuthenticationLive } from "./authentication.js"
 import { apiErrorResponse, causeToResponse } from "./errorResponse.js"
 import { AccountHttpLive } from "./http/accountHttp.js"
 import { NetworksHttpLive } from "./http/networksHttp.js"
+import { PostsHttpLive } from "./http/postsHttp.js"
 import { openApiDocument } from "./openapi.js"
 
 /** Spec: JSON body at most 5 MB (413 above). */
@@ -69,7 +70,7 @@ const SystemRoutesLive = HttpApiBuilder.Router.use((router) =>
 )
 
 const ApiLive = HttpApiBuilder.api(PublicApi).pipe(
-  Layer.provide([AccountHttpLive, NetworksHttpLive]),
+  Layer.provide([AccountHttpLive, NetworksHttpLive, PostsHttpLive]),
   Layer.provide([AuthenticationLive, ActorClientLive])
 )
 

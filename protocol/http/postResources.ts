@@ -1,0 +1,99 @@
+import { Schema } from "effect"
+
+/** Spec: Resources → Post row (GET /posts item), one row per channel. */
+export const PostRow = Schema.Struct({
+  id: Schema.String,
+  group: Schema.String,
+  content: Schema.String,
+  publishDate: Schema.String,
+  releaseURL: Schema.NullOr(Schema.String),
+  releaseId: Schema.NullOr(Schema.String),
+  state: Schema.Literal("DRAFT", "QUEUE", "PUBLISHED", "ERROR"),
+  status: Schema.Literal("draft", "queued", "publishing", "pending", "published", "error", "unconfirmed"),
+  error: Schema.NullOr(Schema.Struct({ message: Schema.String, fix: Schema.String })),
+  intervalInDays: Schema.NullOr(Schema.Number),
+  creationMethod: Schema.String,
+  settings: Schema.Record({ key: Schema.String, value: Schema.Unknown }),
+  tags: Schema.Array(Schema.Struct({ tag: Schema.Struct({ id: Schema.String, name: Schema.String, color: Schema.String }) })),
+  image: Schema.Array(Schema.Struct({ id: Schema.String, path: Schema.String, alt: Schema.String })),
+  integration: Schema.Struct({
+    id: Schema.String,
+    providerIdentifier: Schema.String,
+    name: Schema.String,
+    picture: Schema.NullOr(Schema.String)
+  })
+}).annotations({ identifier: "PostRow" })
+
+const ItemMedia = Schema.Struct({
+  id: Schema.String,
+  alt: Schema.String,
+  url: Schema.String,
+  mime: Schema.String,
+  name: Schema.String,
+  size: Schema.Number,
+  type: Schema.String,
+  width: Schema.Number,
+  height: Schema.Number
+})
+
+/** Root and each thread entry of a channel (spec: Whole post → Item). */
+export const PostItem = Schema.Struct({
+  id: Schema.String,
+  channelId: Schema.String,
+  position: Schema.Number,
+  content: Schema.String,
+  media: Schema.Array(ItemMedia),
+  settings: Schema.Record({ key: Schema.String, value: Schema.Unknown }),
+  delay: Schema.Number,
+  state: Schema.String,
+  releaseId: Schema.NullOr(Schema.String),
+  releaseUrl: Schema.NullOr(Schema.String),
+  publishedAt: Schema.NullOr(Schema.String),
+  error: Schema.NullOr(Schema.Struct({ message: Schema.String, fix: Schema.String })),
+  held: Schema.NullOr(Schema.String),
+  heldAt: Schema.NullOr(Schema.String),
+  attempts: Schema.Number
+}).annotations({ identifier: "PostItem" })
+
+/** Spec: Whole post (GET /posts/{id} and the PUT post operations). */
+export const WholePost = Schema.Struct({
+  id: Schema.String,
+  status: Schema.Literal("draft", "review", "scheduled", "changes", "published", "partial", "error"),
+  approvalStatus: Schema.NullOr(Schema.String),
+  approvedBy: Schema.NullOr(Schema.String),
+  publishAt: Schema.String,
+  repeatDays: Schema.NullOr(Schema.Number),
+  shortLink: Schema.Boolean,
+  creationMethod: Schema.String,
+  createdAt: Schema.String,
+  updatedAt: Schema.String,
+  tags: Schema.Array(Schema.Struct({ id: Schema.String, name: Schema.String, color: Schema.String })),
+  shareUrl: Schema.String,
+  channels: Schema.Array(
+    Schema.Struct({
+      channelId: Schema.String,
+      channelName: Schema.String,
+      provider: Schema.String,
+      picture: Schema.NullOr(Schema.String),
+      username: Schema.String,
+      root: PostItem,
+      thread: Schema.Array(PostItem)
+    })
+  ),
+  comments: Schema.Array(
+    Schema.Struct({ id: Schema.String, author: Schema.String, role: Schema.String, content: Schema.String, created_at: Schema.String })
+  ),
+  activity: Schema.Array(
+    Schema.Struct({ actor: Schema.String, action: Schema.String, detail: Schema.NullOr(Schema.String), created_at: Schema.String })
+  )
+}).annotations({ identifier: "WholePost" })
+export type WholePost = typeof WholePost.Type
+
+/** POST /posts answer row. */
+export const CreatedPostRow = Schema.Struct({
+  postId: Schema.String,
+  group: Schema.String,
+  integration: Schema.String,
+  status: Schema.Literal("draft", "queued"),
+  previewUrl: Schema.String
+}).annotations({ identifier: "CreatedPost" })

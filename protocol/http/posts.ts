@@ -1,0 +1,98 @@
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import { JSONSchema, Schema } from "effect"
+import { Uuid } from "../../domain/ids.js"
+import { FullPostBody, SimplePostBody } from "../../domain/posts/body.js"
+import { BadRequest, Conflict, IdParam, NotFound } from "./common.js"
+import { CreatedPostRow, PostRow, WholePost } from "./postResources.js"
+import { Authentication } from "./security.js"
+
+/**
+ * POST /posts reads its body itself (both forms, aliases, the spec's own 400 messages),
+ * so the contract documents the two forms without letting HttpApi decode them.
+ */
+const PostsBodyDoc = Schema.Unknown.annotations({
+  identifier: "PostsBody",
+  description: "The full form (posts[]) or the simpler form (content + channels).",
+  jsonSchema: { anyOf: [JSONSchema.make(FullPostBody), JSONSchema.make(SimplePostBody)] }
+})
+
+const DeleteAnswer = Schema.Struct({ error: Schema.Literal(false), success: Schema.Literal(true) })
+
+export const PostsApi = HttpApiGroup.make("posts")
+  .add(
+    HttpApiEndpoint.get("listPosts", "/posts")
+      .setUrlParams(
+        Schema.Struct({
+          startDate: Schema.optional(Schema.String),
+          endDate: Schema.optional(Schema.String),
+          customer: Schema.optional(Schema.String)
+        })
+      )
+      .addSuccess(Schema.Struct({ posts: Schema.Array(PostRow) }))
+      .addError(BadRequest)
+      .annotate(OpenApi.Summary, "List posts between two dates")
+      .annotate(OpenApi.Description, "One row per channel, oldest first; default range 30 days back to 30 days ahead.")
+  )
+  .add(
+    HttpApiEndpoint.post("createPosts", "/posts")
+      .setPayload(PostsBodyDoc)
+      .setHeaders(Schema.Struct({ "idempotency-key": Schema.optional(Schema.String) }))
+      .addSuccess(Schema.Array(CreatedPostRow))
+      .addError(BadRequest)
+      .addError(NotFound)
+      .addError(Conflict)
+      .annotate(OpenApi.Summary, "Create or edit posts")
+  )
+  .add(
+    HttpApiEndpoint.get("getPost", "/posts/:id")
+      .setPath(IdParam)
+      .addSuccess(WholePost)
+      .addError(BadRequest)
+      .addError(NotFound)
+      .annotate(OpenApi.Summary, "Get a whole post (per-channel id or group id)")
+  )
+  .add(
+    HttpApiEndpoint.put("movePost", "/posts/:id/date")
+      .setPath(IdParam)
+      .setPayload(Schema.Struct({ date: Schema.String }))
+      .addSuccess(WholePost)
+      .addError(BadRequest)
+      .addError(NotFound)
+      .annotate(OpenApi.Summary, "Move a post")
+  )
+  .add(
+    HttpApiEndpoint.put("setPostStatus", "/posts/:id/status")
+      .setPath(IdParam)
+      .setPayload(Schema.Struct({ status: Schema.Literal("draft", "schedule") }))
+      .addSuccess(WholePost)
+      .addError(BadRequest)
+      .addError(NotFound)
+      .annotate(OpenApi.Summary, "Switch draft and scheduled")
+  )
+  .add(
+    HttpApiEndpoint.put("setPostSettings", "/posts/:id/settings")
+      .setPath(IdParam)
+      .setPayload(Schema.Struct({ settings: Schema.Record({ key: Schema.String, value: Schema.Unknown }) }))
+      .addSuccess(WholePost)
+      .addError(BadRequest)
+      .addError(NotFound)
+      .annotate(OpenApi.Summary, "Change channel settings")
+  )
+  .add(
+    HttpApiEndpoint.del("deletePost", "/posts/:id")
+      .setPath(IdParam)
+      .addSuccess(DeleteAnswer)
+      .addError(BadRequest)
+      .addError(NotFound)
+      .annotate(OpenApi.Summary, "Delete a post")
+  )
+  .add(
+    HttpApiEndpoint.del("deletePostGroup", "/posts/group/:group")
+      .setPath(Schema.Struct({ group: Uuid }))
+      .addSuccess(DeleteAnswer)
+      .addError(BadRequest)
+      .addError(NotFound)
+      .annotate(OpenApi.Summary, "Delete a post by group id")
+  )
+  .annotate(OpenApi.Title, "Posts")
+  .middleware(Authentication)

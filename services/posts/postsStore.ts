@@ -1,0 +1,316 @@
+import { SqlClient } from "@effect/sql"
+import { Effect, Option, Schema } from "effect"
+import { ApiError, Errors } from "../../domain/errors.js"
+import type { ChannelStatus, PostSnapshot, PostStep } from "../../domain/posts/states.js"
+import { AppConfig } from "../platform/config.js"
+import { shareUrl, postRow, wholePost } from "./render.js"
+import { ActivityRow, ChannelPostRow, CommentRow, GroupRow, ItemRow, TagRow, type StoredMedia } from "./rows.js"
+
+/** An item to write for a channel (create and edit). */
+export interface ItemWrite {
+  readonly content: string
+  readonly media: ReadonlyArray<StoredMedia>
+  readonly delay: number
+}
+
+export interface EntryWrite {
+  readonly items: ReadonlyArray<ItemWrite>
+  readonly settings: Readonly<Record<string, unknown>>
+}
+
+export interface GroupFields {
+  readonly repeatDays: number | null
+  readonly shortLink: boolean
+  readonly creationMethod: string
+  readonly author: string
+}
+
+/** A post as the transitions see it, plus what the store needs to write it back. */
+export interface LoadedPost {
+  readonly group: GroupRow
+  readonly posts: ReadonlyArray<ChannelPostRow>
+  readonly snapshot: PostSnapshot
+  /** A channel of the post has a customer with approval on. */
+  readonly approvalRequired: boolean
+}
+
+const decodeAll = <A, I>(schema: Schema.Schema<A, I>) => Schema.decodeUnknown(Schema.Array(schema))
+
+/** The post changed under us (another owner during a hand-over): nothing is written. */
+export const changedMeanwhile = () =>
+  new ApiError({ status: 409, error: "The post changed while this request ran. Send it again.", fix: "Send the request again." })
+
+export const makePostsStore = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  const { publicUrl } = yield* AppConfig
+
+  const selectPosts = (workspaceId: string, groupIds: ReadonlyArray<string>) =>
+    sql`
+      SELECT p.id, p.group_id, p.channel_id, p.ordinal, p.status, p.settings, p.publish_date, p.release_id, p.release_url,
+             p.error, c.name AS channel_name, c.network, c.picture, c.profile, cu.approval AS customer_approval
+      FROM posts p JOIN channels c ON c.id = p.channel_id LEFT JOIN customers cu ON cu.id = c.customer_id
+      WHERE p.workspace_id = ${workspaceId} AND p.group_id IN ${sql.in(groupIds)} AND p.deleted_at IS NULL
+      ORDER BY p.group_id, p.ordinal, p.id`.pipe(Effect.flatMap(decodeAll(ChannelPostRow)))
+
+  const selectTags = (groupIds: ReadonlyArray<string>) =>
+    sql`
+      SELECT pt.group_id, t.id, t.name, t.color FROM post_tags pt JOIN tags t ON t.id = pt.tag_id
+      WHERE pt.group_id IN ${sql.in(groupIds)} ORDER BY lower(t.name)`.pipe(Effect.flatMap(decodeAll(TagRow)))
+
+  /** The group a per-channel id or a group id stands for, in this workspace. */
+  const resolveGroupId = (workspaceId: string, id: string) =>
+    sql<{ groupId: string }>`
+      SELECT group_id FROM posts WHERE id = ${id} AND workspace_id = ${workspaceId} AND deleted_at IS NULL
+      UNION ALL
+      SELECT id AS group_id FROM post_groups WHERE id = ${id} AND workspace_id = ${workspaceId} AND deleted_at IS NULL
+      LIMIT 1`.pipe(Effect.map((rows) => Option.fromNullable(rows[0]?.groupId)))
+
+  /** Loads a post, locking its group row so concurrent writers queue behind us. */
+  const load = (workspaceId: string, groupId: string, lock: boolean) =>
+    Effect.gen(function* () {
+      const groups = yield* sql`
+        SELECT id, workspace_id, status, approval_status, approved_by, publish_at, repeat_days, short_link,
+               creation_method, author, share_token, created_at, updated_at
+        FROM post_groups WHERE id = ${groupId} AND workspace_id = ${workspaceId} AND deleted_at IS NULL
+        ${lock ? sql`FOR UPDATE` : sql``}`.pipe(Effect.flatMap(decodeAll(GroupRow)))
+      const group = groups[0]
+      if (group === undefined) return Option.none<LoadedPost>()
+      const posts = yield* selectPosts(workspaceId, [groupId])
+      return Option.some<LoadedPost>({
+        group,
+        posts,
+        snapshot: {
+          publishAt: group.publishAt,
+          approval: group.approvalStatus,
+          channels: posts.map((p) => ({ channelId: p.channelId, status: p.status }))
+        },
+        approvalRequired: posts.some((p) => p.customerApproval === true)
+      })
+    })
+
+  /** Loads the post for a per-channel or group id, or fails with 404 Post not found. */
+  const loadOr404 = (workspaceId: string, id: string, lock: boolean) =>
+    Effect.gen(function* () {
+      const groupId = yield* resolveGroupId(workspaceId, id)
+      if (Option.isNone(groupId)) return yield* Effect.fail(Errors.postNotFound())
+      const loaded = yield* load(workspaceId, groupId.value, lock)
+      if (Option.isNone(loaded)) return yield* Effect.fail(Errors.postNotFound())
+      return loaded.value
+    })
+
+  const insertItems = (workspaceId: string, postId: string, entry: EntryWrite, status: ChannelStatus, rootDueAt: Date | null) =>
+    sql`INSERT INTO post_items ${sql.insert(
+      entry.items.map((item, position) => ({
+        id: crypto.randomUUID(),
+        postId,
+        workspaceId,
+        position,
+        content: item.content,
+        media: JSON.stringify(item.media),
+        delayMinutes: position === 0 ? 0 : item.delay,
+        status,
+        dueAt: position === 0 ? rootDueAt : null
+      }))
+    )}`
+
+  /** Moves a channel's items with its post: the root takes the due time, follow-ups wait for it. */
+  const moveItems = (postId: string, to: ChannelStatus, dueAt: Date | null, requeueFailedFollowUps: boolean) =>
+    Effect.gen(function* () {
+      if (to === "queued") {
+        yield* sql`UPDATE post_items SET status = 'queued', due_at = ${dueAt}, error = NULL WHERE post_id = ${postId} AND position = 0`
+        yield* sql`
+          UPDATE post_items SET status = 'queued', due_at = NULL, error = NULL
+          WHERE post_id = ${postId} AND position > 0
+            AND status IN ${sql.in(requeueFailedFollowUps ? ["draft", "queued", "error", "unconfirmed"] : ["draft", "queued", "error"])}`
+      } else if (to === "draft") {
+        yield* sql`UPDATE post_items SET status = 'draft', due_at = NULL WHERE post_id = ${postId} AND status IN ('queued', 'error', 'draft')`
+      } else {
+        yield* sql`UPDATE post_items SET status = ${to}, due_at = NULL WHERE post_id = ${postId} AND position = 0`
+      }
+    })
+
+  /**
+   * Writes one transition: the group, every channel step, items, activity and the
+   * outbox rows of its events, in the caller's transaction. Status changes are
+   * conditional on the status the step started from.
+   */
+  const applyStep = (input: {
+    readonly workspaceId: string
+    readonly groupId: string
+    /** null: the group exists already. */
+    readonly newGroup: (GroupFields & { shareToken: string }) | null
+    readonly editFields?: GroupFields
+    readonly step: PostStep
+    /** Channels whose content is (re)written: create and edit. */
+    readonly entries?: ReadonlyMap<string, EntryWrite>
+    readonly approvedBy?: string | null
+    readonly tagIds?: ReadonlyArray<string>
+  }) =>
+    Effect.gen(function* () {
+      const { groupId, step, workspaceId } = input
+      if (input.newGroup !== null) {
+        yield* sql`INSERT INTO post_groups ${sql.insert({
+          id: groupId,
+          workspaceId,
+          status: step.status,
+          approvalStatus: step.approval,
+          publishAt: step.publishAt,
+          repeatDays: input.newGroup.repeatDays,
+          shortLink: input.newGroup.shortLink,
+          creationMethod: input.newGroup.creationMethod,
+          author: input.newGroup.author,
+          shareToken: input.newGroup.shareToken
+        })}`
+      } else {
+        const edit = input.editFields
+        yield* sql`
+          UPDATE post_groups SET status = ${step.status}, approval_status = ${step.approval}, publish_at = ${step.publishAt},
+            approved_by = ${input.approvedBy === undefined ? sql`approved_by` : input.approvedBy},
+            ${edit === undefined ? sql`` : sql`repeat_days = ${edit.repeatDays}, short_link = ${edit.shortLink}, creation_method = ${edit.creationMethod},`}
+            updated_at = now()
+          WHERE id = ${groupId}`
+      }
+      if (input.tagIds !== undefined) {
+        yield* sql`DELETE FROM post_tags WHERE group_id = ${groupId}`
+        if (input.tagIds.length > 0) {
+          yield* sql`INSERT INTO post_tags ${sql.insert(input.tagIds.map((tagId) => ({ groupId, tagId })))} ON CONFLICT DO NOTHING`
+        }
+      }
+      let ordinal = 0
+      for (const channel of step.channels) {
+        ordinal++
+        const entry = input.entries?.get(channel.channelId)
+        if (channel.to === null) {
+          if (channel.from !== null) {
+            yield* sql`UPDATE posts SET deleted_at = now(), updated_at = now()
+              WHERE group_id = ${groupId} AND channel_id = ${channel.channelId} AND deleted_at IS NULL`
+          }
+          continue
+        }
+        if (channel.from === null) {
+          if (entry === undefined) return yield* Effect.die(new Error(`no content for new channel ${channel.channelId}`))
+          const postId = crypto.randomUUID()
+          yield* sql`INSERT INTO posts ${sql.insert({
+            id: postId,
+            groupId,
+            workspaceId,
+            channelId: channel.channelId,
+            ordinal,
+            status: channel.to,
+            settings: JSON.stringify(entry.settings),
+            publishDate: channel.publishAt ?? step.publishAt
+          })}`
+          yield* insertItems(workspaceId, postId, entry, channel.to, channel.dueAt)
+          continue
+        }
+        if (channel.from === channel.to && channel.publishAt === null && entry === undefined) continue
+        const updated = yield* sql<{ id: string }>`
+          UPDATE posts SET status = ${channel.to}, ordinal = ${ordinal},
+            publish_date = ${channel.publishAt ?? sql`publish_date`},
+            ${entry !== undefined ? sql`settings = ${JSON.stringify(entry.settings)},` : sql``}
+            ${channel.to === "queued" || channel.to === "draft" ? sql`error = NULL,` : sql``}
+            updated_at = now()
+          WHERE group_id = ${groupId} AND channel_id = ${channel.channelId} AND deleted_at IS NULL AND status = ${channel.from}
+          RETURNING id`
+        const postId = updated[0]?.id
+        if (postId === undefined) return yield* Effect.fail(changedMeanwhile())
+        if (entry !== undefined) {
+          yield* sql`DELETE FROM post_items WHERE post_id = ${postId}`
+          yield* insertItems(workspaceId, postId, entry, channel.to, channel.dueAt)
+        } else if (channel.from !== channel.to || channel.dueAt !== null) {
+          yield* moveItems(postId, channel.to, channel.dueAt, step.requeueFailedFollowUps)
+        }
+      }
+      if (step.activity.length > 0) {
+        yield* sql`INSERT INTO post_activity ${sql.insert(step.activity.map((a) => ({ groupId, actor: a.actor, action: a.action, detail: a.detail })))}`
+      }
+      if (step.events.length > 0) {
+        const token = yield* sql<{ shareToken: string }>`SELECT share_token FROM post_groups WHERE id = ${groupId}`
+        const previewUrl = shareUrl(publicUrl, token[0]?.shareToken ?? "")
+        const channelIds = step.channels.filter((c) => c.to !== null).map((c) => c.channelId)
+        const common = { groupId, publishAt: step.publishAt.toISOString(), channelIds, previewUrl }
+        const rows = step.events.flatMap((e): ReadonlyArray<{ event: string; data: Record<string, unknown> }> => {
+          switch (e.name) {
+            case "approval.requested":
+              return [{ event: e.name, data: { ...common, requestedBy: e.requestedBy, approvalStatus: "requested" } }]
+            case "approval.approved":
+              return [{ event: e.name, data: { ...common, approvedBy: e.approvedBy, approvalStatus: "approved" } }]
+            case "approval.changes":
+              return [{ event: e.name, data: { ...common, comment: e.comment, requestedBy: e.requestedBy, approvalStatus: "changes" } }]
+            default:
+              return [] // publishing events are written by the publisher with their release data
+          }
+        })
+        if (rows.length > 0) {
+          yield* sql`INSERT INTO outbox ${sql.insert(rows.map((r) => ({ id: crypto.randomUUID(), workspaceId, event: r.event, data: JSON.stringify(r.data) })))}`
+        }
+      }
+    })
+
+  /** GET /posts/{id} and the answers of the PUT operations. */
+  const renderWholePost = (workspaceId: string, groupId: string) =>
+    Effect.gen(function* () {
+      const loaded = yield* load(workspaceId, groupId, false)
+      if (Option.isNone(loaded)) return yield* Effect.fail(Errors.postNotFound())
+      const { group, posts } = loaded.value
+      const items =
+        posts.length === 0
+          ? []
+          : yield* sql`
+              SELECT id, post_id, position, content, media, delay_minutes, status, release_id, release_url, published_at,
+                     error, held, held_at, attempts
+              FROM post_items WHERE post_id IN ${sql.in(posts.map((p) => p.id))} ORDER BY post_id, position`.pipe(
+              Effect.flatMap(decodeAll(ItemRow))
+            )
+      const tags = yield* selectTags([groupId])
+      const activity = yield* sql`
+        SELECT actor, action, detail, created_at FROM post_activity WHERE group_id = ${groupId} ORDER BY id`.pipe(
+        Effect.flatMap(decodeAll(ActivityRow))
+      )
+      const comments = yield* sql`
+        SELECT id, author, role, content, created_at FROM post_comments WHERE group_id = ${groupId} ORDER BY created_at, id`.pipe(
+        Effect.flatMap(decodeAll(CommentRow))
+      )
+      return wholePost({ group, posts, items, tags, activity, comments, publicUrl })
+    })
+
+  /** GET /posts: one row per channel whose time is in the range, oldest first. */
+  const listRows = (input: { workspaceId: string; start: Date; end: Date; customerId: string | null }) =>
+    Effect.gen(function* () {
+      const posts = yield* sql`
+        SELECT p.id, p.group_id, p.channel_id, p.ordinal, p.status, p.settings, p.publish_date, p.release_id, p.release_url,
+               p.error, c.name AS channel_name, c.network, c.picture, c.profile, cu.approval AS customer_approval
+        FROM posts p
+        JOIN post_groups g ON g.id = p.group_id AND g.deleted_at IS NULL
+        JOIN channels c ON c.id = p.channel_id
+        LEFT JOIN customers cu ON cu.id = c.customer_id
+        WHERE p.workspace_id = ${input.workspaceId} AND p.deleted_at IS NULL
+          AND p.publish_date >= ${input.start} AND p.publish_date <= ${input.end}
+          ${input.customerId === null ? sql`` : sql`AND c.customer_id = ${input.customerId}`}
+        ORDER BY p.publish_date, p.group_id, p.ordinal`.pipe(Effect.flatMap(decodeAll(ChannelPostRow)))
+      if (posts.length === 0) return []
+      const groupIds = [...new Set(posts.map((p) => p.groupId))]
+      const groups = yield* sql`
+        SELECT id, workspace_id, status, approval_status, approved_by, publish_at, repeat_days, short_link,
+               creation_method, author, share_token, created_at, updated_at
+        FROM post_groups WHERE id IN ${sql.in(groupIds)}`.pipe(Effect.flatMap(decodeAll(GroupRow)))
+      const roots = yield* sql`
+        SELECT id, post_id, position, content, media, delay_minutes, status, release_id, release_url, published_at,
+               error, held, held_at, attempts
+        FROM post_items WHERE post_id IN ${sql.in(posts.map((p) => p.id))} AND position = 0`.pipe(
+        Effect.flatMap(decodeAll(ItemRow))
+      )
+      const tags = yield* selectTags(groupIds)
+      const groupById = new Map(groups.map((g) => [g.id, g]))
+      const rootByPost = new Map(roots.map((r) => [r.postId, r]))
+      return posts.flatMap((p) => {
+        const group = groupById.get(p.groupId)
+        const root = rootByPost.get(p.id)
+        return group === undefined || root === undefined ? [] : [postRow(p, group, root, tags.filter((t) => t.groupId === p.groupId))]
+      })
+    })
+
+  return { resolveGroupId, load, loadOr404, applyStep, renderWholePost, listRows }
+})
+
+export type PostsStore = Effect.Effect.Success<typeof makePostsStore>

@@ -1,0 +1,99 @@
+import { Schema } from "effect"
+
+/** Row shapes read by the posts store (decoded at the boundary). */
+
+const Json = Schema.Unknown
+
+export const GroupRow = Schema.Struct({
+  id: Schema.String,
+  workspaceId: Schema.String,
+  status: Schema.Literal("draft", "review", "scheduled", "changes", "published", "partial", "error"),
+  approvalStatus: Schema.NullOr(Schema.Literal("requested", "approved", "changes")),
+  approvedBy: Schema.NullOr(Schema.String),
+  publishAt: Schema.DateFromSelf,
+  repeatDays: Schema.NullOr(Schema.Number),
+  shortLink: Schema.Boolean,
+  creationMethod: Schema.String,
+  author: Schema.String,
+  shareToken: Schema.String,
+  createdAt: Schema.DateFromSelf,
+  updatedAt: Schema.DateFromSelf
+})
+export type GroupRow = typeof GroupRow.Type
+
+export const ChannelStatusLiteral = Schema.Literal("draft", "queued", "publishing", "pending", "published", "error", "unconfirmed")
+
+export const ChannelPostRow = Schema.Struct({
+  id: Schema.String,
+  groupId: Schema.String,
+  channelId: Schema.String,
+  ordinal: Schema.Number,
+  status: ChannelStatusLiteral,
+  settings: Json,
+  publishDate: Schema.DateFromSelf,
+  releaseId: Schema.NullOr(Schema.String),
+  releaseUrl: Schema.NullOr(Schema.String),
+  error: Json,
+  channelName: Schema.String,
+  network: Schema.String,
+  picture: Schema.NullOr(Schema.String),
+  profile: Schema.String,
+  customerApproval: Schema.NullOr(Schema.Boolean)
+})
+export type ChannelPostRow = typeof ChannelPostRow.Type
+
+export const ItemRow = Schema.Struct({
+  id: Schema.String,
+  postId: Schema.String,
+  position: Schema.Number,
+  content: Schema.String,
+  media: Json,
+  delayMinutes: Schema.Number,
+  status: ChannelStatusLiteral,
+  releaseId: Schema.NullOr(Schema.String),
+  releaseUrl: Schema.NullOr(Schema.String),
+  publishedAt: Schema.NullOr(Schema.DateFromSelf),
+  error: Json,
+  held: Schema.NullOr(Schema.String),
+  heldAt: Schema.NullOr(Schema.DateFromSelf),
+  attempts: Schema.Number
+})
+export type ItemRow = typeof ItemRow.Type
+
+export const TagRow = Schema.Struct({ groupId: Schema.String, id: Schema.String, name: Schema.String, color: Schema.String })
+export type TagRow = typeof TagRow.Type
+
+export const ActivityRow = Schema.Struct({
+  actor: Schema.String,
+  action: Schema.String,
+  detail: Schema.NullOr(Schema.String),
+  createdAt: Schema.DateFromSelf
+})
+
+export const CommentRow = Schema.Struct({
+  id: Schema.String,
+  author: Schema.String,
+  role: Schema.String,
+  content: Schema.String,
+  createdAt: Schema.DateFromSelf
+})
+
+/** A file as kept on an item: a snapshot of the media item when the post was saved. */
+export const StoredMedia = Schema.Struct({
+  id: Schema.String,
+  alt: Schema.String,
+  url: Schema.String,
+  mime: Schema.String,
+  name: Schema.String,
+  size: Schema.Number,
+  type: Schema.String,
+  width: Schema.Number,
+  height: Schema.Number
+})
+export type StoredMedia = typeof StoredMedia.Type
+export const decodeStoredMedia = Schema.decodeUnknownSync(Schema.Array(StoredMedia))
+
+export const StoredError = Schema.NullOr(Schema.Struct({ message: Schema.String, fix: Schema.String }))
+export const decodeStoredError = Schema.decodeUnknownSync(StoredError)
+
+export const decodeSettings = Schema.decodeUnknownSync(Schema.Record({ key: Schema.String, value: Schema.Unknown }))
