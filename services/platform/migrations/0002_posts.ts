@@ -102,7 +102,8 @@ CREATE TABLE idempotency_keys (
   key text NOT NULL CHECK (length(key) <= 255),
   request_hash text NOT NULL,
   status_code integer NOT NULL,
-  response jsonb NOT NULL,
+  -- json, not jsonb: a replay answers the very same bytes
+  response json NOT NULL,
   created_at timestamptz NOT NULL DEFAULT now(),
   PRIMARY KEY (workspace_id, key)
 );
