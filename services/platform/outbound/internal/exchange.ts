@@ -1,0 +1,76 @@
+import http, { type IncomingMessage } from "node:http"
+import https from "node:https"
+import type { Socket } from "node:net"
+import { Effect, type Scope } from "effect"
+import { ConnectionFailed, ForbiddenAddress } from "../errors.js"
+import type { OutboundMethod } from "../request.js"
+import type { CheckedUrl } from "../targetUrl.js"
+import { pinnedLookup, type AddressPolicy, type PinnedAddress } from "./pin.js"
+
+/** What is sent on one hop (a redirect may change the method and drop the body). */
+export interface Hop {
+  readonly method: OutboundMethod
+  readonly headers: Readonly<Record<string, string>>
+  readonly body: Buffer | undefined
+}
+
+/** Last line of defence: refuse the peer the socket really reached, before a byte is written. */
+const guardPeer = (socket: Socket, url: string, policy: AddressPolicy) =>
+  socket.prependOnceListener("connect", () => {
+    const address = socket.remoteAddress
+    const verdict = address === undefined ? undefined : policy(address, socket.remotePort ?? 0)
+    if (verdict === undefined || !verdict.public) {
+      const reason = verdict === undefined || verdict.public ? "peer address unknown" : verdict.reason
+      socket.destroy(new ForbiddenAddress({ url, ...(address === undefined ? {} : { address }), reason }))
+    }
+  })
+
+/** One request to one checked URL, connected only to `addresses`; the response lives until the scope closes. */
+export const exchange = (
+  checked: CheckedUrl,
+  addresses: ReadonlyArray<PinnedAddress>,
+  hop: Hop,
+  policy: AddressPolicy
+): Effect.Effect<IncomingMessage, ConnectionFailed | ForbiddenAddress, Scope.Scope> => {
+  const { url, port, target } = checked
+  const send = Effect.async<
+    { readonly request: http.ClientRequest; readonly response: IncomingMessage },
+    ConnectionFailed | ForbiddenAddress
+  >((resume) => {
+    const request = (url.protocol === "https:" ? https : http).request({
+      protocol: url.protocol,
+      hostname: target.kind === "address" ? target.address : target.hostname,
+      port,
+      path: `${url.pathname}${url.search}`,
+      method: hop.method,
+      headers: hop.headers,
+      agent: false, // no pooled sockets shared with code that did not check them
+      lookup: pinnedLookup(addresses)
+    })
+    request.on("socket", (socket) => guardPeer(socket, url.href, policy))
+    request.once("response", (response) => {
+      // limitBody reports body errors; until it is attached a reset must not crash the process.
+      response.on("error", () => {})
+      resume(Effect.succeed({ request, response }))
+    })
+    request.on("error", (e) =>
+      resume(Effect.fail(e instanceof ForbiddenAddress ? e : new ConnectionFailed({ url: url.href, reason: e.message })))
+    )
+    request.end(hop.body)
+    return Effect.sync(() => request.destroy())
+  })
+  // Not acquireRelease: its acquire is uninterruptible and the deadline must be able to stop a silent server.
+  return Effect.uninterruptibleMask((restore) =>
+    restore(send).pipe(
+      Effect.tap(({ request, response }) =>
+        Effect.addFinalizer(() =>
+          Effect.sync(() => {
+            response.destroy()
+            request.destroy()
+          })
+        )
+      ),
+      Effect.map(({ response }) => response)
+    )
+  )
+}
