@@ -6,6 +6,9 @@ import { testNetworkAdapter } from "./testNetwork.js"
 
 const adapters: ReadonlyMap<string, NetworkAdapter> = new Map([[testNetworkAdapter.identifier, testNetworkAdapter]])
 
+/** The adapter of a network, when this server has one. */
+export const adapterFor = (network: string): Option.Option<NetworkAdapter> => Option.fromNullable(adapters.get(network))
+
 /**
  * POST /integration-trigger: the tool must be one of the channel's network's tools
  * (400 otherwise); networks whose adapter is not built yet say so with a 400.

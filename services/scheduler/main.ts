@@ -1,5 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { type Duration, Effect, Layer, Schedule } from "effect"
+import { claimDueItems, requeueLostJobs } from "./dueItems.js"
 import { relayOutbox } from "./outboxRelay.js"
 
 const every = <A, E, R>(interval: Duration.DurationInput, name: string, task: Effect.Effect<A, E, R>) =>
@@ -10,13 +11,15 @@ const every = <A, E, R>(interval: Duration.DurationInput, name: string, task: Ef
   )
 
 /**
- * The scheduler: relays the outbox to EVENTS and expires what the spec keeps for a
- * limited time (Idempotency-Keys 24 h). Due posts join with the post lifecycle.
+ * The scheduler: claims due items onto PUBLISH, re-enqueues lost jobs, relays the
+ * outbox to EVENTS and expires what the spec keeps for a limited time (Idempotency-Keys 24 h).
  */
 export const SchedulerLive = Layer.scopedDiscard(
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     yield* every("250 millis", "outbox relay", relayOutbox())
+    yield* every("500 millis", "due items", claimDueItems())
+    yield* every("30 seconds", "lost publish jobs", requeueLostJobs)
     yield* every(
       "1 minute",
       "idempotency expiry",
