@@ -41,7 +41,8 @@ export const billingStateAfter = (current: BillingState, event: BillingEvent): B
     case "resumed":
       return "active"
     case "past_due":
-      return "past_due"
+      // a further failed payment does not restart a grace that is already over
+      return current === "grace_over" ? current : "past_due"
     case "grace_reminder":
       return current === "active" ? "past_due" : current
     case "grace_over":

@@ -21,17 +21,20 @@ export const tokenKinds = [
 export type TokenKind = (typeof tokenKinds)[number]["kind"]
 
 /** The token without an optional `Bearer ` prefix (spec: "removed if present"). */
-export const stripBearer = (header: string): string => header.replace(/^Bearer\s+/i, "").trim()
+export const stripBearer = (header: string): string => header.trim().replace(/^Bearer(\s+|$)/i, "").trim()
 
 export const tokenKindOf = (token: string): TokenKind | null =>
   tokenKinds.find((k) => token.startsWith(k.prefix))?.kind ?? null
 
-/** Who is calling, as the gateway resolved it from the Authorization header. */
+/** How a principal came in: a token kind, or the share page's unguessable link. */
+export type PrincipalKind = TokenKind | "share"
+
+/** Who is calling, as the gateway resolved it from the Authorization header (or a share link). */
 export interface Principal {
   readonly workspaceId: string
   readonly userId: string | null
   readonly role: Role
-  readonly tokenKind: TokenKind
+  readonly tokenKind: PrincipalKind
   /** Shown in post history: `API` for the workspace key, else the person's email. */
   readonly actor: string
 }

@@ -14,17 +14,21 @@ const run = (command: AdminCommand) =>
     const ops = yield* makeAdminOperations
     switch (command._tag) {
       case "WorkspaceCreate":
-        return yield* ops.createWorkspace(command)
-      case "UserCreate":
-        return yield* ops.createUser(command)
+        return yield* ops.createWorkspace({ name: command.name, plan: command.plan })
+      case "UserCreate": {
+        const { _tag, ...user } = command
+        return yield* ops.createUser(user)
+      }
       case "CustomerCreate":
-        return yield* ops.createCustomer(command)
-      case "ChannelCreate":
-        return yield* ops.createChannel(command)
+        return yield* ops.createCustomer({ workspaceId: command.workspaceId, name: command.name, approval: command.approval })
+      case "ChannelCreate": {
+        const { _tag, ...channel } = command
+        return yield* ops.createChannel(channel)
+      }
       case "KeyRotate":
         return yield* ops.rotateKey(command.workspaceId)
       case "BillingSet":
-        return yield* ops.setBilling(command)
+        return yield* ops.setBilling({ workspaceId: command.workspaceId, event: command.event })
     }
   })
 

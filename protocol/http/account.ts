@@ -1,6 +1,7 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { Authentication } from "./security.js"
+import { Uuid } from "../../domain/ids.js"
 import { BadRequest, Forbidden, IdParam, NotFound, SuccessTrue } from "./common.js"
 
 export const Channel = Schema.Struct({
@@ -61,7 +62,7 @@ export const AccountApi = HttpApiGroup.make("account")
   )
   .add(
     HttpApiEndpoint.get("listIntegrations", "/integrations")
-      .setUrlParams(Schema.Struct({ group: Schema.optional(Schema.String) }))
+      .setUrlParams(Schema.Struct({ group: Schema.optional(Uuid) }))
       .addSuccess(Schema.Array(Channel))
       .annotate(OpenApi.Summary, "List channels")
   )

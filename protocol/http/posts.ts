@@ -25,7 +25,7 @@ export const PostsApi = HttpApiGroup.make("posts")
         Schema.Struct({
           startDate: Schema.optional(Schema.String),
           endDate: Schema.optional(Schema.String),
-          customer: Schema.optional(Schema.String)
+          customer: Schema.optional(Uuid)
         })
       )
       .addSuccess(Schema.Struct({ posts: Schema.Array(PostRow) }))

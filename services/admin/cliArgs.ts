@@ -45,7 +45,8 @@ const parseFlags = (args: ReadonlyArray<string>): Either.Either<Map<string, stri
     const [name = "", inline] = arg.slice(2).split(/=(.*)/s, 2)
     if (flags.has(name)) return Either.left(`--${name} is given twice.`)
     if (flagsWithoutValue.has(name)) {
-      flags.set(name, "true")
+      if (inline !== undefined && inline !== "true" && inline !== "false") return Either.left(`--${name} takes no value, or =true / =false.`)
+      if (inline !== "false") flags.set(name, "true")
       continue
     }
     const value = inline ?? args[++i]
@@ -112,7 +113,7 @@ export const parseAdminArgs = (argv: ReadonlyArray<string>): Either.Either<Admin
           _tag: "CustomerCreate",
           workspaceId: yield* workspace(),
           name: yield* required("name"),
-          approval: flags.has("approval")
+          approval: flags.get("approval") === "true"
         } as const
       }
       case "channel create": {

@@ -18,8 +18,21 @@ export const decodeErrorToApiError = (e: HttpApiError.HttpApiDecodeError): ApiEr
   if (e.issues.some((i) => i.message === INVALID_ID)) return Errors.invalidId()
   const first = e.issues[0]
   if (first === undefined) return Errors.badRequest("The request is missing a field or has a wrong one.")
-  const field = first.path.length > 0 ? first.path.map(String).join(".") : "body"
-  return Errors.badRequest(`Missing or wrong field ${field}: ${first.message}`)
+  if (first.path.length === 0) return Errors.badRequest("The request body must be a JSON object with the documented fields.")
+  const field = first.path.map(String).join(".")
+  return Errors.badRequest(
+    first._tag === "Missing" ? `Missing field ${field}.` : `Wrong field ${field}: ${first.message.replace(/\s+/g, " ")}`
+  )
+}
+
+/** A multipart body that could not be read (POST /upload turns "too large" into 413 with its limit first). */
+const multipartError = (failure: unknown): ApiError | null => {
+  const reason = Predicate.hasProperty(failure, "reason") ? failure.reason : undefined
+  if (reason === "FileTooLarge" || reason === "BodyTooLarge") {
+    return Errors.payloadTooLarge("The file is larger than the largest upload this server takes.", "Send a smaller file.")
+  }
+  if (reason === "InternalError") return null
+  return Errors.badRequest("The multipart/form-data body could not be read. Send the file in the field `file`.")
 }
 
 /** Maps anything that failed or died to an ApiError (null: an unexpected failure). */
@@ -32,7 +45,7 @@ export const toApiError = (failure: unknown): ApiError | null => {
     if (failure.cause instanceof SyntaxError || failure.reason === "Decode") return Errors.invalidJson()
     return Errors.badRequest("The request could not be read.")
   }
-  if (hasTag(failure, "MultipartError")) return null // mapped by the upload handler
+  if (hasTag(failure, "MultipartError")) return multipartError(failure)
   return null
 }
 

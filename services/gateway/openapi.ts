@@ -5,31 +5,74 @@ type Json = Record<string, unknown>
 const isObject = (u: unknown): u is Json => typeof u === "object" && u !== null && !Array.isArray(u)
 
 /**
- * Handlers fail with the domain's ApiError, which HttpApi would document as a
- * `_tag`ged 500 body. The wire bodies are the documented per-status errors, so the
- * internal schema is taken out of the document.
+ * Handlers fail with the domain's ApiError, and HttpApi documents its own decode error
+ * for 400; neither is what goes on the wire. The gateway's error middleware answers
+ * every failure with the spec's body, so the document shows those bodies instead.
  */
-const dropInternalError = (node: unknown): unknown => {
-  if (Array.isArray(node)) {
-    return node
-      .filter((n) => !(isObject(n) && n["$ref"] === "#/components/schemas/ApiError"))
-      .map(dropInternalError)
-  }
+const internal: Readonly<Record<string, string>> = {
+  "#/components/schemas/ApiError": "#/components/schemas/ServerError",
+  "#/components/schemas/HttpApiDecodeError": "#/components/schemas/BadRequest"
+}
+
+const descriptions: Readonly<Record<string, string>> = {
+  "400": "Missing or wrong field, invalid id, unparsable JSON or date, or a post that breaks a network rule",
+  "500": "Server-side failure"
+}
+
+const sameRef = (a: unknown, b: unknown) => isObject(a) && isObject(b) && a["$ref"] !== undefined && a["$ref"] === b["$ref"]
+
+const rewrite = (node: unknown): unknown => {
+  if (Array.isArray(node)) return node.map(rewrite)
   if (!isObject(node)) return node
+  const ref = node["$ref"]
+  if (typeof ref === "string" && internal[ref] !== undefined) return { $ref: internal[ref] }
   const out: Json = {}
   for (const [k, v] of Object.entries(node)) {
-    const cleaned = dropInternalError(v)
-    // an anyOf left with one schema is that schema
-    if (k === "anyOf" && Array.isArray(cleaned) && cleaned.length === 1) Object.assign(out, cleaned[0] as Json)
-    else out[k] = cleaned
+    let value = rewrite(v)
+    if (k === "anyOf" && Array.isArray(value)) {
+      const unique = value.filter((s, i) => value instanceof Array && value.findIndex((t) => sameRef(s, t)) === i)
+      value = unique
+      if (unique.length === 1) {
+        Object.assign(out, unique[0] as Json)
+        continue
+      }
+    }
+    out[k] = value
   }
   return out
 }
 
+const fixResponseDescriptions = (paths: unknown) => {
+  if (!isObject(paths)) return
+  for (const item of Object.values(paths)) {
+    if (!isObject(item)) continue
+    for (const operation of Object.values(item)) {
+      if (!isObject(operation) || !isObject(operation["responses"])) continue
+      for (const [status, response] of Object.entries(operation["responses"])) {
+        const description = descriptions[status]
+        if (isObject(response) && description !== undefined) response["description"] = description
+      }
+    }
+  }
+}
+
+/** Drops component schemas nothing refers to any more (the internal ones). */
+const dropUnreferenced = (spec: Json) => {
+  const components = spec["components"]
+  if (!isObject(components) || !isObject(components["schemas"])) return
+  const schemas = components["schemas"]
+  for (;;) {
+    const text = JSON.stringify({ ...spec, components: { ...components, schemas: {} } }) + JSON.stringify(schemas)
+    const unused = Object.keys(schemas).filter((name) => !text.includes(`"#/components/schemas/${name}"`))
+    if (unused.length === 0) return
+    for (const name of unused) delete schemas[name]
+  }
+}
+
 /** The OpenAPI 3.1 document of the public API, generated from the HttpApi definitions. */
 export const openApiDocument = (publicUrl: string): Json => {
-  const spec = dropInternalError(OpenApi.fromApi(PublicApi)) as Json
-  const components = spec["components"]
-  if (isObject(components) && isObject(components["schemas"])) delete components["schemas"]["ApiError"]
+  const spec = rewrite(OpenApi.fromApi(PublicApi)) as Json
+  fixResponseDescriptions(spec["paths"])
+  dropUnreferenced(spec)
   return { ...spec, servers: [{ url: publicUrl, description: "This server" }] }
 }
