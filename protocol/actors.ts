@@ -11,7 +11,7 @@ export const PrincipalSchema = Schema.Struct({
   workspaceId: Schema.String,
   userId: Schema.NullOr(Schema.String),
   role: Schema.Literal("owner", "admin", "editor", "client"),
-  tokenKind: Schema.Literal("live", "oat", "cli"),
+  tokenKind: Schema.Literal("live", "oat", "cli", "share"),
   actor: Schema.String
 })
 
