@@ -1,7 +1,7 @@
 import { HttpServer } from "@effect/platform"
 import { ConfigProvider, Effect, Layer, ManagedRuntime } from "effect"
 import pg from "pg"
-import { inject } from "vitest"
+import type { ServerUrls } from "./servers.js"
 import { ActorHostLive } from "../../services/actors/host.js"
 import { makeAdminOperations } from "../../services/admin/operations.js"
 import { GatewayLive } from "../../services/gateway/server.js"
@@ -28,8 +28,10 @@ export interface TestWorld {
 
 const randomName = () => Math.random().toString(36).slice(2, 10)
 
-export const createWorld = async (label: string): Promise<TestWorld> => {
-  const servers = inject("servers")
+/** `servers` defaults to what the test run's global setup found (benchmarks pass their own). */
+export const createWorld = async (label: string, given?: ServerUrls): Promise<TestWorld> => {
+  // vitest is only loaded inside a test run; benchmarks pass the servers themselves
+  const servers = given ?? (await import("vitest")).inject("servers")
   const suffix = `${label.replace(/[^a-z0-9]/gi, "").toLowerCase().slice(0, 20)}_${randomName()}`
   const database = `t_${suffix}`
   const admin = new pg.Client({ connectionString: servers.databaseUrl })

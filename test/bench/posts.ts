@@ -1,0 +1,123 @@
+/**
+ * Benchmark: POST /posts across many workspaces through the whole path (gateway →
+ * NATS → workspace actor → one Postgres transaction), next to the same transactions
+ * run straight on Postgres in the same run. The ratio is the figure that matters.
+ *
+ *   npm run bench -- posts            (BENCH_WORKSPACES, BENCH_REQUESTS, BENCH_CONCURRENCY)
+ */
+import pg from "pg"
+import { client } from "../support/http.js"
+import { urlsFromEnv } from "../support/servers.js"
+import { createWorld, startServices } from "../support/system.js"
+
+const workspaces = Number(process.env["BENCH_WORKSPACES"] ?? 30)
+const requests = Number(process.env["BENCH_REQUESTS"] ?? 1200)
+const concurrency = Number(process.env["BENCH_CONCURRENCY"] ?? 16)
+
+const percentile = (sorted: ReadonlyArray<number>, p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0
+
+/** Runs `count` tasks with `concurrency` in flight; returns wall time and each latency. */
+const run = async (count: number, task: (i: number) => Promise<void>) => {
+  const latencies: Array<number> = []
+  let next = 0
+  const started = performance.now()
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      for (let i = next++; i < count; i = next++) {
+        const t = performance.now()
+        await task(i)
+        latencies.push(performance.now() - t)
+      }
+    })
+  )
+  const seconds = (performance.now() - started) / 1000
+  latencies.sort((a, b) => a - b)
+  return { rps: count / seconds, p50: percentile(latencies, 50), p99: percentile(latencies, 99) }
+}
+
+const fmt = (r: { rps: number; p50: number; p99: number }) => `${r.rps.toFixed(0)} req/s, p50 ${r.p50.toFixed(1)} ms, p99 ${r.p99.toFixed(1)} ms`
+
+const main = async () => {
+  if (requests / workspaces > 90) throw new Error("more than 90 requests per workspace would hit the hourly limit")
+  const world = await createWorld("bench", urlsFromEnv())
+  const sys = await startServices(world, ["gateway", "actors"])
+  try {
+    const tenants = await Promise.all(
+      Array.from({ length: workspaces }, async (_, i) => {
+        const ws = await sys.admin.createWorkspace(`Bench ${i}`)
+        const { channelId } = await sys.admin.createChannel({ workspaceId: ws.workspaceId, network: "test", name: `Bench ${i}`, customerId: null, postingTimes: [] })
+        return { ...ws, channelId }
+      })
+    )
+    const date = new Date(Date.now() + 24 * 3600_000).toISOString()
+    const body = (channelId: string, i: number) => ({
+      type: "schedule",
+      date,
+      shortLink: false,
+      tags: [],
+      posts: [{ integration: { id: channelId }, value: [{ content: `Benchmark post ${i}`, image: [] }], settings: { __type: "test" } }]
+    })
+
+    // warm-up: JIT, connection pools, shard subscriptions
+    await run(Math.min(workspaces, 60), async (i) => {
+      const t = tenants[i % workspaces]!
+      await client(sys.url, t.apiKey).post("/public/v1/posts", { ...body(t.channelId, i), type: "draft" })
+    })
+
+    const service = await run(requests, async (i) => {
+      const t = tenants[i % workspaces]!
+      const res = await client(sys.url, t.apiKey).post("/public/v1/posts", body(t.channelId, i), { "idempotency-key": `bench-${i}` })
+      if (res.status !== 200) throw new Error(`POST /posts answered ${res.status}: ${res.text}`)
+    })
+
+    // baseline: the same rows in one transaction per post, straight on Postgres
+    const pool = new pg.Pool({ connectionString: world.databaseUrl, max: concurrency })
+    const baseline = await run(requests, async (i) => {
+      const t = tenants[i % workspaces]!
+      const c = await pool.connect()
+      try {
+        const group = crypto.randomUUID()
+        const post = crypto.randomUUID()
+        await c.query("BEGIN")
+        await c.query("SELECT id FROM channels WHERE workspace_id = $1 AND id = ANY($2) AND deleted_at IS NULL", [t.workspaceId, [t.channelId]])
+        await c.query(
+          "INSERT INTO post_groups (id, workspace_id, status, publish_at, creation_method, author, share_token) VALUES ($1,$2,'scheduled',$3,'api','API',$4)",
+          [group, t.workspaceId, date, crypto.randomUUID()]
+        )
+        await c.query(
+          "INSERT INTO posts (id, group_id, workspace_id, channel_id, ordinal, status, settings, publish_date) VALUES ($1,$2,$3,$4,1,'queued','{}',$5)",
+          [post, group, t.workspaceId, t.channelId, date]
+        )
+        await c.query(
+          "INSERT INTO post_items (id, post_id, workspace_id, position, content, media, status, due_at) VALUES ($1,$2,$3,0,$4,'[]','queued',$5)",
+          [crypto.randomUUID(), post, t.workspaceId, `Baseline post ${i}`, date]
+        )
+        await c.query("INSERT INTO post_activity (group_id, actor, action) VALUES ($1,'API','created')", [group])
+        await c.query(
+          "INSERT INTO idempotency_keys (workspace_id, key, request_hash, status_code, response) VALUES ($1,$2,'h',200,'[]')",
+          [t.workspaceId, `baseline-${i}`]
+        )
+        await c.query("COMMIT")
+      } finally {
+        c.release()
+      }
+    })
+    await pool.end()
+
+    console.log(`POST /posts benchmark: ${requests} requests over ${workspaces} workspaces, ${concurrency} in flight`)
+    console.log(`  service (HTTP → NATS → actor → Postgres): ${fmt(service)}`)
+    console.log(`  baseline (same transaction on Postgres):  ${fmt(baseline)}`)
+    console.log(`  ratio service/baseline throughput: ${(service.rps / baseline.rps).toFixed(2)}; p50 latency ×${(service.p50 / baseline.p50).toFixed(1)}`)
+  } finally {
+    await sys.stop()
+    await world.drop()
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (e) => {
+    console.error(e)
+    process.exit(1)
+  }
+)
