@@ -38,13 +38,15 @@ const Infrastructure = Layer.mergeAll(DatabaseLive, NatsLive, RedisLive).pipe(La
 const Seed = Layer.effectDiscard(seedDemoWorkspace)
 const Services = Layer.mergeAll(Seed, ...selected.map((name) => services[name])).pipe(Layer.provide(Infrastructure))
 
+const cannotStart = (e: { readonly message: string }) =>
+  Effect.sync(() => {
+    process.stderr.write(`Cannot start: ${e.message}\n`)
+    process.exitCode = 1
+  })
+
+/** A server that cannot be reached: say which and how to start it, exit 1. */
 const program = Layer.launch(Services).pipe(
-  Effect.catchTags({
-    DatabaseUnavailable: (e) => Effect.fail(e.message),
-    NatsUnavailable: (e) => Effect.fail(e.message),
-    RedisUnavailable: (e) => Effect.fail(e.message)
-  }),
-  Effect.tapError((message) => Effect.sync(() => process.stderr.write(`Cannot start: ${String(message)}\n`)))
+  Effect.catchTags({ DatabaseUnavailable: cannotStart, NatsUnavailable: cannotStart, RedisUnavailable: cannotStart })
 )
 
 Effect.logInfo(`starting ${selected.join(", ")}`).pipe(
