@@ -1,16 +1,16 @@
 import { SqlClient } from "@effect/sql"
 import { Effect, Layer, Runtime, Schedule, Schema } from "effect"
-import type { Msg, Subscription } from "nats"
+import { KvWatchInclude, type Msg, type Subscription } from "nats"
+import { shardOf } from "../../domain/shards.js"
 import { ActorEnvelopeJson } from "../../protocol/actors.js"
 import { AppConfig } from "../platform/config.js"
 import { Nats } from "../platform/nats.js"
 import { dispatch } from "./dispatch.js"
 import { makeMailboxes } from "./mailboxes.js"
 import { makeWorkspaceMemory, WorkspaceMemory } from "./workspaceMemory.js"
-import { makeLeaseManager, tickSafely } from "./shardLeases.js"
+import { LEASE_ROUND_MS, makeLeaseManager, tickSafely } from "./shardLeases.js"
 
 const decodeEnvelope = Schema.decodeUnknown(ActorEnvelopeJson)
-const LEASE_ROUND_MS = 1_500
 
 /**
  * An actor host: owns some shards through leases, subscribes to their command
@@ -43,9 +43,13 @@ export const ActorHostLive = Layer.scopedDiscard(
       runFork(program)
     }
 
+    /** The shard's workspaces are another host's now: their windows and keys here go stale. */
+    const forgetShard = (shard: number) => memory.forget((workspaceId) => shardOf(workspaceId, config.shardCount) === shard)
+
     const unsubscribe = (shard: number) => {
       subscriptions.get(shard)?.unsubscribe()
       subscriptions.delete(shard)
+      forgetShard(shard)
     }
 
     const manager = makeLeaseManager({
@@ -60,10 +64,15 @@ export const ActorHostLive = Layer.scopedDiscard(
           await nats.connection.flush()
         },
         releasing: async (shard) => {
-          unsubscribe(shard)
+          // drain, not unsubscribe: commands the server sent before it saw the
+          // unsubscribe are still taken (and answered) instead of dropped unanswered
+          const subscription = subscriptions.get(shard)
+          subscriptions.delete(shard)
+          await subscription?.drain().catch(() => subscription.unsubscribe())
           // hand over only after the commands already taken have answered
           const deadline = Date.now() + 10_000
           while ((inFlight.get(shard) ?? 0) > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20))
+          forgetShard(shard)
         },
         lost: unsubscribe
       }
@@ -74,8 +83,26 @@ export const ActorHostLive = Layer.scopedDiscard(
       Effect.forkScoped
     )
     yield* tickSafely(manager).pipe(Effect.repeat(Schedule.spaced(LEASE_ROUND_MS)), Effect.forkScoped)
+
+    // a lease deleted by a host that hands it over (rebalance, graceful stop) is taken
+    // at once instead of at the next round; expired leases are found by the rounds
+    const watcher = yield* Effect.tryPromise(() => nats.shardLeases.watch({ include: KvWatchInclude.UpdatesOnly }))
+    yield* Effect.forkScoped(
+      Effect.tryPromise(async () => {
+        for await (const entry of watcher) {
+          if (entry.operation !== "PUT") runFork(tickSafely(manager))
+        }
+      }).pipe(Effect.catchAll((e) => Effect.logWarning("shard lease watch ended; rounds still take free shards", e)))
+    )
+
+    // runs first on shutdown (finalizers run in reverse): stop watching, then hand
+    // every shard over while the NATS connection is still open
     yield* Effect.addFinalizer(() =>
-      Effect.promise(() => manager.stop()).pipe(Effect.timeout("15 seconds"), Effect.ignore)
+      Effect.sync(() => watcher.stop()).pipe(
+        Effect.zipRight(Effect.promise(() => manager.stop()).pipe(Effect.timeout("15 seconds"))),
+        Effect.tap(() => Effect.logInfo(`actor host ${hostId} handed its shards over`)),
+        Effect.ignore
+      )
     )
     yield* Effect.logInfo(`actor host ${hostId} started`)
   })

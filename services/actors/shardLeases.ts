@@ -1,12 +1,21 @@
 import { Effect, Schema } from "effect"
 import type { KV, KvEntry } from "nats"
 import { fairShare } from "../../domain/shards.js"
+import { LEASE_TTL_MS } from "../platform/nats.js"
 
 /**
  * Shard ownership through leases in a NATS KV bucket whose TTL expires keys that are
  * not renewed. `create` fails when the key exists and `update` fails on a stale
  * revision, so at most one host believes it holds a lease at any revision.
+ *
+ * A host renews its leases every round (well inside the TTL), takes free shards up
+ * to a fair share of the live hosts, and gives back the excess when hosts join.
+ * Rounds, hand-overs and the stop run one at a time (a lock), so a stop never races
+ * a round that is still acquiring or renewing.
  */
+
+/** How often a host renews its leases and looks for free shards. */
+export const LEASE_ROUND_MS = 1_500
 
 const LeaseValue = Schema.parseJson(Schema.Struct({ host: Schema.String, at: Schema.Number }))
 const encodeLease = Schema.encodeSync(LeaseValue)
@@ -17,7 +26,7 @@ export interface LeaseCallbacks {
   readonly acquired: (shard: number) => Promise<void>
   /** The shard must go (balance or shutdown): stop taking commands, finish what runs. */
   readonly releasing: (shard: number) => Promise<void>
-  /** The lease was lost (another host has it): stop at once. */
+  /** The lease was lost (another host has it, or it may have expired): stop at once. */
   readonly lost: (shard: number) => void
 }
 
@@ -27,71 +36,174 @@ export interface LeaseManagerOptions {
   readonly leases: KV
   readonly hosts: KV
   readonly callbacks: LeaseCallbacks
+  /** The buckets' TTL (defaults to LEASE_TTL_MS). */
+  readonly leaseTtlMs?: number
+}
+
+interface Held {
+  revision: number
+  /** Until when the lease is surely ours: last successful renewal (send time) + TTL − margin. */
+  validUntil: number
+  /** Being handed over: still renewed, no longer served or counted. */
+  releasing: boolean
 }
 
 const isLive = (e: KvEntry | null): e is KvEntry => e !== null && e.operation === "PUT"
 
+/** JetStream "wrong last sequence": the key changed (taken over) or expired since our revision. */
+const isRevisionConflict = (e: unknown) =>
+  typeof e === "object" && e !== null && "api_error" in e &&
+  (e as { api_error?: { err_code?: number } }).api_error?.err_code === 10071
+
 export const makeLeaseManager = (options: LeaseManagerOptions) => {
   const { hostId, shardCount, leases, hosts, callbacks } = options
-  const owned = new Map<number, number>() // shard → revision of our lease
+  const ttl = options.leaseTtlMs ?? LEASE_TTL_MS
+  // stop serving a shard one round before its lease could expire on the server
+  const margin = Math.min(LEASE_ROUND_MS, ttl / 3)
+  const held = new Map<number, Held>()
+  const handOvers = new Set<Promise<void>>()
   const value = () => encodeLease({ host: hostId, at: Date.now() })
   let stopping = false
 
+  // rounds, hand-overs and the stop take turns
+  let turn: Promise<unknown> = Promise.resolve()
+  const exclusive = <A>(f: () => Promise<A>): Promise<A> => {
+    const result = turn.then(f)
+    turn = result.catch(() => undefined)
+    return result
+  }
+
+  const serving = () => [...held].filter(([, h]) => !h.releasing).map(([shard]) => shard)
+
   const liveHostCount = async () => {
     let count = 0
-    const keys = await hosts.keys()
-    for await (const _ of keys) count++
+    for await (const _ of await hosts.keys()) count++
     return Math.max(1, count)
   }
 
-  const renew = async (shard: number, revision: number) => {
+  const drop = (shard: number) => {
+    const h = held.get(shard)
+    held.delete(shard)
+    if (h !== undefined && !h.releasing) callbacks.lost(shard)
+  }
+
+  const renew = async (shard: number, h: Held) => {
+    const sentAt = Date.now()
     try {
-      owned.set(shard, await leases.update(String(shard), value(), revision))
-    } catch {
-      owned.delete(shard)
-      callbacks.lost(shard)
+      h.revision = await leases.update(String(shard), value(), h.revision)
+      h.validUntil = sentAt + ttl - margin
+    } catch (e) {
+      // taken over or expired: gone. A transient failure (timeout, reconnect) keeps
+      // the shard only while the lease is surely still ours.
+      if (isRevisionConflict(e) || Date.now() >= h.validUntil) drop(shard)
     }
   }
 
-  const release = async (shard: number) => {
-    const revision = owned.get(shard)
-    owned.delete(shard)
-    await callbacks.releasing(shard)
-    if (revision !== undefined) await leases.delete(String(shard), { previousSeq: revision }).catch(() => undefined)
+  const renewAll = () => Promise.all([...held].map(([shard, h]) => renew(shard, h)))
+
+  /**
+   * Hands a shard over: stop taking its commands and let those already taken finish
+   * (the lease is still renewed meanwhile, so nobody else runs them concurrently),
+   * then delete the lease so another host can take it at once.
+   */
+  const release = (shard: number) => {
+    const h = held.get(shard)
+    if (h === undefined || h.releasing) return
+    h.releasing = true
+    const handOver = callbacks
+      .releasing(shard)
+      .catch(() => undefined)
+      .then(() =>
+        exclusive(async () => {
+          const current = held.get(shard)
+          if (current !== h) return // lost meanwhile
+          held.delete(shard)
+          await leases.delete(String(shard), { previousSeq: h.revision }).catch(() => undefined)
+        })
+      )
+      .finally(() => handOvers.delete(handOver))
+    handOvers.add(handOver)
   }
 
-  /** One round: announce ourselves, renew what we hold, take free shards up to a fair share. */
-  const tick = async () => {
+  const acquire = async (shard: number) => {
+    const current = await leases.get(String(shard))
+    if (isLive(current) && decodeLease(current.string())._tag === "Some") return
+    const sentAt = Date.now()
+    let revision: number
+    try {
+      revision = await leases.create(String(shard), value())
+    } catch {
+      return // another host was faster
+    }
+    const h: Held = { revision, validUntil: sentAt + ttl - margin, releasing: false }
+    held.set(shard, h)
+    try {
+      await callbacks.acquired(shard)
+    } catch {
+      held.delete(shard)
+      await leases.delete(String(shard), { previousSeq: h.revision }).catch(() => undefined)
+    }
+  }
+
+  /** One round: renew what we hold, announce ourselves, take free shards up to a fair share. */
+  const round = async () => {
     if (stopping) return
+    // renewals first: when NATS does not answer they fail, and leases that may have
+    // expired are dropped, even if the rest of the round fails
+    await renewAll()
     await hosts.put(hostId, value())
-    for (const [shard, revision] of [...owned]) await renew(shard, revision)
     const target = fairShare(shardCount, await liveHostCount())
     // give back the excess so a new host gets its share
-    for (const shard of [...owned.keys()].slice(target)) await release(shard)
-    if (owned.size >= target) return
+    const mine = serving()
+    for (const shard of mine.slice(target)) release(shard)
+    if (mine.length >= target) return
+    let count = mine.length
     const start = Math.floor(Math.random() * shardCount)
-    for (let i = 0; i < shardCount && owned.size < target && !stopping; i++) {
+    for (let i = 0; i < shardCount && count < target && !stopping; i++) {
       const shard = (start + i) % shardCount
-      if (owned.has(shard)) continue
-      const current = await leases.get(String(shard))
-      if (isLive(current) && decodeLease(current.string())._tag === "Some") continue
-      try {
-        const revision = await leases.create(String(shard), value())
-        owned.set(shard, revision)
-        await callbacks.acquired(shard)
-      } catch {
-        // another host was faster
-      }
+      // never take back a shard we hold or are still handing over
+      if (held.has(shard)) continue
+      await acquire(shard)
+      if (held.has(shard)) count++
     }
   }
 
-  const stop = async () => {
-    stopping = true
-    for (const shard of [...owned.keys()]) await release(shard)
-    await hosts.delete(hostId).catch(() => undefined)
+  // rounds asked for while one is waiting for its turn are the same round
+  let pending: Promise<void> | null = null
+  const tick = (): Promise<void> => {
+    if (pending !== null) return pending
+    const next = exclusive(async () => {
+      pending = null
+      await round()
+    })
+    pending = next
+    return next
   }
 
-  return { tick, stop, owned: () => [...owned.keys()].sort((a, b) => a - b) }
+  /**
+   * Graceful stop: leave the host list first (the others' fair share grows at once),
+   * hand every shard over, renewing the leases until each hand-over is done.
+   */
+  const stop = async () => {
+    await exclusive(async () => {
+      stopping = true
+      await hosts.delete(hostId).catch(() => undefined)
+      for (const shard of serving()) release(shard)
+    })
+    while (handOvers.size > 0) {
+      const all = Promise.all([...handOvers])
+      const tooLong = new Promise((resolve) => setTimeout(resolve, LEASE_ROUND_MS).unref())
+      if ((await Promise.race([all.then(() => "done"), tooLong])) === "done") break
+      await exclusive(renewAll)
+    }
+  }
+
+  return {
+    tick,
+    stop,
+    /** The shards this host serves now (sorted). */
+    owned: () => serving().sort((a, b) => a - b)
+  }
 }
 
 export type LeaseManager = ReturnType<typeof makeLeaseManager>

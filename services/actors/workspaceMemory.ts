@@ -25,6 +25,11 @@ export const makeWorkspaceMemory = () => {
     releaseKey: (workspaceId: string, key: string): void => {
       inFlight.delete(`${workspaceId}:${key}`)
     },
+    /** Forgets the workspaces of a shard this host no longer owns (stale if it comes back). */
+    forget: (owns: (workspaceId: string) => boolean) => {
+      for (const k of windows.keys()) if (owns(k.slice(0, k.indexOf(":")))) windows.delete(k)
+      for (const k of inFlight) if (owns(k.slice(0, k.indexOf(":")))) inFlight.delete(k)
+    },
     /** Drops windows that ended, so memory stays bounded by active workspaces. */
     sweep: (now: number, longestPeriodMs: number) => {
       for (const [k, w] of windows) if (now >= w.startedAt + longestPeriodMs) windows.delete(k)

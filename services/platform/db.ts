@@ -41,7 +41,8 @@ export const ensureDatabase = (url: string) =>
         const found = await client.query("SELECT 1 FROM pg_database WHERE datname = $1", [name])
         if (found.rowCount === 0) {
           await client.query(`CREATE DATABASE "${name.replace(/"/g, '""')}"`).catch((e: { code?: string }) => {
-            if (e.code !== "42P04") throw e // created meanwhile by another process
+            // created meanwhile by another process (42P04, or 23505 when both raced in the catalog)
+            if (e.code !== "42P04" && e.code !== "23505") throw e
           })
         }
       } finally {
