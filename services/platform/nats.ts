@@ -74,9 +74,17 @@ const ensureTopology = (nc: NatsConnection, n: Names) =>
       duplicate_window: 2 * 60 * 1e9
     })
     const js = nc.jetstream()
+    // an existing bucket is attached as it is: its lifetime is set again, since a bucket
+    // without one would never expire a dead host's leases
     const kv = (bucket: string) =>
       Effect.tryPromise({
-        try: () => js.views.kv(bucket, { ttl: LEASE_TTL_MS, history: 1 }),
+        try: async () => {
+          const view = await js.views.kv(bucket, { ttl: LEASE_TTL_MS, history: 1 })
+          const stream = `KV_${bucket}`
+          const info = await jsm.streams.info(stream)
+          if (info.config.max_age !== LEASE_TTL_MS * 1e6) await jsm.streams.update(stream, { ...info.config, max_age: LEASE_TTL_MS * 1e6 })
+          return view
+        },
         catch: (cause) => new NatsFailure({ message: `KV ${bucket}: ${String(cause)}`, cause })
       })
     return {
