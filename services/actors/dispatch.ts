@@ -1,4 +1,4 @@
-import { Effect, Schema } from "effect"
+import { Effect, Option, Schema } from "effect"
 import { ApiError } from "../../domain/errors.js"
 import type { ActorEnvelope } from "../../protocol/actors.js"
 import { admitCreatePosts, createPosts } from "./commands/createPosts.js"
@@ -25,7 +25,11 @@ export const dispatch = (envelope: ActorEnvelope, mailboxes: Mailboxes) => {
       return reply(
         command,
         admitCreatePosts(principal, command).pipe(
-          Effect.flatMap((release) => inMailbox(createPosts(principal, command)).pipe(Effect.ensuring(release)))
+          Effect.flatMap(({ release, replay }) =>
+            Option.isSome(replay)
+              ? Effect.succeed(replay.value)
+              : inMailbox(createPosts(principal, command)).pipe(Effect.ensuring(release))
+          )
         )
       )
     case "MovePost":

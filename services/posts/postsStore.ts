@@ -1,7 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { Effect, Option, Schema } from "effect"
 import { ApiError, Errors } from "../../domain/errors.js"
-import type { ChannelStatus, PostSnapshot, PostStep } from "../../domain/posts/states.js"
+import { keptOnEdit, type ChannelStatus, type PostSnapshot, type PostStep } from "../../domain/posts/states.js"
 import { AppConfig } from "../platform/config.js"
 import { shareUrl, postRow, wholePost } from "./render.js"
 import { ActivityRow, ChannelPostRow, CommentRow, GroupRow, ItemRow, TagRow, type StoredMedia } from "./rows.js"
@@ -179,7 +179,9 @@ export const makePostsStore = Effect.gen(function* () {
       let ordinal = 0
       for (const channel of step.channels) {
         ordinal++
-        const entry = input.entries?.get(channel.channelId)
+        // a channel kept on edit (live or on its way) is never rewritten, whatever the body says
+        const kept = channel.from !== null && channel.from === channel.to && keptOnEdit.includes(channel.from)
+        const entry = kept ? undefined : input.entries?.get(channel.channelId)
         if (channel.to === null) {
           if (channel.from !== null) {
             yield* sql`UPDATE posts SET deleted_at = now(), updated_at = now()

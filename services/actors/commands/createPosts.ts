@@ -42,10 +42,31 @@ const creationMethodOf = (p: Principal) => (p.tokenKind === "cli" ? "cli" : p.to
 
 const sha256 = (text: string) => createHash("sha256").update(text).digest("hex")
 
+/** The answer kept for a key (24 hours), decided against this request's body. */
+const storedAnswerFor = (workspaceId: string, key: string, requestHash: string) =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const rows = yield* sql`
+      SELECT request_hash, status_code, response FROM idempotency_keys
+      WHERE workspace_id = ${workspaceId} AND key = ${key} AND created_at > now() - interval '24 hours'`.pipe(
+      Effect.flatMap(Schema.decodeUnknown(Schema.Array(StoredAnswerRow)))
+    )
+    const stored = rows[0]
+    if (stored === undefined) return Option.none<PostsAnswer>()
+    const outcome = decideWithStored(stored, requestHash)
+    if (outcome._tag === "Reused") return yield* Effect.fail(Errors.idempotencyKeyReused())
+    return Option.some<PostsAnswer>({ statusCode: outcome.statusCode, body: outcome.response, replayed: true })
+  }).pipe(Effect.catchTags({ SqlError: Effect.die, ParseError: Effect.die }))
+
+type PostsAnswer = { readonly statusCode: number; readonly body: unknown; readonly replayed: boolean }
+
+const requestHashOf = (body: unknown) => sha256(canonicalJson(body))
+
 /**
  * Admission, outside the workspace's mailbox: the rate window counts every request
- * (replays too), a key that is already queued or running answers 409 at once.
- * Returns the release of the claimed key.
+ * (replays too). A key already queued or running answers 409 at once, unless its
+ * answer is already kept (parallel replays of a finished request all replay).
+ * Succeeds with the release of the claimed key, or with the replayed answer.
  */
 export const admitCreatePosts = (principal: Principal, command: CreatePosts) =>
   Effect.gen(function* () {
@@ -53,11 +74,15 @@ export const admitCreatePosts = (principal: Principal, command: CreatePosts) =>
     const decision = memory.take(principal.workspaceId, "posts", postsPerHour, Date.now())
     if (!decision.allowed) return yield* Effect.fail(Errors.tooManyRequests(decision.retryAfterSeconds))
     const key = command.idempotencyKey
-    if (key === null) return Effect.void
+    if (key === null) return { release: Effect.void, replay: Option.none<PostsAnswer>() }
     const refused = checkIdempotencyKey(key)
     if (refused !== null) return yield* Effect.fail(refused)
-    if (!memory.claimKey(principal.workspaceId, key)) return yield* Effect.fail(Errors.idempotencyRunning())
-    return Effect.sync(() => memory.releaseKey(principal.workspaceId, key))
+    if (!memory.claimKey(principal.workspaceId, key)) {
+      const stored = yield* storedAnswerFor(principal.workspaceId, key, requestHashOf(command.body))
+      if (Option.isNone(stored)) return yield* Effect.fail(Errors.idempotencyRunning())
+      return { release: Effect.void, replay: stored }
+    }
+    return { release: Effect.sync(() => memory.releaseKey(principal.workspaceId, key)), replay: Option.none<PostsAnswer>() }
   })
 
 const mediaSnapshot = (ref: MediaRef, known: ReadonlyMap<string, MediaRow>): StoredMedia => {
@@ -91,25 +116,11 @@ export const createPosts = (principal: Principal, command: CreatePosts) =>
     const channelsRepo = yield* makeChannelsRepo
     const { workspaceId } = principal
     const key = command.idempotencyKey
-    const requestHash = sha256(canonicalJson(command.body))
-
-    const storedAnswer = (k: string) =>
-      sql`
-        SELECT request_hash, status_code, response FROM idempotency_keys
-        WHERE workspace_id = ${workspaceId} AND key = ${k} AND created_at > now() - interval '24 hours'`.pipe(
-        Effect.flatMap(Schema.decodeUnknown(Schema.Array(StoredAnswerRow))),
-        Effect.map((rows) => Option.fromNullable(rows[0]))
-      )
-    const answerFromStored = (stored: typeof StoredAnswerRow.Type) => {
-      const outcome = decideWithStored(stored, requestHash)
-      return outcome._tag === "Replay"
-        ? Effect.succeed({ statusCode: outcome.statusCode, body: outcome.response, replayed: true })
-        : Effect.fail(Errors.idempotencyKeyReused())
-    }
+    const requestHash = requestHashOf(command.body)
 
     if (key !== null) {
-      const stored = yield* storedAnswer(key)
-      if (Option.isSome(stored)) return yield* answerFromStored(stored.value)
+      const stored = yield* storedAnswerFor(workspaceId, key, requestHash)
+      if (Option.isSome(stored)) return stored.value
     }
 
     const now = new Date()
@@ -197,8 +208,8 @@ export const createPosts = (principal: Principal, command: CreatePosts) =>
       Effect.catchTag("KeyTaken", () =>
         key === null
           ? Effect.die(new Error("KeyTaken without a key"))
-          : storedAnswer(key).pipe(
-              Effect.flatMap(Option.match({ onNone: () => Effect.fail(Errors.idempotencyRunning()), onSome: answerFromStored }))
+          : storedAnswerFor(workspaceId, key, requestHash).pipe(
+              Effect.flatMap(Option.match({ onNone: () => Effect.fail(Errors.idempotencyRunning()), onSome: Effect.succeed }))
             )
       )
     )
