@@ -10,14 +10,23 @@ import { Nats } from "../platform/nats.js"
 import { Redis } from "../platform/redis.js"
 import { ActorClientLive } from "./actorClient.js"
 import { AuthenticationLive } from "./authentication.js"
+import { guardChunkedBodies } from "./chunkedBodyGuard.js"
 import { apiErrorResponse, causeToResponse } from "./errorResponse.js"
 import { AccountHttpLive } from "./http/accountHttp.js"
 import { NetworksHttpLive } from "./http/networksHttp.js"
 import { PostsHttpLive } from "./http/postsHttp.js"
 import { openApiDocument } from "./openapi.js"
+import { ShareRoutesLive } from "./pages/shareRoutes.js"
 
 /** Spec: JSON body at most 5 MB (413 above). */
 export const MAX_JSON_BODY = 5 * 1024 * 1024
+
+/** The Node server, with the 5 MB limit for bodies sent without Content-Length. */
+const makeNodeServer = () => {
+  const server = createServer()
+  guardChunkedBodies(server, MAX_JSON_BODY, (url) => url.startsWith("/public/v1/upload"))
+  return server
+}
 
 /**
  * The one API-level middleware: the body size limit, then every failure of every
@@ -29,7 +38,8 @@ const ErrorMiddlewareLive = HttpApiBuilder.middleware(
       const request = yield* HttpServerRequest.HttpServerRequest
       const declared = Number(request.headers["content-length"] ?? "0")
       if (declared > MAX_JSON_BODY) return apiErrorResponse(Errors.bodyTooLarge())
-      return yield* HttpIncomingMessage.withMaxBodySize(app, Option.some(MAX_JSON_BODY))
+      // a backstop just above the limit: bodies without Content-Length are answered by the guard
+      return yield* HttpIncomingMessage.withMaxBodySize(app, Option.some(MAX_JSON_BODY + 64 * 1024))
     }).pipe(Effect.catchAllCause((cause) => causeToResponse(cause, config.supportEmail)))
   )
 )
@@ -79,6 +89,7 @@ export const GatewayRoutesLive = Layer.mergeAll(
   ApiLive,
   ErrorMiddlewareLive,
   SystemRoutesLive,
+  ShareRoutesLive.pipe(Layer.provide(ActorClientLive)),
   HttpApiScalar.layer({ path: "/public/v1/docs" }).pipe(Layer.provide(ApiLive))
 )
 
@@ -90,7 +101,7 @@ export const GatewayLive = Layer.unwrapEffect(
     HttpApiBuilder.serve().pipe(
       Layer.provide(GatewayRoutesLive),
       // HttpServer stays in the output so tests can read the bound address (PORT=0)
-      Layer.provideMerge(NodeHttpServer.layer(createServer, { port: config.port })),
+      Layer.provideMerge(NodeHttpServer.layer(makeNodeServer, { port: config.port })),
       Layer.tap((context) =>
         Effect.logInfo(`gateway listening on ${addressText(Context.get(context, HttpServer.HttpServer).address)}`)
       )
