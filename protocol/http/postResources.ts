@@ -24,7 +24,8 @@ export const PostRow = Schema.Struct({
   })
 }).annotations({ identifier: "PostRow" })
 
-const ItemMedia = Schema.Struct({
+/** A file on an item (also how the posts store keeps it: a snapshot taken when the post was saved). */
+export const ItemMedia = Schema.Struct({
   id: Schema.String,
   alt: Schema.String,
   url: Schema.String,

@@ -1,4 +1,5 @@
 import { Schema } from "effect"
+import { ItemMedia } from "../../protocol/http/postResources.js"
 
 /** Row shapes read by the posts store (decoded at the boundary). */
 
@@ -79,17 +80,7 @@ export const CommentRow = Schema.Struct({
 })
 
 /** A file as kept on an item: a snapshot of the media item when the post was saved. */
-export const StoredMedia = Schema.Struct({
-  id: Schema.String,
-  alt: Schema.String,
-  url: Schema.String,
-  mime: Schema.String,
-  name: Schema.String,
-  size: Schema.Number,
-  type: Schema.String,
-  width: Schema.Number,
-  height: Schema.Number
-})
+export const StoredMedia = ItemMedia
 export type StoredMedia = typeof StoredMedia.Type
 export const decodeStoredMedia = Schema.decodeUnknownSync(Schema.Array(StoredMedia))
 
