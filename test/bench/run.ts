@@ -5,3 +5,4 @@ if (!/^[a-z0-9-]+$/.test(name)) {
   process.exit(2)
 }
 await import(`./${name}.js`)
+export {}
