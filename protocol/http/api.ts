@@ -2,6 +2,7 @@ import { HttpApi, OpenApi } from "@effect/platform"
 import { ApiError } from "../../domain/errors.js"
 import { AccountApi } from "./account.js"
 import { PayloadTooLarge, ServerError, TooManyRequests, Unauthorized, PaymentRequired } from "./common.js"
+import { MediaApi } from "./media.js"
 import { NetworksApi } from "./networks.js"
 import { PostsApi } from "./posts.js"
 
@@ -13,6 +14,7 @@ import { PostsApi } from "./posts.js"
 export class PublicApi extends HttpApi.make("public")
   .add(AccountApi)
   .add(NetworksApi)
+  .add(MediaApi)
   .add(PostsApi)
   .addError(ApiError)
   .addError(Unauthorized)

@@ -13,6 +13,7 @@ import { AuthenticationLive } from "./authentication.js"
 import { guardChunkedBodies } from "./chunkedBodyGuard.js"
 import { apiErrorResponse, causeToResponse } from "./errorResponse.js"
 import { AccountHttpLive } from "./http/accountHttp.js"
+import { isUploadRequest, MediaFilesRouteLive, MediaHttpLive, withUploadLimits } from "./http/mediaHttp.js"
 import { NetworksHttpLive } from "./http/networksHttp.js"
 import { PostsHttpLive } from "./http/postsHttp.js"
 import { openApiDocument } from "./openapi.js"
@@ -37,6 +38,8 @@ const ErrorMiddlewareLive = HttpApiBuilder.middleware(
     Effect.gen(function* () {
       const request = yield* HttpServerRequest.HttpServerRequest
       const declared = Number(request.headers["content-length"] ?? "0")
+      // POST /upload has its own limit (MAX_UPLOAD_BYTES, streamed to disk) instead of 5 MB
+      if (isUploadRequest(request)) return yield* withUploadLimits(app, declared, config.media)
       if (declared > MAX_JSON_BODY) return apiErrorResponse(Errors.bodyTooLarge())
       // a backstop just above the limit: bodies without Content-Length are answered by the guard
       return yield* HttpIncomingMessage.withMaxBodySize(app, Option.some(MAX_JSON_BODY + 64 * 1024))
@@ -80,7 +83,7 @@ const SystemRoutesLive = HttpApiBuilder.Router.use((router) =>
 )
 
 const ApiLive = HttpApiBuilder.api(PublicApi).pipe(
-  Layer.provide([AccountHttpLive, NetworksHttpLive, PostsHttpLive]),
+  Layer.provide([AccountHttpLive, NetworksHttpLive, PostsHttpLive, MediaHttpLive]),
   Layer.provide([AuthenticationLive, ActorClientLive])
 )
 
@@ -90,6 +93,7 @@ export const GatewayRoutesLive = Layer.mergeAll(
   ErrorMiddlewareLive,
   SystemRoutesLive,
   ShareRoutesLive.pipe(Layer.provide(ActorClientLive)),
+  MediaFilesRouteLive,
   HttpApiScalar.layer({ path: "/public/v1/docs" }).pipe(Layer.provide(ApiLive))
 )
 

@@ -13,6 +13,31 @@ export interface AppConfigShape {
   readonly supportEmail: string
   readonly dataDir: string
   readonly shardCount: number
+  readonly media: MediaConfig
+}
+
+/** The media library: limits and where files are kept (services/media/README.md). */
+export interface MediaConfig {
+  /** MEDIA_STORAGE: `local` (files under DATA_DIR/media, served by the gateway) or `s3`. */
+  readonly storage: "local" | "s3"
+  /** MAX_UPLOAD_BYTES: the largest file taken (413 above it on upload). */
+  readonly maxUploadBytes: number
+  /** MAX_IMAGE_BYTES: the largest image (400 with the limit in the message). */
+  readonly maxImageBytes: number
+  /** MEDIA_IMPORT_TIMEOUT_MS: total time for POST /upload-from-url to fetch the file. */
+  readonly importTimeoutMs: number
+  readonly s3: {
+    /** S3_ENDPOINT: an S3-compatible server's URL; unset means AWS itself. */
+    readonly endpoint: string | undefined
+    readonly bucket: string
+    readonly region: string
+    readonly accessKeyId: string | undefined
+    readonly secretAccessKey: Redacted.Redacted | undefined
+    /** S3_PUBLIC_URL: base address of the bucket for readers; unset: the gateway serves the files. */
+    readonly publicUrl: string | undefined
+    /** S3_FORCE_PATH_STYLE: `bucket` in the path, as most S3-compatible servers need (default with S3_ENDPOINT). */
+    readonly forcePathStyle: boolean
+  }
 }
 
 export class AppConfig extends Context.Tag("AppConfig")<AppConfig, AppConfigShape>() {}
@@ -40,8 +65,32 @@ export const appConfigFromEnv = Effect.gen(function* () {
     namespace,
     supportEmail: yield* Config.string("SUPPORT_EMAIL").pipe(Config.withDefault("support@example.com")),
     dataDir: yield* Config.string("DATA_DIR").pipe(Config.withDefault("data")),
-    shardCount: yield* Config.integer("SHARD_COUNT").pipe(Config.withDefault(64))
+    shardCount: yield* Config.integer("SHARD_COUNT").pipe(Config.withDefault(64)),
+    media: yield* mediaConfigFromEnv
   } satisfies AppConfigShape
+})
+
+const optionalString = (name: string) =>
+  Config.option(Config.nonEmptyString(name)).pipe(Config.map((o) => (o._tag === "Some" ? o.value : undefined)))
+
+const mediaConfigFromEnv = Effect.gen(function* () {
+  const endpoint = yield* optionalString("S3_ENDPOINT")
+  const secret = yield* Config.option(Config.redacted("S3_SECRET_ACCESS_KEY"))
+  return {
+    storage: yield* Config.literal("local", "s3")("MEDIA_STORAGE").pipe(Config.withDefault("local" as const)),
+    maxUploadBytes: yield* Config.integer("MAX_UPLOAD_BYTES").pipe(Config.withDefault(1024 * 1024 * 1024)),
+    maxImageBytes: yield* Config.integer("MAX_IMAGE_BYTES").pipe(Config.withDefault(10 * 1024 * 1024)),
+    importTimeoutMs: yield* Config.integer("MEDIA_IMPORT_TIMEOUT_MS").pipe(Config.withDefault(60_000)),
+    s3: {
+      endpoint: endpoint?.replace(/\/+$/, ""),
+      bucket: yield* Config.string("S3_BUCKET").pipe(Config.withDefault("media")),
+      region: yield* Config.string("S3_REGION").pipe(Config.withDefault("us-east-1")),
+      accessKeyId: yield* optionalString("S3_ACCESS_KEY_ID"),
+      secretAccessKey: secret._tag === "Some" ? secret.value : undefined,
+      publicUrl: (yield* optionalString("S3_PUBLIC_URL"))?.replace(/\/+$/, ""),
+      forcePathStyle: yield* Config.boolean("S3_FORCE_PATH_STYLE").pipe(Config.withDefault(endpoint !== undefined))
+    }
+  } satisfies MediaConfig
 })
 
 export const AppConfigLive = Layer.effect(AppConfig, appConfigFromEnv)

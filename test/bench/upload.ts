@@ -4,8 +4,9 @@
  * resident memory (VmRSS from /proc) while the file streams. If uploads stream to disk the
  * growth stays flat whatever the file size; if they were buffered it would follow the size.
  *
- *   npx tsx test/bench/upload.ts            50 MB and 500 MB, local disk storage
- *   npx tsx test/bench/upload.ts 50 500 1000
+ *   npm run bench -- upload                    50 MB and 500 MB, local disk storage
+ *   npm run bench -- upload 50 500 1000        the sizes given, in MB
+ *   npm run bench -- upload --s3 50 500        MEDIA_STORAGE=s3 against s3rver (in this process)
  *
  * Needs PostgreSQL, NATS and Redis (DATABASE_URL, NATS_URL, REDIS_URL or localhost) and
  * ~2× the largest size free in the temp directory. Prints one row per size.
@@ -22,6 +23,7 @@ import { mp4Around } from "../support/mediaFiles.js"
 
 const MB = 1024 * 1024
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..")
+const useS3 = process.argv.includes("--s3")
 const sizesMb = process.argv.slice(2).map(Number).filter((n) => n > 0)
 const sizes = (sizesMb.length > 0 ? sizesMb : [50, 500]).map((n) => n * MB)
 
@@ -88,6 +90,22 @@ const main = async () => {
   const dbUrl = new URL(adminUrl)
   dbUrl.pathname = `/${name}`
   const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), "bench-upload-"))
+  let storage: Record<string, string> = {}
+  let closeStore = async () => {}
+  if (useS3) {
+    // @ts-expect-error s3rver ships no types
+    const { default: S3rver } = await import("s3rver")
+    const store = new S3rver({ address: "127.0.0.1", port: 0, silent: true, directory: path.join(dataDir, "s3"), configureBuckets: [{ name: "bench", configs: [] }] })
+    const address = (await store.run()) as { port: number }
+    closeStore = () => store.close()
+    storage = {
+      MEDIA_STORAGE: "s3",
+      S3_ENDPOINT: `http://127.0.0.1:${address.port}`,
+      S3_BUCKET: "bench",
+      S3_ACCESS_KEY_ID: "S3RVER",
+      S3_SECRET_ACCESS_KEY: "S3RVER"
+    }
+  }
   const child = spawn(process.execPath, ["--import", "tsx", "services/main.ts", "gateway"], {
     cwd: root,
     env: {
@@ -97,7 +115,7 @@ const main = async () => {
       PORT: "0",
       DATA_DIR: dataDir,
       MAX_UPLOAD_BYTES: String(Math.max(...sizes) + MB),
-      LOG_LEVEL: "info"
+      ...storage
     },
     stdio: ["ignore", "pipe", "pipe"]
   })
@@ -108,6 +126,7 @@ const main = async () => {
     child.kill("SIGTERM")
     await new Promise((r) => setTimeout(r, 500))
     child.kill("SIGKILL")
+    await closeStore()
     await fs.rm(dataDir, { recursive: true, force: true })
     await withAdmin((c) => c.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`)).catch(() => undefined)
   }
@@ -123,7 +142,7 @@ const main = async () => {
 
     // warm up: the first request loads code paths
     await uploadStreaming(port, apiKey, 2 * MB)
-    console.log(`gateway pid ${pid}, storage local disk (${dataDir})`)
+    console.log(`gateway pid ${pid}, storage ${useS3 ? `S3 (s3rver at ${storage["S3_ENDPOINT"]})` : `local disk (${dataDir})`}`)
     console.log("file size | RSS before | RSS peak | growth | time | throughput | answer")
     for (const size of sizes) {
       if (global.gc) global.gc()

@@ -18,23 +18,11 @@ import { makePostsStore, type EntryWrite } from "../../posts/postsStore.js"
 import { shareUrl } from "../../posts/render.js"
 import type { StoredMedia } from "../../posts/rows.js"
 import { makeChannelsRepo } from "../../repos/channelsRepo.js"
+import { makeMediaRepo, type MediaForPost } from "../../media/mediaRepo.js"
 import { WorkspaceMemory } from "../workspaceMemory.js"
 
 /** Another owner stored an answer for this key first (hand-over race): replay it. */
 class KeyTaken extends Data.TaggedError("KeyTaken") {}
-
-const MediaRow = Schema.Struct({
-  id: Schema.String,
-  name: Schema.String,
-  path: Schema.String,
-  alt: Schema.String,
-  mime: Schema.String,
-  type: Schema.String,
-  size: Schema.Number,
-  width: Schema.NullOr(Schema.Number),
-  height: Schema.NullOr(Schema.Number)
-})
-type MediaRow = typeof MediaRow.Type
 
 const StoredAnswerRow = Schema.Struct({ requestHash: Schema.String, statusCode: Schema.Number, response: Schema.Unknown })
 
@@ -85,7 +73,7 @@ export const admitCreatePosts = (principal: Principal, command: CreatePosts) =>
     return { release: Effect.sync(() => memory.releaseKey(principal.workspaceId, key)), replay: Option.none<PostsAnswer>() }
   })
 
-const mediaSnapshot = (ref: MediaRef, known: ReadonlyMap<string, MediaRow>): StoredMedia => {
+const mediaSnapshot = (ref: MediaRef, known: ReadonlyMap<string, MediaForPost>): StoredMedia => {
   const row = ref.id === null ? undefined : known.get(ref.id)
   if (row !== undefined) {
     return {
@@ -114,6 +102,7 @@ export const createPosts = (principal: Principal, command: CreatePosts) =>
     const { publicUrl } = yield* AppConfig
     const store = yield* makePostsStore
     const channelsRepo = yield* makeChannelsRepo
+    const mediaRepo = yield* makeMediaRepo
     const { workspaceId } = principal
     const key = command.idempotencyKey
     const requestHash = requestHashOf(command.body)
@@ -135,13 +124,10 @@ export const createPosts = (principal: Principal, command: CreatePosts) =>
         onSome: (network) => [{ id: c.id, name: c.name, network, disabled: c.disabled, refreshNeeded: c.refreshNeeded, inBetweenSteps: c.inBetweenSteps }]
       })
     )
-    const mediaIds = [...new Set(post.entries.flatMap((e) => e.items.flatMap((i) => i.media.flatMap((m) => (m.id !== null && isUuid(m.id) ? [m.id] : [])))))]
-    const media =
-      mediaIds.length === 0
-        ? []
-        : yield* sql`
-            SELECT id, name, path, alt, mime, type, size, width, height FROM media
-            WHERE workspace_id = ${workspaceId} AND id IN ${sql.in(mediaIds)}`.pipe(Effect.flatMap(Schema.decodeUnknown(Schema.Array(MediaRow))))
+    const media = yield* mediaRepo.findMany(
+      workspaceId,
+      post.entries.flatMap((e) => e.items.flatMap((i) => i.media.flatMap((m) => (m.id === null ? [] : [m.id]))))
+    )
     const mediaById = new Map(media.map((m) => [m.id, m]))
     const context = {
       channels: forRules,

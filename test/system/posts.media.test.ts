@@ -1,0 +1,70 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { client } from "../support/http.js"
+import { mp4, png } from "../support/mediaFiles.js"
+import { createWorld, startServices, type RunningServices, type TestWorld } from "../support/system.js"
+
+let world: TestWorld
+let sys: RunningServices
+let apiKey: string
+let channelId: string
+
+const upload = async (bytes: Uint8Array, name: string, type: string) => {
+  const form = new FormData()
+  form.append("file", new Blob([bytes], { type }), name)
+  const res = await fetch(`${sys.url}/public/v1/upload`, { method: "POST", headers: { authorization: apiKey }, body: form })
+  expect(res.status).toBe(200)
+  return (await res.json()) as { id: string; path: string; name: string }
+}
+
+beforeAll(async () => {
+  world = await createWorld("postsmedia")
+  sys = await startServices(world, ["gateway", "actors"])
+  const ws = await sys.admin.createWorkspace()
+  apiKey = ws.apiKey
+  channelId = (await sys.admin.createChannel({ workspaceId: ws.workspaceId, network: "test", name: "Media channel", customerId: null, postingTimes: [] })).channelId
+})
+afterAll(async () => {
+  await sys.stop()
+  await world.drop()
+})
+
+describe("Media ids in posts resolve to library items", () => {
+  it("image[].id: GET /posts/{id} items carry url, alt, mime, name, size, width, height", async () => {
+    const image = await upload(png(32, 24), "photo.png", "image/png")
+    const created = await client(sys.url, apiKey).post("/public/v1/posts", {
+      type: "draft",
+      posts: [{ integration: { id: channelId }, value: [{ content: "with a photo", image: [{ id: image.id, alt: "A photo" }] }] }]
+    })
+    expect(created.status).toBe(200)
+    const post = await client(sys.url, apiKey).get(`/public/v1/posts/${created.json[0].postId}`)
+    const media = post.json.channels[0].root.media
+    expect(media).toHaveLength(1)
+    expect(media[0]).toMatchObject({ id: image.id, alt: "A photo", url: image.path, mime: "image/png", name: image.name, type: "image", width: 32, height: 24 })
+    expect(media[0].size).toBeGreaterThan(0)
+    const rows = await client(sys.url, apiKey).get("/public/v1/posts")
+    const row = rows.json.posts.find((p: { id: string }) => p.id === created.json[0].postId)
+    expect(row.image).toEqual([{ id: image.id, path: image.path, alt: "A photo" }])
+  })
+
+  it("`media` alias (simpler body) with a video", async () => {
+    const video = await upload(mp4({ width: 640, height: 360 }), "clip.mp4", "video/mp4")
+    const created = await client(sys.url, apiKey).post("/public/v1/posts", {
+      type: "draft",
+      content: "with a clip",
+      channels: [{ channelId, media: [video.id] }]
+    })
+    expect(created.status).toBe(200)
+    const post = await client(sys.url, apiKey).get(`/public/v1/posts/${created.json[0].group}`)
+    expect(post.json.channels[0].root.media[0]).toMatchObject({ id: video.id, url: video.path, mime: "video/mp4", type: "video", width: 640, height: 360 })
+  })
+
+  it("an id that is not in the workspace's library is a rule problem, nothing saved", async () => {
+    const res = await client(sys.url, apiKey).post("/public/v1/posts", {
+      type: "draft",
+      posts: [{ integration: { id: channelId }, value: [{ content: "x", image: [{ id: crypto.randomUUID() }] }] }]
+    })
+    expect(res.status).toBe(400)
+    expect(res.json.error).toBe("Please fix these before saving.")
+    expect(res.json.errors[0].message).toMatch(/^Media channel: /)
+  })
+})
