@@ -102,7 +102,7 @@ export const NatsLive = Layer.scoped(
     const n = names(config.namespace)
     const connection = yield* Effect.acquireRelease(
       Effect.tryPromise({
-        try: () => connect({ servers: config.natsUrl, name: `post-scheduler-${process.pid}`, maxReconnectAttempts: -1 }),
+        try: () => connect({ servers: config.natsUrl.split(",").map((s) => s.trim()), name: `post-scheduler-${process.pid}`, maxReconnectAttempts: -1 }),
         catch: (cause) =>
           new NatsUnavailable({
             message: `NATS is not reachable at ${config.natsUrl} (${String(cause)}). Start it with: ` +
