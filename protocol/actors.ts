@@ -94,3 +94,24 @@ export const ActorEnvelope = Schema.Struct({
 export type ActorEnvelope = typeof ActorEnvelope.Type
 
 export const ActorEnvelopeJson = Schema.parseJson(ActorEnvelope)
+
+/**
+ * Whether sending the command again after a lost answer cannot apply it twice: a keyed
+ * POST /posts replays its first answer, and moving a post to a date or status, or
+ * merging settings, ends in the same state. Deletes and reviews would answer 404 or
+ * "not waiting" the second time, so they are not repeated.
+ */
+export const isRetrySafe = (command: ActorCommand): boolean => {
+  switch (command._tag) {
+    case "CreatePosts":
+      return command.idempotencyKey !== null
+    case "MovePost":
+    case "SetPostStatus":
+    case "SetPostSettings":
+      return true
+    case "DeleteChannel":
+    case "DeletePost":
+    case "ReviewPost":
+      return false
+  }
+}

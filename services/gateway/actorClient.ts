@@ -3,17 +3,20 @@ import { ErrorCode, NatsError } from "nats"
 import { ApiError } from "../../domain/errors.js"
 import type { Principal } from "../../domain/roles.js"
 import { shardOf } from "../../domain/shards.js"
-import { ActorEnvelope, type ActorCommand } from "../../protocol/actors.js"
+import { ActorEnvelope, isRetrySafe, type ActorCommand } from "../../protocol/actors.js"
 import { AppConfig } from "../platform/config.js"
 import { Nats } from "../platform/nats.js"
 
 class NoResponders extends Data.TaggedError("NoResponders") {}
+class NoAnswer extends Data.TaggedError("NoAnswer") {}
 
 const encodeEnvelope = Schema.encode(Schema.parseJson(ActorEnvelope))
 
 /** How long a command may wait for its shard to get an owner (hand-over after a crash). */
 const HANDOVER_WAIT_MS = 20_000
 const REPLY_TIMEOUT_MS = 30_000
+/** A retry-safe command is asked again after this long (its host may have died). */
+const RETRY_SAFE_ATTEMPT_MS = 8_000
 
 /** A command together with its result types (every ActorCommand is one). */
 type Command<A, I> = ActorCommand & Schema.WithResult<A, I, ApiError, typeof ApiError.Encoded, never>
@@ -25,9 +28,10 @@ export interface ActorClientShape {
 export class ActorClient extends Context.Tag("ActorClient")<ActorClient, ActorClientShape>() {}
 
 /**
- * Sends a command to the actor that owns the workspace's shard. Only "no responders"
- * is retried (nobody received it, so a retry cannot apply it twice); a command that
- * was received but not answered in time is a server error the client may retry.
+ * Sends a command to the actor that owns the workspace's shard. "No responders" is
+ * retried (nobody received it, so a retry cannot apply it twice); a command received
+ * but not answered is asked again only when repeating it is safe (isRetrySafe), else
+ * it is a server error the client may retry.
  */
 export const ActorClientLive = Layer.effect(
   ActorClient,
@@ -38,13 +42,19 @@ export const ActorClientLive = Layer.effect(
       Effect.gen(function* () {
         const subject = nats.names.shardCommands(shardOf(principal.workspaceId, config.shardCount))
         const payload = yield* encodeEnvelope({ principal, command }).pipe(Effect.orDie)
+        const retrySafe = isRetrySafe(command)
         const request = Effect.tryPromise({
-          try: () => nats.connection.request(subject, payload, { timeout: REPLY_TIMEOUT_MS }),
-          catch: (e) => (e instanceof NatsError && e.code === ErrorCode.NoResponders ? new NoResponders() : e)
+          try: () => nats.connection.request(subject, payload, { timeout: retrySafe ? RETRY_SAFE_ATTEMPT_MS : REPLY_TIMEOUT_MS }),
+          catch: (e) =>
+            e instanceof NatsError && e.code === ErrorCode.NoResponders
+              ? new NoResponders()
+              : e instanceof NatsError && e.code === ErrorCode.Timeout && retrySafe
+                ? new NoAnswer()
+                : e
         })
         const reply = yield* request.pipe(
           Effect.retry({
-            while: (e) => e instanceof NoResponders,
+            while: (e) => e instanceof NoResponders || e instanceof NoAnswer,
             schedule: exponentialUpTo(HANDOVER_WAIT_MS)
           }),
           Effect.orDie
