@@ -1,5 +1,6 @@
 import { Schema } from "effect"
 import { ApiError } from "../domain/errors.js"
+import { WholePost } from "./http/postResources.js"
 
 /**
  * Commands the gateway sends to a workspace's actor over NATS request/reply
@@ -37,7 +38,7 @@ export class CreatePosts extends Schema.TaggedRequest<CreatePosts>()("CreatePost
 }) {}
 
 /** The whole post after a change, rendered by the actor from what it committed. */
-const WholePostAnswer = Schema.Unknown
+const WholePostAnswer = WholePost
 
 export class MovePost extends Schema.TaggedRequest<MovePost>()("MovePost", {
   failure: ApiError,

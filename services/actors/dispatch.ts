@@ -1,4 +1,4 @@
-import { Effect, Option, Schema } from "effect"
+import { Effect, Option, type ParseResult, Schema } from "effect"
 import { ApiError } from "../../domain/errors.js"
 import type { ActorEnvelope } from "../../protocol/actors.js"
 import { admitCreatePosts, createPosts } from "./commands/createPosts.js"
@@ -17,7 +17,9 @@ export const dispatch = (envelope: ActorEnvelope, mailboxes: Mailboxes) => {
   const reply = <A, I, R>(
     request: Schema.WithResult<A, I, ApiError, typeof ApiError.Encoded, never>,
     effect: Effect.Effect<A, ApiError, R>
-  ) => effect.pipe(Effect.exit, Effect.flatMap((exit) => Schema.serializeExit(request, exit)))
+  ): Effect.Effect<unknown, ParseResult.ParseError, R> =>
+    // the encoded Exit is plain JSON for the reply; the gateway decodes it with the same schemas
+    effect.pipe(Effect.exit, Effect.flatMap((exit) => Schema.serializeExit(request, exit)))
   switch (command._tag) {
     case "DeleteChannel":
       return reply(command, inMailbox(deleteChannel(principal, command)))

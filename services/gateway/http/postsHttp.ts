@@ -4,7 +4,6 @@ import { Errors } from "../../../domain/errors.js"
 import { dateExample, parseZonedDate } from "../../../domain/posts/dates.js"
 import { CreatePosts, DeletePost, MovePost, SetPostSettings, SetPostStatus } from "../../../protocol/actors.js"
 import { PublicApi } from "../../../protocol/http/api.js"
-import type { WholePost } from "../../../protocol/http/postResources.js"
 import { CurrentPrincipal } from "../../../protocol/http/security.js"
 import { makePostsStore } from "../../posts/postsStore.js"
 import { ActorClient } from "../actorClient.js"
@@ -20,9 +19,6 @@ const rangeDate = (text: string | undefined, fallback: Date) =>
     if (parsed === null) return yield* Effect.fail(Errors.invalidDate(dateExample(new Date())))
     return parsed
   })
-
-/** The actor renders the whole post it committed; its wire type is checked at the contract. */
-const asWholePost = (u: unknown) => u as WholePost
 
 export const PostsHttpLive = HttpApiBuilder.group(PublicApi, "posts", (handlers) =>
   Effect.gen(function* () {
@@ -67,19 +63,13 @@ export const PostsHttpLive = HttpApiBuilder.group(PublicApi, "posts", (handlers)
         })
       )
       .handle("movePost", ({ path, payload }) =>
-        Effect.flatMap(CurrentPrincipal, (p) => actors.send(p, new MovePost({ postId: path.id, date: payload.date }))).pipe(
-          Effect.map(asWholePost)
-        )
+        Effect.flatMap(CurrentPrincipal, (p) => actors.send(p, new MovePost({ postId: path.id, date: payload.date })))
       )
       .handle("setPostStatus", ({ path, payload }) =>
-        Effect.flatMap(CurrentPrincipal, (p) => actors.send(p, new SetPostStatus({ postId: path.id, status: payload.status }))).pipe(
-          Effect.map(asWholePost)
-        )
+        Effect.flatMap(CurrentPrincipal, (p) => actors.send(p, new SetPostStatus({ postId: path.id, status: payload.status })))
       )
       .handle("setPostSettings", ({ path, payload }) =>
-        Effect.flatMap(CurrentPrincipal, (p) => actors.send(p, new SetPostSettings({ postId: path.id, settings: payload.settings }))).pipe(
-          Effect.map(asWholePost)
-        )
+        Effect.flatMap(CurrentPrincipal, (p) => actors.send(p, new SetPostSettings({ postId: path.id, settings: payload.settings })))
       )
       .handle("deletePost", ({ path }) =>
         Effect.flatMap(CurrentPrincipal, (p) => actors.send(p, new DeletePost({ postId: path.id })))
