@@ -1,6 +1,6 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Effect, Layer, Option, Redacted, Schema } from "effect"
-import { billingGate, type BillingState } from "../../domain/billing.js"
+import { billingGate } from "../../domain/billing.js"
 import { Errors } from "../../domain/errors.js"
 import { isRole, stripBearer, tokenKindOf, type Principal } from "../../domain/roles.js"
 import { Authentication } from "../../protocol/http/security.js"
@@ -66,7 +66,7 @@ export const principalOf = (token: string, row: TokenRow, now: Date) => {
       actor: row.userEmail ?? "API"
     }
   }
-  const gate = billingGate(row.billingState as BillingState, row.pastDueSince, now)
+  const gate = billingGate(row.billingState, row.pastDueSince, now)
   if (gate !== null) return Effect.fail(gate)
   if (row.ownerEmailVerified === false) return Effect.fail(Errors.emailNotVerified())
   if (row.memberPaused === true && principal.role !== "owner") return Effect.fail(Errors.memberPaused())
