@@ -4,6 +4,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { promisify } from "node:util"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { client } from "../support/http.js"
 import { png } from "../support/mediaFiles.js"
 import { createWorld, startServices, type RunningServices, type TestWorld } from "../support/system.js"
 
@@ -54,8 +55,8 @@ describe("the reference public API's CLI works with only the address and key cha
     const listed = jsonOf(await postiz("posts:list"))
     const row = listed.posts.find((p: { id: string }) => p.id === created[0].postId)
     expect(row).toMatchObject({ content: "From the reference CLI", state: "QUEUE", integration: { id: channelId, providerIdentifier: "test" } })
-    const whole = await fetch(`${sys.url}/public/v1/posts/${created[0].group}`, { headers: { authorization: env["POSTIZ_API_KEY"] ?? "" } })
-    expect((await whole.json()).channels[0].thread).toEqual([expect.objectContaining({ content: "a comment", delay: 5 })])
+    const whole = await client(sys.url, env["POSTIZ_API_KEY"]).get(`/public/v1/posts/${created[0].group}`)
+    expect(whole.json.channels[0].thread).toEqual([expect.objectContaining({ content: "a comment", delay: 5 })])
     expect(await postiz("posts:delete", created[0].postId)).toContain("deleted")
     await expect(postiz("posts:delete", created[0].postId)).rejects.toThrow(/Post not found/)
   })
