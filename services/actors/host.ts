@@ -8,6 +8,9 @@ import { Nats } from "../platform/nats.js"
 import { dispatch } from "./dispatch.js"
 import { makeMailboxes } from "./mailboxes.js"
 import { makeWorkspaceMemory, WorkspaceMemory } from "./workspaceMemory.js"
+import { MediaRepo, makeMediaRepo } from "../media/mediaRepo.js"
+import { PostsStore, makePostsStore } from "../posts/postsStore.js"
+import { ChannelsRepo, makeChannelsRepo } from "../repos/channelsRepo.js"
 import { LEASE_ROUND_MS, makeLeaseManager, tickSafely } from "./shardLeases.js"
 
 const decodeEnvelope = Schema.decodeUnknown(ActorEnvelopeJson)
@@ -22,7 +25,14 @@ export const ActorHostLive = Layer.scopedDiscard(
     const nats = yield* Nats
     const memory = makeWorkspaceMemory()
     const runtime = yield* Effect.runtime<SqlClient.SqlClient | AppConfig>()
-    const runFork = Runtime.runFork(Runtime.provideService(runtime, WorkspaceMemory, memory))
+    // built once per host: their queries and decoders are reused by every command
+    const withStores = runtime.pipe(
+      Runtime.provideService(WorkspaceMemory, memory),
+      Runtime.provideService(PostsStore, yield* makePostsStore),
+      Runtime.provideService(ChannelsRepo, yield* makeChannelsRepo),
+      Runtime.provideService(MediaRepo, yield* makeMediaRepo)
+    )
+    const runFork = Runtime.runFork(withStores)
     const hostId = crypto.randomUUID()
     const mailboxes = makeMailboxes()
     const subscriptions = new Map<number, Subscription>()

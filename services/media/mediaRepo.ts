@@ -1,5 +1,5 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
-import { Effect, Schema } from "effect"
+import { Context, Effect, Schema } from "effect"
 import { isUuid } from "../../domain/ids.js"
 import { MEDIA_PAGE_SIZE } from "../../domain/media/library.js"
 
@@ -86,4 +86,5 @@ export const makeMediaRepo = Effect.gen(function* () {
   return { insert, list, findMany }
 })
 
-export type MediaRepo = Effect.Effect.Success<typeof makeMediaRepo>
+/** The repository as a service, built once per process. */
+export class MediaRepo extends Context.Tag("MediaRepo")<MediaRepo, Effect.Effect.Success<typeof makeMediaRepo>>() {}

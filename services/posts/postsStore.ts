@@ -1,5 +1,5 @@
 import { SqlClient } from "@effect/sql"
-import { Effect, Option, Schema } from "effect"
+import { Context, Effect, Option, Schema } from "effect"
 import { ApiError, Errors } from "../../domain/errors.js"
 import { keptOnEdit, type ChannelStatus, type PostSnapshot, type PostStep } from "../../domain/posts/states.js"
 import { AppConfig } from "../platform/config.js"
@@ -34,7 +34,13 @@ export interface LoadedPost {
   readonly approvalRequired: boolean
 }
 
-const decodeAll = <A, I>(schema: Schema.Schema<A, I>) => Schema.decodeUnknown(Schema.Array(schema))
+// decoders built once: building a schema on every query costs more than the query's decode
+const decodeChannelPosts = Schema.decodeUnknown(Schema.Array(ChannelPostRow))
+const decodeTags = Schema.decodeUnknown(Schema.Array(TagRow))
+const decodeGroups = Schema.decodeUnknown(Schema.Array(GroupRow))
+const decodeItems = Schema.decodeUnknown(Schema.Array(ItemRow))
+const decodeActivity = Schema.decodeUnknown(Schema.Array(ActivityRow))
+const decodeComments = Schema.decodeUnknown(Schema.Array(CommentRow))
 
 /** The post changed under us (another owner during a hand-over): nothing is written. */
 export const changedMeanwhile = () =>
@@ -50,12 +56,12 @@ export const makePostsStore = Effect.gen(function* () {
              p.error, c.name AS channel_name, c.network, c.picture, c.profile, cu.approval AS customer_approval
       FROM posts p JOIN channels c ON c.id = p.channel_id LEFT JOIN customers cu ON cu.id = c.customer_id
       WHERE p.workspace_id = ${workspaceId} AND p.group_id IN ${sql.in(groupIds)} AND p.deleted_at IS NULL
-      ORDER BY p.group_id, p.ordinal, p.id`.pipe(Effect.flatMap(decodeAll(ChannelPostRow)))
+      ORDER BY p.group_id, p.ordinal, p.id`.pipe(Effect.flatMap(decodeChannelPosts))
 
   const selectTags = (groupIds: ReadonlyArray<string>) =>
     sql`
       SELECT pt.group_id, t.id, t.name, t.color FROM post_tags pt JOIN tags t ON t.id = pt.tag_id
-      WHERE pt.group_id IN ${sql.in(groupIds)} ORDER BY lower(t.name)`.pipe(Effect.flatMap(decodeAll(TagRow)))
+      WHERE pt.group_id IN ${sql.in(groupIds)} ORDER BY lower(t.name)`.pipe(Effect.flatMap(decodeTags))
 
   /** The group a per-channel id or a group id stands for, in this workspace. */
   const resolveGroupId = (workspaceId: string, id: string) =>
@@ -72,7 +78,7 @@ export const makePostsStore = Effect.gen(function* () {
         SELECT id, workspace_id, status, approval_status, approved_by, publish_at, repeat_days, short_link,
                creation_method, author, share_token, created_at, updated_at
         FROM post_groups WHERE id = ${groupId} AND workspace_id = ${workspaceId} AND deleted_at IS NULL
-        ${lock ? sql`FOR UPDATE` : sql``}`.pipe(Effect.flatMap(decodeAll(GroupRow)))
+        ${lock ? sql`FOR UPDATE` : sql``}`.pipe(Effect.flatMap(decodeGroups))
       const group = groups[0]
       if (group === undefined) return Option.none<LoadedPost>()
       const posts = yield* selectPosts(workspaceId, [groupId])
@@ -262,16 +268,16 @@ export const makePostsStore = Effect.gen(function* () {
               SELECT id, post_id, position, content, media, delay_minutes, status, release_id, release_url, published_at,
                      error, held, held_at, attempts
               FROM post_items WHERE post_id IN ${sql.in(posts.map((p) => p.id))} ORDER BY post_id, position`.pipe(
-              Effect.flatMap(decodeAll(ItemRow))
+              Effect.flatMap(decodeItems)
             )
       const tags = yield* selectTags([groupId])
       const activity = yield* sql`
         SELECT actor, action, detail, created_at FROM post_activity WHERE group_id = ${groupId} ORDER BY id`.pipe(
-        Effect.flatMap(decodeAll(ActivityRow))
+        Effect.flatMap(decodeActivity)
       )
       const comments = yield* sql`
         SELECT id, author, role, content, created_at FROM post_comments WHERE group_id = ${groupId} ORDER BY created_at, id`.pipe(
-        Effect.flatMap(decodeAll(CommentRow))
+        Effect.flatMap(decodeComments)
       )
       return wholePost({ group, posts, items, tags, activity, comments, publicUrl })
     })
@@ -289,18 +295,18 @@ export const makePostsStore = Effect.gen(function* () {
         WHERE p.workspace_id = ${input.workspaceId} AND p.deleted_at IS NULL
           AND p.publish_date >= ${input.start} AND p.publish_date <= ${input.end}
           ${input.customerId === null ? sql`` : sql`AND c.customer_id = ${input.customerId}`}
-        ORDER BY p.publish_date, p.group_id, p.ordinal`.pipe(Effect.flatMap(decodeAll(ChannelPostRow)))
+        ORDER BY p.publish_date, p.group_id, p.ordinal`.pipe(Effect.flatMap(decodeChannelPosts))
       if (posts.length === 0) return []
       const groupIds = [...new Set(posts.map((p) => p.groupId))]
       const groups = yield* sql`
         SELECT id, workspace_id, status, approval_status, approved_by, publish_at, repeat_days, short_link,
                creation_method, author, share_token, created_at, updated_at
-        FROM post_groups WHERE id IN ${sql.in(groupIds)}`.pipe(Effect.flatMap(decodeAll(GroupRow)))
+        FROM post_groups WHERE id IN ${sql.in(groupIds)}`.pipe(Effect.flatMap(decodeGroups))
       const roots = yield* sql`
         SELECT id, post_id, position, content, media, delay_minutes, status, release_id, release_url, published_at,
                error, held, held_at, attempts
         FROM post_items WHERE post_id IN ${sql.in(posts.map((p) => p.id))} AND position = 0`.pipe(
-        Effect.flatMap(decodeAll(ItemRow))
+        Effect.flatMap(decodeItems)
       )
       const tags = yield* selectTags(groupIds)
       const groupById = new Map(groups.map((g) => [g.id, g]))
@@ -315,4 +321,7 @@ export const makePostsStore = Effect.gen(function* () {
   return { resolveGroupId, load, loadOr404, applyStep, renderWholePost, listRows }
 })
 
-export type PostsStore = Effect.Effect.Success<typeof makePostsStore>
+export type PostsStoreShape = Effect.Effect.Success<typeof makePostsStore>
+
+/** The store as a service, built once per process (its queries and decoders are reused). */
+export class PostsStore extends Context.Tag("PostsStore")<PostsStore, PostsStoreShape>() {}

@@ -21,6 +21,7 @@ const ItemContext = Schema.Struct({
   replyTo: Schema.NullOr(Schema.String)
 })
 type ItemContext = typeof ItemContext.Type
+const decodeItemContexts = Schema.decodeUnknown(Schema.Array(ItemContext))
 
 interface Start {
   readonly item: ItemContext
@@ -56,7 +57,7 @@ export const publishItem = (itemId: string) =>
                  (SELECT prev.release_id FROM post_items prev WHERE prev.post_id = i.post_id AND prev.position = i.position - 1) AS reply_to
           FROM post_items i JOIN posts p ON p.id = i.post_id JOIN channels c ON c.id = p.channel_id
           WHERE i.id = ${itemId} AND p.deleted_at IS NULL
-          FOR UPDATE OF i`.pipe(Effect.flatMap(Schema.decodeUnknown(Schema.Array(ItemContext))))
+          FOR UPDATE OF i`.pipe(Effect.flatMap(decodeItemContexts))
         const item = rows[0]
         if (item === undefined || item.status !== "publishing") return Option.none<Start>()
         const open = yield* sql<{ id: string }>`SELECT id FROM publish_attempts WHERE item_id = ${itemId} AND outcome IS NULL LIMIT 1`

@@ -1,5 +1,5 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
-import { Effect, Schema } from "effect"
+import { Context, Effect, Schema } from "effect"
 
 export const ChannelRow = Schema.Struct({
   id: Schema.String,
@@ -51,4 +51,4 @@ export const makeChannelsRepo = Effect.gen(function* () {
   return { list, findById, findMany }
 })
 
-export type ChannelsRepo = Effect.Effect.Success<typeof makeChannelsRepo>
+export class ChannelsRepo extends Context.Tag("ChannelsRepo")<ChannelsRepo, Effect.Effect.Success<typeof makeChannelsRepo>>() {}

@@ -2,13 +2,18 @@
  * Benchmark: POST /posts across many workspaces through the whole path (gateway →
  * NATS → workspace actor → one Postgres transaction), next to the same transactions
  * run straight on Postgres in the same run. The ratio is the figure that matters.
+ * The gateway and the actor host run as their own processes, as deployed; this
+ * process only sends the requests (and runs the baseline).
  *
  *   npm run bench -- posts            (BENCH_WORKSPACES, BENCH_REQUESTS, BENCH_CONCURRENCY)
  */
 import pg from "pg"
 import { client } from "../support/http.js"
 import { urlsFromEnv } from "../support/servers.js"
-import { createWorld, startServices } from "../support/system.js"
+import { ManagedRuntime } from "effect"
+import { makeAdminOperations } from "../../services/admin/operations.js"
+import { processGroup } from "../support/processes.js"
+import { createWorld, infrastructure } from "../support/system.js"
 
 const workspaces = Number(process.env["BENCH_WORKSPACES"] ?? 30)
 const requests = Number(process.env["BENCH_REQUESTS"] ?? 1200)
@@ -40,15 +45,25 @@ const fmt = (r: { rps: number; p50: number; p99: number }) => `${r.rps.toFixed(0
 const main = async () => {
   if (requests / workspaces > 90) throw new Error("more than 90 requests per workspace would hit the hourly limit")
   const world = await createWorld("bench", urlsFromEnv())
-  const sys = await startServices(world, ["gateway", "actors"])
+  const admin = ManagedRuntime.make(infrastructure(world))
+  const ops = await admin.runPromise(makeAdminOperations)
+  const group = processGroup()
   try {
+    const actors = await group.start(world, ["actors"])
+    const gateway = await group.start(world, ["gateway"])
+    const sys = { url: `http://127.0.0.1:${gateway.id.replace("port ", "")}` }
+    void actors
     const tenants = await Promise.all(
       Array.from({ length: workspaces }, async (_, i) => {
-        const ws = await sys.admin.createWorkspace(`Bench ${i}`)
-        const { channelId } = await sys.admin.createChannel({ workspaceId: ws.workspaceId, network: "test", name: `Bench ${i}`, customerId: null, postingTimes: [] })
+        const ws = await admin.runPromise(ops.createWorkspace({ name: `Bench ${i}`, plan: "standard" }))
+        const { channelId } = await admin.runPromise(
+          ops.createChannel({ workspaceId: ws.workspaceId, network: "test", name: `Bench ${i}`, customerId: null, postingTimes: [] })
+        )
         return { ...ws, channelId }
       })
     )
+    // the actor host owns its shards once the lease round has run
+    await new Promise((r) => setTimeout(r, 2_000))
     const date = new Date(Date.now() + 24 * 3600_000).toISOString()
     const body = (channelId: string, i: number) => ({
       type: "schedule",
@@ -104,12 +119,13 @@ const main = async () => {
     })
     await pool.end()
 
-    console.log(`POST /posts benchmark: ${requests} requests over ${workspaces} workspaces, ${concurrency} in flight`)
+    console.log(`POST /posts benchmark: ${requests} requests over ${workspaces} workspaces, ${concurrency} in flight (gateway and actor host as processes)`)
     console.log(`  service (HTTP → NATS → actor → Postgres): ${fmt(service)}`)
     console.log(`  baseline (same transaction on Postgres):  ${fmt(baseline)}`)
     console.log(`  ratio service/baseline throughput: ${(service.rps / baseline.rps).toFixed(2)}; p50 latency ×${(service.p50 / baseline.p50).toFixed(1)}`)
   } finally {
-    await sys.stop()
+    await group.stopAll()
+    await admin.dispose()
     await world.drop()
   }
 }

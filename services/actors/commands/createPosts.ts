@@ -14,17 +14,18 @@ import type { Principal } from "../../../domain/roles.js"
 import { tagColor } from "../../../domain/tagColor.js"
 import type { CreatePosts } from "../../../protocol/actors.js"
 import { AppConfig } from "../../platform/config.js"
-import { makePostsStore, type EntryWrite } from "../../posts/postsStore.js"
+import { PostsStore, type EntryWrite } from "../../posts/postsStore.js"
 import { shareUrl } from "../../posts/render.js"
 import type { StoredMedia } from "../../posts/rows.js"
-import { makeChannelsRepo } from "../../repos/channelsRepo.js"
-import { makeMediaRepo, type MediaForPost } from "../../media/mediaRepo.js"
+import { ChannelsRepo } from "../../repos/channelsRepo.js"
+import { MediaRepo, type MediaForPost } from "../../media/mediaRepo.js"
 import { WorkspaceMemory } from "../workspaceMemory.js"
 
 /** Another owner stored an answer for this key first (hand-over race): replay it. */
 class KeyTaken extends Data.TaggedError("KeyTaken") {}
 
 const StoredAnswerRow = Schema.Struct({ requestHash: Schema.String, statusCode: Schema.Number, response: Schema.Unknown })
+const decodeStoredAnswers = Schema.decodeUnknown(Schema.Array(StoredAnswerRow))
 
 const creationMethodOf = (p: Principal) => (p.tokenKind === "cli" ? "cli" : p.tokenKind === "oat" ? "mcp" : "api")
 
@@ -37,7 +38,7 @@ const storedAnswerFor = (workspaceId: string, key: string, requestHash: string) 
     const rows = yield* sql`
       SELECT request_hash, status_code, response FROM idempotency_keys
       WHERE workspace_id = ${workspaceId} AND key = ${key} AND created_at > now() - interval '24 hours'`.pipe(
-      Effect.flatMap(Schema.decodeUnknown(Schema.Array(StoredAnswerRow)))
+      Effect.flatMap(decodeStoredAnswers)
     )
     const stored = rows[0]
     if (stored === undefined) return Option.none<PostsAnswer>()
@@ -100,9 +101,9 @@ export const createPosts = (principal: Principal, command: CreatePosts) =>
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const { publicUrl } = yield* AppConfig
-    const store = yield* makePostsStore
-    const channelsRepo = yield* makeChannelsRepo
-    const mediaRepo = yield* makeMediaRepo
+    const store = yield* PostsStore
+    const channelsRepo = yield* ChannelsRepo
+    const mediaRepo = yield* MediaRepo
     const { workspaceId } = principal
     const key = command.idempotencyKey
     const requestHash = requestHashOf(command.body)

@@ -8,7 +8,7 @@ import { checkPostAgainstNetworks, type ChannelForRules } from "../../../domain/
 import { approve, moveDate, remove, requestChanges, setStatus, type PostStep } from "../../../domain/posts/states.js"
 import type { Principal } from "../../../domain/roles.js"
 import type { DeletePost, MovePost, ReviewPost, SetPostSettings, SetPostStatus } from "../../../protocol/actors.js"
-import { makePostsStore, type LoadedPost } from "../../posts/postsStore.js"
+import { PostsStore, type LoadedPost } from "../../posts/postsStore.js"
 import { decodeSettings, decodeStoredMedia } from "../../posts/rows.js"
 
 /** Channels that go from draft to queued are checked against their network's rules first. */
@@ -68,7 +68,7 @@ const changePost = (
 ) =>
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
-    const store = yield* makePostsStore
+    const store = yield* PostsStore
     const groupId = yield* sql.withTransaction(
       Effect.gen(function* () {
         const loaded = yield* store.loadOr404(principal.workspaceId, postId, true)
@@ -112,7 +112,7 @@ export const setPostStatus = (principal: Principal, command: SetPostStatus) =>
 export const setPostSettings = (principal: Principal, command: SetPostSettings) =>
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
-    const store = yield* makePostsStore
+    const store = yield* PostsStore
     const groupId = yield* sql.withTransaction(
       Effect.gen(function* () {
         const loaded = yield* store.loadOr404(principal.workspaceId, command.postId, true)
@@ -147,7 +147,7 @@ export const setPostSettings = (principal: Principal, command: SetPostSettings) 
 export const deletePost = (principal: Principal, command: DeletePost) =>
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
-    const store = yield* makePostsStore
+    const store = yield* PostsStore
     yield* sql.withTransaction(
       Effect.gen(function* () {
         const loaded = yield* store.loadOr404(principal.workspaceId, command.postId, true)
