@@ -143,8 +143,12 @@ export const makePostsStore = Effect.gen(function* () {
   const applyStep = (input: {
     readonly workspaceId: string
     readonly groupId: string
+    /** The post's share token (for the links in its events). */
+    readonly shareToken: string
     /** null: the group exists already. */
-    readonly newGroup: (GroupFields & { shareToken: string }) | null
+    readonly newGroup: GroupFields | null
+    /** The channel posts the group already has (channel id → per-channel post id). */
+    readonly existing?: ReadonlyMap<string, string>
     readonly editFields?: GroupFields
     readonly step: PostStep
     /** Channels whose content is (re)written: create and edit. */
@@ -165,7 +169,7 @@ export const makePostsStore = Effect.gen(function* () {
           shortLink: input.newGroup.shortLink,
           creationMethod: input.newGroup.creationMethod,
           author: input.newGroup.author,
-          shareToken: input.newGroup.shareToken
+          shareToken: input.shareToken
         })}`
       } else {
         const edit = input.editFields
@@ -181,6 +185,11 @@ export const makePostsStore = Effect.gen(function* () {
         if (input.tagIds.length > 0) {
           yield* sql`INSERT INTO post_tags ${sql.insert(input.tagIds.map((tagId) => ({ groupId, tagId })))} ON CONFLICT DO NOTHING`
         }
+      }
+      // every channel post the group has after the step, in order (POST /posts answers these)
+      const live: Array<{ readonly postId: string; readonly channelId: string; readonly status: ChannelStatus }> = []
+      const keep = (postId: string | undefined, channelId: string, status: ChannelStatus) => {
+        if (postId !== undefined) live.push({ postId, channelId, status })
       }
       let ordinal = 0
       for (const channel of step.channels) {
@@ -209,9 +218,13 @@ export const makePostsStore = Effect.gen(function* () {
             publishDate: channel.publishAt ?? step.publishAt
           })}`
           yield* insertItems(workspaceId, postId, entry, channel.to, channel.dueAt)
+          keep(postId, channel.channelId, channel.to)
           continue
         }
-        if (channel.from === channel.to && channel.publishAt === null && entry === undefined) continue
+        if (channel.from === channel.to && channel.publishAt === null && entry === undefined) {
+          keep(input.existing?.get(channel.channelId), channel.channelId, channel.to)
+          continue
+        }
         const updated = yield* sql<{ id: string }>`
           UPDATE posts SET status = ${channel.to}, ordinal = ${ordinal},
             publish_date = ${channel.publishAt ?? sql`publish_date`},
@@ -222,6 +235,7 @@ export const makePostsStore = Effect.gen(function* () {
           RETURNING id`
         const postId = updated[0]?.id
         if (postId === undefined) return yield* Effect.fail(changedMeanwhile())
+        keep(postId, channel.channelId, channel.to)
         if (entry !== undefined) {
           yield* sql`DELETE FROM post_items WHERE post_id = ${postId}`
           yield* insertItems(workspaceId, postId, entry, channel.to, channel.dueAt)
@@ -233,8 +247,7 @@ export const makePostsStore = Effect.gen(function* () {
         yield* sql`INSERT INTO post_activity ${sql.insert(step.activity.map((a) => ({ groupId, actor: a.actor, action: a.action, detail: a.detail })))}`
       }
       if (step.events.length > 0) {
-        const token = yield* sql<{ shareToken: string }>`SELECT share_token FROM post_groups WHERE id = ${groupId}`
-        const previewUrl = shareUrl(publicUrl, token[0]?.shareToken ?? "")
+        const previewUrl = shareUrl(publicUrl, input.shareToken)
         const channelIds = step.channels.filter((c) => c.to !== null).map((c) => c.channelId)
         const common = { groupId, publishAt: step.publishAt.toISOString(), channelIds, previewUrl }
         const rows = step.events.flatMap((e): ReadonlyArray<{ event: string; data: Record<string, unknown> }> => {
@@ -253,6 +266,7 @@ export const makePostsStore = Effect.gen(function* () {
           yield* sql`INSERT INTO outbox ${sql.insert(rows.map((r) => ({ id: crypto.randomUUID(), workspaceId, event: r.event, data: JSON.stringify(r.data) })))}`
         }
       }
+      return live
     })
 
   /** GET /posts/{id} and the answers of the PUT operations. */

@@ -158,26 +158,27 @@ export const createPosts = (principal: Principal, command: CreatePosts) =>
     const save = Effect.gen(function* () {
       const tagIds = yield* resolveTags(sql, workspaceId, post.tags)
       let groupId: string
+      let shareToken: string
+      let live: ReadonlyArray<{ readonly postId: string; readonly channelId: string; readonly status: string }>
       if (post.groupId !== null) {
         const loaded = yield* store.loadOr404(workspaceId, post.groupId, true)
         groupId = loaded.group.id
+        shareToken = loaded.group.shareToken
         const step = edit(loaded.snapshot, { type: post.type, date: post.dateGiven ? post.date : null, now, channelIds, approvalRequired, actor: principal.actor })
-        yield* store.applyStep({ workspaceId, groupId, newGroup: null, editFields: fields, step, entries, tagIds })
+        const existing = new Map(loaded.posts.map((p) => [p.channelId, p.id]))
+        live = yield* store.applyStep({ workspaceId, groupId, shareToken, existing, newGroup: null, editFields: fields, step, entries, tagIds })
       } else {
         groupId = crypto.randomUUID()
+        shareToken = randomBytes(24).toString("base64url")
         const step = create({ type: post.type, date: post.date, now, channelIds, approvalRequired, actor: principal.actor })
-        const shareToken = randomBytes(24).toString("base64url")
-        yield* store.applyStep({ workspaceId, groupId, newGroup: { ...fields, shareToken }, step, entries, tagIds })
+        live = yield* store.applyStep({ workspaceId, groupId, shareToken, newGroup: fields, step, entries, tagIds })
       }
-      const rows = yield* sql<{ id: string; channelId: string; status: string; shareToken: string }>`
-        SELECT p.id, p.channel_id, p.status, g.share_token FROM posts p JOIN post_groups g ON g.id = p.group_id
-        WHERE p.group_id = ${groupId} AND p.deleted_at IS NULL ORDER BY p.ordinal`
-      const body = rows.map((r) => ({
-        postId: r.id,
+      const body = live.map((r) => ({
+        postId: r.postId,
         group: groupId,
         integration: r.channelId,
         status: r.status === "draft" ? "draft" : "queued",
-        previewUrl: shareUrl(publicUrl, r.shareToken)
+        previewUrl: shareUrl(publicUrl, shareToken)
       }))
       if (key !== null) {
         const inserted = yield* sql`

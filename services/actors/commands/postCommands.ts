@@ -77,6 +77,7 @@ const changePost = (
         yield* store.applyStep({
           workspaceId: principal.workspaceId,
           groupId: loaded.group.id,
+          shareToken: loaded.group.shareToken,
           newGroup: null,
           step,
           ...(approvedBy !== undefined ? { approvedBy } : {})
@@ -152,7 +153,7 @@ export const deletePost = (principal: Principal, command: DeletePost) =>
       Effect.gen(function* () {
         const loaded = yield* store.loadOr404(principal.workspaceId, command.postId, true)
         const step = remove(loaded.snapshot, { actor: principal.actor })
-        yield* store.applyStep({ workspaceId: principal.workspaceId, groupId: loaded.group.id, newGroup: null, step })
+        yield* store.applyStep({ workspaceId: principal.workspaceId, groupId: loaded.group.id, shareToken: loaded.group.shareToken, newGroup: null, step })
         yield* sql`UPDATE post_groups SET deleted_at = now() WHERE id = ${loaded.group.id}`
       })
     )
