@@ -17,9 +17,10 @@ import { LEASE_TTL_MS } from "../platform/nats.js"
 /** How often a host renews its leases and looks for free shards. */
 export const LEASE_ROUND_MS = 1_500
 
-const LeaseValue = Schema.parseJson(Schema.Struct({ host: Schema.String, at: Schema.Number }))
+/** A lease's value in the bucket: the owning host and when it was last renewed. */
+export const LeaseValue = Schema.parseJson(Schema.Struct({ host: Schema.String, at: Schema.Number }))
 const encodeLease = Schema.encodeSync(LeaseValue)
-const decodeLease = Schema.decodeUnknownOption(LeaseValue)
+export const decodeLease = Schema.decodeUnknownOption(LeaseValue)
 
 export interface LeaseCallbacks {
   /** The shard is ours: start taking its commands. */

@@ -6,6 +6,7 @@ import { ActorEnvelopeJson } from "../../protocol/actors.js"
 import { names } from "../../protocol/names.js"
 import { LEASE_TTL_MS } from "../../services/platform/nats.js"
 import { client } from "../support/http.js"
+import { leaseReader, sleep } from "../support/shardLeases.js"
 import { processGroup, type ServiceProcess } from "../support/processes.js"
 import { createWorld, startServices, type RunningServices, type TestWorld } from "../support/system.js"
 
@@ -17,7 +18,6 @@ import { createWorld, startServices, type RunningServices, type TestWorld } from
  */
 
 const SHARDS = 8 // world.env SHARD_COUNT
-const decodeLease = Schema.decodeUnknownOption(Schema.parseJson(Schema.Struct({ host: Schema.String, at: Schema.Number })))
 const encodeEnvelope = Schema.encodeSync(ActorEnvelopeJson)
 
 interface Workspace {
@@ -32,37 +32,16 @@ let world: TestWorld
 let sys: RunningServices
 let nc: NatsConnection
 let leases: KV
+let owners: ReturnType<typeof leaseReader>["owners"]
+let waitForOwners: ReturnType<typeof leaseReader>["waitForOwners"]
 const hosts = processGroup()
 const workspaces: Array<Workspace> = []
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
-/** shard → owning host id, from the lease bucket (only live leases). */
-const owners = async () => {
-  const result = new Map<number, string>()
-  for (let shard = 0; shard < SHARDS; shard++) {
-    const entry = await leases.get(String(shard))
-    if (entry === null || entry.operation !== "PUT") continue
-    const lease = decodeLease(entry.string())
-    if (lease._tag === "Some") result.set(shard, lease.value.host)
-  }
-  return result
-}
 
 const shardsOf = (map: Map<number, string>, hostId: string) =>
   [...map].filter(([, h]) => h === hostId).map(([s]) => s)
 
-/** Polls the lease bucket until `done` holds (or fails the test after `timeoutMs`). */
-const waitForOwners = async (done: (map: Map<number, string>) => boolean, timeoutMs: number, what: string) => {
-  const deadline = Date.now() + timeoutMs
-  let last = new Map<number, string>()
-  while (Date.now() < deadline) {
-    last = await owners()
-    if (done(last)) return last
-    await sleep(100)
-  }
-  throw new Error(`${what} within ${timeoutMs} ms; leases: ${JSON.stringify([...last])}`)
-}
 
 /**
  * How many hosts answer a command sent straight to a shard's subject: exactly one
@@ -103,6 +82,7 @@ beforeAll(async () => {
   nc = await connect({ servers: world.natsUrl })
   // the gateway created the bucket (with its TTL); only bind to it here
   leases = await nc.jetstream().views.kv(names(world.namespace).shardLeasesBucket, { bindOnly: true })
+  ;({ owners, waitForOwners } = leaseReader(leases, SHARDS))
   // workspaces until every shard has at least three
   const perShard = new Map<number, number>()
   while ([...Array(SHARDS).keys()].some((s) => (perShard.get(s) ?? 0) < 3) && workspaces.length < 200) {

@@ -1,8 +1,8 @@
-import { Schema } from "effect"
 import { connect, type KV, type NatsConnection } from "nats"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { shardOf } from "../../domain/shards.js"
 import { names } from "../../protocol/names.js"
+import { leaseReader, sleep } from "../support/shardLeases.js"
 import { processGroup, type ServiceProcess } from "../support/processes.js"
 import { createWorld, startServices, type RunningServices, type TestWorld } from "../support/system.js"
 import { withDb } from "../support/tokens.js"
@@ -19,37 +19,17 @@ import { withDb } from "../support/tokens.js"
 
 const SHARDS = 8 // world.env SHARD_COUNT
 const CLIENT_TIMEOUT_MS = 10_000
-const decodeLease = Schema.decodeUnknownOption(Schema.parseJson(Schema.Struct({ host: Schema.String, at: Schema.Number })))
 
 let world: TestWorld
 let sys: RunningServices
 let nc: NatsConnection
 let leases: KV
+let owners: ReturnType<typeof leaseReader>["owners"]
+let waitForOwners: ReturnType<typeof leaseReader>["waitForOwners"]
 const hosts = processGroup()
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
-const owners = async () => {
-  const result = new Map<number, string>()
-  for (let shard = 0; shard < SHARDS; shard++) {
-    const entry = await leases.get(String(shard))
-    if (entry === null || entry.operation !== "PUT") continue
-    const lease = decodeLease(entry.string())
-    if (lease._tag === "Some") result.set(shard, lease.value.host)
-  }
-  return result
-}
 
-const waitForOwners = async (done: (map: Map<number, string>) => boolean, timeoutMs: number, what: string) => {
-  const deadline = Date.now() + timeoutMs
-  let last = new Map<number, string>()
-  while (Date.now() < deadline) {
-    last = await owners()
-    if (done(last)) return last
-    await sleep(100)
-  }
-  throw new Error(`${what} within ${timeoutMs} ms; leases: ${JSON.stringify([...last])}`)
-}
 
 /** POST /posts with a client-side timeout; a timeout or a broken connection is `null`. */
 const postWithKey = async (apiKey: string, body: unknown, key: string) => {
@@ -78,6 +58,7 @@ beforeAll(async () => {
   sys = await startServices(world, ["gateway"])
   nc = await connect({ servers: world.natsUrl })
   leases = await nc.jetstream().views.kv(names(world.namespace).shardLeasesBucket, { bindOnly: true })
+  ;({ owners, waitForOwners } = leaseReader(leases, SHARDS))
 }, 60_000)
 
 afterAll(async () => {

@@ -1,0 +1,33 @@
+import type { KV } from "nats"
+import { decodeLease } from "../../services/actors/shardLeases.js"
+
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+
+/** Reads who owns which shard from the lease bucket, as the actor hosts see it. */
+export const leaseReader = (leases: KV, shardCount: number) => {
+  /** shard → owning host id (only live leases). */
+  const owners = async () => {
+    const result = new Map<number, string>()
+    for (let shard = 0; shard < shardCount; shard++) {
+      const entry = await leases.get(String(shard))
+      if (entry === null || entry.operation !== "PUT") continue
+      const lease = decodeLease(entry.string())
+      if (lease._tag === "Some") result.set(shard, lease.value.host)
+    }
+    return result
+  }
+
+  /** Polls the lease bucket until `done` holds (or fails the test after `timeoutMs`). */
+  const waitForOwners = async (done: (map: Map<number, string>) => boolean, timeoutMs: number, what: string) => {
+    const deadline = Date.now() + timeoutMs
+    let last = new Map<number, string>()
+    while (Date.now() < deadline) {
+      last = await owners()
+      if (done(last)) return last
+      await sleep(100)
+    }
+    throw new Error(`${what} within ${timeoutMs} ms; leases: ${JSON.stringify([...last])}`)
+  }
+
+  return { owners, waitForOwners }
+}
