@@ -1,6 +1,8 @@
 import { HttpServer } from "@effect/platform"
 import { ConfigProvider, Effect, Layer, ManagedRuntime } from "effect"
+import { connect } from "nats"
 import pg from "pg"
+import { names } from "../../protocol/names.js"
 import type { ServerUrls } from "./servers.js"
 import { ActorHostLive } from "../../services/actors/host.js"
 import { makeAdminOperations } from "../../services/admin/operations.js"
@@ -27,6 +29,25 @@ export interface TestWorld {
 }
 
 const randomName = () => Math.random().toString(36).slice(2, 10)
+
+/**
+ * Removes the namespace's JetStream streams and KV buckets, so test runs do not pile
+ * them up on a shared server (every test file makes its own).
+ */
+export const dropNamespaceStreams = async (natsUrl: string, namespace: string) => {
+  const n = names(namespace)
+  const owned = (stream: string) =>
+    [n.eventsStream, n.publishStream, n.deliveriesStream, `KV_${n.shardLeasesBucket}`, `KV_${n.actorHostsBucket}`].includes(stream)
+  const nc = await connect({ servers: natsUrl.split(",") })
+  try {
+    const jsm = await nc.jetstreamManager()
+    for await (const info of jsm.streams.list()) {
+      if (owned(info.config.name)) await jsm.streams.delete(info.config.name).catch(() => false)
+    }
+  } finally {
+    await nc.close()
+  }
+}
 
 /** `servers` defaults to what the test run's global setup found (benchmarks pass their own). */
 export const createWorld = async (label: string, given?: ServerUrls): Promise<TestWorld> => {
@@ -63,6 +84,7 @@ export const createWorld = async (label: string, given?: ServerUrls): Promise<Te
       await c.connect()
       await c.query(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`).catch(() => undefined)
       await c.end()
+      await dropNamespaceStreams(servers.natsUrl, namespace)
     }
   }
 }
