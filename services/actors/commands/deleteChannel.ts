@@ -2,7 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import { Errors } from "../../../domain/errors.js"
 import { canManageChannels, type Principal } from "../../../domain/roles.js"
-import { channelDeletionRemoves } from "../../../domain/channelDeletion.js"
+import { removedWithChannel } from "../../../domain/posts/states.js"
 import type { DeleteChannel } from "../../../protocol/actors.js"
 
 /**
@@ -24,7 +24,7 @@ export const deleteChannel = (principal: Principal, command: DeleteChannel) =>
         const removed = yield* sql<{ id: string; groupId: string }>`
           UPDATE posts SET deleted_at = now(), updated_at = now()
           WHERE channel_id = ${command.channelId} AND workspace_id = ${principal.workspaceId}
-            AND deleted_at IS NULL AND status IN ${sql.in(channelDeletionRemoves)}
+            AND deleted_at IS NULL AND status IN ${sql.in(removedWithChannel)}
           RETURNING id, group_id`
         if (removed.length > 0) {
           // a whole post left without channels is deleted too
