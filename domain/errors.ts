@@ -66,6 +66,8 @@ export const Messages = {
   idempotencyKeyReusedFix: "Use a new Idempotency-Key for a new post.",
   idempotencyRunning: "A request with this Idempotency-Key is still running.",
   idempotencyRunningFix: "Wait until the first request has finished, then send it again to get its answer.",
+  changedMeanwhile: "The post changed while this request ran. Send it again.",
+  changedMeanwhileFix: "Send the request again.",
   serverError: "Something went wrong on our side. Try again. If it keeps happening, contact support.",
   formConnect: "This network connects with a form, not a link. Use the app to connect it.",
   fixBeforeSaving: "Please fix these before saving.",
@@ -102,6 +104,8 @@ export const Errors = {
   idempotencyKeyReused: () =>
     make(409, Messages.idempotencyKeyReused, { code: "idempotency_key_reused", fix: Messages.idempotencyKeyReusedFix }),
   idempotencyRunning: () => make(409, Messages.idempotencyRunning, { fix: Messages.idempotencyRunningFix }),
+  /** 409: a conditional update found the post moved on (two writers during an actor hand-over). */
+  changedMeanwhile: () => make(409, Messages.changedMeanwhile, { fix: Messages.changedMeanwhileFix }),
   /** 429: `<n>` is the whole minutes to wait, rounded up; Retry-After carries the seconds. */
   tooManyRequests: (retryAfterSeconds: number) => {
     const seconds = Math.max(1, Math.ceil(retryAfterSeconds))

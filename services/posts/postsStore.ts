@@ -1,6 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { Context, Effect, Option, Schema } from "effect"
-import { ApiError, Errors } from "../../domain/errors.js"
+import { Errors } from "../../domain/errors.js"
 import { keptOnEdit, type ChannelStatus, type PostSnapshot, type PostStep } from "../../domain/posts/states.js"
 import { AppConfig } from "../platform/config.js"
 import { shareUrl, postRow, wholePost } from "./render.js"
@@ -41,10 +41,6 @@ const decodeGroups = Schema.decodeUnknown(Schema.Array(GroupRow))
 const decodeItems = Schema.decodeUnknown(Schema.Array(ItemRow))
 const decodeActivity = Schema.decodeUnknown(Schema.Array(ActivityRow))
 const decodeComments = Schema.decodeUnknown(Schema.Array(CommentRow))
-
-/** The post changed under us (another owner during a hand-over): nothing is written. */
-export const changedMeanwhile = () =>
-  new ApiError({ status: 409, error: "The post changed while this request ran. Send it again.", fix: "Send the request again." })
 
 export const makePostsStore = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
@@ -234,7 +230,7 @@ export const makePostsStore = Effect.gen(function* () {
           WHERE group_id = ${groupId} AND channel_id = ${channel.channelId} AND deleted_at IS NULL AND status = ${channel.from}
           RETURNING id`
         const postId = updated[0]?.id
-        if (postId === undefined) return yield* Effect.fail(changedMeanwhile())
+        if (postId === undefined) return yield* Effect.fail(Errors.changedMeanwhile())
         keep(postId, channel.channelId, channel.to)
         if (entry !== undefined) {
           yield* sql`DELETE FROM post_items WHERE post_id = ${postId}`
