@@ -40,7 +40,7 @@ export interface RulesContext {
  * (a local path, `data:`, `file:`) cannot be fetched by a network, so it is a problem now
  * rather than a failure at publish time.
  */
-export const isPublicAddress = (path: string): boolean => {
+export const isWebAddress = (path: string): boolean => {
   if (!URL.canParse(path)) return false
   const url = new URL(path)
   return (url.protocol === "http:" || url.protocol === "https:") && url.hostname !== ""
@@ -49,7 +49,7 @@ export const isPublicAddress = (path: string): boolean => {
 const videoExtension = /\.(mp4|mov|webm|m4v)$/i
 
 /** A file by address counts as a video when its name says so; the network checks the rest. */
-const kindOfAddress = (path: string): "image" | "video" =>
+export const kindOfAddress = (path: string): "image" | "video" =>
   videoExtension.test(URL.canParse(path) ? new URL(path).pathname : path) ? "video" : "image"
 
 type ResolvedMedia =
@@ -60,7 +60,7 @@ type ResolvedMedia =
 const resolveMedia = (ref: MediaRef, channelName: string, context: RulesContext): ResolvedMedia => {
   const known = ref.id === null ? undefined : context.media(ref.id)
   if (known !== undefined) return { ok: true, kind: known.type }
-  if (ref.path !== null && isPublicAddress(ref.path)) return { ok: true, kind: kindOfAddress(ref.path) }
+  if (ref.path !== null && isWebAddress(ref.path)) return { ok: true, kind: kindOfAddress(ref.path) }
   if (ref.id !== null) return { ok: false, message: RuleMessages.mediaNotFound(channelName, ref.id) }
   return { ok: false, message: RuleMessages.mediaPathNotPublic(channelName, ref.path ?? "") }
 }

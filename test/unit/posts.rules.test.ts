@@ -5,7 +5,7 @@ import type { MediaRef, NormalizedPost, PostItem } from "../../domain/posts/norm
 import {
   type ChannelForRules,
   checkPostAgainstNetworks,
-  isPublicAddress,
+  isWebAddress,
   type MediaForRules,
   type RulesContext,
   unknownChannelIds
@@ -218,12 +218,12 @@ describe("rules: media must exist", () => {
     }
   )
 
-  it("isPublicAddress accepts only http and https URLs", () => {
+  it("isWebAddress accepts only http and https URLs", () => {
     expect([
-      isPublicAddress("https://a.example/x.png"),
-      isPublicAddress("http://a.example/x.png"),
-      isPublicAddress("javascript:alert(1)"),
-      isPublicAddress("not a url")
+      isWebAddress("https://a.example/x.png"),
+      isWebAddress("http://a.example/x.png"),
+      isWebAddress("javascript:alert(1)"),
+      isWebAddress("not a url")
     ]).toEqual([true, true, false, false])
   })
 })

@@ -7,7 +7,7 @@ import { isUuid } from "../../../domain/ids.js"
 import { findNetwork } from "../../../domain/networks/index.js"
 import { normalizePostBody } from "../../../domain/posts/body.js"
 import type { MediaRef, TagRef } from "../../../domain/posts/normalizedPost.js"
-import { checkPostAgainstNetworks, unknownChannelIds, type ChannelForRules, type MediaForRules } from "../../../domain/posts/rules.js"
+import { checkPostAgainstNetworks, kindOfAddress, unknownChannelIds, type ChannelForRules, type MediaForRules } from "../../../domain/posts/rules.js"
 import { create, edit } from "../../../domain/posts/states.js"
 import { postsPerHour } from "../../../domain/rateWindow.js"
 import type { Principal } from "../../../domain/roles.js"
@@ -92,8 +92,7 @@ const mediaSnapshot = (ref: MediaRef, known: ReadonlyMap<string, MediaForPost>):
   // a file known only by its public address (reference CLI): what the address tells
   const path = ref.path ?? ""
   const name = path.split("/").pop()?.split("?")[0] ?? ""
-  const video = /\.(mp4|mov|webm|m4v)$/i.test(name)
-  return { id: ref.id ?? "", alt: ref.alt ?? "", url: path, mime: "", name, size: 0, type: video ? "video" : "image", width: 0, height: 0 }
+  return { id: ref.id ?? "", alt: ref.alt ?? "", url: path, mime: "", name, size: 0, type: kindOfAddress(path), width: 0, height: 0 }
 }
 
 /** POST /posts inside the workspace's mailbox: replay, or check, save and answer. */
