@@ -13,7 +13,7 @@ import { AuthenticationLive } from "./authentication.js"
 import { guardChunkedBodies } from "./chunkedBodyGuard.js"
 import { apiErrorResponse, causeToResponse } from "./errorResponse.js"
 import { AccountHttpLive } from "./http/accountHttp.js"
-import { isUploadRequest, MediaFilesRouteLive, MediaHttpLive, withUploadLimits } from "./http/mediaHttp.js"
+import { isUploadRequest, MediaFilesRouteLive, MediaHttpLive, UPLOAD_PATH, withUploadLimits } from "./http/mediaHttp.js"
 import { NetworksHttpLive } from "./http/networksHttp.js"
 import { PostsHttpLive } from "./http/postsHttp.js"
 import { openApiDocument } from "./openapi.js"
@@ -25,7 +25,7 @@ export const MAX_JSON_BODY = 5 * 1024 * 1024
 /** The Node server, with the 5 MB limit for bodies sent without Content-Length. */
 const makeNodeServer = () => {
   const server = createServer()
-  guardChunkedBodies(server, MAX_JSON_BODY, (url) => url.startsWith("/public/v1/upload"))
+  guardChunkedBodies(server, MAX_JSON_BODY, (url) => url.split("?")[0] === UPLOAD_PATH)
   return server
 }
 

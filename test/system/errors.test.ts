@@ -195,6 +195,12 @@ describe("413 JSON body over 5 MB", () => {
     expect(json.msg).toBe(json.error)
   })
 
+  it("POST /upload-from-url is a JSON endpoint: a chunked body over 5 MB answers 413 too", async () => {
+    // only POST /upload (multipart) has the larger upload limit, not every path that starts like it
+    const answer = await sendChunked("/public/v1/upload-from-url", apiKey, 7)
+    expect(answer).toMatch(/^HTTP\/1\.1 413 /)
+  })
+
   it("a small body sent chunked is read (the raw-socket client above works)", async () => {
     const answer = await sendChunked(`/public/v1/integration-trigger/${channelId}`, apiKey, 1)
     expect(answer).toMatch(/^HTTP\/1\.1 200 /)
