@@ -1,7 +1,7 @@
 import type { KV } from "nats"
 import { decodeLease } from "../../services/actors/shardLeases.js"
+import { sleep } from "./wait.js"
 
-export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
 /** Reads who owns which shard from the lease bucket, as the actor hosts see it. */
 export const leaseReader = (leases: KV, shardCount: number) => {

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { client } from "../support/http.js"
 import { createWorld, startServices, type RunningServices, type TestWorld } from "../support/system.js"
 import { withDb } from "../support/tokens.js"
+import { sleep, waitFor } from "../support/wait.js"
 
 /**
  * POST /posts (spec "Posts": body table, simpler body, rules 1-2, 5; "States and
@@ -21,18 +22,7 @@ afterAll(async () => {
   await world?.drop()
 })
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
-/** Polls `probe` until it returns a value that is not undefined, or fails after `timeoutMs`. */
-const waitFor = async <A>(what: string, probe: () => Promise<A | undefined>, timeoutMs = 15_000): Promise<A> => {
-  const deadline = Date.now() + timeoutMs
-  for (;;) {
-    const value = await probe()
-    if (value !== undefined) return value
-    if (Date.now() > deadline) throw new Error(`${what} within ${timeoutMs} ms`)
-    await sleep(150)
-  }
-}
 
 const inMinutes = (m: number) => new Date(Date.now() + m * 60_000).toISOString()
 

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { client } from "../support/http.js"
 import { createWorld, startServices, type RunningServices, type TestWorld } from "../support/system.js"
 import { withDb } from "../support/tokens.js"
+import { waitFor } from "../support/wait.js"
 
 /**
  * GET /posts (Post row) and GET /posts/{id} (whole post), and 404 for another
@@ -22,20 +23,10 @@ afterAll(async () => {
 })
 
 const DAY = 86_400_000
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 const at = (offsetMs: number) => new Date(Date.now() + offsetMs).toISOString()
 const iso = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/
 const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 
-const waitFor = async <A>(what: string, probe: () => Promise<A | undefined>, timeoutMs = 15_000): Promise<A> => {
-  const deadline = Date.now() + timeoutMs
-  for (;;) {
-    const value = await probe()
-    if (value !== undefined) return value
-    if (Date.now() > deadline) throw new Error(`${what} within ${timeoutMs} ms`)
-    await sleep(150)
-  }
-}
 
 const newWorkspace = async () => {
   const { workspaceId, apiKey } = await sys.admin.createWorkspace()

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { client } from "../support/http.js"
 import { createWorld, startServices, type RunningServices, type TestWorld } from "../support/system.js"
 import { withDb } from "../support/tokens.js"
+import { sleep, waitFor } from "../support/wait.js"
 
 /**
  * The rows of the spec's "Transitions" table that the API and the worker trigger:
@@ -23,18 +24,8 @@ afterAll(async () => {
 })
 
 const DAY = 86_400_000
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 const at = (offsetMs: number) => new Date(Date.now() + offsetMs).toISOString()
 
-const waitFor = async <A>(what: string, probe: () => Promise<A | undefined>, timeoutMs = 15_000): Promise<A> => {
-  const deadline = Date.now() + timeoutMs
-  for (;;) {
-    const value = await probe()
-    if (value !== undefined) return value
-    if (Date.now() > deadline) throw new Error(`${what} within ${timeoutMs} ms`)
-    await sleep(150)
-  }
-}
 
 type Created = { postId: string; group: string; integration: string; status: string; previewUrl: string }
 
