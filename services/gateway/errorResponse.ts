@@ -38,7 +38,7 @@ const multipartError = (failure: unknown): ApiError | null => {
 /** Maps anything that failed or died to an ApiError (null: an unexpected failure). */
 export const toApiError = (failure: unknown): ApiError | null => {
   if (failure instanceof ApiError) return failure
-  if (hasTag(failure, "RouteNotFound") || failure instanceof HttpServerError.RouteNotFound) return Errors.notFound()
+  if (failure instanceof HttpServerError.RouteNotFound) return Errors.notFound()
   if (failure instanceof HttpApiError.HttpApiDecodeError) return decodeErrorToApiError(failure)
   if (failure instanceof HttpServerError.RequestError) {
     if (tooLarge(failure.cause)) return Errors.bodyTooLarge()

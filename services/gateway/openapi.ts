@@ -28,14 +28,13 @@ const rewrite = (node: unknown): unknown => {
   if (typeof ref === "string" && internal[ref] !== undefined) return { $ref: internal[ref] }
   const out: Json = {}
   for (const [k, v] of Object.entries(node)) {
-    let value = rewrite(v)
+    const value = rewrite(v)
     if (k === "anyOf" && Array.isArray(value)) {
-      const unique = value.filter((s, i) => value instanceof Array && value.findIndex((t) => sameRef(s, t)) === i)
-      value = unique
-      if (unique.length === 1) {
-        Object.assign(out, unique[0] as Json)
-        continue
-      }
+      // two internal errors can map to the same documented body: list it once
+      const unique = value.filter((s, i) => value.findIndex((t) => sameRef(s, t)) === i)
+      if (unique.length === 1) Object.assign(out, unique[0] as Json)
+      else out[k] = unique
+      continue
     }
     out[k] = value
   }
