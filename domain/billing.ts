@@ -1,4 +1,4 @@
-import { Errors, type ApiError } from "./errors.js"
+import { Errors, type NoSubscription, type PaymentFailed } from "./errors.js"
 
 /**
  * Billing of a workspace (spec: "Billing states of a workspace" and the
@@ -65,7 +65,7 @@ export const graceEndsAt = (pastDueSince: Date): Date => new Date(pastDueSince.g
  * The billing gate: every API call of a workspace without a plan answers 401
  * no_subscription; after the grace of a failed payment, 402 payment_failed.
  */
-export const billingGate = (state: BillingState, pastDueSince: Date | null, now: Date): ApiError | null => {
+export const billingGate = (state: BillingState, pastDueSince: Date | null, now: Date): NoSubscription | PaymentFailed | null => {
   switch (state) {
     case "ended":
       return Errors.noSubscription()

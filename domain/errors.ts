@@ -12,16 +12,94 @@ export class RuleProblem extends Schema.Class<RuleProblem>("RuleProblem")({
   message: Schema.String
 }) {}
 
-/** Any failure answered to a client. `error` is also sent as `msg`. */
-export class ApiError extends Schema.TaggedError<ApiError>()("ApiError", {
-  status: Schema.Number,
+/**
+ * What every error carries to a surface: the text (REST sends it as `error` and `msg`,
+ * OAuth as `error_description`, MCP as the JSON-RPC message) and the spec's optional
+ * extras. Which case it is, is the class; its HTTP status is the contract's business
+ * (protocol/http/errors.ts), so this module stays free of HTTP.
+ */
+const wire = {
   error: Schema.String,
   fix: Schema.optional(Schema.String),
   code: Schema.optional(Schema.String),
   errors: Schema.optional(Schema.Array(RuleProblem)),
   /** Seconds, sent as the Retry-After header (429). */
   retryAfter: Schema.optional(Schema.Number)
-}) {}
+}
+
+// ---- 400 ----
+/** A missing or wrong field, with a sentence naming it. */
+export class InvalidRequest extends Schema.TaggedError<InvalidRequest>()("InvalidRequest", wire) {}
+export class InvalidJson extends Schema.TaggedError<InvalidJson>()("InvalidJson", wire) {}
+export class InvalidId extends Schema.TaggedError<InvalidId>()("InvalidId", wire) {}
+export class InvalidDate extends Schema.TaggedError<InvalidDate>()("InvalidDate", wire) {}
+/** A post that breaks network rules: `errors` lists every problem per channel. */
+export class RuleViolations extends Schema.TaggedError<RuleViolations>()("RuleViolations", wire) {}
+export class FormConnect extends Schema.TaggedError<FormConnect>()("FormConnect", wire) {}
+/** A file or address the media library refuses (type, damage, image size, address). */
+export class MediaRefused extends Schema.TaggedError<MediaRefused>()("MediaRefused", wire) {}
+// ---- 401 ----
+export class MissingApiKey extends Schema.TaggedError<MissingApiKey>()("MissingApiKey", wire) {}
+export class InvalidApiKey extends Schema.TaggedError<InvalidApiKey>()("InvalidApiKey", wire) {}
+export class NoSubscription extends Schema.TaggedError<NoSubscription>()("NoSubscription", wire) {}
+// ---- 402 ----
+export class PaymentFailed extends Schema.TaggedError<PaymentFailed>()("PaymentFailed", wire) {}
+// ---- 403 ----
+export class Forbidden extends Schema.TaggedError<Forbidden>()("Forbidden", wire) {}
+export class EmailNotVerified extends Schema.TaggedError<EmailNotVerified>()("EmailNotVerified", wire) {}
+export class MemberPaused extends Schema.TaggedError<MemberPaused>()("MemberPaused", wire) {}
+// ---- 404 ----
+export class PostNotFound extends Schema.TaggedError<PostNotFound>()("PostNotFound", wire) {}
+export class ChannelNotFound extends Schema.TaggedError<ChannelNotFound>()("ChannelNotFound", wire) {}
+export class MediaNotFound extends Schema.TaggedError<MediaNotFound>()("MediaNotFound", wire) {}
+export class UnknownNetwork extends Schema.TaggedError<UnknownNetwork>()("UnknownNetwork", wire) {}
+export class RouteNotFound extends Schema.TaggedError<RouteNotFound>()("RouteNotFound", wire) {}
+// ---- 409 ----
+export class AlreadyExists extends Schema.TaggedError<AlreadyExists>()("AlreadyExists", wire) {}
+export class IdempotencyKeyReused extends Schema.TaggedError<IdempotencyKeyReused>()("IdempotencyKeyReused", wire) {}
+export class IdempotencyKeyRunning extends Schema.TaggedError<IdempotencyKeyRunning>()("IdempotencyKeyRunning", wire) {}
+/** A conditional update found the post moved on (two writers during an actor hand-over). */
+export class ChangedMeanwhile extends Schema.TaggedError<ChangedMeanwhile>()("ChangedMeanwhile", wire) {}
+// ---- 413 ----
+export class PayloadTooLarge extends Schema.TaggedError<PayloadTooLarge>()("PayloadTooLarge", wire) {}
+// ---- 429 ----
+export class TooManyRequests extends Schema.TaggedError<TooManyRequests>()("TooManyRequests", wire) {}
+// ---- 500 ----
+export class ServerError extends Schema.TaggedError<ServerError>()("ServerError", wire) {}
+
+/** Every failure answered to a client, one class per case; also the schema commands fail with over NATS. */
+export const ApiError = Schema.Union(
+  InvalidRequest,
+  InvalidJson,
+  InvalidId,
+  InvalidDate,
+  RuleViolations,
+  FormConnect,
+  MediaRefused,
+  MissingApiKey,
+  InvalidApiKey,
+  NoSubscription,
+  PaymentFailed,
+  Forbidden,
+  EmailNotVerified,
+  MemberPaused,
+  PostNotFound,
+  ChannelNotFound,
+  MediaNotFound,
+  UnknownNetwork,
+  RouteNotFound,
+  AlreadyExists,
+  IdempotencyKeyReused,
+  IdempotencyKeyRunning,
+  ChangedMeanwhile,
+  PayloadTooLarge,
+  TooManyRequests,
+  ServerError
+)
+export type ApiError = typeof ApiError.Type
+export type ApiErrorTag = ApiError["_tag"]
+
+export const isApiError: (u: unknown) => u is ApiError = Schema.is(ApiError)
 
 export type ApiErrorBody = {
   readonly error: string
@@ -42,8 +120,10 @@ export const errorBody = (e: ApiError): ApiErrorBody => ({
     : {})
 })
 
-const make = (status: number, error: string, extra: Partial<Omit<ApiError, "status" | "error" | "_tag">> = {}) =>
-  new ApiError({ status, error, ...extra })
+type Extra = { readonly fix?: string; readonly code?: string; readonly errors?: ReadonlyArray<RuleProblem>; readonly retryAfter?: number }
+
+/** Builds a case with its text; optional extras only when given (so they stay absent on the wire). */
+const make = <E>(Case: new (fields: { error: string } & Extra) => E, error: string, extra: Extra = {}): E => new Case({ error, ...extra })
 
 export const Messages = {
   noApiKey: "No API Key found",
@@ -81,49 +161,60 @@ export const Messages = {
   emailNotVerifiedFix: "Ask the owner to open the confirmation link that was sent to their email address.",
   memberPaused: "Your access is paused because the workspace plan has no team.",
   memberPausedFix: "Ask the workspace owner to choose a plan with a team on the Billing page.",
-  mediaNotFound: "Media not found"
+  mediaNotFound: "Media not found",
+  settingsAfterPublishing: "Settings can only change before the post is published.",
+  settingsAfterPublishingFix: "Change the settings of posts that are draft, queued or failed; published posts stay as they went out.",
+  requestNotJsonObject: "The request body must be a JSON object with the documented fields.",
+  requestInvalid: "The request is missing a field or has a wrong one.",
+  requestUnreadable: "The request could not be read.",
+  multipartUnreadable: "The multipart/form-data body could not be read. Send the file in the field `file`.",
+  uploadTooLarge: "The file is larger than the largest upload this server takes.",
+  uploadTooLargeFix: "Send a smaller file."
 } as const
 
 export const Errors = {
-  noApiKey: () => make(401, Messages.noApiKey),
-  invalidApiKey: () => make(401, Messages.invalidApiKey),
-  invalidJson: () => make(400, Messages.invalidJson),
-  badRequest: (message: string) => make(400, message),
-  postNotFound: () => make(404, Messages.postNotFound),
-  channelNotFound: () => make(404, Messages.channelNotFound),
-  mediaNotFound: () => make(404, Messages.mediaNotFound),
-  invalidId: () => make(400, Messages.invalidId, { fix: Messages.invalidIdFix }),
-  notFound: () => make(404, Messages.notFound, { fix: Messages.notFoundFix }),
-  noSubscription: () => make(401, Messages.noSubscription, { code: "no_subscription", fix: Messages.noSubscriptionFix }),
-  paymentFailed: () => make(402, Messages.paymentFailed, { code: "payment_failed", fix: Messages.paymentFailedFix }),
-  forbidden: (message: string = Messages.forbiddenRole, fix: string = Messages.forbiddenRoleFix) =>
-    make(403, message, { fix }),
-  emailNotVerified: () => make(403, Messages.emailNotVerified, { code: "email_not_verified", fix: Messages.emailNotVerifiedFix }),
-  memberPaused: () => make(403, Messages.memberPaused, { code: "member_paused", fix: Messages.memberPausedFix }),
-  alreadyExists: () => make(409, Messages.alreadyExists, { fix: Messages.alreadyExistsFix }),
+  noApiKey: () => make(MissingApiKey, Messages.noApiKey),
+  invalidApiKey: () => make(InvalidApiKey, Messages.invalidApiKey),
+  invalidJson: () => make(InvalidJson, Messages.invalidJson),
+  badRequest: (message: string, fix?: string) => make(InvalidRequest, message, fix !== undefined ? { fix } : {}),
+  postNotFound: () => make(PostNotFound, Messages.postNotFound),
+  channelNotFound: () => make(ChannelNotFound, Messages.channelNotFound),
+  mediaNotFound: () => make(MediaNotFound, Messages.mediaNotFound),
+  invalidId: () => make(InvalidId, Messages.invalidId, { fix: Messages.invalidIdFix }),
+  notFound: () => make(RouteNotFound, Messages.notFound, { fix: Messages.notFoundFix }),
+  noSubscription: () => make(NoSubscription, Messages.noSubscription, { code: "no_subscription", fix: Messages.noSubscriptionFix }),
+  paymentFailed: () => make(PaymentFailed, Messages.paymentFailed, { code: "payment_failed", fix: Messages.paymentFailedFix }),
+  forbidden: (message: string = Messages.forbiddenRole, fix: string = Messages.forbiddenRoleFix) => make(Forbidden, message, { fix }),
+  emailNotVerified: () =>
+    make(EmailNotVerified, Messages.emailNotVerified, { code: "email_not_verified", fix: Messages.emailNotVerifiedFix }),
+  memberPaused: () => make(MemberPaused, Messages.memberPaused, { code: "member_paused", fix: Messages.memberPausedFix }),
+  alreadyExists: () => make(AlreadyExists, Messages.alreadyExists, { fix: Messages.alreadyExistsFix }),
   idempotencyKeyReused: () =>
-    make(409, Messages.idempotencyKeyReused, { code: "idempotency_key_reused", fix: Messages.idempotencyKeyReusedFix }),
-  idempotencyRunning: () => make(409, Messages.idempotencyRunning, { fix: Messages.idempotencyRunningFix }),
+    make(IdempotencyKeyReused, Messages.idempotencyKeyReused, { code: "idempotency_key_reused", fix: Messages.idempotencyKeyReusedFix }),
+  idempotencyRunning: () => make(IdempotencyKeyRunning, Messages.idempotencyRunning, { fix: Messages.idempotencyRunningFix }),
   /** 409: a conditional update found the post moved on (two writers during an actor hand-over). */
-  changedMeanwhile: () => make(409, Messages.changedMeanwhile, { fix: Messages.changedMeanwhileFix }),
+  changedMeanwhile: () => make(ChangedMeanwhile, Messages.changedMeanwhile, { fix: Messages.changedMeanwhileFix }),
   /** 429: `<n>` is the whole minutes to wait, rounded up; Retry-After carries the seconds. */
   tooManyRequests: (retryAfterSeconds: number) => {
     const seconds = Math.max(1, Math.ceil(retryAfterSeconds))
-    return make(429, `Too many requests. Try again in ${Math.max(1, Math.ceil(seconds / 60))} minutes.`, {
+    return make(TooManyRequests, `Too many requests. Try again in ${Math.max(1, Math.ceil(seconds / 60))} minutes.`, {
       retryAfter: seconds
     })
   },
   serverError: (supportEmail: string) =>
-    make(500, Messages.serverError, {
+    make(ServerError, Messages.serverError, {
       fix: `Try again in a minute. If it keeps happening, email ${supportEmail} with the time of the request.`
     }),
   /** 400 for a date that cannot be parsed; the example is an ISO 8601 timestamp. */
-  invalidDate: (example: string) => make(400, `The date is not valid. Use ISO 8601, for example ${example}.`),
-  formConnect: () => make(400, Messages.formConnect),
-  fixBeforeSaving: (errors: ReadonlyArray<RuleProblem>) => make(400, Messages.fixBeforeSaving, { errors }),
-  unknownNetwork: () => make(404, Messages.unknownNetwork),
-  bodyTooLarge: () => make(413, Messages.bodyTooLarge, { fix: Messages.bodyTooLargeFix }),
-  payloadTooLarge: (message: string, fix: string) => make(413, message, { fix })
+  invalidDate: (example: string) => make(InvalidDate, `The date is not valid. Use ISO 8601, for example ${example}.`),
+  formConnect: () => make(FormConnect, Messages.formConnect),
+  fixBeforeSaving: (errors: ReadonlyArray<RuleProblem>) => make(RuleViolations, Messages.fixBeforeSaving, { errors }),
+  unknownNetwork: () => make(UnknownNetwork, Messages.unknownNetwork),
+  bodyTooLarge: () => make(PayloadTooLarge, Messages.bodyTooLarge, { fix: Messages.bodyTooLargeFix }),
+  payloadTooLarge: (message: string, fix: string) => make(PayloadTooLarge, message, { fix }),
+  settingsAfterPublishing: () => make(InvalidRequest, Messages.settingsAfterPublishing, { fix: Messages.settingsAfterPublishingFix }),
+  /** 400 from the media library: a refused file or address, with what to do. */
+  mediaRefused: (message: string, fix?: string) => make(MediaRefused, message, fix !== undefined ? { fix } : {})
 } as const
 
 /** `<channelName>: the post is too long, <n> of <max> characters.` */

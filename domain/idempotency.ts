@@ -1,4 +1,4 @@
-import { Errors, type ApiError } from "./errors.js"
+import { Errors, type InvalidRequest } from "./errors.js"
 
 /**
  * Idempotency-Key (spec: POST /posts rule 4; Limits rule 4): up to 255 characters,
@@ -10,7 +10,7 @@ export const MAX_IDEMPOTENCY_KEY_LENGTH = 255
 export const IDEMPOTENCY_TTL_MS = 24 * 3600 * 1000
 
 /** A refusal of the key itself (too long or blank), else null. */
-export const checkIdempotencyKey = (key: string): ApiError | null => {
+export const checkIdempotencyKey = (key: string): InvalidRequest | null => {
   if (key.length > MAX_IDEMPOTENCY_KEY_LENGTH) {
     return Errors.badRequest(`The Idempotency-Key is longer than ${MAX_IDEMPOTENCY_KEY_LENGTH} characters.`)
   }

@@ -16,3 +16,25 @@ export const Uuid = Schema.String.pipe(
   Schema.filter(isUuid, { message: () => INVALID_ID }),
   Schema.annotations({ jsonSchema: { type: "string", format: "uuid" }, description: "A UUID" })
 )
+
+/**
+ * Branded ids: a channel id cannot be passed where a post id is expected. Each is a
+ * UUID (decoding checks it); `make` brands a value already known to be one.
+ */
+export const WorkspaceId = Uuid.pipe(Schema.brand("WorkspaceId"))
+export type WorkspaceId = typeof WorkspaceId.Type
+export const ChannelId = Uuid.pipe(Schema.brand("ChannelId"))
+export type ChannelId = typeof ChannelId.Type
+/** A per-channel post id. */
+export const PostId = Uuid.pipe(Schema.brand("PostId"))
+export type PostId = typeof PostId.Type
+/** The id of a whole post (its group). */
+export const GroupId = Uuid.pipe(Schema.brand("GroupId"))
+export type GroupId = typeof GroupId.Type
+/** Where the spec takes "a per-channel post id or a group id". */
+export const PostRef = Uuid.pipe(Schema.brand("PostRef"))
+export type PostRef = typeof PostRef.Type
+export const CustomerId = Uuid.pipe(Schema.brand("CustomerId"))
+export type CustomerId = typeof CustomerId.Type
+export const MediaId = Uuid.pipe(Schema.brand("MediaId"))
+export type MediaId = typeof MediaId.Type

@@ -1,15 +1,11 @@
+import type { WorkspaceId } from "./ids.js"
+
 /** Roles of a person in a workspace. The workspace API key acts as an admin. */
 export type Role = "owner" | "admin" | "editor" | "client"
 
 export const roles: ReadonlyArray<Role> = ["owner", "admin", "editor", "client"]
 
 export const isRole = (s: string): s is Role => (roles as ReadonlyArray<string>).includes(s)
-
-/** Disconnecting a channel, managing webhooks: owners and admins (spec: Authentication rule 4). */
-export const canManageChannels = (role: Role): boolean => role === "owner" || role === "admin"
-
-/** Client members see no media library (spec: GET /media). */
-export const seesMediaLibrary = (role: Role): boolean => role !== "client"
 
 /** Token kinds by prefix (spec: Authentication). */
 export const tokenKinds = [
@@ -31,7 +27,7 @@ export type PrincipalKind = TokenKind | "share"
 
 /** Who is calling, as the gateway resolved it from the Authorization header (or a share link). */
 export interface Principal {
-  readonly workspaceId: string
+  readonly workspaceId: WorkspaceId
   readonly userId: string | null
   readonly role: Role
   readonly tokenKind: PrincipalKind

@@ -1,5 +1,18 @@
 import { Schema } from "effect"
-import { ApiError } from "../domain/errors.js"
+import {
+  ChangedMeanwhile,
+  ChannelNotFound,
+  Forbidden,
+  IdempotencyKeyReused,
+  IdempotencyKeyRunning,
+  InvalidDate,
+  InvalidId,
+  InvalidRequest,
+  PostNotFound,
+  RuleViolations,
+  TooManyRequests
+} from "../domain/errors.js"
+import { WorkspaceId } from "../domain/ids.js"
 import { WholePost } from "./http/postResources.js"
 
 /**
@@ -9,16 +22,19 @@ import { WholePost } from "./http/postResources.js"
  */
 
 export const PrincipalSchema = Schema.Struct({
-  workspaceId: Schema.String,
+  workspaceId: WorkspaceId,
   userId: Schema.NullOr(Schema.String),
   role: Schema.Literal("owner", "admin", "editor", "client"),
   tokenKind: Schema.Literal("live", "oat", "cli", "share"),
   actor: Schema.String
 })
 
+/** Every change of a post can meet a refused role, a missing post or a concurrent writer. */
+const PostChangeFailure = Schema.Union(Forbidden, PostNotFound, ChangedMeanwhile, InvalidRequest, RuleViolations)
+
 /** DELETE /integrations/{id}: disconnect a channel and delete its unpublished posts. */
 export class DeleteChannel extends Schema.TaggedRequest<DeleteChannel>()("DeleteChannel", {
-  failure: ApiError,
+  failure: Schema.Union(Forbidden, ChannelNotFound),
   success: Schema.Struct({ success: Schema.Literal(true) }),
   payload: { channelId: Schema.String }
 }) {}
@@ -32,7 +48,15 @@ export const PostsAnswer = Schema.Struct({
 
 /** POST /posts: create or edit, with the optional Idempotency-Key. */
 export class CreatePosts extends Schema.TaggedRequest<CreatePosts>()("CreatePosts", {
-  failure: ApiError,
+  failure: Schema.Union(
+    PostChangeFailure,
+    InvalidId,
+    InvalidDate,
+    ChannelNotFound,
+    IdempotencyKeyReused,
+    IdempotencyKeyRunning,
+    TooManyRequests
+  ),
   success: PostsAnswer,
   payload: { body: Schema.Unknown, idempotencyKey: Schema.NullOr(Schema.String) }
 }) {}
@@ -41,32 +65,32 @@ export class CreatePosts extends Schema.TaggedRequest<CreatePosts>()("CreatePost
 const WholePostAnswer = WholePost
 
 export class MovePost extends Schema.TaggedRequest<MovePost>()("MovePost", {
-  failure: ApiError,
+  failure: Schema.Union(PostChangeFailure, InvalidDate),
   success: WholePostAnswer,
   payload: { postId: Schema.String, date: Schema.String }
 }) {}
 
 export class SetPostStatus extends Schema.TaggedRequest<SetPostStatus>()("SetPostStatus", {
-  failure: ApiError,
+  failure: PostChangeFailure,
   success: WholePostAnswer,
   payload: { postId: Schema.String, status: Schema.Literal("draft", "schedule") }
 }) {}
 
 export class SetPostSettings extends Schema.TaggedRequest<SetPostSettings>()("SetPostSettings", {
-  failure: ApiError,
+  failure: PostChangeFailure,
   success: WholePostAnswer,
   payload: { postId: Schema.String, settings: Schema.Record({ key: Schema.String, value: Schema.Unknown }) }
 }) {}
 
 export class DeletePost extends Schema.TaggedRequest<DeletePost>()("DeletePost", {
-  failure: ApiError,
+  failure: Schema.Union(Forbidden, PostNotFound, ChangedMeanwhile),
   success: Schema.Struct({ error: Schema.Literal(false), success: Schema.Literal(true) }),
   payload: { postId: Schema.String }
 }) {}
 
 /** The share page: the client approves, or asks for changes with a comment. */
 export class ReviewPost extends Schema.TaggedRequest<ReviewPost>()("ReviewPost", {
-  failure: ApiError,
+  failure: PostChangeFailure,
   success: WholePostAnswer,
   payload: {
     groupId: Schema.String,

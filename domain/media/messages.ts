@@ -1,4 +1,4 @@
-import { ApiError } from "../errors.js"
+import { Errors } from "../errors.js"
 import { acceptedLabels, type MediaFormat } from "./formats.js"
 
 /**
@@ -20,7 +20,7 @@ export const formatSize = (bytes: number): string => {
   return `${text} ${units[unit]}`
 }
 
-const bad = (error: string, fix?: string) => new ApiError({ status: 400, error, ...(fix !== undefined ? { fix } : {}) })
+const bad = (error: string, fix?: string) => Errors.mediaRefused(error, fix)
 
 export const MediaMessages = {
   unsupported: `This file type is not accepted. Upload a ${acceptedLabels} file.`,
@@ -55,11 +55,10 @@ export const MediaErrors = {
     bad(`Images can be at most ${formatSize(limit)}. This one is ${formatSize(size)}.`, MediaMessages.imageTooLargeFix),
   /** 413 on upload (spec: Status codes, 413). */
   uploadTooLarge: (limit: number) =>
-    new ApiError({
-      status: 413,
-      error: `The file is larger than ${formatSize(limit)}, the largest upload this server takes.`,
-      fix: MediaMessages.tooLargeFix
-    }),
+    Errors.payloadTooLarge(
+      `The file is larger than ${formatSize(limit)}, the largest upload this server takes.`,
+      MediaMessages.tooLargeFix
+    ),
   /** 400 on import: the request itself was small; the address's file was refused. */
   importTooLarge: (limit: number) =>
     bad(`The file at the address is larger than ${formatSize(limit)}, the largest file this server takes.`, MediaMessages.tooLargeFix),

@@ -1,6 +1,6 @@
 import { Either, Predicate, Schema } from "effect"
 import type { NonEmptyReadonlyArray } from "effect/Array"
-import { type ApiError, Errors } from "../errors.js"
+import { Errors, type InvalidDate, type InvalidId, type InvalidRequest } from "../errors.js"
 import { isUuid } from "../ids.js"
 import { dateExample, isTooFarInPast, parseZonedDate } from "./dates.js"
 import { expecting, fieldProblem } from "./fieldProblem.js"
@@ -137,7 +137,9 @@ export type SimplePostBody = typeof SimplePostBody.Type
 
 // ---- Reading ----------------------------------------------------------------------------
 
-type Result<A> = Either.Either<A, ApiError>
+/** What reading a body can refuse: a field (named), an id, a date. */
+export type BodyError = InvalidRequest | InvalidId | InvalidDate
+type Result<A> = Either.Either<A, BodyError>
 type Common = Pick<FullPostBody, keyof typeof commonFields>
 type RawMedia = typeof MediaRefBody.Type
 type RawThreadItem = typeof ThreadItemBody.Type
@@ -327,7 +329,7 @@ const readSimple = (raw: unknown, now: Date): Result<NormalizedPost> =>
  * Reads a POST /posts body in either form into one NormalizedPost, or the 400 to answer.
  * The full form is recognised by `posts`; the simpler one by `channels` or `content`.
  */
-export const normalizePostBody = (raw: unknown, now: Date): Either.Either<NormalizedPost, ApiError> => {
+export const normalizePostBody = (raw: unknown, now: Date): Either.Either<NormalizedPost, BodyError> => {
   if (!Predicate.isRecord(raw)) return bad(PostMessages.bodyNotObject)
   const simple = raw["posts"] == null && (raw["channels"] !== undefined || raw["content"] !== undefined)
   return simple ? readSimple(raw, now) : readFull(raw, now)

@@ -77,6 +77,17 @@ const settingProblem = (channelName: string, setting: NetworkSetting, value: unk
   return null
 }
 
+/** Every problem of `settings` with the network's settings (required, select options), for one channel. */
+export const settingsProblems = (
+  channelName: string,
+  network: Network,
+  settings: Readonly<Record<string, unknown>>
+): ReadonlyArray<string> =>
+  network.settings.flatMap((setting) => {
+    const problem = settingProblem(channelName, setting, settings[setting.key])
+    return problem === null ? [] : [problem]
+  })
+
 const itemName = (index: number): string => (index === 0 ? "the post" : `follow-up ${index}`)
 
 const itemProblems = (
@@ -116,10 +127,7 @@ const entryProblems = (channel: ChannelForRules, entry: PostEntry, context: Rule
   if (!network.comments && followUps.length > 0) problems.push(RuleMessages.noFollowUps(name, followUps.length))
 
   entry.items.forEach((item, index) => problems.push(...itemProblems(channel, item, index, context)))
-  for (const setting of network.settings) {
-    const problem = settingProblem(name, setting, entry.settings[setting.key])
-    if (problem !== null) problems.push(problem)
-  }
+  problems.push(...settingsProblems(name, network, entry.settings))
   return problems
 }
 

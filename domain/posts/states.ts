@@ -1,5 +1,5 @@
 import { Either } from "effect"
-import { type ApiError, Errors } from "../errors.js"
+import { Errors, type InvalidRequest } from "../errors.js"
 import { dueTime, isTooFarInPast } from "./dates.js"
 import { PostMessages } from "./messages.js"
 import type { PostType } from "./normalizedPost.js"
@@ -228,7 +228,7 @@ const entry = (actor: string, action: string, detail: string | null = null): Act
 const approvalGateOpen = (approval: ApprovalStatus | null, approvalRequired: boolean): boolean =>
   approval === "approved" || (approval === null && !approvalRequired)
 
-const notWaiting = (): Either.Either<never, ApiError> => Either.left(Errors.badRequest(PostMessages.notWaitingForApproval))
+const notWaiting = (): Either.Either<never, InvalidRequest> => Either.left(Errors.badRequest(PostMessages.notWaitingForApproval))
 
 // ---- POST /posts: create and edit ---------------------------------------------------------
 
@@ -354,7 +354,7 @@ export interface MoveDateInput {
  * are queued again); published and in-flight channels stay. While a client's approval is
  * outstanding, drafts only move: queuing them would publish without the client's yes.
  */
-export const moveDate = (current: PostSnapshot, input: MoveDateInput): Either.Either<PostStep, ApiError> => {
+export const moveDate = (current: PostSnapshot, input: MoveDateInput): Either.Either<PostStep, InvalidRequest> => {
   if (isTooFarInPast(input.date, input.now)) return Either.left(Errors.badRequest(PostMessages.dateInPast))
   const gateOpen = approvalGateOpen(current.approval, input.approvalRequired)
   const dueAt = dueTime(input.date, input.now)
@@ -448,7 +448,7 @@ export interface LinkLivePostInput {
 }
 
 /** Marks one channel's post published; the service stores releaseId and releaseUrl. */
-export const linkLivePost = (current: PostSnapshot, input: LinkLivePostInput): Either.Either<PostStep, ApiError> => {
+export const linkLivePost = (current: PostSnapshot, input: LinkLivePostInput): Either.Either<PostStep, InvalidRequest> => {
   if (!current.channels.some((c) => c.channelId === input.channelId)) {
     return Either.left(Errors.badRequest(PostMessages.channelNotInPost))
   }
@@ -479,7 +479,7 @@ export const remove = (current: PostSnapshot, input: { readonly actor: string })
 export const approve = (
   current: PostSnapshot,
   input: { readonly now: Date; readonly approvedBy: string }
-): Either.Either<PostStep, ApiError> => {
+): Either.Either<PostStep, InvalidRequest> => {
   if (current.approval !== "requested") return notWaiting()
   return Either.right(step({
     approval: "approved",
@@ -494,7 +494,7 @@ export const approve = (
 export const requestChanges = (
   current: PostSnapshot,
   input: { readonly comment: string; readonly requestedBy: string }
-): Either.Either<PostStep, ApiError> => {
+): Either.Either<PostStep, InvalidRequest> => {
   if (current.approval !== "requested") return notWaiting()
   return Either.right(step({
     approval: "changes",

@@ -2,7 +2,8 @@ import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { Authentication } from "./security.js"
 import { Uuid } from "../../domain/ids.js"
-import { BadRequest, Forbidden, IdParam, NotFound, SuccessTrue } from "./common.js"
+import { IdParam, SuccessTrue } from "./common.js"
+import { ChannelNotFound, Forbidden, InvalidId, InvalidJson, InvalidRequest, UnknownNetwork } from "./errors.js"
 
 export const Channel = Schema.Struct({
   id: Schema.String,
@@ -64,6 +65,7 @@ export const AccountApi = HttpApiGroup.make("account")
     HttpApiEndpoint.get("listIntegrations", "/integrations")
       .setUrlParams(Schema.Struct({ group: Schema.optional(Uuid) }))
       .addSuccess(Schema.Array(Channel))
+      .addError(InvalidId)
       .annotate(OpenApi.Summary, "List channels")
   )
   .add(
@@ -75,8 +77,9 @@ export const AccountApi = HttpApiGroup.make("account")
     HttpApiEndpoint.get("integrationSettings", "/integration-settings/:id")
       .setPath(IdParam)
       .addSuccess(IntegrationSettings)
-      .addError(BadRequest)
-      .addError(NotFound)
+      .addError(InvalidId)
+      .addError(ChannelNotFound)
+      .addError(UnknownNetwork)
       .annotate(OpenApi.Summary, "Rules and settings of a channel")
   )
   .add(
@@ -84,17 +87,18 @@ export const AccountApi = HttpApiGroup.make("account")
       .setPath(IdParam)
       .setPayload(TriggerPayload)
       .addSuccess(Schema.Struct({ output: Schema.Unknown }))
-      .addError(BadRequest)
-      .addError(NotFound)
+      .addError(InvalidRequest)
+      .addError(InvalidJson)
+      .addError(InvalidId)
+      .addError(ChannelNotFound)
       .annotate(OpenApi.Summary, "Run a network helper tool")
   )
   .add(
     HttpApiEndpoint.del("deleteIntegration", "/integrations/:id")
       .setPath(IdParam)
       .addSuccess(SuccessTrue)
-      .addError(BadRequest)
-      .addError(Forbidden)
-      .addError(NotFound)
+      .addError(InvalidId)
+      .addError(ChannelNotFound)
       .annotate(OpenApi.Summary, "Disconnect a channel")
       .annotate(
         OpenApi.Description,
@@ -102,4 +106,6 @@ export const AccountApi = HttpApiGroup.make("account")
       )
   )
   .annotate(OpenApi.Title, "Account and channels")
+  // every endpoint checks the caller's role (domain/policy.ts)
+  .addError(Forbidden)
   .middleware(Authentication)

@@ -1,6 +1,6 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, Multipart, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
-import { BadRequest, PayloadTooLarge } from "./common.js"
+import { InvalidJson, InvalidRequest, MediaRefused, PayloadTooLarge, Forbidden } from "./errors.js"
 import { Authentication } from "./security.js"
 
 /** Spec: Resources → Media item. */
@@ -42,7 +42,8 @@ export const MediaApi = HttpApiGroup.make("media")
     HttpApiEndpoint.post("upload", "/upload")
       .setPayload(UploadPayload)
       .addSuccess(MediaItem)
-      .addError(BadRequest)
+      .addError(InvalidRequest)
+      .addError(MediaRefused)
       .addError(PayloadTooLarge)
       .annotate(OpenApi.Summary, "Upload a file")
       .annotate(
@@ -55,7 +56,9 @@ export const MediaApi = HttpApiGroup.make("media")
     HttpApiEndpoint.post("uploadFromUrl", "/upload-from-url")
       .setPayload(UploadFromUrlPayload)
       .addSuccess(MediaItem)
-      .addError(BadRequest)
+      .addError(InvalidRequest)
+      .addError(InvalidJson)
+      .addError(MediaRefused)
       .annotate(OpenApi.Summary, "Import a file from a URL")
       .annotate(
         OpenApi.Description,
@@ -67,7 +70,7 @@ export const MediaApi = HttpApiGroup.make("media")
     HttpApiEndpoint.get("listMedia", "/media")
       .setUrlParams(MediaListParams)
       .addSuccess(Schema.Array(MediaItem))
-      .addError(BadRequest)
+      .addError(InvalidRequest)
       .annotate(OpenApi.Summary, "List media")
       .annotate(
         OpenApi.Description,
@@ -75,4 +78,6 @@ export const MediaApi = HttpApiGroup.make("media")
       )
   )
   .annotate(OpenApi.Title, "Media")
+  // every endpoint checks the caller's role (domain/policy.ts)
+  .addError(Forbidden)
   .middleware(Authentication)

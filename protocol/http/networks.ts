@@ -1,7 +1,7 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { Authentication } from "./security.js"
-import { NotFound } from "./common.js"
+import { UnknownNetwork } from "./errors.js"
 import { Needs, SettingsList } from "./account.js"
 
 export const NetworkItem = Schema.Struct({
@@ -28,7 +28,7 @@ export const NetworksApi = HttpApiGroup.make("networks")
     HttpApiEndpoint.get("networkRules", "/rules/:identifier")
       .setPath(Schema.Struct({ identifier: Schema.String }))
       .addSuccess(NetworkRules)
-      .addError(NotFound)
+      .addError(UnknownNetwork)
       .annotate(OpenApi.Summary, "Rules of a network")
   )
   .annotate(OpenApi.Title, "Networks")

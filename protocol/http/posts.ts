@@ -2,7 +2,21 @@ import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { JSONSchema, Schema } from "effect"
 import { Uuid } from "../../domain/ids.js"
 import { FullPostBody, SimplePostBody } from "../../domain/posts/body.js"
-import { BadRequest, Conflict, IdParam, NotFound } from "./common.js"
+import { IdParam } from "./common.js"
+import {
+  ChangedMeanwhile,
+  ChannelNotFound,
+  IdempotencyKeyReused,
+  IdempotencyKeyRunning,
+  InvalidDate,
+  InvalidId,
+  InvalidJson,
+  InvalidRequest,
+  Forbidden,
+  PostNotFound,
+  RuleViolations,
+  TooManyRequests
+} from "./errors.js"
 import { CreatedPostRow, PostRow, WholePost } from "./postResources.js"
 import { Authentication } from "./security.js"
 
@@ -29,7 +43,8 @@ export const PostsApi = HttpApiGroup.make("posts")
         })
       )
       .addSuccess(Schema.Struct({ posts: Schema.Array(PostRow) }))
-      .addError(BadRequest)
+      .addError(InvalidDate)
+      .addError(InvalidId)
       .annotate(OpenApi.Summary, "List posts between two dates")
       .annotate(OpenApi.Description, "One row per channel, oldest first; default range 30 days back to 30 days ahead.")
   )
@@ -38,17 +53,25 @@ export const PostsApi = HttpApiGroup.make("posts")
       .setPayload(PostsBodyDoc)
       .setHeaders(Schema.Struct({ "idempotency-key": Schema.optional(Schema.String) }))
       .addSuccess(Schema.Array(CreatedPostRow))
-      .addError(BadRequest)
-      .addError(NotFound)
-      .addError(Conflict)
+      .addError(InvalidRequest)
+      .addError(InvalidJson)
+      .addError(InvalidId)
+      .addError(InvalidDate)
+      .addError(RuleViolations)
+      .addError(ChannelNotFound)
+      .addError(PostNotFound)
+      .addError(IdempotencyKeyReused)
+      .addError(IdempotencyKeyRunning)
+      .addError(ChangedMeanwhile)
+      .addError(TooManyRequests)
       .annotate(OpenApi.Summary, "Create or edit posts")
   )
   .add(
     HttpApiEndpoint.get("getPost", "/posts/:id")
       .setPath(IdParam)
       .addSuccess(WholePost)
-      .addError(BadRequest)
-      .addError(NotFound)
+      .addError(InvalidId)
+      .addError(PostNotFound)
       .annotate(OpenApi.Summary, "Get a whole post (per-channel id or group id)")
   )
   .add(
@@ -56,8 +79,13 @@ export const PostsApi = HttpApiGroup.make("posts")
       .setPath(IdParam)
       .setPayload(Schema.Struct({ date: Schema.String }))
       .addSuccess(WholePost)
-      .addError(BadRequest)
-      .addError(NotFound)
+      .addError(InvalidRequest)
+      .addError(InvalidJson)
+      .addError(InvalidId)
+      .addError(InvalidDate)
+      .addError(RuleViolations)
+      .addError(PostNotFound)
+      .addError(ChangedMeanwhile)
       .annotate(OpenApi.Summary, "Move a post")
   )
   .add(
@@ -65,8 +93,13 @@ export const PostsApi = HttpApiGroup.make("posts")
       .setPath(IdParam)
       .setPayload(Schema.Struct({ status: Schema.Literal("draft", "schedule") }))
       .addSuccess(WholePost)
-      .addError(BadRequest)
-      .addError(NotFound)
+      .addError(InvalidRequest)
+      .addError(InvalidJson)
+      .addError(InvalidId)
+      .addError(InvalidDate)
+      .addError(RuleViolations)
+      .addError(PostNotFound)
+      .addError(ChangedMeanwhile)
       .annotate(OpenApi.Summary, "Switch draft and scheduled")
   )
   .add(
@@ -74,25 +107,34 @@ export const PostsApi = HttpApiGroup.make("posts")
       .setPath(IdParam)
       .setPayload(Schema.Struct({ settings: Schema.Record({ key: Schema.String, value: Schema.Unknown }) }))
       .addSuccess(WholePost)
-      .addError(BadRequest)
-      .addError(NotFound)
+      .addError(InvalidRequest)
+      .addError(InvalidJson)
+      .addError(InvalidId)
+      .addError(InvalidDate)
+      .addError(RuleViolations)
+      .addError(PostNotFound)
+      .addError(ChangedMeanwhile)
       .annotate(OpenApi.Summary, "Change channel settings")
   )
   .add(
     HttpApiEndpoint.del("deletePost", "/posts/:id")
       .setPath(IdParam)
       .addSuccess(DeleteAnswer)
-      .addError(BadRequest)
-      .addError(NotFound)
+      .addError(InvalidId)
+      .addError(PostNotFound)
+      .addError(ChangedMeanwhile)
       .annotate(OpenApi.Summary, "Delete a post")
   )
   .add(
     HttpApiEndpoint.del("deletePostGroup", "/posts/group/:group")
       .setPath(Schema.Struct({ group: Uuid }))
       .addSuccess(DeleteAnswer)
-      .addError(BadRequest)
-      .addError(NotFound)
+      .addError(InvalidId)
+      .addError(PostNotFound)
+      .addError(ChangedMeanwhile)
       .annotate(OpenApi.Summary, "Delete a post by group id")
   )
   .annotate(OpenApi.Title, "Posts")
+  // every endpoint checks the caller's role (domain/policy.ts)
+  .addError(Forbidden)
   .middleware(Authentication)

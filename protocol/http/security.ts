@@ -1,6 +1,6 @@
 import { HttpApiMiddleware, HttpApiSecurity, OpenApi } from "@effect/platform"
-import { Context } from "effect"
-import { ApiError } from "../../domain/errors.js"
+import { Context, Schema } from "effect"
+import { EmailNotVerified, InvalidApiKey, MemberPaused, MissingApiKey, NoSubscription, PaymentFailed } from "./errors.js"
 import type { Principal } from "../../domain/roles.js"
 
 export class CurrentPrincipal extends Context.Tag("CurrentPrincipal")<CurrentPrincipal, Principal>() {}
@@ -11,7 +11,7 @@ export class CurrentPrincipal extends Context.Tag("CurrentPrincipal")<CurrentPri
  * billing gate, so every authenticated call answers 401/402 alike.
  */
 export class Authentication extends HttpApiMiddleware.Tag<Authentication>()("Authentication", {
-  failure: ApiError,
+  failure: Schema.Union(MissingApiKey, InvalidApiKey, NoSubscription, PaymentFailed, EmailNotVerified, MemberPaused),
   provides: CurrentPrincipal,
   security: {
     apiKey: HttpApiSecurity.apiKey({ in: "header", key: "Authorization" }).pipe(

@@ -1,4 +1,3 @@
-import { SqlClient } from "@effect/sql"
 import { Effect, Layer, Runtime, Schedule, Schema } from "effect"
 import { KvWatchInclude, type Msg, type Subscription } from "nats"
 import { shardOf } from "../../domain/shards.js"
@@ -8,9 +7,7 @@ import { Nats } from "../platform/nats.js"
 import { dispatch } from "./dispatch.js"
 import { makeMailboxes } from "./mailboxes.js"
 import { makeWorkspaceMemory, WorkspaceMemory } from "./workspaceMemory.js"
-import { MediaRepo, makeMediaRepo } from "../media/mediaRepo.js"
-import { PostsStore, makePostsStore } from "../posts/postsStore.js"
-import { ChannelsRepo, makeChannelsRepo } from "../repos/channelsRepo.js"
+import { PostWriter } from "../posts/PostWriter.js"
 import { LEASE_ROUND_MS, makeLeaseManager, tickSafely } from "./shardLeases.js"
 
 const decodeEnvelope = Schema.decodeUnknown(ActorEnvelopeJson)
@@ -24,14 +21,9 @@ export const ActorHostLive = Layer.scopedDiscard(
     const config = yield* AppConfig
     const nats = yield* Nats
     const memory = makeWorkspaceMemory()
-    const runtime = yield* Effect.runtime<SqlClient.SqlClient | AppConfig>()
-    // built once per host: their queries and decoders are reused by every command
-    const withStores = runtime.pipe(
-      Runtime.provideService(WorkspaceMemory, memory),
-      Runtime.provideService(PostsStore, yield* makePostsStore),
-      Runtime.provideService(ChannelsRepo, yield* makeChannelsRepo),
-      Runtime.provideService(MediaRepo, yield* makeMediaRepo)
-    )
+    // the writer (and its stores) is built once per host: queries and decoders are reused by every command
+    const runtime = yield* Effect.runtime<PostWriter>()
+    const withStores = runtime.pipe(Runtime.provideService(WorkspaceMemory, memory))
     const runFork = Runtime.runFork(withStores)
     const hostId = crypto.randomUUID()
     const mailboxes = makeMailboxes()
@@ -115,5 +107,4 @@ export const ActorHostLive = Layer.scopedDiscard(
       )
     )
     yield* Effect.logInfo(`actor host ${hostId} started`)
-  })
-)
+  })).pipe(Layer.provide(PostWriter.Default))

@@ -1,6 +1,5 @@
 import { Context, Data, Duration, Effect, Layer, Schedule, Schema } from "effect"
 import { ErrorCode, NatsError } from "nats"
-import { ApiError } from "../../domain/errors.js"
 import type { Principal } from "../../domain/roles.js"
 import { shardOf } from "../../domain/shards.js"
 import { ActorEnvelope, isRetrySafe, type ActorCommand } from "../../protocol/actors.js"
@@ -18,11 +17,11 @@ const REPLY_TIMEOUT_MS = 30_000
 /** A retry-safe command is asked again after this long (its host may have died). */
 const RETRY_SAFE_ATTEMPT_MS = 8_000
 
-/** A command together with its result types (every ActorCommand is one). */
-type Command<A, I> = ActorCommand & Schema.WithResult<A, I, ApiError, typeof ApiError.Encoded, never>
+/** A command together with its result types (every ActorCommand is one); E is the cases it can fail with. */
+type Command<A, I, E, EI> = ActorCommand & Schema.WithResult<A, I, E, EI, never>
 
 export interface ActorClientShape {
-  readonly send: <A, I>(principal: Principal, command: Command<A, I>) => Effect.Effect<A, ApiError>
+  readonly send: <A, I, E, EI>(principal: Principal, command: Command<A, I, E, EI>) => Effect.Effect<A, E>
 }
 
 export class ActorClient extends Context.Tag("ActorClient")<ActorClient, ActorClientShape>() {}
@@ -38,7 +37,7 @@ export const ActorClientLive = Layer.effect(
   Effect.gen(function* () {
     const nats = yield* Nats
     const config = yield* AppConfig
-    const send = <A, I>(principal: Principal, command: Command<A, I>) =>
+    const send = <A, I, E, EI>(principal: Principal, command: Command<A, I, E, EI>) =>
       Effect.gen(function* () {
         const subject = nats.names.shardCommands(shardOf(principal.workspaceId, config.shardCount))
         const payload = yield* encodeEnvelope({ principal, command }).pipe(Effect.orDie)

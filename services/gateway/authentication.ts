@@ -2,6 +2,7 @@ import { SqlClient, SqlSchema } from "@effect/sql"
 import { Effect, Layer, Option, Redacted, Schema } from "effect"
 import { billingGate } from "../../domain/billing.js"
 import { Errors } from "../../domain/errors.js"
+import { WorkspaceId } from "../../domain/ids.js"
 import { isRole, stripBearer, tokenKindOf, type Principal } from "../../domain/roles.js"
 import { Authentication } from "../../protocol/http/security.js"
 import { tokenHash } from "../platform/secrets.js"
@@ -52,14 +53,14 @@ export const principalOf = (token: string, row: TokenRow, now: Date) => {
   if (row.kind === "live") {
     // a workspace key stops working while the owner's account is suspended (rule 3)
     if (row.ownerSuspended === true) return Effect.fail(Errors.invalidApiKey())
-    principal = { workspaceId: row.workspaceId, userId: null, role: "admin", tokenKind: "live", actor: "API" }
+    principal = { workspaceId: WorkspaceId.make(row.workspaceId), userId: null, role: "admin", tokenKind: "live", actor: "API" }
   } else {
     // a person's token works only while they are a member and not suspended
     if (row.role === null || !isRole(row.role) || row.userSuspended === true || row.userId === null) {
       return Effect.fail(Errors.invalidApiKey())
     }
     principal = {
-      workspaceId: row.workspaceId,
+      workspaceId: WorkspaceId.make(row.workspaceId),
       userId: row.userId,
       role: row.role,
       tokenKind: row.kind,

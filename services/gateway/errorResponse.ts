@@ -1,14 +1,14 @@
-import { HttpApiError, HttpServerError, HttpServerResponse } from "@effect/platform"
+import { HttpApiError, HttpServerError, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Cause, Effect, Option, Predicate } from "effect"
-import { ApiError, Errors, errorBody } from "../../domain/errors.js"
+import { type ApiError, Errors, errorBody, isApiError, Messages } from "../../domain/errors.js"
 import { INVALID_ID } from "../../domain/ids.js"
+import { statusOf } from "../../protocol/http/errors.js"
 
 /**
- * The one place where every failure becomes the spec's error body: domain errors,
- * unknown paths, unparsable or oversized bodies, schema failures and defects.
+ * The REST surface's one mapping: every failure becomes the spec's error body, with the
+ * case's status (protocol/http/errors.ts): typed errors, unknown paths, unparsable or
+ * oversized bodies, schema failures and defects.
  */
-
-const hasTag = (u: unknown, tag: string): boolean => Predicate.isTagged(u, tag)
 
 const tooLarge = (u: unknown): boolean =>
   u instanceof Error && (u.message === "maxBytes exceeded" || tooLarge(u.cause))
@@ -17,8 +17,8 @@ const tooLarge = (u: unknown): boolean =>
 export const decodeErrorToApiError = (e: HttpApiError.HttpApiDecodeError): ApiError => {
   if (e.issues.some((i) => i.message === INVALID_ID)) return Errors.invalidId()
   const first = e.issues[0]
-  if (first === undefined) return Errors.badRequest("The request is missing a field or has a wrong one.")
-  if (first.path.length === 0) return Errors.badRequest("The request body must be a JSON object with the documented fields.")
+  if (first === undefined) return Errors.badRequest(Messages.requestInvalid)
+  if (first.path.length === 0) return Errors.badRequest(Messages.requestNotJsonObject)
   const field = first.path.map(String).join(".")
   return Errors.badRequest(
     first._tag === "Missing" ? `Missing field ${field}.` : `Wrong field ${field}: ${first.message.replace(/\s+/g, " ")}`
@@ -28,30 +28,36 @@ export const decodeErrorToApiError = (e: HttpApiError.HttpApiDecodeError): ApiEr
 /** A multipart body that could not be read (POST /upload turns "too large" into 413 with its limit first). */
 const multipartError = (failure: unknown): ApiError | null => {
   const reason = Predicate.hasProperty(failure, "reason") ? failure.reason : undefined
-  if (reason === "FileTooLarge" || reason === "BodyTooLarge") {
-    return Errors.payloadTooLarge("The file is larger than the largest upload this server takes.", "Send a smaller file.")
-  }
+  if (reason === "FileTooLarge" || reason === "BodyTooLarge") return Errors.payloadTooLarge(Messages.uploadTooLarge, Messages.uploadTooLargeFix)
   if (reason === "InternalError") return null
-  return Errors.badRequest("The multipart/form-data body could not be read. Send the file in the field `file`.")
+  return Errors.badRequest(Messages.multipartUnreadable)
 }
+
+/** A request body that could not be read: over the limit (413), not JSON (400), or unreadable. */
+const requestError = (failure: HttpServerError.RequestError) => {
+  if (tooLarge(failure.cause)) return Errors.bodyTooLarge()
+  if (failure.cause instanceof SyntaxError || failure.reason === "Decode") return Errors.invalidJson()
+  return Errors.badRequest(Messages.requestUnreadable)
+}
+
+/** The request's JSON body, for handlers that read it themselves (POST /posts). */
+export const readJsonBody = Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
+  request.json.pipe(Effect.mapError(requestError))
+)
 
 /** Maps anything that failed or died to an ApiError (null: an unexpected failure). */
 export const toApiError = (failure: unknown): ApiError | null => {
-  if (failure instanceof ApiError) return failure
+  if (isApiError(failure)) return failure
   if (failure instanceof HttpServerError.RouteNotFound) return Errors.notFound()
   if (failure instanceof HttpApiError.HttpApiDecodeError) return decodeErrorToApiError(failure)
-  if (failure instanceof HttpServerError.RequestError) {
-    if (tooLarge(failure.cause)) return Errors.bodyTooLarge()
-    if (failure.cause instanceof SyntaxError || failure.reason === "Decode") return Errors.invalidJson()
-    return Errors.badRequest("The request could not be read.")
-  }
-  if (hasTag(failure, "MultipartError")) return multipartError(failure)
+  if (failure instanceof HttpServerError.RequestError) return requestError(failure)
+  if (Predicate.isTagged(failure, "MultipartError")) return multipartError(failure)
   return null
 }
 
 export const apiErrorResponse = (e: ApiError) =>
   HttpServerResponse.unsafeJson(errorBody(e), {
-    status: e.status,
+    status: statusOf(e),
     headers: e.retryAfter !== undefined ? { "retry-after": String(e.retryAfter) } : {}
   })
 

@@ -1,5 +1,5 @@
 import { createServer } from "node:http"
-import { HttpApiBuilder, HttpApiScalar, HttpServer, HttpIncomingMessage, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { HttpApiBuilder, HttpApiScalar, OpenApi, HttpServer, HttpIncomingMessage, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { SqlClient } from "@effect/sql"
 import { Context, Effect, Layer, Option } from "effect"
@@ -8,7 +8,9 @@ import { PublicApi } from "../../protocol/http/api.js"
 import { AppConfig } from "../platform/config.js"
 import { Nats } from "../platform/nats.js"
 import { Redis } from "../platform/redis.js"
-import { ActorClientLive } from "./actorClient.js"
+import { Channels } from "../channels/Channels.js"
+import { Posts } from "../posts/Posts.js"
+import { Share } from "../share/Share.js"
 import { AuthenticationLive } from "./authentication.js"
 import { guardChunkedBodies } from "./chunkedBodyGuard.js"
 import { apiErrorResponse, causeToResponse } from "./errorResponse.js"
@@ -16,7 +18,6 @@ import { AccountHttpLive } from "./http/accountHttp.js"
 import { isUploadRequest, MediaFilesRouteLive, MediaHttpLive, UPLOAD_PATH, withUploadLimits } from "./http/mediaHttp.js"
 import { NetworksHttpLive } from "./http/networksHttp.js"
 import { PostsHttpLive } from "./http/postsHttp.js"
-import { openApiDocument } from "./openapi.js"
 import { ShareRoutesLive } from "./pages/shareRoutes.js"
 
 /** Spec: JSON body at most 5 MB (413 above). */
@@ -56,11 +57,11 @@ const check = (name: string, effect: Effect.Effect<unknown, unknown>) =>
 /** /healthz (alive), /readyz (200 only when Postgres, NATS and Redis answer), the OpenAPI JSON. */
 const SystemRoutesLive = HttpApiBuilder.Router.use((router) =>
   Effect.gen(function* () {
-    const config = yield* AppConfig
     const sql = yield* SqlClient.SqlClient
     const nats = yield* Nats
     const redis = yield* Redis
-    const document = openApiDocument(config.publicUrl)
+    // exactly what the docs page (HttpApiScalar, below) renders: both come from OpenApi.fromApi
+    const document = OpenApi.fromApi(PublicApi)
     yield* router.get("/healthz", HttpServerResponse.unsafeJson({ status: "ok" }))
     yield* router.get(
       "/readyz",
@@ -82,9 +83,12 @@ const SystemRoutesLive = HttpApiBuilder.Router.use((router) =>
   })
 )
 
+/** The feature services, built once for every edge of the gateway (REST handlers, pages). */
+const FeaturesLive = Layer.mergeAll(Posts.Default, Channels.Default, Share.Default)
+
 const ApiLive = HttpApiBuilder.api(PublicApi).pipe(
   Layer.provide([AccountHttpLive, NetworksHttpLive, PostsHttpLive, MediaHttpLive]),
-  Layer.provide([AuthenticationLive, ActorClientLive])
+  Layer.provide(AuthenticationLive)
 )
 
 /** The gateway's routes, without a server: used by main (with a port) and tests. */
@@ -92,10 +96,10 @@ export const GatewayRoutesLive = Layer.mergeAll(
   ApiLive,
   ErrorMiddlewareLive,
   SystemRoutesLive,
-  ShareRoutesLive.pipe(Layer.provide(ActorClientLive)),
+  ShareRoutesLive,
   MediaFilesRouteLive,
   HttpApiScalar.layer({ path: "/public/v1/docs" }).pipe(Layer.provide(ApiLive))
-)
+).pipe(Layer.provide(FeaturesLive))
 
 const addressText = (a: HttpServer.Address) => (a._tag === "TcpAddress" ? `port ${a.port}` : a.path)
 

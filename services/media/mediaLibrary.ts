@@ -4,11 +4,13 @@ import os from "node:os"
 import path from "node:path"
 import { pipeline } from "node:stream/promises"
 import { Effect, Option } from "effect"
-import type { ApiError } from "../../domain/errors.js"
+import type { MediaRefused, PayloadTooLarge } from "../../domain/errors.js"
 import { detectFormat, HEAD_BYTES, looksLikePage } from "../../domain/media/fileType.js"
 import { cleanName, importName, mediaItem, storageKey, type MediaItem } from "../../domain/media/library.js"
 import { MediaErrors } from "../../domain/media/messages.js"
-import { seesMediaLibrary, type Principal } from "../../domain/roles.js"
+import { can } from "../../domain/policy.js"
+import { CurrentPrincipal } from "../../protocol/http/security.js"
+import { policyRequire } from "../platform/policy.js"
 import { AppConfig } from "../platform/config.js"
 import { isOutboundError, type OutboundError } from "../platform/outbound/errors.js"
 import { makeOutboundHttp, OutboundHttp } from "../platform/outbound/OutboundHttp.js"
@@ -43,7 +45,7 @@ export class MediaLibrary extends Effect.Service<MediaLibrary>()("media/MediaLib
       readonly file: string
       readonly name: string
       readonly originalName: string
-    }): Effect.Effect<MediaItem, ApiError> =>
+    }): Effect.Effect<MediaItem, MediaRefused | PayloadTooLarge> =>
       Effect.gen(function* () {
         const size = (yield* Effect.promise(() => fs.stat(input.file))).size
         if (size === 0) return yield* MediaErrors.empty()
@@ -82,7 +84,7 @@ export class MediaLibrary extends Effect.Service<MediaLibrary>()("media/MediaLib
         return mediaItem(row)
       }).pipe(Effect.withSpan("MediaLibrary.addFile"))
 
-    const importError = (e: OutboundError): ApiError => {
+    const importError = (e: OutboundError): MediaRefused => {
       switch (e._tag) {
         case "ForbiddenAddress":
           return MediaErrors.notPublic()
@@ -138,15 +140,31 @@ export class MediaLibrary extends Effect.Service<MediaLibrary>()("media/MediaLib
         })
       ).pipe(Effect.withSpan("MediaLibrary.importFromUrl"))
 
-    /** GET /media: client members see an empty library (spec). */
-    const list = (input: { readonly principal: Principal; readonly page: number; readonly search: string | null }) =>
-      seesMediaLibrary(input.principal.role)
-        ? repo
-            .list({ workspaceId: input.principal.workspaceId, page: input.page, search: input.search })
-            .pipe(Effect.orDie, Effect.map((rows) => rows.map(mediaItem)), Effect.withSpan("MediaLibrary.list"))
-        : Effect.succeed([])
+    /** POST /upload: the request's file, already streamed to a temp file. */
+    const upload = (input: { readonly file: string; readonly name: string }) =>
+      Effect.flatMap(CurrentPrincipal, ({ workspaceId }) =>
+        addFile({ workspaceId, file: input.file, name: input.name, originalName: input.name })
+      ).pipe(policyRequire("media.upload"))
 
-    return { addFile, importFromUrl, list }
+    /** POST /upload-from-url */
+    const importUrl = (url: string) =>
+      Effect.flatMap(CurrentPrincipal, ({ workspaceId }) => importFromUrl({ workspaceId, url })).pipe(policyRequire("media.upload"))
+
+    /**
+     * GET /media: every role may ask; the policy decides what it sees. Clients, who may not
+     * browse the library, get an empty list rather than a refusal (spec).
+     */
+    const list = (input: { readonly page: number; readonly search: string | null }) =>
+      Effect.flatMap(CurrentPrincipal, (principal) =>
+        can(principal.role, "media.browse")
+          ? repo.list({ workspaceId: principal.workspaceId, page: input.page, search: input.search }).pipe(
+              Effect.orDie,
+              Effect.map((rows) => rows.map(mediaItem))
+            )
+          : Effect.succeed([])
+      ).pipe(Effect.withSpan("MediaLibrary.list"))
+
+    return { addFile, importFromUrl, upload, importUrl, list }
   }),
   dependencies: [MediaStorageLive]
 }) {}

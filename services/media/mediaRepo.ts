@@ -1,5 +1,5 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
-import { Context, Effect, Schema } from "effect"
+import { Context, Effect, Layer, Schema } from "effect"
 import { isUuid } from "../../domain/ids.js"
 import { MEDIA_PAGE_SIZE } from "../../domain/media/library.js"
 
@@ -87,4 +87,6 @@ export const makeMediaRepo = Effect.gen(function* () {
 })
 
 /** The repository as a service, built once per process. */
-export class MediaRepo extends Context.Tag("MediaRepo")<MediaRepo, Effect.Effect.Success<typeof makeMediaRepo>>() {}
+export class MediaRepo extends Context.Tag("MediaRepo")<MediaRepo, Effect.Effect.Success<typeof makeMediaRepo>>() {
+  static readonly Live = Layer.effect(MediaRepo, makeMediaRepo)
+}

@@ -1,6 +1,6 @@
 import type { SqlClient } from "@effect/sql"
 import type { Effect, Option } from "effect"
-import type { ApiError } from "../../domain/errors.js"
+import type { InvalidRequest } from "../../domain/errors.js"
 import type { ChannelRow } from "../repos/channelsRepo.js"
 
 /** What a helper tool gets: the channel it runs for and the caller's `data`. */
@@ -39,7 +39,7 @@ export interface LivePost {
  */
 export interface NetworkAdapter {
   readonly identifier: string
-  readonly runTool: (call: ToolCall) => Effect.Effect<Record<string, unknown>, ApiError, SqlClient.SqlClient>
+  readonly runTool: (call: ToolCall) => Effect.Effect<Record<string, unknown>, InvalidRequest, SqlClient.SqlClient>
   readonly publish: (request: PublishRequest) => Effect.Effect<PublishResult, never, SqlClient.SqlClient>
   /** Some(live post), None (not there), or fails when the network cannot tell. */
   readonly search: (request: PublishRequest) => Effect.Effect<Option.Option<LivePost>, "cannot_tell", SqlClient.SqlClient>

@@ -1,10 +1,10 @@
 import { SqlClient } from "@effect/sql"
-import { Context, Effect, Option, Schema } from "effect"
+import { Context, Effect, Layer, Option, Schema } from "effect"
 import { Errors } from "../../domain/errors.js"
 import { keptOnEdit, type ChannelStatus, type PostSnapshot, type PostStep } from "../../domain/posts/states.js"
 import { AppConfig } from "../platform/config.js"
 import { shareUrl, postRow, wholePost } from "./render.js"
-import { ActivityRow, ChannelPostRow, CommentRow, GroupRow, ItemRow, TagRow, type StoredMedia } from "./rows.js"
+import { ActivityRow, ChannelPostRow, CommentRow, GroupRow, ItemRow, SharedPostRow, StoredItemRow, TagRow, type StoredItem, type StoredMedia } from "./rows.js"
 
 /** An item to write for a channel (create and edit). */
 export interface ItemWrite {
@@ -41,6 +41,8 @@ const decodeGroups = Schema.decodeUnknown(Schema.Array(GroupRow))
 const decodeItems = Schema.decodeUnknown(Schema.Array(ItemRow))
 const decodeActivity = Schema.decodeUnknown(Schema.Array(ActivityRow))
 const decodeComments = Schema.decodeUnknown(Schema.Array(CommentRow))
+const decodeStoredItems = Schema.decodeUnknown(Schema.Array(StoredItemRow))
+const decodeShared = Schema.decodeUnknown(Schema.Array(SharedPostRow))
 
 export const makePostsStore = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
@@ -328,10 +330,85 @@ export const makePostsStore = Effect.gen(function* () {
       })
     })
 
-  return { resolveGroupId, load, loadOr404, applyStep, renderWholePost, listRows }
+  /** The stored items of channel posts, in order, for checking them against network rules again. */
+  const itemsOf = (workspaceId: string, postIds: ReadonlyArray<string>) =>
+    postIds.length === 0
+      ? Effect.succeed([] as ReadonlyArray<StoredItem>)
+      : sql`
+          SELECT post_id, position, content, media, delay_minutes FROM post_items
+          WHERE post_id IN ${sql.in(postIds)} AND workspace_id = ${workspaceId} ORDER BY post_id, position`.pipe(
+          Effect.flatMap(decodeStoredItems)
+        )
+
+  /** PUT /posts/{id}/settings: the channel post's new settings and a line of history. */
+  const replaceSettings = (input: {
+    readonly groupId: string
+    readonly postId: string
+    readonly settings: Readonly<Record<string, unknown>>
+    readonly actor: string
+    readonly channelName: string
+  }) =>
+    Effect.gen(function* () {
+      yield* sql`UPDATE posts SET settings = ${JSON.stringify(input.settings)}, updated_at = now() WHERE id = ${input.postId}`
+      yield* sql`UPDATE post_groups SET updated_at = now() WHERE id = ${input.groupId}`
+      yield* sql`INSERT INTO post_activity ${sql.insert({ groupId: input.groupId, actor: input.actor, action: "settings changed", detail: input.channelName })}`
+    })
+
+  /** The whole post is gone (its channel posts were removed by the step). */
+  const deleteGroup = (groupId: string) => sql`UPDATE post_groups SET deleted_at = now() WHERE id = ${groupId}`.pipe(Effect.asVoid)
+
+  const addComment = (input: { readonly groupId: string; readonly author: string; readonly role: string; readonly content: string }) =>
+    sql`INSERT INTO post_comments ${sql.insert({ id: crypto.randomUUID(), ...input })}`.pipe(Effect.asVoid)
+
+  /**
+   * DELETE /integrations/{id}: the channel's posts in `statuses` are deleted; a whole post
+   * left without channels is deleted too. Live posts keep their rows.
+   */
+  const removeWithChannel = (workspaceId: string, channelId: string, statuses: ReadonlyArray<ChannelStatus>) =>
+    Effect.gen(function* () {
+      const removed = yield* sql<{ id: string; groupId: string }>`
+        UPDATE posts SET deleted_at = now(), updated_at = now()
+        WHERE channel_id = ${channelId} AND workspace_id = ${workspaceId}
+          AND deleted_at IS NULL AND status IN ${sql.in(statuses)}
+        RETURNING id, group_id`
+      if (removed.length === 0) return
+      const groups = [...new Set(removed.map((r) => r.groupId))]
+      yield* sql`
+        UPDATE post_groups g SET deleted_at = now(), updated_at = now()
+        WHERE g.id IN ${sql.in(groups)} AND g.deleted_at IS NULL
+          AND NOT EXISTS (SELECT 1 FROM posts p WHERE p.group_id = g.id AND p.deleted_at IS NULL)`
+    })
+
+  /** The post a share link opens, with who reviews it (the customer of its first channel). */
+  const findByShareToken = (token: string) =>
+    sql`
+      SELECT g.id, g.workspace_id,
+        (SELECT cu.name FROM posts p JOIN channels c ON c.id = p.channel_id JOIN customers cu ON cu.id = c.customer_id
+         WHERE p.group_id = g.id AND p.deleted_at IS NULL ORDER BY p.ordinal LIMIT 1) AS reviewer
+      FROM post_groups g WHERE g.share_token = ${token} AND g.deleted_at IS NULL`.pipe(
+      Effect.flatMap(decodeShared),
+      Effect.map((rows) => Option.fromNullable(rows[0]))
+    )
+
+  return {
+    resolveGroupId,
+    load,
+    loadOr404,
+    applyStep,
+    renderWholePost,
+    listRows,
+    itemsOf,
+    replaceSettings,
+    deleteGroup,
+    addComment,
+    removeWithChannel,
+    findByShareToken
+  }
 })
 
 export type PostsStoreShape = Effect.Effect.Success<typeof makePostsStore>
 
-/** The store as a service, built once per process (its queries and decoders are reused). */
-export class PostsStore extends Context.Tag("PostsStore")<PostsStore, PostsStoreShape>() {}
+/** The store as a service, built once per process (its queries and decoders are reused). SQL only. */
+export class PostsStore extends Context.Tag("PostsStore")<PostsStore, PostsStoreShape>() {
+  static readonly Live = Layer.effect(PostsStore, makePostsStore)
+}

@@ -79,6 +79,23 @@ export const CommentRow = Schema.Struct({
   createdAt: Schema.DateFromSelf
 })
 
+/** An item as the rule check reads it again (PUT status `schedule`, approval). */
+export const StoredItemRow = Schema.Struct({
+  postId: Schema.String,
+  position: Schema.Number,
+  content: Schema.String,
+  media: Json,
+  delayMinutes: Schema.Number
+})
+export type StoredItem = typeof StoredItemRow.Type
+
+/** A post found by its share token. */
+export const SharedPostRow = Schema.Struct({
+  id: Schema.String,
+  workspaceId: Schema.String,
+  reviewer: Schema.NullOr(Schema.String)
+})
+
 /** A file as kept on an item: a snapshot of the media item when the post was saved. */
 export const StoredMedia = ItemMedia
 export type StoredMedia = typeof StoredMedia.Type

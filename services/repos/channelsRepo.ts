@@ -1,5 +1,5 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
-import { Context, Effect, Schema } from "effect"
+import { Context, Effect, Layer, Option, Schema } from "effect"
 
 export const ChannelRow = Schema.Struct({
   id: Schema.String,
@@ -48,7 +48,15 @@ export const makeChannelsRepo = Effect.gen(function* () {
       ${select}
       WHERE c.workspace_id = ${workspaceId} AND c.id IN ${sql.in(ids)} AND c.deleted_at IS NULL`
   })
-  return { list, findById, findMany }
+  /** Marks the channel disconnected; None when the workspace has no such channel. */
+  const disconnect = (workspaceId: string, id: string) =>
+    sql<{ id: string }>`
+      UPDATE channels SET deleted_at = now()
+      WHERE id = ${id} AND workspace_id = ${workspaceId} AND deleted_at IS NULL
+      RETURNING id`.pipe(Effect.map((rows) => Option.fromNullable(rows[0]?.id)))
+  return { list, findById, findMany, disconnect }
 })
 
-export class ChannelsRepo extends Context.Tag("ChannelsRepo")<ChannelsRepo, Effect.Effect.Success<typeof makeChannelsRepo>>() {}
+export class ChannelsRepo extends Context.Tag("ChannelsRepo")<ChannelsRepo, Effect.Effect.Success<typeof makeChannelsRepo>>() {
+  static readonly Live = Layer.effect(ChannelsRepo, makeChannelsRepo)
+}

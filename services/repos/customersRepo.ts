@@ -1,5 +1,5 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
-import { Effect, Schema } from "effect"
+import { Context, Effect, Layer, Schema } from "effect"
 
 export const CustomerRow = Schema.Struct({ id: Schema.String, name: Schema.String, approval: Schema.Boolean })
 
@@ -15,3 +15,7 @@ export const makeCustomersRepo = Effect.gen(function* () {
   })
   return { list }
 })
+
+export class CustomersRepo extends Context.Tag("CustomersRepo")<CustomersRepo, Effect.Effect.Success<typeof makeCustomersRepo>>() {
+  static readonly Live = Layer.effect(CustomersRepo, makeCustomersRepo)
+}

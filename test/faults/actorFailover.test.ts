@@ -10,6 +10,7 @@ import { leaseReader } from "../support/shardLeases.js"
 import { sleep } from "../support/wait.js"
 import { processGroup, type ServiceProcess } from "../support/processes.js"
 import { createWorld, startServices, type RunningServices, type TestWorld } from "../support/system.js"
+import { WorkspaceId } from "../../domain/ids.js"
 
 /**
  * Workspace actors across processes: the gateway runs here, two actor hosts run as
@@ -58,7 +59,7 @@ const respondersOf = async (shard: number) => {
   nc.publish(
     names(world.namespace).shardCommands(shard),
     encodeEnvelope({
-      principal: { workspaceId: workspace.workspaceId, userId: null, role: "admin", tokenKind: "live", actor: "API" },
+      principal: { workspaceId: WorkspaceId.make(workspace.workspaceId), userId: null, role: "admin", tokenKind: "live", actor: "API" },
       command: { _tag: "DeleteChannel", channelId: crypto.randomUUID() } as never
     }),
     { reply: inbox }

@@ -1,3 +1,4 @@
+import { statusOf } from "../../protocol/http/errors.js"
 import { describe, expect, it } from "vitest"
 import {
   billingEvents,
@@ -100,7 +101,7 @@ describe("billingGate: what every API call answers", () => {
   it("ended: 401 No subscription found, code no_subscription, with a fix", () => {
     const e = billingGate("ended", null, now)
     expect(e).not.toBeNull()
-    expect(e!.status).toBe(401)
+    expect(statusOf(e!)).toBe(401)
     expect(e!.error).toBe("No subscription found")
     expect(e!.code).toBe("no_subscription")
     expect(e!.fix).toMatch(/Billing page/)
@@ -109,7 +110,7 @@ describe("billingGate: what every API call answers", () => {
 
   it("grace_over: 402 payment failed, code payment_failed, with a fix", () => {
     const e = billingGate("grace_over", null, now)
-    expect(e!.status).toBe(402)
+    expect(statusOf(e!)).toBe(402)
     expect(e!.error).toBe("Publishing is paused because the last payment failed.")
     expect(e!.code).toBe("payment_failed")
     expect(e!.fix).toMatch(/pay the open invoice/)
@@ -129,7 +130,7 @@ describe("billingGate: what every API call answers", () => {
     ["30 days ago", 30 * DAY]
   ])("past_due since %s: 402 payment_failed even before grace_over arrives", (_when, ms) => {
     const e = billingGate("past_due", ago(ms), now)
-    expect(e?.status).toBe(402)
+    expect(e === null ? null : statusOf(e)).toBe(402)
     expect(e?.code).toBe("payment_failed")
   })
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest"
 import { ApiError, Errors, RuleProblem, errorBody, tooLongMessage } from "../../domain/errors.js"
 
+import { statusOf } from "../../protocol/http/errors.js"
 /** Spec: Errors → "Exact messages". The texts below are copied from the spec, not from the catalog. */
 
 type Row = readonly [string, ApiError, number, string, Record<string, string>]
@@ -27,7 +28,7 @@ const exact: ReadonlyArray<Row> = [
 
 describe("Exact messages: status, text and the spec's extra fields", () => {
   it.each(exact)("%s", (_condition, e, status, text, extra) => {
-    expect(e.status).toBe(status)
+    expect(statusOf(e)).toBe(status)
     const body = errorBody(e)
     expect(body.error).toBe(text)
     expect(body.msg).toBe(text)
@@ -36,7 +37,7 @@ describe("Exact messages: status, text and the spec's extra fields", () => {
 
   it("No plan: 401 `No subscription found`, code no_subscription, a fix that names the Billing page and says nothing was deleted", () => {
     const body = errorBody(Errors.noSubscription())
-    expect(Errors.noSubscription().status).toBe(401)
+    expect(statusOf(Errors.noSubscription())).toBe(401)
     expect(body).toMatchObject({ error: "No subscription found", msg: "No subscription found", code: "no_subscription" })
     expect(body.fix).toMatch(/choose a plan on the Billing page/)
     expect(body.fix).toMatch(/Nothing was deleted/)
@@ -44,7 +45,7 @@ describe("Exact messages: status, text and the spec's extra fields", () => {
 
   it("Grace over: 402, code payment_failed, a fix to pay the open invoice", () => {
     const body = errorBody(Errors.paymentFailed())
-    expect(Errors.paymentFailed().status).toBe(402)
+    expect(statusOf(Errors.paymentFailed())).toBe(402)
     expect(body).toMatchObject({
       error: "Publishing is paused because the last payment failed.",
       msg: "Publishing is paused because the last payment failed.",
@@ -56,7 +57,7 @@ describe("Exact messages: status, text and the spec's extra fields", () => {
 
   it("Idempotency key reused: 409, code idempotency_key_reused, a fix to use a new key", () => {
     const body = errorBody(Errors.idempotencyKeyReused())
-    expect(Errors.idempotencyKeyReused().status).toBe(409)
+    expect(statusOf(Errors.idempotencyKeyReused())).toBe(409)
     expect(body).toMatchObject({
       error: "This Idempotency-Key was already used with a different request body.",
       code: "idempotency_key_reused"
@@ -66,7 +67,7 @@ describe("Exact messages: status, text and the spec's extra fields", () => {
 
   it("Date cannot be parsed: 400 with the ISO 8601 example", () => {
     const e = Errors.invalidDate("2026-03-10T12:00:00.000Z")
-    expect(e.status).toBe(400)
+    expect(statusOf(e)).toBe(400)
     expect(errorBody(e).error).toBe("The date is not valid. Use ISO 8601, for example 2026-03-10T12:00:00.000Z.")
   })
 
@@ -81,10 +82,10 @@ describe("Exact messages: status, text and the spec's extra fields", () => {
   })
 
   it("the spec's statuses: 403 for a role, 413 for a large body", () => {
-    expect(Errors.forbidden().status).toBe(403)
-    expect(Errors.bodyTooLarge().status).toBe(413)
-    expect(Errors.emailNotVerified().status).toBe(403)
-    expect(Errors.memberPaused().status).toBe(403)
+    expect(statusOf(Errors.forbidden())).toBe(403)
+    expect(statusOf(Errors.bodyTooLarge())).toBe(413)
+    expect(statusOf(Errors.emailNotVerified())).toBe(403)
+    expect(statusOf(Errors.memberPaused())).toBe(403)
   })
 })
 
@@ -169,7 +170,7 @@ describe("Errors.tooManyRequests: `Too many requests. Try again in <n> minutes.`
 
   it.each(cases)("%s s → Retry-After %s, %s minutes", (wait, retryAfter, minutes) => {
     const e = Errors.tooManyRequests(wait)
-    expect(e.status).toBe(429)
+    expect(statusOf(e)).toBe(429)
     expect(e.retryAfter).toBe(retryAfter)
     expect(errorBody(e)).toEqual({
       error: `Too many requests. Try again in ${minutes} minutes.`,

@@ -3,6 +3,7 @@ import { detectFormat, inspectBytes, looksLikePage, type Inspection } from "../.
 import { acceptedLabels } from "../../domain/media/formats.js"
 import { formatSize, MediaErrors } from "../../domain/media/messages.js"
 import { gif, jpeg, mov, mp4, png, truncated, webm, webpExtended, webpLossless } from "../support/mediaFiles.js"
+import { statusOf } from "../../protocol/http/errors.js"
 
 const summary = (i: Inspection) =>
   i._tag === "Accepted" ? { type: i.format.mime, kind: i.format.kind, width: i.width, height: i.height } : i._tag
@@ -123,7 +124,7 @@ describe("media messages", () => {
   })
   it("an image over the limit gets 400 with the limit in the message", () => {
     const e = MediaErrors.imageTooLarge(12 * 1024 * 1024, 10 * 1024 * 1024)
-    expect(e.status).toBe(400)
+    expect(statusOf(e)).toBe(400)
     expect(e.error).toContain("10 MB")
   })
   it("the refusal names every accepted type", () => {

@@ -1,3 +1,4 @@
+import { statusOf } from "../../protocol/http/errors.js"
 import { Either } from "effect"
 import { describe, expect, it } from "vitest"
 import type { ApiError } from "../../domain/errors.js"
@@ -15,14 +16,15 @@ const later = "2025-06-02T09:30:00Z"
 
 const ok = (body: unknown): NormalizedPost => {
   const result = normalizePostBody(body, now)
-  if (Either.isLeft(result)) throw new Error(`expected a post, got ${result.left.status} ${result.left.error}`)
+  if (Either.isLeft(result)) throw new Error(`expected a post, got ${result.left._tag} ${result.left.error}`)
   return result.right
 }
 
-const fails = (body: unknown): ApiError => {
+/** The refusal with the HTTP status the REST surface answers it with. */
+const fails = (body: unknown): ApiError & { readonly status: number } => {
   const result = normalizePostBody(body, now)
   if (Either.isRight(result)) throw new Error("expected a 400")
-  return result.left
+  return Object.assign(result.left, { status: statusOf(result.left) })
 }
 
 const entry = (extra: Record<string, unknown> = {}) => ({

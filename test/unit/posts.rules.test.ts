@@ -1,3 +1,4 @@
+import { statusOf } from "../../protocol/http/errors.js"
 import { describe, expect, it } from "vitest"
 import { Errors, tooLongMessage } from "../../domain/errors.js"
 import type { Network } from "../../domain/networks/network.js"
@@ -264,7 +265,7 @@ describe("rules: the problems list", () => {
 
   it("becomes the spec's 400 body through Errors.fixBeforeSaving", () => {
     const error = Errors.fixBeforeSaving(checkPostAgainstNetworks(twoChannels, context))
-    expect(error.status).toBe(400)
+    expect(statusOf(error)).toBe(400)
     expect(error.error).toBe("Please fix these before saving.")
     expect(error.errors).toHaveLength(4)
   })

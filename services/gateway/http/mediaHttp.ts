@@ -5,8 +5,8 @@ import { formatByExtension } from "../../../domain/media/formats.js"
 import { isStorageKey } from "../../../domain/media/library.js"
 import { MediaErrors } from "../../../domain/media/messages.js"
 import { PublicApi } from "../../../protocol/http/api.js"
-import { CurrentPrincipal } from "../../../protocol/http/security.js"
 import { MediaLibrary } from "../../media/mediaLibrary.js"
+import { authorize } from "../../platform/policy.js"
 import { MediaStorage, type ByteRange } from "../../media/storage.js"
 import { MediaStorageLive } from "../../media/storageLive.js"
 import type { MediaConfig } from "../../platform/config.js"
@@ -16,24 +16,10 @@ export const MediaHttpLive = HttpApiBuilder.group(PublicApi, "media", (handlers)
     const library = yield* MediaLibrary
     return handlers
       .handle("upload", ({ payload }) =>
-        Effect.gen(function* () {
-          const { workspaceId } = yield* CurrentPrincipal
-          const { file } = payload
-          return yield* library.addFile({ workspaceId, file: file.path, name: file.name, originalName: file.name })
-        })
+        library.upload({ file: payload.file.path, name: payload.file.name }).pipe(authorize("media.upload"))
       )
-      .handle("uploadFromUrl", ({ payload }) =>
-        Effect.gen(function* () {
-          const { workspaceId } = yield* CurrentPrincipal
-          return yield* library.importFromUrl({ workspaceId, url: payload.url })
-        })
-      )
-      .handle("listMedia", ({ urlParams }) =>
-        Effect.gen(function* () {
-          const principal = yield* CurrentPrincipal
-          return yield* library.list({ principal, page: urlParams.page ?? 1, search: urlParams.search ?? null })
-        })
-      )
+      .handle("uploadFromUrl", ({ payload }) => library.importUrl(payload.url).pipe(authorize("media.upload")))
+      .handle("listMedia", ({ urlParams }) => library.list({ page: urlParams.page ?? 1, search: urlParams.search ?? null }))
   })
 ).pipe(Layer.provide(MediaLibrary.Default))
 

@@ -1,81 +1,35 @@
-import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { Effect, Option } from "effect"
-import { Errors } from "../../../domain/errors.js"
-import { dateExample, parseZonedDate } from "../../../domain/posts/dates.js"
-import { CreatePosts, DeletePost, MovePost, SetPostSettings, SetPostStatus } from "../../../protocol/actors.js"
+import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
+import { Effect } from "effect"
+import { PostRef } from "../../../domain/ids.js"
 import { PublicApi } from "../../../protocol/http/api.js"
-import { CurrentPrincipal } from "../../../protocol/http/security.js"
-import { makePostsStore } from "../../posts/postsStore.js"
-import { ActorClient } from "../actorClient.js"
-import { toApiError } from "../errorResponse.js"
+import { authorize } from "../../platform/policy.js"
+import { Posts } from "../../posts/Posts.js"
+import { readJsonBody } from "../errorResponse.js"
 
-const DAY_MS = 24 * 3600 * 1000
-
-/** GET /posts range: ISO 8601 dates; default 30 days back to 30 days ahead. */
-const rangeDate = (text: string | undefined, fallback: Date) =>
-  Effect.gen(function* () {
-    if (text === undefined || text === "") return fallback
-    const parsed = parseZonedDate(text) ?? (Number.isNaN(Date.parse(text)) ? null : new Date(text))
-    if (parsed === null) return yield* Effect.fail(Errors.invalidDate(dateExample(new Date())))
-    return parsed
-  })
-
+/** Posts: contract → Posts, each with its policy check. */
 export const PostsHttpLive = HttpApiBuilder.group(PublicApi, "posts", (handlers) =>
   Effect.gen(function* () {
-    const store = yield* makePostsStore
-    const actors = yield* ActorClient
+    const posts = yield* Posts
     return handlers
-      .handle("listPosts", ({ urlParams }) =>
-        Effect.gen(function* () {
-          const { workspaceId } = yield* CurrentPrincipal
-          const now = Date.now()
-          const start = yield* rangeDate(urlParams.startDate, new Date(now - 30 * DAY_MS))
-          const end = yield* rangeDate(urlParams.endDate, new Date(now + 30 * DAY_MS))
-          const posts = yield* store.listRows({ workspaceId, start, end, customerId: urlParams.customer ?? null }).pipe(Effect.orDie)
-          return { posts }
-        })
-      )
+      .handle("listPosts", ({ urlParams }) => posts.list(urlParams).pipe(authorize("posts.read")))
       .handleRaw("createPosts", ({ headers }) =>
         Effect.gen(function* () {
-          const principal = yield* CurrentPrincipal
-          const request = yield* HttpServerRequest.HttpServerRequest
-          const body: unknown = yield* request.json.pipe(
-            Effect.catchAll((e) => Effect.fail(toApiError(e) ?? Errors.invalidJson()))
-          )
-          const answer = yield* actors.send(
-            principal,
-            new CreatePosts({ body, idempotencyKey: headers["idempotency-key"] ?? null })
-          )
+          // POST /posts reads its body itself: both forms, aliases and the spec's own 400 texts
+          const body: unknown = yield* readJsonBody
+          const answer = yield* posts.create(body, headers["idempotency-key"] ?? null).pipe(authorize("posts.write"))
           return HttpServerResponse.unsafeJson(answer.body, {
             status: answer.statusCode,
             headers: answer.replayed ? { "idempotent-replayed": "true" } : {}
           })
         })
       )
-      .handle("getPost", ({ path }) =>
-        Effect.gen(function* () {
-          const { workspaceId } = yield* CurrentPrincipal
-          const groupId = yield* store.resolveGroupId(workspaceId, path.id).pipe(Effect.orDie)
-          if (Option.isNone(groupId)) return yield* Effect.fail(Errors.postNotFound())
-          return yield* store.renderWholePost(workspaceId, groupId.value).pipe(
-            Effect.catchTags({ SqlError: Effect.die, ParseError: Effect.die })
-          )
-        })
-      )
-      .handle("movePost", ({ path, payload }) =>
-        Effect.flatMap(CurrentPrincipal, (p) => actors.send(p, new MovePost({ postId: path.id, date: payload.date })))
-      )
-      .handle("setPostStatus", ({ path, payload }) =>
-        Effect.flatMap(CurrentPrincipal, (p) => actors.send(p, new SetPostStatus({ postId: path.id, status: payload.status })))
-      )
+      .handle("getPost", ({ path }) => posts.get(PostRef.make(path.id)).pipe(authorize("posts.read")))
+      .handle("movePost", ({ path, payload }) => posts.move(PostRef.make(path.id), payload.date).pipe(authorize("posts.write")))
+      .handle("setPostStatus", ({ path, payload }) => posts.setStatus(PostRef.make(path.id), payload.status).pipe(authorize("posts.write")))
       .handle("setPostSettings", ({ path, payload }) =>
-        Effect.flatMap(CurrentPrincipal, (p) => actors.send(p, new SetPostSettings({ postId: path.id, settings: payload.settings })))
+        posts.setSettings(PostRef.make(path.id), payload.settings).pipe(authorize("posts.write"))
       )
-      .handle("deletePost", ({ path }) =>
-        Effect.flatMap(CurrentPrincipal, (p) => actors.send(p, new DeletePost({ postId: path.id })))
-      )
-      .handle("deletePostGroup", ({ path }) =>
-        Effect.flatMap(CurrentPrincipal, (p) => actors.send(p, new DeletePost({ postId: path.group })))
-      )
+      .handle("deletePost", ({ path }) => posts.remove(PostRef.make(path.id)).pipe(authorize("posts.write")))
+      .handle("deletePostGroup", ({ path }) => posts.remove(PostRef.make(path.group)).pipe(authorize("posts.write")))
   })
 )

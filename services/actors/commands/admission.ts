@@ -1,0 +1,32 @@
+import { Effect, Option } from "effect"
+import { Errors } from "../../../domain/errors.js"
+import { checkIdempotencyKey } from "../../../domain/idempotency.js"
+import { postsPerHour } from "../../../domain/rateWindow.js"
+import type { Principal } from "../../../domain/roles.js"
+import type { CreatePosts } from "../../../protocol/actors.js"
+import { PostWriter, requestHashOf, type PostsAnswer } from "../../posts/PostWriter.js"
+import { WorkspaceMemory } from "../workspaceMemory.js"
+
+/**
+ * POST /posts admission, outside the workspace's mailbox: the rate window counts every
+ * request (replays too). A key already queued or running answers 409 at once, unless its
+ * answer is already kept (parallel replays of a finished request all replay). Succeeds
+ * with the release of the claimed key, or with the replayed answer.
+ */
+export const admitCreatePosts = (principal: Principal, command: CreatePosts) =>
+  Effect.gen(function* () {
+    const memory = yield* WorkspaceMemory
+    const writer = yield* PostWriter
+    const decision = memory.take(principal.workspaceId, "posts", postsPerHour, Date.now())
+    if (!decision.allowed) return yield* Effect.fail(Errors.tooManyRequests(decision.retryAfterSeconds))
+    const key = command.idempotencyKey
+    if (key === null) return { release: Effect.void, replay: Option.none<PostsAnswer>() }
+    const refused = checkIdempotencyKey(key)
+    if (refused !== null) return yield* Effect.fail(refused)
+    if (!memory.claimKey(principal.workspaceId, key)) {
+      const kept = yield* writer.keptAnswer(principal.workspaceId, key, requestHashOf(command.body))
+      if (Option.isNone(kept)) return yield* Effect.fail(Errors.idempotencyRunning())
+      return { release: Effect.void, replay: kept }
+    }
+    return { release: Effect.sync(() => memory.releaseKey(principal.workspaceId, key)), replay: Option.none<PostsAnswer>() }
+  })

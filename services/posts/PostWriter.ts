@@ -1,0 +1,411 @@
+import { createHash, randomBytes } from "node:crypto"
+import { Data, Effect, Either, Layer, Option } from "effect"
+import { Errors, RuleProblem } from "../../domain/errors.js"
+import { canonicalJson, decideWithStored } from "../../domain/idempotency.js"
+import { findNetwork } from "../../domain/networks/index.js"
+import { normalizePostBody } from "../../domain/posts/body.js"
+import { dateExample, parseZonedDate } from "../../domain/posts/dates.js"
+import type { MediaRef, NormalizedPost, PostEntry } from "../../domain/posts/normalizedPost.js"
+import {
+  checkPostAgainstNetworks,
+  kindOfAddress,
+  settingsProblems,
+  unknownChannelIds,
+  type ChannelForRules,
+  type MediaForRules,
+  type RulesContext
+} from "../../domain/posts/rules.js"
+import {
+  approve,
+  create,
+  edit,
+  moveDate,
+  remove,
+  removedWithChannel,
+  requestChanges,
+  setStatus,
+  type PostStep
+} from "../../domain/posts/states.js"
+import type { Principal } from "../../domain/roles.js"
+import type { CreatePosts, DeleteChannel, DeletePost, MovePost, ReviewPost, SetPostSettings, SetPostStatus } from "../../protocol/actors.js"
+import { CurrentPrincipal } from "../../protocol/http/security.js"
+import { MediaRepo, type MediaForPost } from "../media/mediaRepo.js"
+import { AppConfig } from "../platform/config.js"
+import { policyRequire } from "../platform/policy.js"
+import { storageDefects } from "../platform/storageDefects.js"
+import { Transactions } from "../platform/transactions.js"
+import { ChannelsRepo, type ChannelRow } from "../repos/channelsRepo.js"
+import { IdempotencyRepo } from "./idempotencyRepo.js"
+import { PostsStore, type EntryWrite, type LoadedPost } from "./postsStore.js"
+import { shareUrl } from "./render.js"
+import { decodeSettings, decodeStoredMedia, type StoredItem, type StoredMedia } from "./rows.js"
+import { TagsRepo } from "./tagsRepo.js"
+
+/** Another owner stored an answer for this key first (hand-over race): replay it. */
+class KeyTaken extends Data.TaggedError("KeyTaken") {}
+
+/** The answer of POST /posts as it is sent and kept for Idempotency-Key replays. */
+export interface PostsAnswer {
+  readonly statusCode: number
+  readonly body: unknown
+  readonly replayed: boolean
+}
+
+const sha256 = (text: string) => createHash("sha256").update(text).digest("hex")
+
+/** Key order does not change a body's hash (spec: POST /posts rule 4). */
+export const requestHashOf = (body: unknown) => sha256(canonicalJson(body))
+
+/** How the caller signed in, when the body does not say (spec: creationMethod). */
+const creationMethodOf = (p: Principal) => (p.tokenKind === "cli" ? "cli" : p.tokenKind === "oat" ? "mcp" : "api")
+
+const channelForRules = (c: Pick<ChannelRow, "id" | "name" | "network" | "disabled" | "refreshNeeded" | "inBetweenSteps">) =>
+  Option.match(findNetwork(c.network), {
+    onNone: (): ReadonlyArray<ChannelForRules> => [],
+    onSome: (network) => [{ id: c.id, name: c.name, network, disabled: c.disabled, refreshNeeded: c.refreshNeeded, inBetweenSteps: c.inBetweenSteps }]
+  })
+
+/** What the rules need of a library item: its kind and type, as the library recorded them. */
+const libraryMediaForRules = (m: Pick<MediaForPost, "id" | "type" | "mime">): MediaForRules => ({
+  id: m.id,
+  type: m.type === "video" ? "video" : "image",
+  mime: m.mime
+})
+
+/** The snapshot an item keeps of a file: the library's record, or what an outside address tells. */
+const mediaSnapshot = (ref: MediaRef, known: ReadonlyMap<string, MediaForPost>): StoredMedia => {
+  const row = ref.id === null ? undefined : known.get(ref.id)
+  if (row !== undefined) {
+    return {
+      id: row.id,
+      alt: ref.alt ?? row.alt,
+      url: row.path,
+      mime: row.mime,
+      name: row.name,
+      size: row.size,
+      type: row.type,
+      width: row.width ?? 0,
+      height: row.height ?? 0
+    }
+  }
+  const path = ref.path ?? ""
+  const name = path.split("/").pop()?.split("?")[0] ?? ""
+  return { id: ref.id ?? "", alt: ref.alt ?? "", url: path, mime: "", name, size: 0, type: kindOfAddress(path), width: 0, height: 0 }
+}
+
+/**
+ * A stored post read back as a NormalizedPost with the rules context of its stored files:
+ * a file keeps the kind it had when saved (a video stays a video), so checking a stored
+ * draft answers exactly what checking the same body on POST /posts answers.
+ */
+export const storedPostForRules = (
+  loaded: LoadedPost,
+  posts: LoadedPost["posts"],
+  items: ReadonlyArray<StoredItem>
+): { readonly post: NormalizedPost | null; readonly media: ReadonlyMap<string, MediaForRules> } => {
+  const media = new Map<string, MediaForRules>()
+  const entries: Array<PostEntry> = posts.flatMap((p) => {
+    const [first, ...rest] = items
+      .filter((i) => i.postId === p.id)
+      .map((i) => ({
+        content: i.content,
+        delay: i.position === 0 ? 0 : i.delayMinutes,
+        media: decodeStoredMedia(i.media).map((m): MediaRef => {
+          if (m.id !== "") media.set(m.id, { id: m.id, type: m.type === "video" ? "video" : "image", mime: m.mime })
+          return { id: m.id === "" ? null : m.id, path: m.url, alt: m.alt }
+        })
+      }))
+    return first === undefined ? [] : [{ channelId: p.channelId, groupId: p.groupId, items: [first, ...rest], settings: decodeSettings(p.settings) }]
+  })
+  const [head, ...tail] = entries
+  if (head === undefined) return { post: null, media }
+  return {
+    post: {
+      type: "schedule",
+      date: loaded.group.publishAt,
+      dateGiven: true,
+      groupId: loaded.group.id,
+      entries: [head, ...tail],
+      tags: [],
+      shortLink: loaded.group.shortLink,
+      repeatDays: loaded.group.repeatDays,
+      creationMethod: null
+    },
+    media
+  }
+}
+
+/**
+ * The posts feature's writes, run by the workspace's actor one at a time (DESIGN:
+ * Workspace actors). Every change is decided by the state machine (domain/posts/states.ts),
+ * checked against the network rules (domain/posts/rules.ts) and written with its activity
+ * and events in one transaction. No SQL here: the stores and repositories hold it.
+ */
+export class PostWriter extends Effect.Service<PostWriter>()("posts/PostWriter", {
+  effect: Effect.gen(function* () {
+    const transactions = yield* Transactions
+    const store = yield* PostsStore
+    const channelsRepo = yield* ChannelsRepo
+    const mediaRepo = yield* MediaRepo
+    const idempotency = yield* IdempotencyRepo
+    const tags = yield* TagsRepo
+    const { publicUrl } = yield* AppConfig
+
+    /** The answer kept for a key, decided against this request's body (409 for another body). */
+    const keptAnswer = (workspaceId: string, key: string, requestHash: string) =>
+      idempotency.find(workspaceId, key, new Date()).pipe(
+        Effect.flatMap(
+          Option.match({
+            onNone: () => Effect.succeed(Option.none<PostsAnswer>()),
+            onSome: (stored) => {
+              const outcome = decideWithStored(stored, requestHash)
+              return outcome._tag === "Reused"
+                ? Effect.fail(Errors.idempotencyKeyReused())
+                : Effect.succeed(Option.some<PostsAnswer>({ statusCode: outcome.statusCode, body: outcome.response, replayed: true }))
+            }
+          })
+        )
+      )
+
+    /** Channels that go from draft to queued are checked against their network's rules first. */
+    const checkStoredDrafts = (workspaceId: string, loaded: LoadedPost, step: PostStep) =>
+      Effect.gen(function* () {
+        if (step.needsRuleCheck.length === 0) return
+        const posts = loaded.posts.filter((p) => step.needsRuleCheck.includes(p.channelId))
+        const items = yield* store.itemsOf(workspaceId, posts.map((p) => p.id))
+        const channels = yield* channelsRepo.findMany({ workspaceId, ids: posts.map((p) => p.channelId) })
+        const { media, post } = storedPostForRules(loaded, posts, items)
+        if (post === null) return
+        const problems = checkPostAgainstNetworks(post, { channels: channels.flatMap(channelForRules), media: (id) => media.get(id) })
+        if (problems.length > 0) return yield* Effect.fail(Errors.fixBeforeSaving(problems))
+      })
+
+    /** Load (locked), decide, check, write, answer the whole post: the shape of every PUT. */
+    const changePost = <E>(
+      postId: string,
+      decide: (loaded: LoadedPost, now: Date, principal: Principal) => Either.Either<{ step: PostStep; approvedBy?: string | null }, E>
+    ) =>
+      Effect.gen(function* () {
+        const principal = yield* CurrentPrincipal
+        const groupId = yield* transactions.run(
+          Effect.gen(function* () {
+            const loaded = yield* store.loadOr404(principal.workspaceId, postId, true)
+            const { approvedBy, step } = yield* decide(loaded, new Date(), principal)
+            yield* checkStoredDrafts(principal.workspaceId, loaded, step)
+            yield* store.applyStep({
+              workspaceId: principal.workspaceId,
+              groupId: loaded.group.id,
+              shareToken: loaded.group.shareToken,
+              newGroup: null,
+              step,
+              ...(approvedBy !== undefined ? { approvedBy } : {})
+            })
+            return loaded.group.id
+          })
+        )
+        return yield* store.renderWholePost(principal.workspaceId, groupId)
+      }).pipe(storageDefects)
+
+    /** POST /posts: replay, or read the body, check every channel, save and answer. */
+    const createPosts = (command: CreatePosts) =>
+      Effect.gen(function* () {
+        const principal = yield* CurrentPrincipal
+        const { workspaceId } = principal
+        const key = command.idempotencyKey
+        const requestHash = requestHashOf(command.body)
+        if (key !== null) {
+          const kept = yield* keptAnswer(workspaceId, key, requestHash)
+          if (Option.isSome(kept)) return kept.value
+        }
+
+        const now = new Date()
+        const post = yield* normalizePostBody(command.body, now)
+
+        // the channels and media the body names, in this workspace only
+        const channelIds = post.entries.map((e) => e.channelId)
+        const channels = yield* channelsRepo.findMany({ workspaceId, ids: channelIds })
+        const library = yield* mediaRepo.findMany(
+          workspaceId,
+          post.entries.flatMap((e) => e.items.flatMap((i) => i.media.flatMap((m) => (m.id === null ? [] : [m.id]))))
+        )
+        const libraryById = new Map(library.map((m) => [m.id, m]))
+        const context: RulesContext = {
+          channels: channels.flatMap(channelForRules),
+          media: (id) => {
+            const m = libraryById.get(id)
+            return m === undefined ? undefined : libraryMediaForRules(m)
+          }
+        }
+        if (unknownChannelIds(post, context).length > 0) return yield* Effect.fail(Errors.channelNotFound())
+        const problems = checkPostAgainstNetworks(post, context)
+        if (problems.length > 0) return yield* Effect.fail(Errors.fixBeforeSaving(problems))
+
+        const approvalRequired = channels.some((c) => c.customerApproval === true)
+        const entries = new Map<string, EntryWrite>(
+          post.entries.map((e) => [
+            e.channelId,
+            {
+              settings: e.settings,
+              items: e.items.map((i) => ({ content: i.content, delay: i.delay, media: i.media.map((m) => mediaSnapshot(m, libraryById)) }))
+            }
+          ])
+        )
+        const fields = {
+          repeatDays: post.repeatDays,
+          shortLink: post.shortLink,
+          creationMethod: post.creationMethod ?? creationMethodOf(principal),
+          author: principal.actor
+        }
+
+        const save = Effect.gen(function* () {
+          const tagIds = yield* tags.resolve(workspaceId, post.tags)
+          let groupId: string
+          let shareToken: string
+          let live: ReadonlyArray<{ readonly postId: string; readonly channelId: string; readonly status: string }>
+          if (post.groupId !== null) {
+            const loaded = yield* store.loadOr404(workspaceId, post.groupId, true)
+            groupId = loaded.group.id
+            shareToken = loaded.group.shareToken
+            const step = edit(loaded.snapshot, {
+              type: post.type,
+              date: post.dateGiven ? post.date : null,
+              now,
+              channelIds,
+              approvalRequired,
+              actor: principal.actor
+            })
+            const existing = new Map(loaded.posts.map((p) => [p.channelId, p.id]))
+            live = yield* store.applyStep({ workspaceId, groupId, shareToken, existing, newGroup: null, editFields: fields, step, entries, tagIds })
+          } else {
+            groupId = crypto.randomUUID()
+            shareToken = randomBytes(24).toString("base64url")
+            const step = create({ type: post.type, date: post.date, now, channelIds, approvalRequired, actor: principal.actor })
+            live = yield* store.applyStep({ workspaceId, groupId, shareToken, newGroup: fields, step, entries, tagIds })
+          }
+          const body = live.map((r) => ({
+            postId: r.postId,
+            group: groupId,
+            integration: r.channelId,
+            status: r.status === "draft" ? "draft" : "queued",
+            previewUrl: shareUrl(publicUrl, shareToken)
+          }))
+          // only successful answers are kept; a live record of another owner wins (hand-over race)
+          if (key !== null && !(yield* idempotency.save({ workspaceId, key, requestHash, statusCode: 200, body, now }))) {
+            return yield* Effect.fail(new KeyTaken())
+          }
+          return { statusCode: 200, body, replayed: false } satisfies PostsAnswer
+        })
+
+        return yield* transactions.run(save).pipe(
+          Effect.catchTag("KeyTaken", () =>
+            key === null
+              ? Effect.die(new Error("KeyTaken without a key"))
+              : keptAnswer(workspaceId, key, requestHash).pipe(
+                  Effect.flatMap(Option.match({ onNone: () => Effect.fail(Errors.idempotencyRunning()), onSome: Effect.succeed }))
+                )
+          )
+        )
+      }).pipe(storageDefects, Effect.withSpan("PostWriter.create"), policyRequire("posts.write"))
+
+    /** PUT /posts/{id}/date */
+    const move = (command: MovePost) =>
+      Effect.gen(function* () {
+        const date = parseZonedDate(command.date)
+        if (date === null) return yield* Effect.fail(Errors.invalidDate(dateExample(new Date())))
+        return yield* changePost(command.postId, (loaded, now, principal) =>
+          Either.map(moveDate(loaded.snapshot, { date, now, approvalRequired: loaded.approvalRequired, actor: principal.actor }), (step) => ({ step }))
+        )
+      }).pipe(Effect.withSpan("PostWriter.move"), policyRequire("posts.write"))
+
+    /** PUT /posts/{id}/status */
+    const changeStatus = (command: SetPostStatus) =>
+      changePost(command.postId, (loaded, now, principal) =>
+        Either.right({
+          step: setStatus(loaded.snapshot, { status: command.status, now, approvalRequired: loaded.approvalRequired, actor: principal.actor })
+        })
+      ).pipe(Effect.withSpan("PostWriter.setStatus"), policyRequire("posts.write"))
+
+    /**
+     * PUT /posts/{id}/settings: merges into one channel's settings, only before it publishes;
+     * checked with the same rule as POST /posts. A group id changes the first channel.
+     */
+    const changeSettings = (command: SetPostSettings) =>
+      Effect.gen(function* () {
+        const principal = yield* CurrentPrincipal
+        const groupId = yield* transactions.run(
+          Effect.gen(function* () {
+            const loaded = yield* store.loadOr404(principal.workspaceId, command.postId, true)
+            const target = loaded.posts.find((p) => p.id === command.postId) ?? loaded.posts[0]
+            if (target === undefined) return yield* Effect.fail(Errors.postNotFound())
+            if (!(["draft", "queued", "error"] as ReadonlyArray<string>).includes(target.status)) {
+              return yield* Effect.fail(Errors.settingsAfterPublishing())
+            }
+            const { __type: _ignored, ...incoming } = command.settings
+            const merged = { ...decodeSettings(target.settings), ...incoming }
+            const network = findNetwork(target.network)
+            const problems = Option.isSome(network) ? settingsProblems(target.channelName, network.value, merged) : []
+            if (problems.length > 0) {
+              return yield* Effect.fail(
+                Errors.fixBeforeSaving(problems.map((message) => new RuleProblem({ channelId: target.channelId, channelName: target.channelName, message })))
+              )
+            }
+            yield* store.replaceSettings({ groupId: loaded.group.id, postId: target.id, settings: merged, actor: principal.actor, channelName: target.channelName })
+            return loaded.group.id
+          })
+        )
+        return yield* store.renderWholePost(principal.workspaceId, groupId)
+      }).pipe(storageDefects, Effect.withSpan("PostWriter.setSettings"), policyRequire("posts.write"))
+
+    /** DELETE /posts/{id} and /posts/group/{group}: the whole post on every channel. */
+    const deletePost = (command: DeletePost) =>
+      Effect.gen(function* () {
+        const principal = yield* CurrentPrincipal
+        yield* transactions.run(
+          Effect.gen(function* () {
+            const loaded = yield* store.loadOr404(principal.workspaceId, command.postId, true)
+            const step = remove(loaded.snapshot, { actor: principal.actor })
+            yield* store.applyStep({ workspaceId: principal.workspaceId, groupId: loaded.group.id, shareToken: loaded.group.shareToken, newGroup: null, step })
+            yield* store.deleteGroup(loaded.group.id)
+          })
+        )
+        return { error: false as const, success: true as const }
+      }).pipe(storageDefects, Effect.withSpan("PostWriter.delete"), policyRequire("posts.write"))
+
+    /** The client (share page) or an admin approves, or asks for changes with a comment. */
+    const review = (command: ReviewPost) =>
+      Effect.gen(function* () {
+        const result = yield* changePost(command.groupId, (loaded, now) =>
+          command.decision === "approve"
+            ? Either.map(approve(loaded.snapshot, { now, approvedBy: command.reviewer }), (step) => ({ step, approvedBy: command.reviewer }))
+            : Either.map(requestChanges(loaded.snapshot, { comment: command.comment, requestedBy: command.reviewer }), (step) => ({ step }))
+        )
+        if (command.comment.trim() !== "") {
+          yield* store.addComment({ groupId: command.groupId, author: command.reviewer, role: "client", content: command.comment }).pipe(Effect.orDie)
+        }
+        return result
+      }).pipe(Effect.withSpan("PostWriter.review"), policyRequire("posts.review"))
+
+    /**
+     * DELETE /integrations/{id}: the channel is disconnected and its drafts, queued,
+     * failed and unconfirmed posts are deleted in one transaction; live posts stay.
+     */
+    const deleteChannel = (command: DeleteChannel) =>
+      Effect.gen(function* () {
+        const { workspaceId } = yield* CurrentPrincipal
+        return yield* transactions.run(
+          Effect.gen(function* () {
+            const found = yield* channelsRepo.disconnect(workspaceId, command.channelId)
+            if (Option.isNone(found)) return yield* Effect.fail(Errors.channelNotFound())
+            yield* store.removeWithChannel(workspaceId, command.channelId, removedWithChannel)
+            return { success: true as const }
+          })
+        )
+      }).pipe(storageDefects, Effect.withSpan("PostWriter.deleteChannel"), policyRequire("channels.delete"))
+
+    return { keptAnswer, create: createPosts, move, setStatus: changeStatus, setSettings: changeSettings, delete: deletePost, review, deleteChannel }
+  }),
+  dependencies: [Transactions.Live, PostsStore.Live, ChannelsRepo.Live, MediaRepo.Live, IdempotencyRepo.Live, TagsRepo.Live]
+}) {
+  /** The writer without a database: give it Test layers of its stores (test/unit). */
+  static readonly Test = PostWriter.DefaultWithoutDependencies.pipe(Layer.provide(Transactions.Test))
+}

@@ -1,0 +1,66 @@
+import { Effect, Option } from "effect"
+import { Errors } from "../../domain/errors.js"
+import type { PostRef } from "../../domain/ids.js"
+import { postsRange } from "../../domain/posts/listRange.js"
+import { CreatePosts, DeletePost, MovePost, ReviewPost, SetPostSettings, SetPostStatus } from "../../protocol/actors.js"
+import { CurrentPrincipal } from "../../protocol/http/security.js"
+import { ActorClient, ActorClientLive } from "../gateway/actorClient.js"
+import { policyRequire } from "../platform/policy.js"
+import { storageDefects } from "../platform/storageDefects.js"
+import { PostsStore } from "./postsStore.js"
+
+/**
+ * The posts feature as every edge sees it (REST handlers, the share page, and later MCP
+ * tools): reads straight from Postgres, writes through the workspace's actor, which runs
+ * them one at a time with PostWriter. Each method needs its action checked (policy).
+ */
+export class Posts extends Effect.Service<Posts>()("posts/Posts", {
+  effect: Effect.gen(function* () {
+    const store = yield* PostsStore
+    const actors = yield* ActorClient
+    const principal = CurrentPrincipal
+
+    /** GET /posts: one row per channel in the range (default 30 days back to 30 ahead), oldest first. */
+    const list = (query: { readonly startDate?: string | undefined; readonly endDate?: string | undefined; readonly customer?: string | undefined }) =>
+      Effect.gen(function* () {
+        const { workspaceId } = yield* principal
+        const { end, start } = yield* postsRange(query, new Date())
+        const posts = yield* store.listRows({ workspaceId, start, end, customerId: query.customer ?? null }).pipe(storageDefects)
+        return { posts }
+      }).pipe(Effect.withSpan("Posts.list"), policyRequire("posts.read"))
+
+    /** GET /posts/{id}: a per-channel id or a group id. */
+    const get = (id: PostRef) =>
+      Effect.gen(function* () {
+        const { workspaceId } = yield* principal
+        const groupId = yield* store.resolveGroupId(workspaceId, id).pipe(storageDefects)
+        if (Option.isNone(groupId)) return yield* Effect.fail(Errors.postNotFound())
+        return yield* store.renderWholePost(workspaceId, groupId.value).pipe(storageDefects)
+      }).pipe(Effect.withSpan("Posts.get"), policyRequire("posts.read"))
+
+    const send = <A, I, E, EI>(command: Parameters<typeof actors.send<A, I, E, EI>>[1]) =>
+      Effect.flatMap(principal, (p) => actors.send(p, command))
+
+    /** POST /posts (both body forms), with the optional Idempotency-Key. */
+    const create = (body: unknown, idempotencyKey: string | null) =>
+      send(new CreatePosts({ body, idempotencyKey })).pipe(Effect.withSpan("Posts.create"), policyRequire("posts.write"))
+
+    const move = (id: PostRef, date: string) =>
+      send(new MovePost({ postId: id, date })).pipe(Effect.withSpan("Posts.move"), policyRequire("posts.write"))
+
+    const setStatus = (id: PostRef, status: "draft" | "schedule") =>
+      send(new SetPostStatus({ postId: id, status })).pipe(Effect.withSpan("Posts.setStatus"), policyRequire("posts.write"))
+
+    const setSettings = (id: PostRef, settings: Readonly<Record<string, unknown>>) =>
+      send(new SetPostSettings({ postId: id, settings })).pipe(Effect.withSpan("Posts.setSettings"), policyRequire("posts.write"))
+
+    const remove = (id: PostRef) => send(new DeletePost({ postId: id })).pipe(Effect.withSpan("Posts.delete"), policyRequire("posts.write"))
+
+    /** Approve a post in review, or ask for changes with a comment. */
+    const review = (input: { readonly groupId: string; readonly decision: "approve" | "changes"; readonly comment: string; readonly reviewer: string }) =>
+      send(new ReviewPost(input)).pipe(Effect.withSpan("Posts.review"), policyRequire("posts.review"))
+
+    return { list, get, create, move, setStatus, setSettings, remove, review }
+  }),
+  dependencies: [PostsStore.Live, ActorClientLive]
+}) {}

@@ -1,0 +1,65 @@
+import { SqlClient } from "@effect/sql"
+import { Context, Effect, Layer, Option, Schema } from "effect"
+import { IDEMPOTENCY_TTL_MS, type StoredAnswer } from "../../domain/idempotency.js"
+
+const StoredAnswerRow = Schema.Struct({ requestHash: Schema.String, statusCode: Schema.Number, response: Schema.Unknown })
+const decodeStoredAnswers = Schema.decodeUnknown(Schema.Array(StoredAnswerRow))
+
+/** The cut-off of the 24-hour window (domain/idempotency.ts). */
+const keptSince = (now: Date) => new Date(now.getTime() - IDEMPOTENCY_TTL_MS)
+
+/** Idempotency-Key records of POST /posts (kept json, so a replay answers the same bytes). SQL only. */
+export const makeIdempotencyRepo = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+
+  /** The answer kept for the key within its 24 hours. */
+  const find = (workspaceId: string, key: string, now: Date) =>
+    sql`
+      SELECT request_hash, status_code, response FROM idempotency_keys
+      WHERE workspace_id = ${workspaceId} AND key = ${key} AND created_at > ${keptSince(now)}`.pipe(
+      Effect.flatMap(decodeStoredAnswers),
+      Effect.map((rows): Option.Option<StoredAnswer> => Option.fromNullable(rows[0])),
+      Effect.catchTags({ SqlError: Effect.die, ParseError: Effect.die })
+    )
+
+  /**
+   * Keeps a successful answer, in the caller's transaction. False when a live record for
+   * the key exists already (another owner stored one first during a hand-over).
+   */
+  const save = (input: {
+    readonly workspaceId: string
+    readonly key: string
+    readonly requestHash: string
+    readonly statusCode: number
+    readonly body: unknown
+    readonly now: Date
+  }) =>
+    sql`
+      INSERT INTO idempotency_keys ${sql.insert({
+        workspaceId: input.workspaceId,
+        key: input.key,
+        requestHash: input.requestHash,
+        statusCode: input.statusCode,
+        response: JSON.stringify(input.body)
+      })}
+      ON CONFLICT (workspace_id, key) DO UPDATE SET request_hash = EXCLUDED.request_hash, status_code = EXCLUDED.status_code,
+        response = EXCLUDED.response, created_at = now()
+      WHERE idempotency_keys.created_at <= ${keptSince(input.now)}
+      RETURNING key`.pipe(
+      Effect.map((rows) => rows.length > 0),
+      Effect.catchTag("SqlError", Effect.die)
+    )
+
+  /** Records past their 24 hours (the scheduler's expiry job). */
+  const expire = (now: Date) =>
+    sql`DELETE FROM idempotency_keys WHERE created_at < ${keptSince(now)}`.pipe(Effect.asVoid)
+
+  return { find, save, expire }
+})
+
+export class IdempotencyRepo extends Context.Tag("posts/IdempotencyRepo")<
+  IdempotencyRepo,
+  Effect.Effect.Success<typeof makeIdempotencyRepo>
+>() {
+  static readonly Live = Layer.effect(IdempotencyRepo, makeIdempotencyRepo)
+}
