@@ -6,6 +6,7 @@ import { createWorld, startServices, type RunningServices, type TestWorld } from
 let world: TestWorld
 let sys: RunningServices
 let apiKey: string
+let workspaceId: string
 let channelId: string
 
 const upload = async (bytes: Uint8Array, name: string, type: string) => {
@@ -21,6 +22,7 @@ beforeAll(async () => {
   sys = await startServices(world, ["gateway", "actors"])
   const ws = await sys.admin.createWorkspace()
   apiKey = ws.apiKey
+  workspaceId = ws.workspaceId
   channelId = (await sys.admin.createChannel({ workspaceId: ws.workspaceId, network: "test", name: "Media channel", customerId: null, postingTimes: [] })).channelId
 })
 afterAll(async () => {
@@ -66,5 +68,38 @@ describe("Media ids in posts resolve to library items", () => {
     expect(res.status).toBe(400)
     expect(res.json.error).toBe("Please fix these before saving.")
     expect(res.json.errors[0].message).toMatch(/^Media channel: /)
+  })
+})
+
+describe("One rule, one place: a stored draft is checked exactly like the same body on POST /posts", () => {
+  const youtubeSettings = { title: "Launch", type: "public" }
+  let youtube: string
+
+  beforeAll(async () => {
+    youtube = (await sys.admin.createChannel({ workspaceId, network: "youtube", name: "Our YouTube", customerId: null, postingTimes: [] })).channelId
+  })
+
+  it("a YouTube draft with an uploaded video: PUT status schedule queues it (it was refused as 'needs a video')", async () => {
+    const video = await upload(mp4({ width: 640, height: 360 }), "launch.mp4", "video/mp4")
+    const body = { content: "Our launch", channels: [{ channelId: youtube, media: [video.id], settings: youtubeSettings }] }
+    const asSchedule = await client(sys.url, apiKey).post("/public/v1/posts", { ...body, type: "schedule", date: new Date(Date.now() + 86_400_000).toISOString() })
+    expect(asSchedule.status).toBe(200)
+    const draft = await client(sys.url, apiKey).post("/public/v1/posts", { ...body, type: "draft", date: new Date(Date.now() + 86_400_000).toISOString() })
+    expect(draft.status).toBe(200)
+    const scheduled = await client(sys.url, apiKey).put(`/public/v1/posts/${draft.json[0].group}/status`, { status: "schedule" })
+    expect(scheduled.status).toBe(200)
+    expect(scheduled.json.channels[0].root.state).toBe("queued")
+  })
+
+  it("PUT /posts/{id}/settings answers a select setting out of its options like POST /posts: errors[] with the same message", async () => {
+    const video = await upload(mp4(), "clip.mp4", "video/mp4")
+    const bad = { title: "Launch", type: "everyone" }
+    const onCreate = await client(sys.url, apiKey).post("/public/v1/posts", { type: "draft", content: "x", channels: [{ channelId: youtube, media: [video.id], settings: bad }] })
+    const draft = await client(sys.url, apiKey).post("/public/v1/posts", { type: "draft", content: "x", channels: [{ channelId: youtube, media: [video.id], settings: youtubeSettings }] })
+    const onSettings = await client(sys.url, apiKey).put(`/public/v1/posts/${draft.json[0].postId}/settings`, { settings: { type: "everyone" } })
+    expect(onCreate.status).toBe(400)
+    expect(onSettings.status).toBe(400)
+    expect(onSettings.json).toEqual(onCreate.json)
+    expect(onSettings.json.errors[0].message).toBe("Our YouTube: the setting type must be one of public, private, unlisted.")
   })
 })
