@@ -1,7 +1,8 @@
 import { Config, Effect, Layer } from "effect"
 import { PublishJobJson } from "../../protocol/jobs.js"
-import { consumeJobs, JobOutcome } from "../platform/jetstreamConsumer.js"
+import { consumeJobs } from "../platform/jetstreamConsumer.js"
 import { Nats } from "../platform/nats.js"
+import { NetworkAdapters } from "../networks/registry.js"
 import { publishItem } from "./publishItem.js"
 
 /**
@@ -10,19 +11,24 @@ import { publishItem } from "./publishItem.js"
  * unexpectedly is redelivered after a pause; its attempt row makes the next delivery
  * search instead of sending again.
  */
-export const PublisherLive = Layer.scopedDiscard(
+const publisher = Layer.scopedDiscard(
   Effect.gen(function* () {
     const nats = yield* Nats
     const concurrency = yield* Config.integer("PUBLISHER_CONCURRENCY").pipe(Config.withDefault(4))
     const ackWaitMs = yield* Config.integer("PUBLISHER_ACK_WAIT_MS").pipe(Config.withDefault(30_000))
+    const networkTimeoutMs = yield* Config.integer("PUBLISH_TIMEOUT_MS").pipe(Config.withDefault(60_000))
+    // an attempt's lease lasts as long as a message's ack wait: a dead job loses both together
+    const settings = { leaseMs: ackWaitMs, networkTimeoutMs }
     yield* consumeJobs({
       stream: nats.names.publishStream,
       durable: nats.names.publisherConsumer,
       schema: PublishJobJson,
       concurrency,
       ackWaitMs,
-      handle: (job) => publishItem(job.itemId).pipe(Effect.as(JobOutcome.Done()))
+      handle: (job) => publishItem(job.itemId, settings)
     })
     yield* Effect.logInfo("publisher started")
   })
 )
+
+export const PublisherLive = publisher.pipe(Layer.provide(NetworkAdapters.Default))
