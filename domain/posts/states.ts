@@ -98,8 +98,11 @@ export const channelMoves = {
   },
   /** Client or admin approves. */
   approve: { draft: "queued" },
-  /** Worker: the network took the post, or a search after no answer found it. */
-  published: { queued: "published", publishing: "published", pending: "published" },
+  /**
+   * Worker: the network took the post, or a search after no answer found it. A real answer
+   * that comes after a search already said `unconfirmed` wins: the post is live.
+   */
+  published: { queued: "published", publishing: "published", pending: "published", unconfirmed: "published" },
   /** Worker: the network refused the post; not retried on its own. */
   rejected: { queued: "error", publishing: "error", pending: "error" },
   /** Worker: no answer and the search cannot tell; nothing is sent again. */

@@ -1,19 +1,32 @@
-import { Effect, Option } from "effect"
+import { Effect, Layer, Option } from "effect"
 import { Errors } from "../../domain/errors.js"
 import { findNetwork } from "../../domain/networks/index.js"
 import type { NetworkAdapter, ToolCall } from "./adapter.js"
-import { testNetworkAdapter } from "./testNetwork.js"
+import { makeTestNetworkAdapter } from "./testNetwork.js"
+import { TestNetworkStore } from "./testNetworkStore.js"
 
-const adapters: ReadonlyMap<string, NetworkAdapter> = new Map([[testNetworkAdapter.identifier, testNetworkAdapter]])
+const indexed = (adapters: ReadonlyArray<NetworkAdapter>) => {
+  const byNetwork = new Map(adapters.map((a) => [a.identifier, a]))
+  return {
+    /** The adapter of a network, when this server has one. */
+    find: (network: string): Option.Option<NetworkAdapter> => Option.fromNullable(byNetwork.get(network))
+  }
+}
 
-/** The adapter of a network, when this server has one. */
-export const adapterFor = (network: string): Option.Option<NetworkAdapter> => Option.fromNullable(adapters.get(network))
+/** The network adapters this server has, by network identifier. */
+export class NetworkAdapters extends Effect.Service<NetworkAdapters>()("networks/NetworkAdapters", {
+  effect: Effect.map(makeTestNetworkAdapter, (test) => indexed([test])),
+  dependencies: [TestNetworkStore.Default]
+}) {
+  /** Exactly these adapters (tests: a network that answers as the test needs). */
+  static readonly Test = (adapters: ReadonlyArray<NetworkAdapter>) => Layer.succeed(NetworkAdapters, NetworkAdapters.make(indexed(adapters)))
+}
 
 /**
  * POST /integration-trigger: the tool must be one of the channel's network's tools
  * (400 otherwise); networks whose adapter is not built yet say so with a 400.
  */
-export const runTool = (call: ToolCall) =>
+export const runToolWith = (call: ToolCall) =>
   Effect.gen(function* () {
     const network = findNetwork(call.channel.network)
     if (Option.isNone(network)) return yield* Effect.fail(Errors.badRequest("The channel's network is not known."))
@@ -28,11 +41,17 @@ export const runTool = (call: ToolCall) =>
         )
       )
     }
-    const adapter = adapters.get(network.value.identifier)
-    if (adapter === undefined) {
+    const adapter = (yield* NetworkAdapters).find(network.value.identifier)
+    if (Option.isNone(adapter)) {
       return yield* Effect.fail(
         Errors.badRequest(`${network.value.name} tools need a connection to ${network.value.name}, which this server does not have yet.`)
       )
     }
-    return yield* adapter.runTool(call)
+    return yield* adapter.value.runTool(call)
   })
+
+/**
+ * runToolWith for the gateway, which does not provide NetworkAdapters yet: the adapters
+ * are built per call (they hold no resources), so the gateway still needs only SqlClient.
+ */
+export const runTool = (call: ToolCall) => runToolWith(call).pipe(Effect.provide(NetworkAdapters.Default))

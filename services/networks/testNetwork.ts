@@ -1,7 +1,7 @@
-import { SqlClient } from "@effect/sql"
 import { Effect, Option, Schema } from "effect"
 import { Errors } from "../../domain/errors.js"
-import type { NetworkAdapter } from "./adapter.js"
+import { type NetworkAdapter, PublishAnswer, type PublishRequest, SearchAnswer } from "./adapter.js"
+import { TestNetworkStore } from "./testNetworkStore.js"
 
 const EchoData = Schema.Struct({ text: Schema.String })
 
@@ -9,42 +9,78 @@ const EchoData = Schema.Struct({ text: Schema.String })
 const releaseUrl = (id: string) => `test-network://posts/${id}`
 
 /**
- * The built-in test network: it publishes into its own table and nowhere else, so
- * the whole publishing path (attempts, outcomes, search) runs without network keys.
+ * How the test network answers, from the post's settings, so tests (and people trying the
+ * API) can see every outcome of the publishing path:
+ * - `accept` (default): takes the post and answers at once;
+ * - `reject`: refuses it;
+ * - `timeout`: never answers and never takes it (the publisher's time limit ends the wait);
+ * - `lose-answer`: takes the post, then the answer is lost (a search finds it);
+ * - `slow`: takes it and answers after `settings.slowMs` (default 3000) milliseconds.
  */
-export const testNetworkAdapter: NetworkAdapter = {
-  identifier: "test",
-  runTool: ({ channel, data, methodName }) => {
-    switch (methodName) {
-      case "echo":
-        return Schema.decodeUnknown(EchoData)(data).pipe(
-          Effect.map(({ text }) => ({ text })),
-          Effect.mapError(() => Errors.badRequest("The tool echo needs data.text, a string."))
-        )
-      case "stats":
-        return Effect.gen(function* () {
-          const sql = yield* SqlClient.SqlClient
-          const rows = yield* sql<{ status: string; count: number }>`
-            SELECT status, count(*)::int AS count FROM posts
-            WHERE channel_id = ${channel.id} AND deleted_at IS NULL GROUP BY status ORDER BY status`
-          return { channelId: channel.id, posts: Object.fromEntries(rows.map((r) => [r.status, r.count])) }
-        }).pipe(Effect.orDie)
-      default:
-        return Effect.fail(Errors.badRequest(`Unknown tool ${methodName}.`))
+const Behaviour = Schema.Struct({
+  outcome: Schema.optionalWith(Schema.Literal("accept", "reject", "timeout", "lose-answer", "slow"), { default: () => "accept" as const }),
+  slowMs: Schema.optionalWith(Schema.Number, { default: () => 3000 })
+})
+const behaviourOf = (request: PublishRequest) =>
+  Schema.decodeUnknownOption(Behaviour)(request.channel.settings).pipe(Option.getOrElse(() => ({ outcome: "accept" as const, slowMs: 3000 })))
+
+/**
+ * The built-in test network: a simulated network whose posts live in its store, so the
+ * whole publishing path (attempts, outcomes, search) runs without any network's keys.
+ */
+export const makeTestNetworkAdapter = Effect.gen(function* () {
+  const store = yield* TestNetworkStore
+  const take = (request: PublishRequest) =>
+    store.add({ channelId: request.channel.id, itemId: request.item.id, content: request.item.content })
+  const adapter: NetworkAdapter = {
+    identifier: "test",
+    publish: (request) => {
+      const behaviour = behaviourOf(request)
+      const published = (id: string) => PublishAnswer.Published({ releaseId: id, releaseUrl: releaseUrl(id) })
+      const answer: Effect.Effect<PublishAnswer, unknown> = (() => {
+        switch (behaviour.outcome) {
+          case "accept":
+            return take(request).pipe(Effect.map(published))
+          case "reject":
+            return Effect.succeed(PublishAnswer.Rejected({
+              message: "The test network refused the post, as its settings asked (outcome: reject).",
+              fix: "Remove the outcome setting of the post, then retry it."
+            }))
+          case "timeout":
+            return Effect.never
+          case "lose-answer":
+            return take(request).pipe(Effect.as(PublishAnswer.NoAnswer({ reason: "the test network lost its answer (outcome: lose-answer)" })))
+          case "slow":
+            return Effect.sleep(behaviour.slowMs).pipe(Effect.zipRight(take(request)), Effect.map(published))
+        }
+      })()
+      // a store that fails mid-write may or may not hold the post: like a lost answer
+      return answer.pipe(Effect.catchAll((e) => Effect.succeed(PublishAnswer.NoAnswer({ reason: String(e) }))))
+    },
+    search: (request) =>
+      store.findByItem(request.item.id).pipe(
+        Effect.map(Option.match({
+          onNone: () => SearchAnswer.NotFound(),
+          onSome: (id) => SearchAnswer.Found({ releaseId: id, releaseUrl: releaseUrl(id) })
+        })),
+        Effect.catchAll((e) => Effect.succeed(SearchAnswer.CannotTell({ reason: String(e) })))
+      ),
+    runTool: ({ channel, data, methodName }) => {
+      switch (methodName) {
+        case "echo":
+          return Schema.decodeUnknown(EchoData)(data).pipe(
+            Effect.map(({ text }) => ({ text })),
+            Effect.mapError(() => Errors.badRequest("The tool echo needs data.text, a string."))
+          )
+        case "stats":
+          return store.postCountsByStatus(channel.id).pipe(
+            Effect.map((posts) => ({ channelId: channel.id, posts })),
+            Effect.orDie
+          )
+        default:
+          return Effect.fail(Errors.badRequest(`Unknown tool ${methodName}.`))
+      }
     }
-  },
-  publish: (request) =>
-    Effect.gen(function* () {
-      const sql = yield* SqlClient.SqlClient
-      const id = crypto.randomUUID()
-      yield* sql`INSERT INTO test_network_posts ${sql.insert({ id, channelId: request.channelId, itemId: request.itemId, content: request.content })}`
-      return { _tag: "Published" as const, releaseId: id, releaseUrl: releaseUrl(id) }
-    }).pipe(Effect.catchAll((e) => Effect.succeed({ _tag: "NoAnswer" as const, reason: String(e) }))),
-  search: (request) =>
-    Effect.gen(function* () {
-      const sql = yield* SqlClient.SqlClient
-      const rows = yield* sql<{ id: string }>`SELECT id FROM test_network_posts WHERE item_id = ${request.itemId} LIMIT 1`
-      const found = rows[0]
-      return found === undefined ? Option.none() : Option.some({ releaseId: found.id, releaseUrl: releaseUrl(found.id) })
-    }).pipe(Effect.mapError(() => "cannot_tell" as const))
-}
+  }
+  return adapter
+})

@@ -1,10 +1,8 @@
-import { Context, Data, Effect, Layer, Runtime } from "effect"
+import { Context, Data, Effect, Layer } from "effect"
 import {
-  AckPolicy,
   connect,
   type JetStreamClient,
   type JetStreamManager,
-  type JsMsg,
   type KV,
   type NatsConnection,
   RetentionPolicy,
@@ -43,7 +41,7 @@ const ensureStream = (jsm: JetStreamManager, config: Partial<StreamConfig> & { n
 
 /**
  * Creates (idempotently) the streams and KV buckets every service needs. Consumers are
- * created by the service that reads them.
+ * created by the service that reads them (jetstreamConsumer.ts).
  */
 const ensureTopology = (nc: NatsConnection, n: Names) =>
   Effect.gen(function* () {
@@ -115,50 +113,3 @@ export const NatsLive = Layer.scoped(
     return { connection, names: n, ...topology }
   })
 )
-
-/**
- * A durable pull consumer, created or updated idempotently, whose messages are handed
- * to `handle` one at a time per process; `handle` acks, naks or terms explicitly.
- */
-export const consumeDurable = <R>(options: {
-  readonly stream: string
-  readonly durable: string
-  readonly filterSubject?: string
-  readonly ackWaitMs?: number
-  readonly maxAckPending?: number
-  readonly handle: (msg: JsMsg) => Effect.Effect<void, never, R>
-}) =>
-  Effect.gen(function* () {
-    const nats = yield* Nats
-    const runtime = yield* Effect.runtime<R>()
-    const config = {
-      durable_name: options.durable,
-      ack_policy: AckPolicy.Explicit,
-      ack_wait: (options.ackWaitMs ?? 30_000) * 1e6,
-      max_ack_pending: options.maxAckPending ?? 256,
-      ...(options.filterSubject !== undefined ? { filter_subject: options.filterSubject } : {})
-    }
-    yield* Effect.tryPromise({
-      try: async () => {
-        const existing = await nats.manager.consumers.info(options.stream, options.durable).catch(() => null)
-        if (existing === null) await nats.manager.consumers.add(options.stream, config)
-        else await nats.manager.consumers.update(options.stream, options.durable, config)
-      },
-      catch: (cause) => new NatsFailure({ message: `consumer ${options.durable}: ${String(cause)}`, cause })
-    })
-    const consumer = yield* Effect.tryPromise({
-      try: () => nats.jetstream.consumers.get(options.stream, options.durable),
-      catch: (cause) => new NatsFailure({ message: `consumer ${options.durable}: ${String(cause)}`, cause })
-    })
-    const messages = yield* Effect.acquireRelease(
-      Effect.promise(() => consumer.consume({ max_messages: 64 })),
-      (m) => Effect.promise(() => m.close().then(() => undefined, () => undefined))
-    )
-    const run = Runtime.runPromise(runtime)
-    // a plain loop over the iterator, in its own fiber; closing the iterator ends it
-    yield* Effect.forkScoped(
-      Effect.promise(async () => {
-        for await (const msg of messages) await run(options.handle(msg))
-      })
-    )
-  })

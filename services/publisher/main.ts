@@ -1,31 +1,34 @@
-import { Effect, Layer, Schema } from "effect"
+import { Config, Effect, Layer } from "effect"
 import { PublishJobJson } from "../../protocol/jobs.js"
-import { consumeDurable, Nats } from "../platform/nats.js"
+import { consumeJobs } from "../platform/jetstreamConsumer.js"
+import { Nats } from "../platform/nats.js"
+import { NetworkAdapters } from "../networks/registry.js"
 import { publishItem } from "./publishItem.js"
 
-const decodeJob = Schema.decodeUnknown(PublishJobJson)
-
 /**
- * The publisher: consumes PUBLISH. A job that fails unexpectedly is redelivered after a
- * pause; its attempt row makes the next delivery search instead of sending again.
+ * The publisher: consumes PUBLISH with the platform's consumer (bounded concurrency,
+ * heartbeats while a network answers slowly, drain on shutdown). A job that fails
+ * unexpectedly is redelivered after a pause; its attempt row makes the next delivery
+ * search instead of sending again.
  */
-export const PublisherLive = Layer.scopedDiscard(
+const publisher = Layer.scopedDiscard(
   Effect.gen(function* () {
     const nats = yield* Nats
-    yield* consumeDurable({
+    const concurrency = yield* Config.integer("PUBLISHER_CONCURRENCY").pipe(Config.withDefault(4))
+    const ackWaitMs = yield* Config.integer("PUBLISHER_ACK_WAIT_MS").pipe(Config.withDefault(30_000))
+    const networkTimeoutMs = yield* Config.integer("PUBLISH_TIMEOUT_MS").pipe(Config.withDefault(60_000))
+    // an attempt's lease lasts as long as a message's ack wait: a dead job loses both together
+    const settings = { leaseMs: ackWaitMs, networkTimeoutMs }
+    yield* consumeJobs({
       stream: nats.names.publishStream,
       durable: nats.names.publisherConsumer,
-      ackWaitMs: 60_000,
-      handle: (msg) =>
-        decodeJob(msg.string()).pipe(
-          Effect.flatMap((job) => publishItem(job.itemId)),
-          Effect.matchCauseEffect({
-            onSuccess: () => Effect.sync(() => msg.ack()),
-            onFailure: (cause) =>
-              Effect.logWarning("publish job failed; redelivering", cause).pipe(Effect.zipRight(Effect.sync(() => msg.nak(5_000))))
-          })
-        )
+      schema: PublishJobJson,
+      concurrency,
+      ackWaitMs,
+      handle: (job) => publishItem(job.itemId, settings)
     })
     yield* Effect.logInfo("publisher started")
   })
 )
+
+export const PublisherLive = publisher.pipe(Layer.provide(NetworkAdapters.Default))

@@ -56,6 +56,8 @@ export interface StartOptions {
   readonly ready?: RegExp
   readonly timeoutMs?: number
   readonly label?: string
+  /** Another program than services/main.ts (relative to the repository), e.g. a test consumer. */
+  readonly script?: string
 }
 
 /**
@@ -68,7 +70,7 @@ export const processGroup = () => {
   const start = async (world: TestWorld, services: ReadonlyArray<string>, options: StartOptions = {}): Promise<ServiceProcess> => {
     const label = options.label ?? services.join("+")
     const ready = options.ready ?? startedLines[services[0] ?? ""] ?? /starting/
-    const child = spawn(process.execPath, ["--import", "tsx", "services/main.ts", ...services], {
+    const child = spawn(process.execPath, ["--import", "tsx", options.script ?? "services/main.ts", ...services], {
       cwd: root,
       env: {
         PATH: process.env["PATH"] ?? "/usr/bin:/bin",

@@ -150,7 +150,15 @@ describe("states: the worker's outcomes", () => {
     expect(step.notifications).toEqual([{ type: "fail", channelId: "c1", reason: "unconfirmed" }])
   })
 
-  it.each(["draft", "published", "error", "unconfirmed"] as const)(
+  it("unconfirmed, then the network's real answer arrives late → published, one post.published", () => {
+    const step = afterAttempt(snapshot(["unconfirmed"]), "c1", { kind: "published" })
+    expect(statusesAfter(step)).toEqual(["published"])
+    expect(step.status).toBe("published")
+    expect(step.events).toEqual([{ name: "post.published", channelId: "c1" }])
+    expect(step.notifications).toEqual([])
+  })
+
+  it.each(["draft", "published", "error"] as const)(
     "a channel that is %s does not move and causes nothing (no second post.published)",
     (from) => {
       const step = afterAttempt(snapshot([from]), "c1", { kind: "published" })
