@@ -14,6 +14,7 @@ import type { Principal } from "../../../domain/roles.js"
 import { tagColor } from "../../../domain/tagColor.js"
 import type { CreatePosts } from "../../../protocol/actors.js"
 import { AppConfig } from "../../platform/config.js"
+import * as Outbox from "../../platform/outbox.js"
 import { PostsStore, type EntryWrite } from "../../posts/postsStore.js"
 import { shareUrl } from "../../posts/render.js"
 import type { StoredMedia } from "../../posts/rows.js"
@@ -191,7 +192,7 @@ export const createPosts = (principal: Principal, command: CreatePosts) =>
       return { statusCode: 200, body, replayed: false }
     })
 
-    return yield* sql.withTransaction(save).pipe(
+    return yield* Outbox.transaction(save).pipe(
       Effect.catchTag("KeyTaken", () =>
         key === null
           ? Effect.die(new Error("KeyTaken without a key"))

@@ -8,6 +8,7 @@ import { checkPostAgainstNetworks, type ChannelForRules } from "../../../domain/
 import { approve, moveDate, remove, requestChanges, setStatus, type PostStep } from "../../../domain/posts/states.js"
 import type { Principal } from "../../../domain/roles.js"
 import type { DeletePost, MovePost, ReviewPost, SetPostSettings, SetPostStatus } from "../../../protocol/actors.js"
+import * as Outbox from "../../platform/outbox.js"
 import { PostsStore, type LoadedPost } from "../../posts/postsStore.js"
 import { decodeSettings, decodeStoredMedia } from "../../posts/rows.js"
 
@@ -67,9 +68,8 @@ const changePost = (
   decide: (loaded: LoadedPost, now: Date) => Effect.Effect<{ step: PostStep; approvedBy?: string | null }, ReturnType<typeof Errors.badRequest>>
 ) =>
   Effect.gen(function* () {
-    const sql = yield* SqlClient.SqlClient
     const store = yield* PostsStore
-    const groupId = yield* sql.withTransaction(
+    const groupId = yield* Outbox.transaction(
       Effect.gen(function* () {
         const loaded = yield* store.loadOr404(principal.workspaceId, postId, true)
         const { approvedBy, step } = yield* decide(loaded, new Date())
@@ -149,7 +149,7 @@ export const deletePost = (principal: Principal, command: DeletePost) =>
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const store = yield* PostsStore
-    yield* sql.withTransaction(
+    yield* Outbox.transaction(
       Effect.gen(function* () {
         const loaded = yield* store.loadOr404(principal.workspaceId, command.postId, true)
         const step = remove(loaded.snapshot, { actor: principal.actor })
