@@ -1,7 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { type Duration, Effect, Layer, Schedule } from "effect"
+import * as Outbox from "../platform/outbox.js"
 import { claimDueItems, requeueLostJobs } from "./dueItems.js"
-import { relayOutbox } from "./outboxRelay.js"
 
 const every = <A, E, R>(interval: Duration.DurationInput, name: string, task: Effect.Effect<A, E, R>) =>
   task.pipe(
@@ -11,13 +11,14 @@ const every = <A, E, R>(interval: Duration.DurationInput, name: string, task: Ef
   )
 
 /**
- * The scheduler: claims due items onto PUBLISH, re-enqueues lost jobs, relays the
- * outbox to EVENTS and expires what the spec keeps for a limited time (Idempotency-Keys 24 h).
+ * The scheduler: claims due items onto PUBLISH, re-enqueues lost jobs, sweeps outbox
+ * rows left unpublished onto EVENTS and expires what the spec keeps for a limited time (Idempotency-Keys 24 h).
  */
 export const SchedulerLive = Layer.scopedDiscard(
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
-    yield* every("250 millis", "outbox relay", relayOutbox())
+    // events go to EVENTS right after their commit; this only repairs what was left behind
+    yield* every("2 seconds", "outbox sweeper", Outbox.sweep({ olderThanSeconds: 3 }))
     yield* every("500 millis", "due items", claimDueItems())
     yield* every("30 seconds", "lost publish jobs", requeueLostJobs)
     yield* every(
