@@ -7,8 +7,9 @@ import type { PostType } from "./normalizedPost.js"
 /**
  * The state machine of a post (spec "States and transitions"), as data and pure functions.
  * Given a post's current state and a trigger, each function returns the next state and
- * what the change causes (activity entries, outbox events, notifications). Services
- * store the result; they do not decide transitions themselves.
+ * what the change causes (activity entries and events; the notifications follow from the
+ * events in domain/notifications.ts). Services store the result; they do not decide
+ * transitions themselves.
  *
  * Approval, where the spec leaves it open ("Post status after an approval or a change
  * request: not shown"):
@@ -164,12 +165,6 @@ export type PostEvent =
   | { readonly name: "post.failed"; readonly channelId: string; readonly error: string; readonly fix: string }
   | { readonly name: "post.unconfirmed"; readonly channelId: string; readonly error: string; readonly fix: string }
 
-export interface PostNotification {
-  readonly type: "fail"
-  readonly channelId: string
-  readonly reason: "failed" | "unconfirmed"
-}
-
 export interface PostStep {
   readonly status: WholePostStatus
   readonly approval: ApprovalStatus | null
@@ -178,7 +173,6 @@ export interface PostStep {
   readonly channels: ReadonlyArray<ChannelStep>
   readonly activity: ReadonlyArray<ActivityEntry>
   readonly events: ReadonlyArray<PostEvent>
-  readonly notifications: ReadonlyArray<PostNotification>
   /** Channels going from draft to queued: the caller checks them against network rules first. */
   readonly needsRuleCheck: ReadonlyArray<string>
   /** Retry also queues failed follow-up comments again. */
@@ -191,7 +185,6 @@ interface StepParts {
   readonly channels: ReadonlyArray<ChannelStep>
   readonly activity?: ReadonlyArray<ActivityEntry>
   readonly events?: ReadonlyArray<PostEvent>
-  readonly notifications?: ReadonlyArray<PostNotification>
   readonly requeueFailedFollowUps?: boolean
 }
 
@@ -205,7 +198,6 @@ const step = (parts: StepParts): PostStep => ({
   channels: parts.channels,
   activity: parts.activity ?? [],
   events: parts.events ?? [],
-  notifications: parts.notifications ?? [],
   needsRuleCheck: parts.channels.filter((c) => c.from === "draft" && c.to === "queued").map((c) => c.channelId),
   requeueFailedFollowUps: parts.requeueFailedFollowUps ?? false
 })
@@ -536,15 +528,13 @@ export const afterAttempt = (current: PostSnapshot, channelId: string, outcome: 
       return step({
         ...base,
         activity: [entry("System", "failed", outcome.error)],
-        events: [{ name: "post.failed", channelId, error: outcome.error, fix: outcome.fix }],
-        notifications: [{ type: "fail", channelId, reason: "failed" }]
+        events: [{ name: "post.failed", channelId, error: outcome.error, fix: outcome.fix }]
       })
     case "unconfirmed":
       return step({
         ...base,
         activity: [entry("System", "unconfirmed", outcome.error)],
-        events: [{ name: "post.unconfirmed", channelId, error: outcome.error, fix: outcome.fix }],
-        notifications: [{ type: "fail", channelId, reason: "unconfirmed" }]
+        events: [{ name: "post.unconfirmed", channelId, error: outcome.error, fix: outcome.fix }]
       })
   }
 }

@@ -4,6 +4,7 @@ import { billingStateAfter, type BillingEvent, type BillingState, type Plan } fr
 import { findNetwork } from "../../domain/networks/index.js"
 import { parsePostingTimes } from "../../domain/postingTimes.js"
 import type { Role } from "../../domain/roles.js"
+import * as Outbox from "../platform/outbox.js"
 import { newToken, tokenHash } from "../platform/secrets.js"
 import { hashPassword } from "./passwords.js"
 
@@ -118,9 +119,9 @@ export const makeAdminOperations = Effect.gen(function* () {
 
   /** A billing event: changes what the gate reads and writes `billing.changed` to the outbox. */
   const setBilling = (input: { workspaceId: string; event: BillingEvent }) =>
-    sql.withTransaction(
+    Outbox.transaction(
       Effect.gen(function* () {
-        const rows = yield* sql<{ billingState: BillingState; plan: string }>`
+        const rows = yield* sql<{ billingState: BillingState; plan: Plan }>`
           SELECT billing_state, plan FROM workspaces WHERE id = ${input.workspaceId} FOR UPDATE`
         const row = rows[0]
         if (row === undefined) return yield* new AdminInputError({ message: `No workspace ${input.workspaceId}.` })
@@ -129,12 +130,7 @@ export const makeAdminOperations = Effect.gen(function* () {
           UPDATE workspaces SET billing_state = ${next}, billing_event = ${input.event},
             past_due_since = CASE WHEN ${next} = 'past_due' THEN coalesce(past_due_since, now()) ELSE NULL END
           WHERE id = ${input.workspaceId}`
-        yield* sql`INSERT INTO outbox ${sql.insert({
-          id: uuid(),
-          workspaceId: input.workspaceId,
-          event: "billing.changed",
-          data: JSON.stringify({ plan: row.plan, test: true, event: input.event })
-        })}`
+        yield* Outbox.write(input.workspaceId, [{ event: "billing.changed", data: { plan: row.plan, test: true, event: input.event } }])
         return { workspaceId: input.workspaceId, billingState: next }
       })
     )

@@ -3,6 +3,8 @@ import { Context, Effect, Layer, Option, Schema } from "effect"
 import { Errors } from "../../domain/errors.js"
 import { keptOnEdit, type ChannelStatus, type PostSnapshot, type PostStep } from "../../domain/posts/states.js"
 import { AppConfig } from "../platform/config.js"
+import * as Outbox from "../platform/outbox.js"
+import { approvalEvent, isApprovalEvent } from "./postEvents.js"
 import { shareUrl, postRow, wholePost } from "./render.js"
 import { ActivityRow, ChannelPostRow, CommentRow, GroupRow, ItemRow, SharedPostRow, StoredItemRow, TagRow, type StoredItem, type StoredMedia } from "./rows.js"
 
@@ -135,7 +137,7 @@ export const makePostsStore = Effect.gen(function* () {
 
   /**
    * Writes one transition: the group, every channel step, items, activity and the
-   * outbox rows of its events, in the caller's transaction. Status changes are
+   * outbox rows of its events, in the caller's Outbox.transaction. Status changes are
    * conditional on the status the step started from.
    */
   const applyStep = (input: {
@@ -244,26 +246,16 @@ export const makePostsStore = Effect.gen(function* () {
       if (step.activity.length > 0) {
         yield* sql`INSERT INTO post_activity ${sql.insert(step.activity.map((a) => ({ groupId, actor: a.actor, action: a.action, detail: a.detail })))}`
       }
-      if (step.events.length > 0) {
-        const previewUrl = shareUrl(publicUrl, input.shareToken)
-        const channelIds = step.channels.filter((c) => c.to !== null).map((c) => c.channelId)
-        const common = { groupId, publishAt: step.publishAt.toISOString(), channelIds, previewUrl }
-        const rows = step.events.flatMap((e): ReadonlyArray<{ event: string; data: Record<string, unknown> }> => {
-          switch (e.name) {
-            case "approval.requested":
-              return [{ event: e.name, data: { ...common, requestedBy: e.requestedBy, approvalStatus: "requested" } }]
-            case "approval.approved":
-              return [{ event: e.name, data: { ...common, approvedBy: e.approvedBy, approvalStatus: "approved" } }]
-            case "approval.changes":
-              return [{ event: e.name, data: { ...common, comment: e.comment, requestedBy: e.requestedBy, approvalStatus: "changes" } }]
-            default:
-              return [] // publishing events are written by the publisher with their release data
-          }
-        })
-        if (rows.length > 0) {
-          yield* sql`INSERT INTO outbox ${sql.insert(rows.map((r) => ({ id: crypto.randomUUID(), workspaceId, event: r.event, data: JSON.stringify(r.data) })))}`
-        }
+      // publishing events are written by the publisher, with their release
+      const post = {
+        groupId,
+        publishAt: step.publishAt,
+        channelIds: step.channels.filter((c) => c.to !== null).map((c) => c.channelId),
+        previewUrl: shareUrl(publicUrl, input.shareToken)
       }
+      yield* Outbox.write(workspaceId, step.events.filter(isApprovalEvent).map((e) => approvalEvent(e, post))).pipe(
+        Effect.provideService(SqlClient.SqlClient, sql)
+      )
       return live
     })
 

@@ -6,7 +6,9 @@ import { type NetworkAdapter, PublishAnswer, type PublishRequest, SearchAnswer }
 import { NetworkAdapters } from "../networks/registry.js"
 import { AppConfig } from "../platform/config.js"
 import { JobOutcome } from "../platform/jetstreamConsumer.js"
+import * as Outbox from "../platform/outbox.js"
 import { decryptSecret } from "../platform/secrets.js"
+import { isPublishingEvent, publishingEvent } from "../posts/postEvents.js"
 import { decodeSettings, StoredMedia } from "../posts/rows.js"
 
 const ItemContext = Schema.Struct({
@@ -234,7 +236,7 @@ const recordOutcome = (item: ItemContext, attemptId: string, result: Conclusion)
     const error = outcome.kind === "published" ? null : { message: outcome.error, fix: outcome.fix }
     const releaseId = result._tag === "Published" ? result.releaseId : null
     const releaseUrl = result._tag === "Published" ? result.releaseUrl : null
-    yield* sql.withTransaction(
+    yield* Outbox.transaction(
       Effect.gen(function* () {
         // A real "published" wins over the "unconfirmed" a search recorded meanwhile (a job that
         // took over an attempt whose answer was only late); any other concluded attempt stays.
@@ -275,28 +277,17 @@ const recordOutcome = (item: ItemContext, attemptId: string, result: Conclusion)
         if (step.activity.length > 0) {
           yield* sql`INSERT INTO post_activity ${sql.insert(step.activity.map((a) => ({ groupId: item.groupId, actor: a.actor, action: a.action, detail: a.detail })))}`
         }
-        const base = { postId: item.postId, groupId: item.groupId, provider: item.network, channelId: item.channelId }
-        for (const e of step.events) {
-          const data =
-            e.name === "post.published"
-              ? { ...base, content: item.content, releaseId, releaseUrl, publishedAt: (updated[0]?.publishedAt ?? new Date()).toISOString() }
-              : e.name === "post.failed" || e.name === "post.unconfirmed"
-                ? { ...base, error: e.error, fix: e.fix }
-                : null
-          if (data === null) continue
-          yield* sql`INSERT INTO outbox ${sql.insert({ id: crypto.randomUUID(), workspaceId: item.workspaceId, event: e.name, data: JSON.stringify(data) })}`
+        const publishedAt = updated[0]?.publishedAt ?? new Date()
+        const channelAttempt = {
+          postId: item.postId,
+          groupId: item.groupId,
+          channelId: item.channelId,
+          provider: item.network,
+          content: item.content,
+          release: result._tag === "Published" ? { releaseId: result.releaseId, releaseUrl: result.releaseUrl, publishedAt } : null
         }
-        for (const n of step.notifications) {
-          const title = n.reason === "failed" ? `A post failed on ${item.channelName}` : `A post on ${item.channelName} could not be confirmed`
-          yield* sql`INSERT INTO notifications ${sql.insert({
-            id: crypto.randomUUID(),
-            workspaceId: item.workspaceId,
-            type: n.type,
-            title,
-            body: error?.message ?? title,
-            link: `/posts/${item.groupId}`
-          })}`
-        }
+        // the notifications (a failed post, …) are derived from these events by the writer
+        yield* Outbox.write(item.workspaceId, step.events.filter(isPublishingEvent).map((e) => publishingEvent(e, channelAttempt)))
       })
     )
   })

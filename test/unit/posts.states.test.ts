@@ -134,12 +134,11 @@ describe("states: the worker's outcomes", () => {
     expect(step.events).toEqual([{ name: "post.published", channelId: "c1" }])
   })
 
-  it("queued, the network rejects → error, post.failed, fail notification, activity failed", () => {
+  it("queued, the network rejects → error, post.failed (its fail notification follows from it), activity failed", () => {
     const step = afterAttempt(snapshot(["queued"]), "c1", { kind: "rejected", error: "Too long", fix: "Shorten it" })
     expect(statusesAfter(step)).toEqual(["error"])
     expect(step.status).toBe("error")
     expect(step.events).toEqual([{ name: "post.failed", channelId: "c1", error: "Too long", fix: "Shorten it" }])
-    expect(step.notifications).toEqual([{ type: "fail", channelId: "c1", reason: "failed" }])
     expect(step.activity).toEqual([{ actor: "System", action: "failed", detail: "Too long" }])
   })
 
@@ -147,7 +146,6 @@ describe("states: the worker's outcomes", () => {
     const step = afterAttempt(snapshot([from]), "c1", { kind: "unconfirmed", error: "No answer", fix: "Check" })
     expect(statusesAfter(step)).toEqual(["unconfirmed"])
     expect(step.events).toEqual([{ name: "post.unconfirmed", channelId: "c1", error: "No answer", fix: "Check" }])
-    expect(step.notifications).toEqual([{ type: "fail", channelId: "c1", reason: "unconfirmed" }])
   })
 
   it("unconfirmed, then the network's real answer arrives late → published, one post.published", () => {
@@ -155,7 +153,6 @@ describe("states: the worker's outcomes", () => {
     expect(statusesAfter(step)).toEqual(["published"])
     expect(step.status).toBe("published")
     expect(step.events).toEqual([{ name: "post.published", channelId: "c1" }])
-    expect(step.notifications).toEqual([])
   })
 
   it.each(["draft", "published", "error"] as const)(

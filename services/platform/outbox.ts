@@ -1,0 +1,143 @@
+import { SqlClient } from "@effect/sql"
+import type { SqlError } from "@effect/sql/SqlError"
+import { Context, Effect, Option, Schema } from "effect"
+import { headers as natsHeaders } from "nats"
+import { channelNamedBy, notificationFor } from "../../domain/notifications.js"
+import { ServiceEvent } from "../../protocol/events.js"
+import { Nats, type NatsShape } from "./nats.js"
+
+/**
+ * The outbox (DESIGN "Outbox", rule 2): an event-producing change runs in
+ * `Outbox.transaction` and writes its events with `Outbox.write`, so the change, its
+ * outbox rows and the notifications they imply commit together. Right after the commit
+ * the rows are published to JetStream EVENTS (`Nats-Msg-Id` = row id, so a repeat is
+ * dropped) and marked; rows left behind (no NATS in this process, a failed publish, a
+ * crash) are published by the scheduler's sweeper (`sweep`).
+ */
+
+/** The rows written in the current outbox transaction, published once it has committed. */
+export class OutboxTransaction extends Context.Tag("OutboxTransaction")<OutboxTransaction, { readonly rowIds: Array<string> }>() {}
+
+// a payload that does not fit its event's schema is a bug in its producer: a defect, never stored
+const encodeEvents = Schema.encode(Schema.Array(ServiceEvent))
+
+/**
+ * Writes events and the notifications they imply (domain/notifications.ts) in the
+ * caller's transaction; the row ids are published after its commit.
+ */
+export const write = (workspaceId: string, events: ReadonlyArray<ServiceEvent>) =>
+  Effect.gen(function* () {
+    if (events.length === 0) return []
+    const sql = yield* SqlClient.SqlClient
+    const pending = yield* OutboxTransaction
+    const encoded = yield* encodeEvents(events).pipe(Effect.orDie)
+    const rows = encoded.map((e) => ({ id: crypto.randomUUID(), workspaceId, event: e.event, data: JSON.stringify(e.data) }))
+    yield* sql`INSERT INTO outbox ${sql.insert(rows)}`
+    const named = [...new Set(events.flatMap((e) => channelNamedBy(e) ?? []))]
+    const channelNames = new Map(
+      named.length === 0
+        ? []
+        : (yield* sql<{ id: string; name: string }>`
+            SELECT id, name FROM channels WHERE workspace_id = ${workspaceId} AND id IN ${sql.in(named)}`).map((c) => [c.id, c.name])
+    )
+    const notifications = events.flatMap((e) => {
+      const channelId = channelNamedBy(e)
+      return notificationFor(e, channelId === null ? undefined : channelNames.get(channelId)) ?? []
+    })
+    if (notifications.length > 0) {
+      yield* sql`INSERT INTO notifications ${sql.insert(notifications.map((n) => ({ id: crypto.randomUUID(), workspaceId, ...n })))}`
+    }
+    pending.rowIds.push(...rows.map((r) => r.id))
+    return rows.map((r) => r.id)
+  })
+
+/**
+ * `sql.withTransaction` for changes that write events: after the commit, the rows it
+ * wrote go to EVENTS at once. Nested in another outbox transaction it is a savepoint
+ * whose rows the outer one publishes. A publish failure is only logged: the rows stay
+ * unpublished and the sweeper publishes them.
+ */
+export const transaction = <A, E, R>(
+  effect: Effect.Effect<A, E, R>
+): Effect.Effect<A, E | SqlError, SqlClient.SqlClient | Exclude<R, OutboxTransaction>> =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const outer = yield* Effect.serviceOption(OutboxTransaction)
+    if (Option.isSome(outer)) return yield* sql.withTransaction(Effect.provideService(effect, OutboxTransaction, outer.value))
+    // inside a plain sql.withTransaction the commit is not ours to see: the sweeper publishes
+    const inPlainTransaction = Option.isSome(yield* Effect.serviceOption(SqlClient.TransactionConnection))
+    const pending = { rowIds: new Array<string>() }
+    const result = yield* sql.withTransaction(Effect.provideService(effect, OutboxTransaction, pending))
+    if (!inPlainTransaction) yield* publishAfterCommit(pending.rowIds)
+    return result
+  })
+
+const OutboxRow = Schema.Struct({
+  id: Schema.String,
+  workspaceId: Schema.String,
+  event: Schema.String,
+  data: Schema.Unknown,
+  createdAt: Schema.DateFromSelf
+})
+type OutboxRow = typeof OutboxRow.Type
+const decodeRows = Schema.decodeUnknown(Schema.Array(OutboxRow))
+
+/** Publishes rows to EVENTS, one message each, deduplicated by the stream on the row id. */
+const publishRows = (nats: NatsShape, rows: ReadonlyArray<OutboxRow>) =>
+  Effect.forEach(
+    rows,
+    (row) => {
+      const h = natsHeaders()
+      h.set("Nats-Msg-Id", row.id)
+      // protocol/events.ts EventMessage; data was encoded by `write` and is sent as stored
+      const message = { id: row.id, workspaceId: row.workspaceId, event: row.event, data: row.data, createdAt: row.createdAt.toISOString() }
+      return Effect.tryPromise(() => nats.jetstream.publish(nats.names.eventsSubject(row.event), JSON.stringify(message), { headers: h }))
+    },
+    { discard: true }
+  )
+
+/**
+ * After a commit: publishes the given rows that are still unpublished, then marks them.
+ * Rows are read back first, so ids of a rolled-back savepoint publish nothing.
+ */
+const publishAfterCommit = (rowIds: ReadonlyArray<string>) =>
+  Effect.gen(function* () {
+    if (rowIds.length === 0) return
+    const nats = yield* Effect.serviceOption(Nats)
+    if (Option.isNone(nats)) return // a process without NATS (the admin CLI): the sweeper publishes
+    const sql = yield* SqlClient.SqlClient
+    const rows = yield* sql`
+      SELECT id, workspace_id, event, data, created_at FROM outbox WHERE id IN ${sql.in(rowIds)} AND published_at IS NULL`.pipe(
+      Effect.flatMap(decodeRows)
+    )
+    if (rows.length === 0) return
+    yield* publishRows(nats.value, rows)
+    yield* sql`UPDATE outbox SET published_at = now() WHERE id IN ${sql.in(rows.map((r) => r.id))} AND published_at IS NULL`
+  }).pipe(
+    Effect.timeout("5 seconds"),
+    Effect.catchAllCause((cause) => Effect.logWarning("outbox: publishing after commit failed; the sweeper will publish", cause))
+  )
+
+/**
+ * The sweeper: publishes rows left unpublished for longer than `olderThanSeconds`
+ * (a failed publish after commit, a crash, a process without NATS). Rows are claimed
+ * with FOR UPDATE SKIP LOCKED, so scheduler replicas share them; a crash between
+ * publish and mark only causes a repeat that the stream drops.
+ */
+export const sweep = (options: { readonly olderThanSeconds: number; readonly batch?: number }) =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const nats = yield* Nats
+    return yield* sql.withTransaction(
+      Effect.gen(function* () {
+        const rows = yield* sql`
+          SELECT id, workspace_id, event, data, created_at FROM outbox
+          WHERE published_at IS NULL AND created_at < now() - make_interval(secs => ${options.olderThanSeconds})
+          ORDER BY created_at LIMIT ${options.batch ?? 200} FOR UPDATE SKIP LOCKED`.pipe(Effect.flatMap(decodeRows))
+        if (rows.length === 0) return 0
+        yield* publishRows(nats, rows)
+        yield* sql`UPDATE outbox SET published_at = now() WHERE id IN ${sql.in(rows.map((r) => r.id))}`
+        return rows.length
+      })
+    )
+  })
