@@ -21,8 +21,7 @@ export const PostMessages = {
   mediaRefEmpty: (at: string) => `${at} needs an id from POST /upload or a path.`,
   contentMissing: "content is required: the text of the post.",
   tagEmpty: (at: string) => `${at} must not be empty.`,
-  notWaitingForApproval: "This post is not waiting for approval.",
-  channelNotInPost: "That channel is not part of this post."
+  notWaitingForApproval: "This post is not waiting for approval."
 } as const
 
 /** Texts of `errors[].message` for broken network rules; each starts with `<channelName>: `. */
@@ -43,4 +42,38 @@ export const RuleMessages = {
     `${channel}: the setting ${key} (${label}) is required.`,
   settingNotAnOption: (channel: string, key: string, options: ReadonlyArray<string>) =>
     `${channel}: the setting ${key} must be one of ${options.join(", ")}.`
+} as const
+
+/**
+ * A post that fails on its network is not an HTTP error (spec: "Post failures on a
+ * network"): its channel gets `error: {message, fix}` in plain language. The publisher's
+ * own texts; a network's rejection keeps the network's reason.
+ */
+export const PublishMessages = {
+  noAdapter: (network: string) => ({
+    message: `Publishing to ${network} is not connected on this server yet.`,
+    fix: "Connect the network's server keys, then retry the post."
+  }),
+  unreadableCredentials: {
+    message: "The channel's connection to its network could not be read.",
+    fix: "Reconnect the channel, then retry the post."
+  },
+  unreachable: (network: string, reason: string) => ({
+    message: `${network} could not be reached (${reason}).`,
+    fix: "Retry the post later."
+  }),
+  lostAnswer: {
+    message: "The network did not answer, and a search could not tell whether the post went live.",
+    fix: "Check the channel on the network. If the post is live, link it with PUT /posts/{id}/release-id; if not, retry it."
+  }
+} as const
+
+/** POST /integration-trigger: the helper tools' refusals. */
+export const ToolMessages = {
+  networkUnknown: "The channel's network is not known.",
+  noTools: (network: string) => `${network} has no tools.`,
+  unknownTool: (methodName: string, network: string, tools: ReadonlyArray<string>) =>
+    `Unknown methodName ${methodName}. ${network} tools: ${tools.join(", ")}.`,
+  notConnected: (network: string) => `${network} tools need a connection to ${network}, which this server does not have yet.`,
+  echoNeedsText: "The tool echo needs data.text, a string."
 } as const

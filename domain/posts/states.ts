@@ -85,18 +85,6 @@ export const channelMoves = {
   toDraft: { queued: "draft", error: "draft" },
   /** PUT /posts/{id}/status `schedule`. */
   schedule: { draft: "queued" },
-  /** POST /posts/{id}/retry: queued now. */
-  retry: { error: "queued", unconfirmed: "queued" },
-  /** PUT /posts/{id}/release-id: unconfirmed, or any channel → published. */
-  linkLivePost: {
-    draft: "published",
-    queued: "published",
-    publishing: "published",
-    pending: "published",
-    published: "published",
-    error: "published",
-    unconfirmed: "published"
-  },
   /** Client or admin approves. */
   approve: { draft: "queued" },
   /**
@@ -175,8 +163,6 @@ export interface PostStep {
   readonly events: ReadonlyArray<PostEvent>
   /** Channels going from draft to queued: the caller checks them against network rules first. */
   readonly needsRuleCheck: ReadonlyArray<string>
-  /** Retry also queues failed follow-up comments again. */
-  readonly requeueFailedFollowUps: boolean
 }
 
 interface StepParts {
@@ -185,7 +171,6 @@ interface StepParts {
   readonly channels: ReadonlyArray<ChannelStep>
   readonly activity?: ReadonlyArray<ActivityEntry>
   readonly events?: ReadonlyArray<PostEvent>
-  readonly requeueFailedFollowUps?: boolean
 }
 
 const step = (parts: StepParts): PostStep => ({
@@ -198,8 +183,7 @@ const step = (parts: StepParts): PostStep => ({
   channels: parts.channels,
   activity: parts.activity ?? [],
   events: parts.events ?? [],
-  needsRuleCheck: parts.channels.filter((c) => c.from === "draft" && c.to === "queued").map((c) => c.channelId),
-  requeueFailedFollowUps: parts.requeueFailedFollowUps ?? false
+  needsRuleCheck: parts.channels.filter((c) => c.from === "draft" && c.to === "queued").map((c) => c.channelId)
 })
 
 const unchanged = (c: ChannelPost): ChannelStep => ({
@@ -406,55 +390,6 @@ export const setStatus = (current: PostSnapshot, input: SetStatusInput): PostSte
     channels: current.channels.map((c) => move(channelMoves.schedule, c, dueTime(current.publishAt, input.now))),
     activity: [entry(input.actor, "scheduled")]
   })
-}
-
-// ---- POST /posts/{id}/retry -----------------------------------------------------------------
-
-/** Queues failed and unconfirmed channels again, right now, and failed follow-up comments. */
-export const retry = (current: PostSnapshot, input: { readonly now: Date; readonly actor: string }): PostStep =>
-  step({
-    approval: current.approval,
-    publishAt: current.publishAt,
-    channels: current.channels.map((c) => move(channelMoves.retry, c, input.now)),
-    activity: [entry(input.actor, "retried")],
-    requeueFailedFollowUps: true
-  })
-
-// ---- PUT /posts/{id}/release-id -------------------------------------------------------------
-
-/**
- * The channel a group id stands for in PUT release-id: the one most likely live but not
- * known to be (unconfirmed first), so linking fixes what needs fixing.
- */
-export const channelToLink = (current: PostSnapshot): string | undefined => {
-  const preference: ReadonlyArray<ChannelStatus> = ["unconfirmed", "error", "pending", "publishing", "queued", "draft", "published"]
-  for (const status of preference) {
-    const found = current.channels.find((c) => c.status === status)
-    if (found !== undefined) return found.channelId
-  }
-  return undefined
-}
-
-export interface LinkLivePostInput {
-  readonly channelId: string
-  readonly releaseId: string
-  readonly releaseUrl: string | null
-  readonly actor: string
-}
-
-/** Marks one channel's post published; the service stores releaseId and releaseUrl. */
-export const linkLivePost = (current: PostSnapshot, input: LinkLivePostInput): Either.Either<PostStep, InvalidRequest> => {
-  if (!current.channels.some((c) => c.channelId === input.channelId)) {
-    return Either.left(Errors.badRequest(PostMessages.channelNotInPost))
-  }
-  return Either.right(step({
-    approval: current.approval,
-    publishAt: current.publishAt,
-    channels: current.channels.map((c) =>
-      c.channelId === input.channelId ? move(channelMoves.linkLivePost, c, current.publishAt) : unchanged(c)
-    ),
-    activity: [entry(input.actor, "linked live post", input.releaseUrl ?? input.releaseId)]
-  }))
 }
 
 // ---- DELETE /posts/{id}, DELETE /posts/group/{group} -----------------------------------------

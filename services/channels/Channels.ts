@@ -82,4 +82,7 @@ export class Channels extends Effect.Service<Channels>()("channels/Channels", {
     return { list, listCustomers, settings, trigger, remove }
   }),
   dependencies: [ChannelsRepo.Live, CustomersRepo.Live, ActorClientLive]
-}) {}
+}) {
+  /** Without its stores and the actor client: a test gives those (services/platform/testLayer.ts). */
+  static readonly Test = Channels.DefaultWithoutDependencies
+}

@@ -1,5 +1,6 @@
 import { Effect, Layer, Option } from "effect"
 import { Errors } from "../../domain/errors.js"
+import { ToolMessages } from "../../domain/posts/messages.js"
 import { findNetwork } from "../../domain/networks/index.js"
 import type { NetworkAdapter, ToolCall } from "./adapter.js"
 import { makeTestNetworkAdapter } from "./testNetwork.js"
@@ -29,22 +30,22 @@ export class NetworkAdapters extends Effect.Service<NetworkAdapters>()("networks
 export const runToolWith = (call: ToolCall) =>
   Effect.gen(function* () {
     const network = findNetwork(call.channel.network)
-    if (Option.isNone(network)) return yield* Effect.fail(Errors.badRequest("The channel's network is not known."))
+    if (Option.isNone(network)) return yield* Effect.fail(Errors.badRequest(ToolMessages.networkUnknown))
     const tool = network.value.tools.find((t) => t.methodName === call.methodName)
     if (tool === undefined) {
       const names = network.value.tools.map((t) => t.methodName)
       return yield* Effect.fail(
         Errors.badRequest(
           names.length === 0
-            ? `${network.value.name} has no tools.`
-            : `Unknown methodName ${call.methodName}. ${network.value.name} tools: ${names.join(", ")}.`
+            ? ToolMessages.noTools(network.value.name)
+            : ToolMessages.unknownTool(call.methodName, network.value.name, names)
         )
       )
     }
     const adapter = (yield* NetworkAdapters).find(network.value.identifier)
     if (Option.isNone(adapter)) {
       return yield* Effect.fail(
-        Errors.badRequest(`${network.value.name} tools need a connection to ${network.value.name}, which this server does not have yet.`)
+        Errors.badRequest(ToolMessages.notConnected(network.value.name))
       )
     }
     return yield* adapter.value.runTool(call)

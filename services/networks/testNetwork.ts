@@ -1,5 +1,6 @@
 import { Effect, Option, Schema } from "effect"
 import { Errors } from "../../domain/errors.js"
+import { ToolMessages } from "../../domain/posts/messages.js"
 import { type NetworkAdapter, PublishAnswer, type PublishRequest, SearchAnswer } from "./adapter.js"
 import { TestNetworkStore } from "./testNetworkStore.js"
 
@@ -70,7 +71,7 @@ export const makeTestNetworkAdapter = Effect.gen(function* () {
         case "echo":
           return Schema.decodeUnknown(EchoData)(data).pipe(
             Effect.map(({ text }) => ({ text })),
-            Effect.mapError(() => Errors.badRequest("The tool echo needs data.text, a string."))
+            Effect.mapError(() => Errors.badRequest(ToolMessages.echoNeedsText))
           )
         case "stats":
           return store.postCountsByStatus(channel.id).pipe(
@@ -78,7 +79,7 @@ export const makeTestNetworkAdapter = Effect.gen(function* () {
             Effect.orDie
           )
         default:
-          return Effect.fail(Errors.badRequest(`Unknown tool ${methodName}.`))
+          return Effect.fail(Errors.badRequest(ToolMessages.unknownTool(methodName, "Test network", ["echo", "stats"])))
       }
     }
   }

@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from "node:crypto"
+import type { SqlError } from "@effect/sql/SqlError"
 import { Data, Effect, Either, Layer, Option } from "effect"
 import { Errors, RuleProblem } from "../../domain/errors.js"
 import { canonicalJson, decideWithStored } from "../../domain/idempotency.js"
@@ -183,7 +184,9 @@ export class PostWriter extends Effect.Service<PostWriter>()("posts/PostWriter",
     /** Load (locked), decide, check, write, answer the whole post: the shape of every PUT. */
     const changePost = <E>(
       postId: string,
-      decide: (loaded: LoadedPost, now: Date, principal: Principal) => Either.Either<{ step: PostStep; approvedBy?: string | null }, E>
+      decide: (loaded: LoadedPost, now: Date, principal: Principal) => Either.Either<{ step: PostStep; approvedBy?: string | null }, E>,
+      /** Written in the same transaction, after the step (a reviewer's comment). */
+      also: (loaded: LoadedPost) => Effect.Effect<void, SqlError> = () => Effect.void
     ) =>
       Effect.gen(function* () {
         const principal = yield* CurrentPrincipal
@@ -200,6 +203,7 @@ export class PostWriter extends Effect.Service<PostWriter>()("posts/PostWriter",
               step,
               ...(approvedBy !== undefined ? { approvedBy } : {})
             })
+            yield* also(loaded)
             return loaded.group.id
           })
         )
@@ -374,15 +378,18 @@ export class PostWriter extends Effect.Service<PostWriter>()("posts/PostWriter",
     /** The client (share page) or an admin approves, or asks for changes with a comment. */
     const review = (command: ReviewPost) =>
       Effect.gen(function* () {
-        const result = yield* changePost(command.groupId, (loaded, now) =>
-          command.decision === "approve"
-            ? Either.map(approve(loaded.snapshot, { now, approvedBy: command.reviewer }), (step) => ({ step, approvedBy: command.reviewer }))
-            : Either.map(requestChanges(loaded.snapshot, { comment: command.comment, requestedBy: command.reviewer }), (step) => ({ step }))
+        return yield* changePost(
+          command.groupId,
+          (loaded, now) =>
+            command.decision === "approve"
+              ? Either.map(approve(loaded.snapshot, { now, approvedBy: command.reviewer }), (step) => ({ step, approvedBy: command.reviewer }))
+              : Either.map(requestChanges(loaded.snapshot, { comment: command.comment, requestedBy: command.reviewer }), (step) => ({ step })),
+          // the comment commits with the decision it explains
+          (loaded) =>
+            command.comment.trim() === ""
+              ? Effect.void
+              : store.addComment({ groupId: loaded.group.id, author: command.reviewer, role: "client", content: command.comment })
         )
-        if (command.comment.trim() !== "") {
-          yield* store.addComment({ groupId: command.groupId, author: command.reviewer, role: "client", content: command.comment }).pipe(Effect.orDie)
-        }
-        return result
       }).pipe(Effect.withSpan("PostWriter.review"), policyRequire("posts.review"))
 
     /**

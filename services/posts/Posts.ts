@@ -63,4 +63,7 @@ export class Posts extends Effect.Service<Posts>()("posts/Posts", {
     return { list, get, create, move, setStatus, setSettings, remove, review }
   }),
   dependencies: [PostsStore.Live, ActorClientLive]
-}) {}
+}) {
+  /** Without its stores and the actor client: a test gives those (services/platform/testLayer.ts). */
+  static readonly Test = Posts.DefaultWithoutDependencies
+}

@@ -120,14 +120,14 @@ export const makePostsStore = Effect.gen(function* () {
     )}`
 
   /** Moves a channel's items with its post: the root takes the due time, follow-ups wait for it. */
-  const moveItems = (postId: string, to: ChannelStatus, dueAt: Date | null, requeueFailedFollowUps: boolean) =>
+  const moveItems = (postId: string, to: ChannelStatus, dueAt: Date | null) =>
     Effect.gen(function* () {
       if (to === "queued") {
         yield* sql`UPDATE post_items SET status = 'queued', due_at = ${dueAt}, error = NULL WHERE post_id = ${postId} AND position = 0`
         yield* sql`
           UPDATE post_items SET status = 'queued', due_at = NULL, error = NULL
           WHERE post_id = ${postId} AND position > 0
-            AND status IN ${sql.in(requeueFailedFollowUps ? ["draft", "queued", "error", "unconfirmed"] : ["draft", "queued", "error"])}`
+            AND status IN ('draft', 'queued', 'error')`
       } else if (to === "draft") {
         yield* sql`UPDATE post_items SET status = 'draft', due_at = NULL WHERE post_id = ${postId} AND status IN ('queued', 'error', 'draft')`
       } else {
@@ -240,7 +240,7 @@ export const makePostsStore = Effect.gen(function* () {
           yield* sql`DELETE FROM post_items WHERE post_id = ${postId}`
           yield* insertItems(workspaceId, postId, entry, channel.to, channel.dueAt)
         } else if (channel.from !== channel.to || channel.dueAt !== null) {
-          yield* moveItems(postId, channel.to, channel.dueAt, step.requeueFailedFollowUps)
+          yield* moveItems(postId, channel.to, channel.dueAt)
         }
       }
       if (step.activity.length > 0) {

@@ -1,6 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { Data, Duration, Effect, Option, Redacted, Schedule, Schema } from "effect"
 import { findNetwork } from "../../domain/networks/index.js"
+import { PublishMessages } from "../../domain/posts/messages.js"
 import { afterAttempt, type AttemptOutcome } from "../../domain/posts/states.js"
 import { type NetworkAdapter, PublishAnswer, type PublishRequest, SearchAnswer } from "../networks/adapter.js"
 import { NetworkAdapters } from "../networks/registry.js"
@@ -58,28 +59,13 @@ type Conclusion =
   | { readonly _tag: "Unconfirmed" }
 
 /** Plain-language outcome of a network this server cannot publish to. */
-const noAdapter = (networkName: string): Conclusion => ({
-  _tag: "Rejected",
-  message: `Publishing to ${networkName} is not connected on this server yet.`,
-  fix: "Connect the network's server keys, then retry the post."
-})
+const noAdapter = (networkName: string): Conclusion => ({ _tag: "Rejected", ...PublishMessages.noAdapter(networkName) })
 
-const unreadableCredentials: Conclusion = {
-  _tag: "Rejected",
-  message: "The channel's connection to its network could not be read.",
-  fix: "Reconnect the channel, then retry the post."
-}
+const unreadableCredentials: Conclusion = { _tag: "Rejected", ...PublishMessages.unreadableCredentials }
 
-const unreachable = (networkName: string, reason: string): Conclusion => ({
-  _tag: "Rejected",
-  message: `${networkName} could not be reached (${reason}).`,
-  fix: "Retry the post later."
-})
+const unreachable = (networkName: string, reason: string): Conclusion => ({ _tag: "Rejected", ...PublishMessages.unreachable(networkName, reason) })
 
-const lostAnswer = {
-  error: "The network did not answer, and a search could not tell whether the post went live.",
-  fix: "Check the channel on the network. If the post is live, link it with PUT /posts/{id}/release-id; if not, retry it."
-}
+const lostAnswer = { error: PublishMessages.lostAnswer.message, fix: PublishMessages.lostAnswer.fix }
 
 /**
  * Finds the item's open attempt or opens one, in one transaction with the item locked.

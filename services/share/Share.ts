@@ -57,4 +57,7 @@ export class Share extends Effect.Service<Share>()("share/Share", {
     return { open, decide }
   }),
   dependencies: [PostsStore.Live, Posts.Default]
-}) {}
+}) {
+  /** Without its stores and the actor client: a test gives those (services/platform/testLayer.ts). */
+  static readonly Test = Share.DefaultWithoutDependencies
+}

@@ -7,18 +7,15 @@ import {
   approve,
   channelStatuses,
   type ChannelStatus,
-  channelToLink,
   create,
   edit,
   legacyState,
-  linkLivePost,
   moveDate,
   type PostSnapshot,
   type PostStep,
   remove,
   removedWithChannel,
   requestChanges,
-  retry,
   setStatus,
   wholePostStatus,
   type WholePostStatus
@@ -186,16 +183,6 @@ const table: ReadonlyArray<[string, (s: PostSnapshot) => PostStep, ReadonlyArray
     ["queued", "queued", "publishing", "pending", "published", "error", "unconfirmed"]
   ],
   [
-    "POST /posts/{id}/retry",
-    (s) => retry(s, { now, actor: "API" }),
-    ["draft", "queued", "publishing", "pending", "published", "queued", "queued"]
-  ],
-  [
-    "PUT /posts/{id}/release-id",
-    (s) => right(linkLivePost(s, { channelId: "c1", releaseId: "r1", releaseUrl: null, actor: "API" })),
-    ["published", "published", "published", "published", "published", "published", "published"]
-  ],
-  [
     "POST /posts with groupId (edit, type schedule)",
     (s) => edit(s, { type: "schedule", date: null, now, channelIds: ["c1"], approvalRequired: false, actor: "API" }),
     ["queued", "queued", "publishing", "pending", "published", "queued", "unconfirmed"]
@@ -298,39 +285,6 @@ describe("states: PUT /posts/{id}/status", () => {
   it("schedule on an approved post queues it", () => {
     const step = setStatus(snapshot(["draft"], { approval: "approved" }), { status: "schedule", now, approvalRequired: true, actor: "API" })
     expect(step.channels[0]?.to).toBe("queued")
-  })
-})
-
-describe("states: POST /posts/{id}/retry", () => {
-  it("queues failed and unconfirmed channels now, with their failed follow-ups", () => {
-    const step = retry(snapshot(["error", "unconfirmed", "published"], { publishAt: past }), { now, actor: "API" })
-    expect(step.channels.map((c) => [c.to, c.dueAt])).toEqual([["queued", now], ["queued", now], ["published", null]])
-    expect(step.requeueFailedFollowUps).toBe(true)
-    expect(step.activity).toEqual([{ actor: "API", action: "retried", detail: null }])
-  })
-})
-
-describe("states: PUT /posts/{id}/release-id", () => {
-  it("marks one channel published with activity linked live post", () => {
-    const step = right(linkLivePost(snapshot(["unconfirmed", "queued"]), {
-      channelId: "c1",
-      releaseId: "123",
-      releaseUrl: "https://x.com/a/status/123",
-      actor: "API"
-    }))
-    expect(statusesAfter(step)).toEqual(["published", "queued"])
-    expect(step.activity).toEqual([{ actor: "API", action: "linked live post", detail: "https://x.com/a/status/123" }])
-  })
-
-  it("with a group id, links the channel most likely live: unconfirmed first", () => {
-    expect(channelToLink(snapshot(["published", "queued", "unconfirmed"]))).toBe("c3")
-    expect(channelToLink(snapshot(["published", "error"]))).toBe("c2")
-    expect(channelToLink(snapshot([]))).toBeUndefined()
-  })
-
-  it("refuses a channel that is not part of the post", () => {
-    expect(Either.isLeft(linkLivePost(snapshot(["queued"]), { channelId: "c9", releaseId: "1", releaseUrl: null, actor: "API" })))
-      .toBe(true)
   })
 })
 
