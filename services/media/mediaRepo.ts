@@ -1,13 +1,13 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Context, Effect, Layer, Schema } from "effect"
-import { isUuid } from "../../domain/ids.js"
+import { isUuid, MediaId } from "../../domain/ids.js"
 import { MEDIA_PAGE_SIZE } from "../../domain/media/library.js"
 
 const MediaKind = Schema.Literal("image", "video")
 
 /** A row of `media`, as readers see it (GET /media, posts resolving image[].id / media). */
 export const MediaRow = Schema.Struct({
-  id: Schema.String,
+  id: MediaId,
   name: Schema.String,
   originalName: Schema.String,
   path: Schema.String,

@@ -232,7 +232,7 @@ export class PostWriter extends Effect.Service<PostWriter>()("posts/PostWriter",
           workspaceId,
           post.entries.flatMap((e) => e.items.flatMap((i) => i.media.flatMap((m) => (m.id === null ? [] : [m.id]))))
         )
-        const libraryById = new Map(library.map((m) => [m.id, m]))
+        const libraryById: ReadonlyMap<string, MediaForPost> = new Map(library.map((m) => [m.id, m]))
         const context: RulesContext = {
           channels: channels.flatMap(channelForRules),
           media: (id) => {

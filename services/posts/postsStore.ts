@@ -1,6 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { Context, Effect, Layer, Option, Schema } from "effect"
 import { Errors } from "../../domain/errors.js"
+import { GroupId } from "../../domain/ids.js"
 import { keptOnEdit, type ChannelStatus, type PostSnapshot, type PostStep } from "../../domain/posts/states.js"
 import { AppConfig } from "../platform/config.js"
 import * as Outbox from "../platform/outbox.js"
@@ -69,10 +70,10 @@ export const makePostsStore = Effect.gen(function* () {
       SELECT group_id FROM posts WHERE id = ${id} AND workspace_id = ${workspaceId} AND deleted_at IS NULL
       UNION ALL
       SELECT id AS group_id FROM post_groups WHERE id = ${id} AND workspace_id = ${workspaceId} AND deleted_at IS NULL
-      LIMIT 1`.pipe(Effect.map((rows) => Option.fromNullable(rows[0]?.groupId)))
+      LIMIT 1`.pipe(Effect.map((rows) => Option.map(Option.fromNullable(rows[0]?.groupId), GroupId.make)))
 
   /** Loads a post, locking its group row so concurrent writers queue behind us. */
-  const load = (workspaceId: string, groupId: string, lock: boolean) =>
+  const load = (workspaceId: string, groupId: GroupId, lock: boolean) =>
     Effect.gen(function* () {
       const groups = yield* sql`
         SELECT id, workspace_id, status, approval_status, approved_by, publish_at, repeat_days, short_link,
@@ -260,7 +261,7 @@ export const makePostsStore = Effect.gen(function* () {
     })
 
   /** GET /posts/{id} and the answers of the PUT operations. */
-  const renderWholePost = (workspaceId: string, groupId: string) =>
+  const renderWholePost = (workspaceId: string, groupId: GroupId) =>
     Effect.gen(function* () {
       const loaded = yield* load(workspaceId, groupId, false)
       if (Option.isNone(loaded)) return yield* Effect.fail(Errors.postNotFound())

@@ -1,4 +1,5 @@
 import { Schema } from "effect"
+import { ChannelId, GroupId, PostId, WorkspaceId } from "../../domain/ids.js"
 import { ItemMedia } from "../../protocol/http/postResources.js"
 
 /** Row shapes read by the posts store (decoded at the boundary). */
@@ -6,8 +7,8 @@ import { ItemMedia } from "../../protocol/http/postResources.js"
 const Json = Schema.Unknown
 
 export const GroupRow = Schema.Struct({
-  id: Schema.String,
-  workspaceId: Schema.String,
+  id: GroupId,
+  workspaceId: WorkspaceId,
   status: Schema.Literal("draft", "review", "scheduled", "changes", "published", "partial", "error"),
   approvalStatus: Schema.NullOr(Schema.Literal("requested", "approved", "changes")),
   approvedBy: Schema.NullOr(Schema.String),
@@ -25,9 +26,9 @@ export type GroupRow = typeof GroupRow.Type
 export const ChannelStatusLiteral = Schema.Literal("draft", "queued", "publishing", "pending", "published", "error", "unconfirmed")
 
 export const ChannelPostRow = Schema.Struct({
-  id: Schema.String,
-  groupId: Schema.String,
-  channelId: Schema.String,
+  id: PostId,
+  groupId: GroupId,
+  channelId: ChannelId,
   ordinal: Schema.Number,
   status: ChannelStatusLiteral,
   settings: Json,
@@ -91,8 +92,8 @@ export type StoredItem = typeof StoredItemRow.Type
 
 /** A post found by its share token. */
 export const SharedPostRow = Schema.Struct({
-  id: Schema.String,
-  workspaceId: Schema.String,
+  id: GroupId,
+  workspaceId: WorkspaceId,
   reviewer: Schema.NullOr(Schema.String)
 })
 

@@ -1,5 +1,4 @@
 import { Effect, Option, Schema } from "effect"
-import { WorkspaceId } from "../../domain/ids.js"
 import type { Principal } from "../../domain/roles.js"
 import { CurrentPrincipal } from "../../protocol/http/security.js"
 import { authorize } from "../platform/policy.js"
@@ -42,7 +41,7 @@ export class Share extends Effect.Service<Share>()("share/Share", {
         if (Option.isNone(found)) return Option.none()
         const reviewer = found.value.reviewer ?? "Client"
         const principal: Principal = {
-          workspaceId: WorkspaceId.make(found.value.workspaceId),
+          workspaceId: found.value.workspaceId,
           userId: null,
           role: "client",
           tokenKind: "share",

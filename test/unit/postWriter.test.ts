@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { ConfigProvider, Effect, Layer, Option } from "effect"
 import { Errors } from "../../domain/errors.js"
-import { WorkspaceId } from "../../domain/ids.js"
+import { ChannelId, GroupId, MediaId, PostId, WorkspaceId } from "../../domain/ids.js"
 import type { Principal } from "../../domain/roles.js"
 import type { PostStep } from "../../domain/posts/states.js"
 import { CreatePosts, SetPostStatus } from "../../protocol/actors.js"
@@ -22,10 +22,10 @@ import { ChannelsRepo, type ChannelRow } from "../../services/repos/channelsRepo
  */
 
 const workspaceId = WorkspaceId.make("0d6f8a52-3a1b-4c77-9d55-0f5b2f1f7c10")
-const youtubeId = "5b0a4c1e-9f0d-4a6b-8c3e-2d1f0e9a8b7c"
+const youtubeId = ChannelId.make("5b0a4c1e-9f0d-4a6b-8c3e-2d1f0e9a8b7c")
 const xId = "7c2e9d10-1b4a-4f3e-a5d6-8e9f0a1b2c3d"
-const videoId = "9e8d7c6b-5a49-4838-a726-15f4e3d2c1b0"
-const groupId = "1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d"
+const videoId = MediaId.make("9e8d7c6b-5a49-4838-a726-15f4e3d2c1b0")
+const groupId = GroupId.make("1a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d")
 
 const channel = (id: string, network: string, name: string): ChannelRow => ({
   id,
@@ -79,7 +79,7 @@ const storedDraft: LoadedPost = {
   },
   posts: [
     {
-      id: "2b3c4d5e-6f7a-4b8c-9d0e-1f2a3b4c5d6e",
+      id: PostId.make("2b3c4d5e-6f7a-4b8c-9d0e-1f2a3b4c5d6e"),
       groupId,
       channelId: youtubeId,
       ordinal: 1,
