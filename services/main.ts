@@ -44,9 +44,17 @@ const cannotStart = (e: { readonly message: string }) =>
     process.exitCode = 1
   })
 
-/** A server that cannot be reached: say which and how to start it, exit 1. */
+/**
+ * A server that cannot be reached, or production without its own SECRET_KEY: say what
+ * and how to fix it in one line, exit 1.
+ */
 const program = Layer.launch(Services).pipe(
-  Effect.catchTags({ DatabaseUnavailable: cannotStart, NatsUnavailable: cannotStart, RedisUnavailable: cannotStart })
+  Effect.catchTags({
+    SecretKeyMissing: cannotStart,
+    DatabaseUnavailable: cannotStart,
+    NatsUnavailable: cannotStart,
+    RedisUnavailable: cannotStart
+  })
 )
 
 Effect.logInfo(`starting ${selected.join(", ")}`).pipe(

@@ -1,0 +1,86 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { DEVELOPMENT_SECRET_KEY } from "../../services/platform/config.js"
+import { client } from "../support/http.js"
+import { processGroup, runToExit } from "../support/processes.js"
+import { createWorld, type TestWorld } from "../support/system.js"
+
+/**
+ * What an operator relies on when running the services (README, Configuration), with
+ * each process started as an operator starts it: a production start needs its own
+ * SECRET_KEY; every process answers /healthz and /readyz (without the gateway on its
+ * health port); only the gateway needs Redis; the demo workspace only when asked.
+ */
+
+const PROCESS_TEST_TIMEOUT_MS = 60_000
+
+let world: TestWorld
+const processes = processGroup()
+
+const gatewayPortLine = /gateway listening on port (\d+)/
+
+beforeAll(async () => {
+  world = await createWorld("operations")
+})
+afterAll(async () => {
+  await processes.stopAll()
+  await world?.drop()
+})
+
+describe("a production start (NODE_ENV=production)", () => {
+  const cannotStartLine = (output: string) => output.split("\n").filter((line) => line.startsWith("Cannot start:"))
+
+  it(
+    "without SECRET_KEY: refuses to start, one line naming SECRET_KEY and how to set it, exit 1",
+    async () => {
+      const run = await runToExit(world, [], { env: { NODE_ENV: "production" }, unset: ["SECRET_KEY"] })
+      expect(run.code, run.output).toBe(1)
+      expect(cannotStartLine(run.output)).toEqual([
+        "Cannot start: SECRET_KEY is not set and NODE_ENV is production. Set SECRET_KEY to a long random value and keep it " +
+          "(it encrypts webhook secrets and network tokens at rest), for example: SECRET_KEY=$(openssl rand -base64 32)"
+      ])
+      expect(run.output).not.toMatch(/listening|started/)
+    },
+    PROCESS_TEST_TIMEOUT_MS
+  )
+
+  it(
+    "with an empty SECRET_KEY: refused the same way",
+    async () => {
+      const run = await runToExit(world, ["scheduler"], { env: { NODE_ENV: "production", SECRET_KEY: "" } })
+      expect(run.code, run.output).toBe(1)
+      expect(cannotStartLine(run.output)).toHaveLength(1)
+      expect(cannotStartLine(run.output)[0]).toMatch(/^Cannot start: SECRET_KEY is not set and NODE_ENV is production\./)
+    },
+    PROCESS_TEST_TIMEOUT_MS
+  )
+
+  it(
+    "with the development SECRET_KEY: refused",
+    async () => {
+      const run = await runToExit(world, ["scheduler"], { env: { NODE_ENV: "production", SECRET_KEY: DEVELOPMENT_SECRET_KEY } })
+      expect(run.code, run.output).toBe(1)
+      expect(cannotStartLine(run.output)).toHaveLength(1)
+      expect(cannotStartLine(run.output)[0]).toMatch(
+        /^Cannot start: SECRET_KEY is the development value and NODE_ENV is production\. Set SECRET_KEY to a long random value/
+      )
+    },
+    PROCESS_TEST_TIMEOUT_MS
+  )
+
+  it(
+    "with SECRET_KEY set: all five services start and the gateway is ready",
+    async () => {
+      const all = await processes.start(world, [], {
+        env: { NODE_ENV: "production", SECRET_KEY: "a-production-secret-of-its-own", SEED_DEMO: "false" },
+        ready: gatewayPortLine,
+        label: "production"
+      })
+      const res = await client(`http://127.0.0.1:${all.id}`).get("/readyz")
+      expect(res.status).toBe(200)
+      expect(res.json).toEqual({ ready: true, checks: { postgres: true, nats: true, redis: true } })
+      expect(all.output()).not.toMatch(/Cannot start/)
+      await all.kill("SIGTERM")
+    },
+    PROCESS_TEST_TIMEOUT_MS
+  )
+})
