@@ -3,7 +3,7 @@ import { Effect, Layer } from "effect"
 import { ActorHostLive } from "./actors/host.js"
 import { seedDemoWorkspace } from "./admin/demo.js"
 import { GatewayLive } from "./gateway/server.js"
-import { AppConfigLive } from "./platform/config.js"
+import { AppConfig, AppConfigLive } from "./platform/config.js"
 import { DatabaseLive } from "./platform/db.js"
 import { NatsLive } from "./platform/nats.js"
 import { RedisLive } from "./platform/redis.js"
@@ -35,7 +35,8 @@ if (unknown.length > 0) {
 const selected: ReadonlyArray<ServiceName> = requested.length > 0 ? requested.filter(isServiceName) : Object.keys(services).filter(isServiceName)
 
 const Infrastructure = Layer.mergeAll(DatabaseLive, NatsLive, RedisLive).pipe(Layer.provideMerge(AppConfigLive))
-const Seed = Layer.effectDiscard(seedDemoWorkspace)
+/** SEED_DEMO (default on): the demo workspace on the first start with an empty database. */
+const Seed = Layer.effectDiscard(Effect.flatMap(AppConfig, (config) => (config.seedDemo ? seedDemoWorkspace : Effect.void)))
 const Services = Layer.mergeAll(Seed, ...selected.map((name) => services[name])).pipe(Layer.provide(Infrastructure))
 
 const cannotStart = (e: { readonly message: string }) =>
@@ -45,10 +46,14 @@ const cannotStart = (e: { readonly message: string }) =>
   })
 
 /**
+ * Starts every selected service, then says so (`all services up`, after the demo workspace).
  * A server that cannot be reached, or production without its own SECRET_KEY: say what
  * and how to fix it in one line, exit 1.
  */
-const program = Layer.launch(Services).pipe(
+const program = Layer.build(Services).pipe(
+  Effect.zipRight(Effect.logInfo(`all services up: ${selected.join(", ")}`)),
+  Effect.zipRight(Effect.never),
+  Effect.scoped,
   Effect.catchTags({
     SecretKeyMissing: cannotStart,
     DatabaseUnavailable: cannotStart,

@@ -13,6 +13,8 @@ export interface AppConfigShape {
   readonly supportEmail: string
   readonly dataDir: string
   readonly shardCount: number
+  /** SEED_DEMO: create the demo workspace on the first start with an empty database. */
+  readonly seedDemo: boolean
   readonly media: MediaConfig
 }
 
@@ -90,6 +92,7 @@ export const appConfigFromEnv = Effect.gen(function* () {
     supportEmail: yield* Config.string("SUPPORT_EMAIL").pipe(Config.withDefault("support@example.com")),
     dataDir: yield* Config.string("DATA_DIR").pipe(Config.withDefault("data")),
     shardCount: yield* Config.integer("SHARD_COUNT").pipe(Config.withDefault(64)),
+    seedDemo: yield* Config.boolean("SEED_DEMO").pipe(Config.withDefault(true)),
     media: yield* mediaConfigFromEnv
   } satisfies AppConfigShape
 })

@@ -3,6 +3,7 @@ import { DEVELOPMENT_SECRET_KEY } from "../../services/platform/config.js"
 import { client } from "../support/http.js"
 import { processGroup, runToExit } from "../support/processes.js"
 import { createWorld, type TestWorld } from "../support/system.js"
+import { withDb } from "../support/tokens.js"
 
 /**
  * What an operator relies on when running the services (README, Configuration), with
@@ -16,6 +17,8 @@ const PROCESS_TEST_TIMEOUT_MS = 60_000
 let world: TestWorld
 const processes = processGroup()
 
+/** Written once every service of the process has started (and the demo workspace, if any, exists). */
+const allUpLine = /all services up/
 const gatewayPortLine = /gateway listening on port (\d+)/
 
 beforeAll(async () => {
@@ -80,6 +83,42 @@ describe("a production start (NODE_ENV=production)", () => {
       expect(res.json).toEqual({ ready: true, checks: { postgres: true, nats: true, redis: true } })
       expect(all.output()).not.toMatch(/Cannot start/)
       await all.kill("SIGTERM")
+    },
+    PROCESS_TEST_TIMEOUT_MS
+  )
+})
+
+describe("the demo workspace (SEED_DEMO)", () => {
+  let fresh: TestWorld
+  beforeAll(async () => {
+    fresh = await createWorld("seeddemo")
+  })
+  afterAll(async () => {
+    await fresh?.drop()
+  })
+  const workspaceCount = () => withDb(fresh, async (c) => (await c.query("SELECT count(*)::int AS n FROM workspaces")).rows[0].n)
+
+  it(
+    "SEED_DEMO=false on an empty database: no demo workspace",
+    async () => {
+      const scheduler = await processes.start(fresh, ["scheduler"], { ready: allUpLine, env: { SEED_DEMO: "false" } })
+      await scheduler.kill("SIGTERM")
+      expect(scheduler.output()).not.toMatch(/demo workspace/)
+      expect(await workspaceCount()).toBe(0)
+    },
+    PROCESS_TEST_TIMEOUT_MS
+  )
+
+  it(
+    "by default on an empty database: the demo workspace is created and its API key printed once",
+    async () => {
+      const first = await processes.start(fresh, ["scheduler"], { ready: /API key: +(svc_live_\S+)/ })
+      await first.kill("SIGTERM")
+      expect(await workspaceCount()).toBe(1)
+      const again = await processes.start(fresh, ["scheduler"], { ready: allUpLine })
+      await again.kill("SIGTERM")
+      expect(again.output()).not.toMatch(/demo workspace/)
+      expect(await workspaceCount()).toBe(1)
     },
     PROCESS_TEST_TIMEOUT_MS
   )
