@@ -5,6 +5,7 @@ import { seedDemoWorkspace } from "./admin/demo.js"
 import { GatewayLive } from "./gateway/server.js"
 import { AppConfig, AppConfigLive } from "./platform/config.js"
 import { DatabaseLive } from "./platform/db.js"
+import { HealthServerLive, natsCheck, postgresCheck } from "./platform/health.js"
 import { NatsLive } from "./platform/nats.js"
 import { RedisLive } from "./platform/redis.js"
 import { PublisherLive } from "./publisher/main.js"
@@ -13,8 +14,8 @@ import { WebhooksLive } from "./webhooks/main.js"
 
 /**
  * Runs any subset of the five services in one process:
- *   tsx services/main.ts                       all of them (npm start)
- *   tsx services/main.ts gateway actors        just these
+ *   node dist/services/main.js                 all of them (npm start builds dist/ first)
+ *   node dist/services/main.js gateway actors  just these (tsx services/main.ts … in development)
  */
 const services = {
   gateway: GatewayLive,
@@ -37,7 +38,9 @@ const selected: ReadonlyArray<ServiceName> = requested.length > 0 ? requested.fi
 const Infrastructure = Layer.mergeAll(DatabaseLive, NatsLive, RedisLive).pipe(Layer.provideMerge(AppConfigLive))
 /** SEED_DEMO (default on): the demo workspace on the first start with an empty database. */
 const Seed = Layer.effectDiscard(Effect.flatMap(AppConfig, (config) => (config.seedDemo ? seedDemoWorkspace : Effect.void)))
-const Services = Layer.mergeAll(Seed, ...selected.map((name) => services[name])).pipe(Layer.provide(Infrastructure))
+/** The gateway answers /healthz and /readyz on its port; any other process on HEALTH_PORT. */
+const Health = selected.includes("gateway") ? Layer.empty : HealthServerLive(Effect.all([postgresCheck, natsCheck]))
+const Services = Layer.mergeAll(Seed, Health, ...selected.map((name) => services[name])).pipe(Layer.provide(Infrastructure))
 
 const cannotStart = (e: { readonly message: string }) =>
   Effect.sync(() => {
@@ -47,8 +50,8 @@ const cannotStart = (e: { readonly message: string }) =>
 
 /**
  * Starts every selected service, then says so (`all services up`, after the demo workspace).
- * A server that cannot be reached, or production without its own SECRET_KEY: say what
- * and how to fix it in one line, exit 1.
+ * A server that cannot be reached, a port that cannot be used, or production without
+ * its own SECRET_KEY: say what and how to fix it in one line, exit 1.
  */
 const program = Layer.build(Services).pipe(
   Effect.zipRight(Effect.logInfo(`all services up: ${selected.join(", ")}`)),
@@ -58,7 +61,8 @@ const program = Layer.build(Services).pipe(
     SecretKeyMissing: cannotStart,
     DatabaseUnavailable: cannotStart,
     NatsUnavailable: cannotStart,
-    RedisUnavailable: cannotStart
+    RedisUnavailable: cannotStart,
+    HealthServerUnavailable: cannotStart
   })
 )
 

@@ -15,6 +15,11 @@ export interface AppConfigShape {
   readonly shardCount: number
   /** SEED_DEMO: create the demo workspace on the first start with an empty database. */
   readonly seedDemo: boolean
+  /**
+   * HEALTH_PORT: where a process without the gateway answers /healthz and /readyz
+   * (0 = any free port, written to the log; the gateway answers them on PORT).
+   */
+  readonly healthPort: number
   readonly media: MediaConfig
 }
 
@@ -93,6 +98,7 @@ export const appConfigFromEnv = Effect.gen(function* () {
     dataDir: yield* Config.string("DATA_DIR").pipe(Config.withDefault("data")),
     shardCount: yield* Config.integer("SHARD_COUNT").pipe(Config.withDefault(64)),
     seedDemo: yield* Config.boolean("SEED_DEMO").pipe(Config.withDefault(true)),
+    healthPort: yield* Config.integer("HEALTH_PORT").pipe(Config.withDefault(0)),
     media: yield* mediaConfigFromEnv
   } satisfies AppConfigShape
 })

@@ -1,3 +1,4 @@
+import net from "node:net"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { DEVELOPMENT_SECRET_KEY } from "../../services/platform/config.js"
 import { client } from "../support/http.js"
@@ -17,6 +18,7 @@ const PROCESS_TEST_TIMEOUT_MS = 60_000
 let world: TestWorld
 const processes = processGroup()
 
+const healthPortLine = /health checks listening on port (\d+)/
 /** Written once every service of the process has started (and the demo workspace, if any, exists). */
 const allUpLine = /all services up/
 const gatewayPortLine = /gateway listening on port (\d+)/
@@ -83,6 +85,44 @@ describe("a production start (NODE_ENV=production)", () => {
       expect(res.json).toEqual({ ready: true, checks: { postgres: true, nats: true, redis: true } })
       expect(all.output()).not.toMatch(/Cannot start/)
       await all.kill("SIGTERM")
+    },
+    PROCESS_TEST_TIMEOUT_MS
+  )
+})
+
+describe("/healthz and /readyz on a process without the gateway (HEALTH_PORT)", () => {
+  it(
+    "a process running only the scheduler answers both on its health port",
+    async () => {
+      const scheduler = await processes.start(world, ["scheduler"], { ready: healthPortLine, env: { SEED_DEMO: "false" } })
+      const health = client(`http://127.0.0.1:${scheduler.id}`)
+      const alive = await health.get("/healthz")
+      expect(alive.status).toBe(200)
+      expect(alive.json).toEqual({ status: "ok" })
+      const ready = await health.get("/readyz")
+      expect(ready.status).toBe(200)
+      // the servers this process uses, and only those: no Redis without the gateway
+      expect(ready.json).toEqual({ ready: true, checks: { postgres: true, nats: true } })
+      expect((await health.get("/public/v1/is-connected")).status).toBe(404)
+      await scheduler.kill("SIGTERM")
+    },
+    PROCESS_TEST_TIMEOUT_MS
+  )
+
+  it(
+    "a HEALTH_PORT already in use: refuses to start, naming HEALTH_PORT",
+    async () => {
+      const taken = net.createServer()
+      await new Promise<void>((resolve) => taken.listen(0, "127.0.0.1", resolve))
+      const address = taken.address()
+      const port = typeof address === "object" && address !== null ? address.port : 0
+      try {
+        const run = await runToExit(world, ["scheduler"], { env: { HEALTH_PORT: String(port), SEED_DEMO: "false" } })
+        expect(run.code, run.output).toBe(1)
+        expect(run.output).toMatch(new RegExp(`Cannot start: the health checks cannot listen on HEALTH_PORT ${port} `))
+      } finally {
+        await new Promise((resolve) => taken.close(resolve))
+      }
     },
     PROCESS_TEST_TIMEOUT_MS
   )
