@@ -7,7 +7,6 @@ import { AppConfig, AppConfigLive } from "./platform/config.js"
 import { DatabaseLive } from "./platform/db.js"
 import { HealthServerLive, natsCheck, postgresCheck } from "./platform/health.js"
 import { NatsLive } from "./platform/nats.js"
-import { RedisLive } from "./platform/redis.js"
 import { PublisherLive } from "./publisher/main.js"
 import { SchedulerLive } from "./scheduler/main.js"
 import { WebhooksLive } from "./webhooks/main.js"
@@ -35,7 +34,8 @@ if (unknown.length > 0) {
 }
 const selected: ReadonlyArray<ServiceName> = requested.length > 0 ? requested.filter(isServiceName) : Object.keys(services).filter(isServiceName)
 
-const Infrastructure = Layer.mergeAll(DatabaseLive, NatsLive, RedisLive).pipe(Layer.provideMerge(AppConfigLive))
+// Postgres and NATS for every service; Redis only for the gateway, which connects to it itself
+const Infrastructure = Layer.mergeAll(DatabaseLive, NatsLive).pipe(Layer.provideMerge(AppConfigLive))
 /** SEED_DEMO (default on): the demo workspace on the first start with an empty database. */
 const Seed = Layer.effectDiscard(Effect.flatMap(AppConfig, (config) => (config.seedDemo ? seedDemoWorkspace : Effect.void)))
 /** The gateway answers /healthz and /readyz on its port; any other process on HEALTH_PORT. */

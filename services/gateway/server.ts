@@ -6,6 +6,7 @@ import { Errors } from "../../domain/errors.js"
 import { PublicApi } from "../../protocol/http/api.js"
 import { AppConfig } from "../platform/config.js"
 import { alive, natsCheck, postgresCheck, readiness, redisCheck } from "../platform/health.js"
+import { RedisLive } from "../platform/redis.js"
 import { ActorClientLive } from "./actorClient.js"
 import { AuthenticationLive } from "./authentication.js"
 import { guardChunkedBodies } from "./chunkedBodyGuard.js"
@@ -74,11 +75,12 @@ export const GatewayRoutesLive = Layer.mergeAll(
 
 const addressText = (a: HttpServer.Address) => (a._tag === "TcpAddress" ? `port ${a.port}` : a.path)
 
-/** The gateway listening on PORT. */
+/** The gateway listening on PORT; the only service that uses Redis, so it connects to it itself. */
 export const GatewayLive = Layer.unwrapEffect(
   Effect.map(AppConfig, (config) =>
     HttpApiBuilder.serve().pipe(
       Layer.provide(GatewayRoutesLive),
+      Layer.provide(RedisLive),
       // HttpServer stays in the output so tests can read the bound address (PORT=0)
       Layer.provideMerge(NodeHttpServer.layer(makeNodeServer, { port: config.port })),
       Layer.tap((context) =>

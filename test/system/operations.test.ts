@@ -128,6 +128,51 @@ describe("/healthz and /readyz on a process without the gateway (HEALTH_PORT)", 
   )
 })
 
+/** A port nothing listens on: bound once by the system, then closed again. */
+const closedPort = () =>
+  new Promise<number>((resolve, reject) => {
+    const server = net.createServer()
+    server.once("error", reject)
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address()
+      const port = typeof address === "object" && address !== null ? address.port : 0
+      server.close(() => resolve(port))
+    })
+  })
+
+describe("Redis: only the gateway uses it", () => {
+  it(
+    "actors, scheduler and publisher start and are ready with REDIS_URL pointing at a closed port",
+    async () => {
+      const redisUrl = `redis://127.0.0.1:${await closedPort()}`
+      const workers = await processes.start(world, ["actors", "scheduler", "publisher"], {
+        env: { REDIS_URL: redisUrl, SEED_DEMO: "false" },
+        ready: healthPortLine,
+        label: "workers"
+      })
+      await workers.waitForOutput(/actor host [0-9a-f-]{36} started/)
+      await workers.waitForOutput(/publisher started/)
+      const ready = await client(`http://127.0.0.1:${workers.id}`).get("/readyz")
+      expect(ready.status).toBe(200)
+      expect(ready.json).toEqual({ ready: true, checks: { postgres: true, nats: true } })
+      expect(workers.output()).not.toMatch(/Redis|Cannot start/)
+      await workers.kill("SIGTERM")
+    },
+    PROCESS_TEST_TIMEOUT_MS
+  )
+
+  it(
+    "the gateway with REDIS_URL pointing at a closed port: refuses to start, saying Redis is not reachable",
+    async () => {
+      const redisUrl = `redis://127.0.0.1:${await closedPort()}`
+      const run = await runToExit(world, ["gateway"], { env: { REDIS_URL: redisUrl, SEED_DEMO: "false" } })
+      expect(run.code, run.output).toBe(1)
+      expect(run.output).toContain(`Cannot start: Redis is not reachable at ${redisUrl}`)
+    },
+    PROCESS_TEST_TIMEOUT_MS
+  )
+})
+
 describe("the demo workspace (SEED_DEMO)", () => {
   let fresh: TestWorld
   beforeAll(async () => {
