@@ -3,18 +3,18 @@ import { Effect, Layer } from "effect"
 import { ActorHostLive } from "./actors/host.js"
 import { seedDemoWorkspace } from "./admin/demo.js"
 import { GatewayLive } from "./gateway/server.js"
-import { AppConfigLive } from "./platform/config.js"
+import { AppConfig, AppConfigLive } from "./platform/config.js"
 import { DatabaseLive } from "./platform/db.js"
+import { HealthServerLive, natsCheck, postgresCheck } from "./platform/health.js"
 import { NatsLive } from "./platform/nats.js"
-import { RedisLive } from "./platform/redis.js"
 import { PublisherLive } from "./publisher/main.js"
 import { SchedulerLive } from "./scheduler/main.js"
 import { WebhooksLive } from "./webhooks/main.js"
 
 /**
  * Runs any subset of the five services in one process:
- *   tsx services/main.ts                       all of them (npm start)
- *   tsx services/main.ts gateway actors        just these
+ *   node dist/services/main.js                 all of them (npm start builds dist/ first)
+ *   node dist/services/main.js gateway actors  just these (tsx services/main.ts … in development)
  */
 const services = {
   gateway: GatewayLive,
@@ -34,9 +34,13 @@ if (unknown.length > 0) {
 }
 const selected: ReadonlyArray<ServiceName> = requested.length > 0 ? requested.filter(isServiceName) : Object.keys(services).filter(isServiceName)
 
-const Infrastructure = Layer.mergeAll(DatabaseLive, NatsLive, RedisLive).pipe(Layer.provideMerge(AppConfigLive))
-const Seed = Layer.effectDiscard(seedDemoWorkspace)
-const Services = Layer.mergeAll(Seed, ...selected.map((name) => services[name])).pipe(Layer.provide(Infrastructure))
+// Postgres and NATS for every service; Redis only for the gateway, which connects to it itself
+const Infrastructure = Layer.mergeAll(DatabaseLive, NatsLive).pipe(Layer.provideMerge(AppConfigLive))
+/** SEED_DEMO (default on): the demo workspace on the first start with an empty database. */
+const Seed = Layer.effectDiscard(Effect.flatMap(AppConfig, (config) => (config.seedDemo ? seedDemoWorkspace : Effect.void)))
+/** The gateway answers /healthz and /readyz on its port; any other process on HEALTH_PORT. */
+const Health = selected.includes("gateway") ? Layer.empty : HealthServerLive(Effect.all([postgresCheck, natsCheck]))
+const Services = Layer.mergeAll(Seed, Health, ...selected.map((name) => services[name])).pipe(Layer.provide(Infrastructure))
 
 const cannotStart = (e: { readonly message: string }) =>
   Effect.sync(() => {
@@ -44,9 +48,22 @@ const cannotStart = (e: { readonly message: string }) =>
     process.exitCode = 1
   })
 
-/** A server that cannot be reached: say which and how to start it, exit 1. */
-const program = Layer.launch(Services).pipe(
-  Effect.catchTags({ DatabaseUnavailable: cannotStart, NatsUnavailable: cannotStart, RedisUnavailable: cannotStart })
+/**
+ * Starts every selected service, then says so (`all services up`, after the demo workspace).
+ * A server that cannot be reached, a port that cannot be used, or production without
+ * its own SECRET_KEY: say what and how to fix it in one line, exit 1.
+ */
+const program = Layer.build(Services).pipe(
+  Effect.zipRight(Effect.logInfo(`all services up: ${selected.join(", ")}`)),
+  Effect.zipRight(Effect.never),
+  Effect.scoped,
+  Effect.catchTags({
+    SecretKeyMissing: cannotStart,
+    DatabaseUnavailable: cannotStart,
+    NatsUnavailable: cannotStart,
+    RedisUnavailable: cannotStart,
+    HealthServerUnavailable: cannotStart
+  })
 )
 
 Effect.logInfo(`starting ${selected.join(", ")}`).pipe(

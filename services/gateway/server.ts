@@ -1,13 +1,12 @@
 import { createServer } from "node:http"
 import { HttpApiBuilder, HttpApiScalar, OpenApi, HttpServer, HttpIncomingMessage, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
-import { SqlClient } from "@effect/sql"
 import { Context, Effect, Layer, Option } from "effect"
 import { Errors } from "../../domain/errors.js"
 import { PublicApi } from "../../protocol/http/api.js"
 import { AppConfig } from "../platform/config.js"
-import { Nats } from "../platform/nats.js"
-import { Redis } from "../platform/redis.js"
+import { alive, natsCheck, postgresCheck, readiness, redisCheck } from "../platform/health.js"
+import { RedisLive } from "../platform/redis.js"
 import { Channels } from "../channels/Channels.js"
 import { Posts } from "../posts/Posts.js"
 import { Share } from "../share/Share.js"
@@ -48,37 +47,14 @@ const ErrorMiddlewareLive = HttpApiBuilder.middleware(
   )
 )
 
-const check = (name: string, effect: Effect.Effect<unknown, unknown>) =>
-  effect.pipe(
-    Effect.timeout("2 seconds"),
-    Effect.match({ onFailure: () => [name, false] as const, onSuccess: () => [name, true] as const })
-  )
-
 /** /healthz (alive), /readyz (200 only when Postgres, NATS and Redis answer), the OpenAPI JSON. */
 const SystemRoutesLive = HttpApiBuilder.Router.use((router) =>
   Effect.gen(function* () {
-    const sql = yield* SqlClient.SqlClient
-    const nats = yield* Nats
-    const redis = yield* Redis
+    const checks = yield* Effect.all([postgresCheck, natsCheck, redisCheck])
     // exactly what the docs page (HttpApiScalar, below) renders: both come from OpenApi.fromApi
     const document = OpenApi.fromApi(PublicApi)
-    yield* router.get("/healthz", HttpServerResponse.unsafeJson({ status: "ok" }))
-    yield* router.get(
-      "/readyz",
-      Effect.gen(function* () {
-        const results = yield* Effect.all(
-          [
-            check("postgres", sql`SELECT 1`),
-            check("nats", Effect.tryPromise(() => nats.connection.flush())),
-            check("redis", Effect.tryPromise(() => redis.ping()))
-          ],
-          { concurrency: "unbounded" }
-        )
-        const checks = Object.fromEntries(results)
-        const ready = results.every(([, ok]) => ok)
-        return HttpServerResponse.unsafeJson({ ready, checks }, { status: ready ? 200 : 503 })
-      })
-    )
+    yield* router.get("/healthz", alive)
+    yield* router.get("/readyz", readiness(checks))
     yield* router.get("/public/v1/openapi.json", HttpServerResponse.unsafeJson(document))
   })
 )
@@ -103,11 +79,12 @@ export const GatewayRoutesLive = Layer.mergeAll(
 
 const addressText = (a: HttpServer.Address) => (a._tag === "TcpAddress" ? `port ${a.port}` : a.path)
 
-/** The gateway listening on PORT. */
+/** The gateway listening on PORT; the only service that uses Redis, so it connects to it itself. */
 export const GatewayLive = Layer.unwrapEffect(
   Effect.map(AppConfig, (config) =>
     HttpApiBuilder.serve().pipe(
       Layer.provide(GatewayRoutesLive),
+      Layer.provide(RedisLive),
       // HttpServer stays in the output so tests can read the bound address (PORT=0)
       Layer.provideMerge(NodeHttpServer.layer(makeNodeServer, { port: config.port })),
       Layer.tap((context) =>

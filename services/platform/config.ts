@@ -1,4 +1,4 @@
-import { Config, Context, Effect, Layer, Redacted } from "effect"
+import { Config, Context, Data, Effect, Layer, Option, Redacted } from "effect"
 
 /** Everything the services read from the environment, with defaults for a local machine. */
 export interface AppConfigShape {
@@ -13,6 +13,13 @@ export interface AppConfigShape {
   readonly supportEmail: string
   readonly dataDir: string
   readonly shardCount: number
+  /** SEED_DEMO: create the demo workspace on the first start with an empty database. */
+  readonly seedDemo: boolean
+  /**
+   * HEALTH_PORT: where a process without the gateway answers /healthz and /readyz
+   * (0 = any free port, written to the log; the gateway answers them on PORT).
+   */
+  readonly healthPort: number
   readonly media: MediaConfig
 }
 
@@ -44,6 +51,32 @@ export class AppConfig extends Context.Tag("AppConfig")<AppConfig, AppConfigShap
 
 const namespacePattern = /^[A-Za-z0-9_-]{1,32}$/
 
+/** Only good enough for a development machine: production refuses it (and an unset SECRET_KEY). */
+export const DEVELOPMENT_SECRET_KEY = "local-development-secret-key-change-me"
+
+/** NODE_ENV=production without a SECRET_KEY of its own: secrets at rest would be readable by anyone. */
+export class SecretKeyMissing extends Data.TaggedError("SecretKeyMissing")<{ readonly message: string }> {}
+
+/**
+ * SECRET_KEY encrypts webhook secrets and network tokens at rest. On a development
+ * machine a fixed value is fine; with NODE_ENV=production it must be set, and not to
+ * the development value.
+ */
+const secretKeyFromEnv = Effect.gen(function* () {
+  const production = (yield* Config.string("NODE_ENV").pipe(Config.withDefault(""))) === "production"
+  const given = yield* Config.option(Config.redacted("SECRET_KEY"))
+  const key = Option.filter(given, (k) => Redacted.value(k).trim() !== "")
+  if (!production) return Option.getOrElse(key, () => Redacted.make(DEVELOPMENT_SECRET_KEY))
+  if (Option.isNone(key) || Redacted.value(key.value) === DEVELOPMENT_SECRET_KEY) {
+    return yield* new SecretKeyMissing({
+      message: `SECRET_KEY is ${Option.isNone(key) ? "not set" : "the development value"} and NODE_ENV is production. ` +
+        "Set SECRET_KEY to a long random value and keep it (it encrypts webhook secrets and network tokens at rest), " +
+        "for example: SECRET_KEY=$(openssl rand -base64 32)"
+    })
+  }
+  return key.value
+})
+
 export const appConfigFromEnv = Effect.gen(function* () {
   const port = yield* Config.integer("PORT").pipe(Config.withDefault(3000))
   const publicUrl = yield* Config.string("PUBLIC_URL").pipe(Config.withDefault(`http://localhost:${port}`))
@@ -59,13 +92,13 @@ export const appConfigFromEnv = Effect.gen(function* () {
     natsUrl: yield* Config.string("NATS_URL").pipe(Config.withDefault("nats://127.0.0.1:4222")),
     redisUrl: yield* Config.string("REDIS_URL").pipe(Config.withDefault("redis://127.0.0.1:6379")),
     publicUrl: publicUrl.replace(/\/+$/, ""),
-    secretKey: yield* Config.redacted("SECRET_KEY").pipe(
-      Config.withDefault(Redacted.make("local-development-secret-key-change-me"))
-    ),
+    secretKey: yield* secretKeyFromEnv,
     namespace,
     supportEmail: yield* Config.string("SUPPORT_EMAIL").pipe(Config.withDefault("support@example.com")),
     dataDir: yield* Config.string("DATA_DIR").pipe(Config.withDefault("data")),
     shardCount: yield* Config.integer("SHARD_COUNT").pipe(Config.withDefault(64)),
+    seedDemo: yield* Config.boolean("SEED_DEMO").pipe(Config.withDefault(true)),
+    healthPort: yield* Config.integer("HEALTH_PORT").pipe(Config.withDefault(0)),
     media: yield* mediaConfigFromEnv
   } satisfies AppConfigShape
 })

@@ -49,6 +49,53 @@ process.once("exit", () => {
   for (const child of alive) child.kill("SIGKILL")
 })
 
+/** The world's environment (without the test runner's own), plus `env`, minus `unset`. */
+const serviceEnv = (world: TestWorld, env: Record<string, string> = {}, unset: ReadonlyArray<string> = []) => {
+  const all: Record<string, string> = {
+    PATH: process.env["PATH"] ?? "/usr/bin:/bin",
+    HOME: process.env["HOME"] ?? "/tmp",
+    ...world.env,
+    ...env
+  }
+  for (const name of unset) delete all[name]
+  return all
+}
+
+export interface FinishedProcess extends ProcessExit {
+  /** Everything it wrote (stdout and stderr). */
+  readonly output: string
+}
+
+/**
+ * A service process expected to stop by itself, e.g. a start that is refused: runs it
+ * to its end (SIGKILL after `timeoutMs`) and gives its exit and everything it wrote.
+ * `unset` removes variables of the world's environment (e.g. SECRET_KEY).
+ */
+export const runToExit = (
+  world: TestWorld,
+  services: ReadonlyArray<string>,
+  options: { readonly env?: Record<string, string>; readonly unset?: ReadonlyArray<string>; readonly timeoutMs?: number } = {}
+): Promise<FinishedProcess> =>
+  new Promise((resolve) => {
+    const child = spawn(process.execPath, ["--import", "tsx", "services/main.ts", ...services], {
+      cwd: root,
+      env: serviceEnv(world, options.env, options.unset),
+      stdio: ["ignore", "pipe", "pipe"]
+    })
+    alive.add(child)
+    let output = ""
+    const append = (chunk: Buffer) => (output += chunk.toString("utf8"))
+    child.stdout?.on("data", append)
+    child.stderr?.on("data", append)
+    const timer = setTimeout(() => child.kill("SIGKILL"), options.timeoutMs ?? 30_000)
+    // "close", not "exit": only then has everything it wrote arrived
+    child.once("close", (code, signal) => {
+      clearTimeout(timer)
+      alive.delete(child)
+      resolve({ code, signal, output })
+    })
+  })
+
 export interface StartOptions {
   /** Environment on top of the world's (e.g. a different PORT). */
   readonly env?: Record<string, string>
@@ -72,12 +119,7 @@ export const processGroup = () => {
     const ready = options.ready ?? startedLines[services[0] ?? ""] ?? /starting/
     const child = spawn(process.execPath, ["--import", "tsx", options.script ?? "services/main.ts", ...services], {
       cwd: root,
-      env: {
-        PATH: process.env["PATH"] ?? "/usr/bin:/bin",
-        HOME: process.env["HOME"] ?? "/tmp",
-        ...world.env,
-        ...options.env
-      },
+      env: serviceEnv(world, options.env),
       stdio: ["ignore", "pipe", "pipe"]
     })
     alive.add(child)

@@ -10,7 +10,6 @@ import { GatewayLive } from "../../services/gateway/server.js"
 import { AppConfigLive } from "../../services/platform/config.js"
 import { DatabaseLive } from "../../services/platform/db.js"
 import { NatsLive } from "../../services/platform/nats.js"
-import { RedisLive } from "../../services/platform/redis.js"
 import { PublisherLive } from "../../services/publisher/main.js"
 import { SchedulerLive } from "../../services/scheduler/main.js"
 import { WebhooksLive } from "../../services/webhooks/main.js"
@@ -103,8 +102,9 @@ const serviceLayers = {
 export const worldConfig = (world: TestWorld, extra: Record<string, string> = {}) =>
   Layer.setConfigProvider(ConfigProvider.fromMap(new Map(Object.entries({ ...world.env, ...extra }))))
 
+/** Postgres and NATS, as every service needs them (the gateway connects to Redis itself). */
 export const infrastructure = (world: TestWorld, extra: Record<string, string> = {}) =>
-  Layer.mergeAll(DatabaseLive, NatsLive, RedisLive).pipe(
+  Layer.mergeAll(DatabaseLive, NatsLive).pipe(
     Layer.provideMerge(AppConfigLive),
     Layer.provide(worldConfig(world, extra))
   )
