@@ -111,8 +111,13 @@ export const ActorCommand = Schema.Union(
 )
 export type ActorCommand = typeof ActorCommand.Type
 
-/** What travels on the wire: who asks, for which workspace, what. */
+/**
+ * A command as the gateway sends it: its id (the same on every retry of one request, so
+ * the actor runs it once), how many times it was sent, who asks, for which workspace, what.
+ */
 export const ActorEnvelope = Schema.Struct({
+  commandId: Schema.UUID,
+  attempt: Schema.Int.pipe(Schema.positive()),
   principal: PrincipalSchema,
   command: ActorCommand
 })
@@ -121,22 +126,26 @@ export type ActorEnvelope = typeof ActorEnvelope.Type
 export const ActorEnvelopeJson = Schema.parseJson(ActorEnvelope)
 
 /**
- * Whether sending the command again after a lost answer cannot apply it twice: a keyed
- * POST /posts replays its first answer, and moving a post to a date or status, or
- * merging settings, ends in the same state. Deletes and reviews would answer 404 or
- * "not waiting" the second time, so they are not repeated.
+ * A NATS message holds 1 MiB by default; a command (POST /posts takes bodies up to 5 MB)
+ * or an answer larger than this is passed by reference: stored in Postgres, its id sent.
  */
-export const isRetrySafe = (command: ActorCommand): boolean => {
-  switch (command._tag) {
-    case "CreatePosts":
-      return command.idempotencyKey !== null
-    case "MovePost":
-    case "SetPostStatus":
-    case "SetPostSettings":
-      return true
-    case "DeleteChannel":
-    case "DeletePost":
-    case "ReviewPost":
-      return false
-  }
-}
+export const INLINE_PAYLOAD_BYTES = 512 * 1024
+
+/** The request message: the envelope, or the id of its stored JSON. */
+export const ActorRequest = Schema.Union(
+  Schema.TaggedStruct("Inline", { envelope: ActorEnvelope }),
+  Schema.TaggedStruct("Stored", { ref: Schema.UUID })
+)
+export const ActorRequestJson = Schema.parseJson(ActorRequest)
+
+/**
+ * The reply message: the command's Exit (serialized with its own schemas), or the id of its
+ * stored JSON, or NotOwner: this host does not hold the shard's lease (any more),
+ * ran nothing, and the gateway asks again until the owner answers.
+ */
+export const ActorReply = Schema.Union(
+  Schema.TaggedStruct("Answer", { exit: Schema.Unknown }),
+  Schema.TaggedStruct("Stored", { ref: Schema.UUID }),
+  Schema.TaggedStruct("NotOwner", {})
+)
+export const ActorReplyJson = Schema.parseJson(ActorReply)

@@ -1,55 +1,105 @@
-import { Effect, Option, type ParseResult, Schema } from "effect"
+import { Cause, Effect, Exit, Option, type ParseResult, Schema } from "effect"
 import type { ActorEnvelope } from "../../protocol/actors.js"
 import { CurrentPrincipal } from "../../protocol/http/security.js"
 import { authorize } from "../platform/policy.js"
 import { PostWriter } from "../posts/PostWriter.js"
 import { admitCreatePosts } from "./commands/admission.js"
+import { AlreadyRan, CurrentCommand, FenceStore, LeaseLost } from "./fencing.js"
 import type { Mailboxes } from "./mailboxes.js"
+
+const PostsAnswer = Schema.Struct({ statusCode: Schema.Number, body: Schema.Unknown, replayed: Schema.Boolean })
+const decodeKeptCreate = Schema.decodeUnknown(PostsAnswer)
+const decodeKeptGroup = Schema.decodeUnknown(Schema.String)
 
 /**
  * Runs one command in its workspace's mailbox, as the principal the gateway sent, after
  * checking its role (domain/policy.ts), and serializes the Exit with the command's own
  * schemas. POST /posts is admitted first, outside the mailbox, so a request over the rate
  * limit or with a key already in flight answers at once.
+ *
+ * A command runs once: its transaction records its id (services/actors/fencedTransactions.ts).
+ * A copy (the gateway sent it again, or an earlier owner ran it) is answered from what
+ * was kept: the first answer of POST /posts, the post as it is now for the PUTs and review,
+ * the constant answer of the deletes.
  */
 export const dispatch = (envelope: ActorEnvelope, mailboxes: Mailboxes) => {
-  const { command, principal } = envelope
+  const { command, commandId, principal } = envelope
   const inMailbox = <A, E, R>(effect: Effect.Effect<A, E, R>) => mailboxes.run(principal.workspaceId, effect)
   const reply = <A, I, E, EI, R>(
     request: Schema.WithResult<A, I, E, EI, never>,
     effect: Effect.Effect<A, NoInfer<E>, R>
-  ): Effect.Effect<unknown, ParseResult.ParseError, Exclude<R, CurrentPrincipal>> =>
-    // the encoded Exit is plain JSON for the reply; the gateway decodes it with the same schemas
+  ): Effect.Effect<unknown, ParseResult.ParseError | LeaseLost, Exclude<Exclude<R, CurrentPrincipal>, CurrentCommand>> =>
+    // the encoded Exit is plain JSON for the reply; the gateway decodes it with the same schemas.
+    // A lease lost while it ran is no answer: the host says NotOwner and the gateway asks the owner.
     effect.pipe(
       Effect.exit,
-      Effect.flatMap((exit) => Schema.serializeExit(request, exit)),
-      Effect.provideService(CurrentPrincipal, principal)
+      Effect.flatMap((exit): Effect.Effect<unknown, ParseResult.ParseError | LeaseLost> =>
+        Exit.isFailure(exit) && lostLease(exit.cause) ? Effect.fail(new LeaseLost({ shard: -1 })) : Schema.serializeExit(request, exit)
+      ),
+      Effect.provideService(CurrentPrincipal, principal),
+      Effect.provideService(CurrentCommand, { workspaceId: principal.workspaceId, commandId })
     )
-  return Effect.flatMap(PostWriter, (writer) => {
+
+  return Effect.gen(function* () {
+    const writer = yield* PostWriter
+    const fences = yield* FenceStore
+
+    /** A change of a post that committed before: answered with the post as it is now. */
+    const replayChange = (kept: unknown) => decodeKeptGroup(kept).pipe(Effect.orDie, Effect.flatMap(writer.current))
+    const deleted = () => Effect.succeed({ error: false as const, success: true as const })
+    const keptAnswer = fences.find(principal.workspaceId, commandId).pipe(Effect.orDie)
+    /** A copy runs nothing: when the record exists it is answered from it. */
+    const once = <A, E, R, E2>(run: Effect.Effect<A, E, R>, answer: (kept: unknown) => Effect.Effect<A, E2, CurrentPrincipal>) =>
+      Effect.gen(function* () {
+        // the first copy the gateway sends needs no look-up: the transaction's record refuses a second run
+        if (envelope.attempt > 1) {
+          const kept = yield* keptAnswer
+          if (Option.isSome(kept)) return yield* answer(kept.value.answer)
+        }
+        return yield* run.pipe(
+          Effect.catchSomeDefect((defect) =>
+            defect instanceof AlreadyRan
+              ? Option.some(
+                  keptAnswer.pipe(
+                    Effect.flatMap((k): Effect.Effect<A, E2, CurrentPrincipal> => (Option.isNone(k) ? Effect.die(defect) : answer(k.value.answer)))
+                  )
+                )
+              : Option.none()
+          )
+        )
+      })
+
     switch (command._tag) {
       case "DeleteChannel":
-        return reply(command, inMailbox(writer.deleteChannel(command).pipe(authorize("channels.delete"))))
+        return yield* reply(command, inMailbox(once(writer.deleteChannel(command).pipe(authorize("channels.delete")), () => Effect.succeed({ success: true as const }))))
       case "CreatePosts":
-        return reply(
+        return yield* reply(
           command,
-          admitCreatePosts(principal, command).pipe(
-            Effect.flatMap(({ release, replay }) =>
-              Option.isSome(replay)
-                ? Effect.succeed(replay.value)
-                : inMailbox(writer.create(command).pipe(authorize("posts.write"))).pipe(Effect.ensuring(release))
-            )
+          once(
+            admitCreatePosts(principal, command).pipe(
+              Effect.flatMap(({ release, replay: kept }) =>
+                Option.isSome(kept)
+                  ? Effect.succeed(kept.value)
+                  : inMailbox(writer.create(command).pipe(authorize("posts.write"))).pipe(Effect.ensuring(release))
+              )
+            ),
+            (kept) => decodeKeptCreate(kept).pipe(Effect.orDie)
           )
         )
       case "MovePost":
-        return reply(command, inMailbox(writer.move(command).pipe(authorize("posts.write"))))
+        return yield* reply(command, inMailbox(once(writer.move(command).pipe(authorize("posts.write")), replayChange)))
       case "SetPostStatus":
-        return reply(command, inMailbox(writer.setStatus(command).pipe(authorize("posts.write"))))
+        return yield* reply(command, inMailbox(once(writer.setStatus(command).pipe(authorize("posts.write")), replayChange)))
       case "SetPostSettings":
-        return reply(command, inMailbox(writer.setSettings(command).pipe(authorize("posts.write"))))
+        return yield* reply(command, inMailbox(once(writer.setSettings(command).pipe(authorize("posts.write")), replayChange)))
       case "DeletePost":
-        return reply(command, inMailbox(writer.delete(command).pipe(authorize("posts.write"))))
+        return yield* reply(command, inMailbox(once(writer.delete(command).pipe(authorize("posts.write")), deleted)))
       case "ReviewPost":
-        return reply(command, inMailbox(writer.review(command).pipe(authorize("posts.review"))))
+        return yield* reply(command, inMailbox(once(writer.review(command).pipe(authorize("posts.review")), replayChange)))
     }
   })
 }
+
+/** Whether a failed command's cause is a lease this host lost while it ran (it committed nothing). */
+export const lostLease = (cause: Cause.Cause<unknown>): boolean =>
+  Option.exists(Cause.dieOption(cause), (defect) => defect instanceof LeaseLost)

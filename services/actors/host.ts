@@ -1,16 +1,22 @@
-import { Effect, Layer, Runtime, Schedule, Schema } from "effect"
+import { Cause, Effect, Layer, Option, Runtime, Schedule, Schema } from "effect"
 import { KvWatchInclude, type Msg, type Subscription } from "nats"
 import { shardOf } from "../../domain/shards.js"
-import { ActorEnvelopeJson } from "../../protocol/actors.js"
+import { ActorEnvelopeJson, ActorReplyJson, ActorRequestJson, INLINE_PAYLOAD_BYTES } from "../../protocol/actors.js"
+import { ActorPayloads } from "../platform/actorPayloads.js"
 import { AppConfig } from "../platform/config.js"
 import { Nats } from "../platform/nats.js"
-import { dispatch } from "./dispatch.js"
-import { makeMailboxes } from "./mailboxes.js"
-import { makeWorkspaceMemory, WorkspaceMemory } from "./workspaceMemory.js"
 import { PostWriter } from "../posts/PostWriter.js"
+import { dispatch } from "./dispatch.js"
+import { FencedTransactions } from "./fencedTransactions.js"
+import { CurrentLease, FenceStore, LeaseLost } from "./fencing.js"
+import { makeMailboxes } from "./mailboxes.js"
 import { LEASE_ROUND_MS, makeLeaseManager, tickSafely } from "./shardLeases.js"
+import { makeWorkspaceMemory, WorkspaceMemory } from "./workspaceMemory.js"
 
+const decodeRequest = Schema.decodeUnknown(ActorRequestJson)
 const decodeEnvelope = Schema.decodeUnknown(ActorEnvelopeJson)
+const encodeReply = Schema.encodeSync(ActorReplyJson)
+const notOwner = encodeReply({ _tag: "NotOwner" })
 
 /**
  * An actor host: owns some shards through leases, subscribes to their command
@@ -22,24 +28,57 @@ export const ActorHostLive = Layer.scopedDiscard(
     const nats = yield* Nats
     const memory = makeWorkspaceMemory()
     // the writer (and its stores) is built once per host: queries and decoders are reused by every command
-    const runtime = yield* Effect.runtime<PostWriter>()
+    const runtime = yield* Effect.runtime<PostWriter | FenceStore | ActorPayloads>()
     const withStores = runtime.pipe(Runtime.provideService(WorkspaceMemory, memory))
     const runFork = Runtime.runFork(withStores)
+    const runPromise = Runtime.runPromise(withStores)
+    const fences = yield* FenceStore
+    const payloads = yield* ActorPayloads
     const hostId = crypto.randomUUID()
     const mailboxes = makeMailboxes()
     const subscriptions = new Map<number, Subscription>()
     const inFlight = new Map<number, number>()
+    /** The epoch this host raised each of its shards to (shard_fences): every write of the shard checks it. */
+    const epochs = new Map<number, number>()
+
+    /** The envelope, read from the message or, for a large command, from where the gateway stored it. */
+    const envelopeOf = (msg: Msg) =>
+      decodeRequest(msg.string()).pipe(
+        Effect.flatMap((request) =>
+          request._tag === "Inline"
+            ? Effect.succeed(request.envelope)
+            : payloads.get(request.ref).pipe(
+                Effect.flatMap(Option.match({ onNone: () => Effect.dieMessage("a stored command was not found"), onSome: decodeEnvelope }))
+              )
+        )
+      )
+
+    /** The reply message; an answer too large for NATS is stored and passed by id. */
+    const replyOf = (exit: unknown) =>
+      Effect.gen(function* () {
+        const inline = encodeReply({ _tag: "Answer", exit })
+        if (Buffer.byteLength(inline) <= INLINE_PAYLOAD_BYTES) return inline
+        return encodeReply({ _tag: "Stored", ref: yield* payloads.put(JSON.stringify(exit)) })
+      })
 
     const onMessage = (shard: number, msg: Msg) => {
       inFlight.set(shard, (inFlight.get(shard) ?? 0) + 1)
-      const program = decodeEnvelope(msg.string()).pipe(
-        Effect.flatMap((envelope) => dispatch(envelope, mailboxes)),
+      const program = Effect.gen(function* () {
+        const epoch = epochs.get(shard)
+        // a host that lost its lease (a pause, a partition) runs nothing of the shard: it says so
+        if (epoch === undefined || !manager.holds(shard)) return notOwner
+        const envelope = yield* envelopeOf(msg)
+        const exit = yield* dispatch(envelope, mailboxes).pipe(Effect.provideService(CurrentLease, { shard, epoch }))
+        return yield* replyOf(exit)
+      }).pipe(
         Effect.catchAllCause((cause) =>
-          Effect.logError("actor command failed", cause).pipe(
-            Effect.as({ _tag: "Failure", cause: { _tag: "Die", defect: "actor command failed" } })
-          )
+          Option.exists(Cause.failureOption(cause), (e) => e instanceof LeaseLost)
+            ? Effect.succeed(notOwner)
+            : Effect.logError("actor command failed", cause).pipe(
+                Effect.as(encodeReply({ _tag: "Answer", exit: { _tag: "Failure", cause: { _tag: "Die", defect: "actor command failed" } } }))
+              )
         ),
-        Effect.flatMap((reply) => Effect.sync(() => msg.respond(JSON.stringify(reply)))),
+        Effect.flatMap((reply) => Effect.sync(() => msg.respond(reply))),
         Effect.ensuring(Effect.sync(() => inFlight.set(shard, (inFlight.get(shard) ?? 1) - 1)))
       )
       runFork(program)
@@ -51,6 +90,7 @@ export const ActorHostLive = Layer.scopedDiscard(
     const unsubscribe = (shard: number) => {
       subscriptions.get(shard)?.unsubscribe()
       subscriptions.delete(shard)
+      epochs.delete(shard)
       forgetShard(shard)
     }
 
@@ -61,6 +101,8 @@ export const ActorHostLive = Layer.scopedDiscard(
       hosts: nats.actorHosts,
       callbacks: {
         acquired: async (shard) => {
+          // raise the shard's epoch first: from now on the previous owner can commit nothing
+          epochs.set(shard, await runPromise(fences.claim(shard, hostId)))
           const subject = nats.names.shardCommands(shard)
           subscriptions.set(shard, nats.connection.subscribe(subject, { callback: (_e, msg) => onMessage(shard, msg) }))
           await nats.connection.flush()
@@ -74,6 +116,7 @@ export const ActorHostLive = Layer.scopedDiscard(
           // hand over only after the commands already taken have answered
           const deadline = Date.now() + 10_000
           while ((inFlight.get(shard) ?? 0) > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20))
+          epochs.delete(shard)
           forgetShard(shard)
         },
         lost: unsubscribe
@@ -107,4 +150,8 @@ export const ActorHostLive = Layer.scopedDiscard(
       )
     )
     yield* Effect.logInfo(`actor host ${hostId} started`)
-  })).pipe(Layer.provide(PostWriter.Default))
+  })).pipe(
+  Layer.provide(PostWriter.Default),
+  Layer.provide(FencedTransactions),
+  Layer.provide([FenceStore.Live, ActorPayloads.Live])
+)

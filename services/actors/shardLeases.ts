@@ -199,9 +199,19 @@ export const makeLeaseManager = (options: LeaseManagerOptions) => {
     }
   }
 
+  /**
+   * Whether this host may run a command of the shard now: it holds the lease and the lease
+   * is surely still valid (a host that was paused finds it is not, before anything else).
+   */
+  const holds = (shard: number) => {
+    const h = held.get(shard)
+    return h !== undefined && Date.now() < h.validUntil
+  }
+
   return {
     tick,
     stop,
+    holds,
     /** The shards this host serves now (sorted). */
     owned: () => serving().sort((a, b) => a - b)
   }

@@ -1,21 +1,25 @@
-import { Context, Data, Duration, Effect, Layer, Schedule, Schema } from "effect"
+import { Context, Data, Duration, Effect, Layer, Option, Schedule, Schema } from "effect"
 import { ErrorCode, NatsError } from "nats"
 import type { Principal } from "../../domain/roles.js"
 import { shardOf } from "../../domain/shards.js"
-import { ActorEnvelope, isRetrySafe, type ActorCommand } from "../../protocol/actors.js"
+import { ActorEnvelopeJson, ActorReplyJson, ActorRequestJson, INLINE_PAYLOAD_BYTES, type ActorCommand } from "../../protocol/actors.js"
+import { ActorPayloads } from "../platform/actorPayloads.js"
 import { AppConfig } from "../platform/config.js"
 import { Nats } from "../platform/nats.js"
 
-class NoResponders extends Data.TaggedError("NoResponders") {}
+/** Nobody took the command, or its host said it no longer owns the shard: nothing ran. */
+class NoOwner extends Data.TaggedError("NoOwner") {}
+/** The command was taken but not answered in time (its host may have died or paused). */
 class NoAnswer extends Data.TaggedError("NoAnswer") {}
 
-const encodeEnvelope = Schema.encode(Schema.parseJson(ActorEnvelope))
+const encodeEnvelope = Schema.encode(ActorEnvelopeJson)
+const encodeRequest = Schema.encode(ActorRequestJson)
+const decodeReply = Schema.decodeUnknown(ActorReplyJson)
 
-/** How long a command may wait for its shard to get an owner (hand-over after a crash). */
-const HANDOVER_WAIT_MS = 20_000
-const REPLY_TIMEOUT_MS = 30_000
-/** A retry-safe command is asked again after this long (its host may have died). */
-const RETRY_SAFE_ATTEMPT_MS = 8_000
+/** How long a command may wait for its shard to get an owner (hand-over after a crash or a pause). */
+const HANDOVER_WAIT_MS = 25_000
+/** A command not answered within this is sent again (same id: it runs once). */
+const ATTEMPT_MS = 8_000
 
 /** A command together with its result types (every ActorCommand is one); E is the cases it can fail with. */
 type Command<A, I, E, EI> = ActorCommand & Schema.WithResult<A, I, E, EI, never>
@@ -27,43 +31,67 @@ export interface ActorClientShape {
 export class ActorClient extends Context.Tag("ActorClient")<ActorClient, ActorClientShape>() {}
 
 /**
- * Sends a command to the actor that owns the workspace's shard. "No responders" is
- * retried (nobody received it, so a retry cannot apply it twice); a command received
- * but not answered is asked again only when repeating it is safe (isRetrySafe), else
- * it is a server error the client may retry.
+ * Sends a command to the actor that owns the workspace's shard. The command gets an id
+ * here, kept on every retry, and the actor records it with the change it makes, so sending
+ * it again is always safe: "no responders" and NotOwner (nothing ran) and a missing answer
+ * (it may have run: the copy is answered from the record) are all asked again until an
+ * owner answers. Commands and answers over a NATS message's size travel by reference.
  */
 export const ActorClientLive = Layer.effect(
   ActorClient,
   Effect.gen(function* () {
     const nats = yield* Nats
     const config = yield* AppConfig
+    const payloads = yield* ActorPayloads
     const send = <A, I, E, EI>(principal: Principal, command: Command<A, I, E, EI>) =>
       Effect.gen(function* () {
         const subject = nats.names.shardCommands(shardOf(principal.workspaceId, config.shardCount))
-        const payload = yield* encodeEnvelope({ principal, command }).pipe(Effect.orDie)
-        const retrySafe = isRetrySafe(command)
-        const request = Effect.tryPromise({
-          try: () => nats.connection.request(subject, payload, { timeout: retrySafe ? RETRY_SAFE_ATTEMPT_MS : REPLY_TIMEOUT_MS }),
-          catch: (e) =>
-            e instanceof NatsError && e.code === ErrorCode.NoResponders
-              ? new NoResponders()
-              : e instanceof NatsError && e.code === ErrorCode.Timeout && retrySafe
-                ? new NoAnswer()
-                : e
+        const commandId = crypto.randomUUID()
+        let attempt = 0
+        let stored: string | undefined
+        const message = Effect.gen(function* () {
+          attempt++
+          const envelope = { commandId, attempt, principal, command }
+          const inline = yield* encodeRequest({ _tag: "Inline", envelope })
+          if (Buffer.byteLength(inline) <= INLINE_PAYLOAD_BYTES) return inline
+          stored ??= yield* payloads.put(yield* encodeEnvelope(envelope))
+          return yield* encodeRequest({ _tag: "Stored", ref: stored })
+        }).pipe(Effect.orDie)
+        const ask = Effect.gen(function* () {
+          const payload = yield* message
+          const msg = yield* Effect.tryPromise({
+            try: () => nats.connection.request(subject, payload, { timeout: ATTEMPT_MS }),
+            catch: (e) =>
+              e instanceof NatsError && e.code === ErrorCode.NoResponders
+                ? new NoOwner()
+                : e instanceof NatsError && e.code === ErrorCode.Timeout
+                  ? new NoAnswer()
+                  : e
+          })
+          const reply = yield* decodeReply(msg.string()).pipe(Effect.orDie)
+          switch (reply._tag) {
+            case "NotOwner":
+              return yield* new NoOwner()
+            case "Answer":
+              return reply.exit
+            case "Stored": {
+              const body = yield* payloads.get(reply.ref)
+              yield* payloads.remove(reply.ref)
+              if (Option.isNone(body)) return yield* Effect.dieMessage("a stored answer was not found")
+              return JSON.parse(body.value) as unknown
+            }
+          }
         })
-        const reply = yield* request.pipe(
-          Effect.retry({
-            while: (e) => e instanceof NoResponders || e instanceof NoAnswer,
-            schedule: exponentialUpTo(HANDOVER_WAIT_MS)
-          }),
-          Effect.orDie
+        const exit = yield* ask.pipe(
+          Effect.retry({ while: (e) => e instanceof NoOwner || e instanceof NoAnswer, schedule: exponentialUpTo(HANDOVER_WAIT_MS) }),
+          Effect.orDie,
+          Effect.ensuring(Effect.suspend(() => (stored === undefined ? Effect.void : payloads.remove(stored))))
         )
-        const exit = yield* Schema.deserializeExit(command, JSON.parse(reply.string())).pipe(Effect.orDie)
-        return yield* exit
+        return yield* yield* Schema.deserializeExit(command, exit).pipe(Effect.orDie)
       })
     return { send }
   })
-)
+).pipe(Layer.provide(ActorPayloads.Live))
 
 /** Quick first retries, then every 500 ms, for at most `totalMs`. */
 const exponentialUpTo = (totalMs: number) =>

@@ -27,6 +27,7 @@ import {
   setStatus,
   type PostStep
 } from "../../domain/posts/states.js"
+import { GroupId } from "../../domain/ids.js"
 import type { Principal } from "../../domain/roles.js"
 import type { CreatePosts, DeleteChannel, DeletePost, MovePost, ReviewPost, SetPostSettings, SetPostStatus } from "../../protocol/actors.js"
 import { CurrentPrincipal } from "../../protocol/http/security.js"
@@ -409,9 +410,14 @@ export class PostWriter extends Effect.Service<PostWriter>()("posts/PostWriter",
         )
       }).pipe(storageDefects, Effect.withSpan("PostWriter.deleteChannel"), policyRequire("channels.delete"))
 
-    return { keptAnswer, create: createPosts, move, setStatus: changeStatus, setSettings: changeSettings, delete: deletePost, review, deleteChannel }
+    /** The whole post as it is now (a command sent again is answered with it). */
+    const current = (groupId: string) =>
+      Effect.flatMap(CurrentPrincipal, ({ workspaceId }) => store.renderWholePost(workspaceId, GroupId.make(groupId))).pipe(storageDefects)
+
+    return { keptAnswer, current, create: createPosts, move, setStatus: changeStatus, setSettings: changeSettings, delete: deletePost, review, deleteChannel }
   }),
-  dependencies: [Transactions.Live, PostsStore.Live, ChannelsRepo.Live, MediaRepo.Live, IdempotencyRepo.Live, TagsRepo.Live]
+  // Transactions is the host's (services/actors/fencedTransactions.ts): fenced by the shard's lease
+  dependencies: [PostsStore.Live, ChannelsRepo.Live, MediaRepo.Live, IdempotencyRepo.Live, TagsRepo.Live]
 }) {
   /** The writer without a database: give it Test layers of its stores (test/unit). */
   static readonly Test = PostWriter.DefaultWithoutDependencies.pipe(Layer.provide(Transactions.Test))

@@ -2,7 +2,7 @@ import { Schema } from "effect"
 import { connect, createInbox, type KV, type NatsConnection } from "nats"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { shardOf } from "../../domain/shards.js"
-import { ActorEnvelopeJson } from "../../protocol/actors.js"
+import { ActorRequestJson, DeleteChannel } from "../../protocol/actors.js"
 import { names } from "../../protocol/names.js"
 import { LEASE_TTL_MS } from "../../services/platform/nats.js"
 import { client } from "../support/http.js"
@@ -20,7 +20,7 @@ import { WorkspaceId } from "../../domain/ids.js"
  */
 
 const SHARDS = 8 // world.env SHARD_COUNT
-const encodeEnvelope = Schema.encodeSync(ActorEnvelopeJson)
+const encodeRequest = Schema.encodeSync(ActorRequestJson)
 
 interface Workspace {
   readonly workspaceId: string
@@ -58,9 +58,14 @@ const respondersOf = async (shard: number) => {
   const sub = nc.subscribe(inbox, { callback: () => replies++ })
   nc.publish(
     names(world.namespace).shardCommands(shard),
-    encodeEnvelope({
-      principal: { workspaceId: WorkspaceId.make(workspace.workspaceId), userId: null, role: "admin", tokenKind: "live", actor: "API" },
-      command: { _tag: "DeleteChannel", channelId: crypto.randomUUID() } as never
+    encodeRequest({
+      _tag: "Inline",
+      envelope: {
+        commandId: crypto.randomUUID(),
+        attempt: 1,
+        principal: { workspaceId: WorkspaceId.make(workspace.workspaceId), userId: null, role: "admin", tokenKind: "live", actor: "API" },
+        command: new DeleteChannel({ channelId: crypto.randomUUID() })
+      }
     }),
     { reply: inbox }
   )

@@ -1,0 +1,31 @@
+import { Effect, Layer, Option } from "effect"
+import { outboxTransactions, Transactions } from "../platform/transactions.js"
+import { CurrentCommand, CurrentLease, FenceStore } from "./fencing.js"
+
+/**
+ * The actor host's transactions: an outbox transaction (events after commit) that first
+ * checks the command's lease epoch (a host that lost its shard cannot commit) and records
+ * the command's id (a copy of a command that committed cannot commit again), and last
+ * keeps what the transaction produced, so a copy is answered from it. Both refusals are
+ * defects here: the host answers them (NotOwner, or a replay), never as the command's result.
+ */
+export const FencedTransactions = Layer.effect(
+  Transactions,
+  Effect.gen(function* () {
+    const inTransaction = yield* outboxTransactions
+    const fences = yield* FenceStore
+    const fenced = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+      Effect.gen(function* () {
+        const lease = yield* Effect.serviceOption(CurrentLease)
+        const command = yield* Effect.serviceOption(CurrentCommand)
+        if (Option.isSome(lease)) yield* fences.check(lease.value.shard, lease.value.epoch).pipe(Effect.orDie)
+        if (Option.isSome(command)) yield* fences.record(command.value.workspaceId, command.value.commandId).pipe(Effect.orDie)
+        const result = yield* effect
+        if (Option.isSome(command)) {
+          yield* fences.keepAnswer(command.value.workspaceId, command.value.commandId, result ?? null).pipe(Effect.orDie)
+        }
+        return result
+      })
+    return { run: (effect) => inTransaction(fenced(effect)) }
+  })
+).pipe(Layer.provide(FenceStore.Live))
