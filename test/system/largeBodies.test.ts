@@ -1,0 +1,91 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { client } from "../support/http.js"
+import { createWorld, startServices, type RunningServices, type TestWorld } from "../support/system.js"
+import { withDb } from "../support/tokens.js"
+
+/**
+ * Bodies and answers larger than a NATS message (1 MiB on a server with default settings):
+ * the spec accepts JSON bodies up to 5 MB, and a whole post can be as large. Every command
+ * must work for them, and every answer must reach the client (none lost, none a 500).
+ */
+
+let world: TestWorld
+let sys: RunningServices
+let api: ReturnType<typeof client>
+let channelId: string
+
+beforeAll(async () => {
+  world = await createWorld("largebodies")
+  sys = await startServices(world, ["gateway", "actors"])
+  const ws = await sys.admin.createWorkspace()
+  api = client(sys.url, ws.apiKey)
+  // Listmonk takes posts of up to 100,000,000 characters: a long newsletter
+  channelId = (await sys.admin.createChannel({ workspaceId: ws.workspaceId, network: "listmonk", name: "Newsletter", customerId: null, postingTimes: [] })).channelId
+})
+afterAll(async () => {
+  await sys.stop()
+  await world.drop()
+})
+
+const MB = 1024 * 1024
+const text = (bytes: number, seed: string) => `${seed} ${"newsletter paragraph. ".repeat(Math.ceil(bytes / 22))}`.slice(0, bytes)
+const inDays = (days: number) => new Date(Date.now() + days * 86_400_000).toISOString()
+
+describe("a 4.9 MB body through every command, and answers over 1 MiB", () => {
+  let group: string
+  const content = text(4.9 * MB - 2000, "first")
+
+  it("POST /posts: a 4.9 MB draft is saved whole and answered", async () => {
+    const res = await api.post("/public/v1/posts", { type: "draft", date: inDays(3), content, channels: [channelId] })
+    expect(res.status).toBe(200)
+    group = res.json[0].group
+    const stored = await withDb(world, async (c) => (await c.query("SELECT length(content) AS n FROM post_items WHERE post_id = $1", [res.json[0].postId])).rows[0])
+    expect(stored.n).toBe(content.length)
+  })
+
+  it("PUT /posts/{id}/date: the whole post, 4.9 MB, reaches the client", async () => {
+    const date = inDays(4)
+    const res = await api.put(`/public/v1/posts/${group}/date`, { date })
+    expect(res.status).toBe(200)
+    expect(res.json.publishAt).toBe(date)
+    expect(res.json.channels[0].root.content).toBe(content)
+  })
+
+  it("PUT /posts/{id}/status and DELETE answer as well", async () => {
+    const scheduled = await api.put(`/public/v1/posts/${group}/status`, { status: "schedule" })
+    expect(scheduled.status).toBe(200)
+    expect(scheduled.json.channels[0].root.content.length).toBe(content.length)
+    const drafted = await api.put(`/public/v1/posts/${group}/status`, { status: "draft" })
+    expect(drafted.status).toBe(200)
+  })
+
+  it("PUT /posts/{id}/settings with a 4.9 MB body gets its answer (a refusal naming the problem, not a 500)", async () => {
+    expect(group).toEqual(expect.any(String))
+    const res = await api.put(`/public/v1/posts/${group}/settings`, { settings: { note: text(4.9 * MB - 1000, "setting") } })
+    expect([200, 400]).toContain(res.status)
+    expect(res.json.error ?? res.json.id).toEqual(expect.any(String))
+  })
+
+  it("PUT /posts/{id}/date with a 4.9 MB date: the catalog's 400, not a 500", async () => {
+    const res = await api.put(`/public/v1/posts/${group}/date`, { date: text(4.9 * MB - 1000, "2026") })
+    expect(res.status).toBe(400)
+    expect(res.json.error).toMatch(/^The date is not valid\. Use ISO 8601/)
+  })
+
+  it("an edit of the post with a new 4.9 MB text (POST /posts with groupId)", async () => {
+    const next = text(4.9 * MB - 2000, "second")
+    const res = await api.post("/public/v1/posts", { type: "draft", groupId: group, content: next, channels: [channelId] })
+    expect(res.status).toBe(200)
+    expect((await api.get(`/public/v1/posts/${group}`)).json.channels[0].root.content).toBe(next)
+  })
+
+  it("DELETE /posts/{id}", async () => {
+    const res = await api.del(`/public/v1/posts/${group}`)
+    expect(res).toMatchObject({ status: 200, json: { error: false, success: true } })
+  })
+
+  it("nothing large is left behind once answered", async () => {
+    const left = await withDb(world, async (c) => (await c.query("SELECT count(*)::int AS n FROM actor_payloads")).rows[0].n)
+    expect(left).toBe(0)
+  })
+})
