@@ -5,8 +5,9 @@ import { seedDemoWorkspace } from "./admin/demo.js"
 import { GatewayLive } from "./gateway/server.js"
 import { AppConfig, AppConfigLive } from "./platform/config.js"
 import { DatabaseLive } from "./platform/db.js"
-import { HealthServerLive, natsCheck, postgresCheck } from "./platform/health.js"
+import { HealthServerLive, natsCheck, postgresCheck, redisCheck } from "./platform/health.js"
 import { NatsLive } from "./platform/nats.js"
+import { RedisLive } from "./platform/redis.js"
 import { PublisherLive } from "./publisher/main.js"
 import { SchedulerLive } from "./scheduler/main.js"
 import { WebhooksLive } from "./webhooks/main.js"
@@ -34,12 +35,16 @@ if (unknown.length > 0) {
 }
 const selected: ReadonlyArray<ServiceName> = requested.length > 0 ? requested.filter(isServiceName) : Object.keys(services).filter(isServiceName)
 
-// Postgres and NATS for every service; Redis only for the gateway, which connects to it itself
+// Postgres and NATS for every service; Redis only for the gateway and the actor hosts, which connect to it themselves
 const Infrastructure = Layer.mergeAll(DatabaseLive, NatsLive).pipe(Layer.provideMerge(AppConfigLive))
 /** SEED_DEMO (default on): the demo workspace on the first start with an empty database. */
 const Seed = Layer.effectDiscard(Effect.flatMap(AppConfig, (config) => (config.seedDemo ? seedDemoWorkspace : Effect.void)))
 /** The gateway answers /healthz and /readyz on its port; any other process on HEALTH_PORT. */
-const Health = selected.includes("gateway") ? Layer.empty : HealthServerLive(Effect.all([postgresCheck, natsCheck]))
+const Health = selected.includes("gateway")
+  ? Layer.empty
+  : selected.includes("actors")
+    ? HealthServerLive(Effect.all([postgresCheck, natsCheck, redisCheck])).pipe(Layer.provide(RedisLive))
+    : HealthServerLive(Effect.all([postgresCheck, natsCheck]))
 const Services = Layer.mergeAll(Seed, Health, ...selected.map((name) => services[name])).pipe(Layer.provide(Infrastructure))
 
 const cannotStart = (e: { readonly message: string }) =>

@@ -11,6 +11,7 @@ import { FencedTransactions } from "./fencedTransactions.js"
 import { CurrentLease, FenceStore, LeaseLost } from "./fencing.js"
 import { makeMailboxes } from "./mailboxes.js"
 import { LEASE_ROUND_MS, makeLeaseManager, tickSafely } from "./shardLeases.js"
+import { RateWindows } from "./rateWindows.js"
 import { makeWorkspaceMemory, WorkspaceMemory } from "./workspaceMemory.js"
 
 const decodeRequest = Schema.decodeUnknown(ActorRequestJson)
@@ -28,7 +29,7 @@ export const ActorHostLive = Layer.scopedDiscard(
     const nats = yield* Nats
     const memory = makeWorkspaceMemory()
     // the writer (and its stores) is built once per host: queries and decoders are reused by every command
-    const runtime = yield* Effect.runtime<PostWriter | FenceStore | ActorPayloads>()
+    const runtime = yield* Effect.runtime<PostWriter | FenceStore | ActorPayloads | RateWindows>()
     const withStores = runtime.pipe(Runtime.provideService(WorkspaceMemory, memory))
     const runFork = Runtime.runFork(withStores)
     const runPromise = Runtime.runPromise(withStores)
@@ -84,7 +85,7 @@ export const ActorHostLive = Layer.scopedDiscard(
       runFork(program)
     }
 
-    /** The shard's workspaces are another host's now: their windows and keys here go stale. */
+    /** The shard's workspaces are another host's now: their keys in flight here go stale. */
     const forgetShard = (shard: number) => memory.forget((workspaceId) => shardOf(workspaceId, config.shardCount) === shard)
 
     const unsubscribe = (shard: number) => {
@@ -123,10 +124,6 @@ export const ActorHostLive = Layer.scopedDiscard(
       }
     })
 
-    yield* Effect.sync(() => memory.sweep(Date.now(), 3600_000)).pipe(
-      Effect.repeat(Schedule.spaced("1 minute")),
-      Effect.forkScoped
-    )
     yield* tickSafely(manager).pipe(Effect.repeat(Schedule.spaced(LEASE_ROUND_MS)), Effect.forkScoped)
 
     // a lease deleted by a host that hands it over (rebalance, graceful stop) is taken
@@ -153,5 +150,5 @@ export const ActorHostLive = Layer.scopedDiscard(
   })).pipe(
   Layer.provide(PostWriter.Default),
   Layer.provide(FencedTransactions),
-  Layer.provide([FenceStore.Live, ActorPayloads.Live])
+  Layer.provide([FenceStore.Live, ActorPayloads.Live, RateWindows.Live])
 )

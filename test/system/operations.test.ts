@@ -140,17 +140,16 @@ const closedPort = () =>
     })
   })
 
-describe("Redis: only the gateway uses it", () => {
+describe("Redis: only the gateway and the actor hosts (rate windows) use it", () => {
   it(
-    "actors, scheduler and publisher start and are ready with REDIS_URL pointing at a closed port",
+    "scheduler and publisher start and are ready with REDIS_URL pointing at a closed port",
     async () => {
       const redisUrl = `redis://127.0.0.1:${await closedPort()}`
-      const workers = await processes.start(world, ["actors", "scheduler", "publisher"], {
+      const workers = await processes.start(world, ["scheduler", "publisher"], {
         env: { REDIS_URL: redisUrl, SEED_DEMO: "false" },
         ready: healthPortLine,
         label: "workers"
       })
-      await workers.waitForOutput(/actor host [0-9a-f-]{36} started/)
       await workers.waitForOutput(/publisher started/)
       const ready = await client(`http://127.0.0.1:${workers.id}`).get("/readyz")
       expect(ready.status).toBe(200)

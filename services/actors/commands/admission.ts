@@ -5,6 +5,7 @@ import { postsPerHour } from "../../../domain/rateWindow.js"
 import type { Principal } from "../../../domain/roles.js"
 import type { CreatePosts } from "../../../protocol/actors.js"
 import { PostWriter, requestHashOf, type PostsAnswer } from "../../posts/PostWriter.js"
+import { RateWindows } from "../rateWindows.js"
 import { WorkspaceMemory } from "../workspaceMemory.js"
 
 /**
@@ -17,7 +18,8 @@ export const admitCreatePosts = (principal: Principal, command: CreatePosts) =>
   Effect.gen(function* () {
     const memory = yield* WorkspaceMemory
     const writer = yield* PostWriter
-    const decision = memory.take(principal.workspaceId, "posts", postsPerHour, Date.now())
+    const windows = yield* RateWindows
+    const decision = yield* windows.take(principal.workspaceId, "posts", postsPerHour)
     if (!decision.allowed) return yield* Effect.fail(Errors.tooManyRequests(decision.retryAfterSeconds))
     const key = command.idempotencyKey
     if (key === null) return { release: Effect.void, replay: Option.none<PostsAnswer>() }

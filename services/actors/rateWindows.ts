@@ -1,0 +1,43 @@
+import { Context, Effect, Layer, Schema } from "effect"
+import { decideWindow, type RateDecision, type RateLimit } from "../../domain/rateWindow.js"
+import { names } from "../../protocol/names.js"
+import { AppConfig } from "../platform/config.js"
+import { Redis, RedisLive } from "../platform/redis.js"
+
+/**
+ * One window per workspace and limit, in Redis: counted atomically by every actor host,
+ * so a workspace that moves to another host (a hand-over, a crash) keeps its window.
+ * The key expires when the window ends; the first request of the next one starts it.
+ */
+const takeScript = `
+local count = redis.call('INCR', KEYS[1])
+if count == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
+local left = redis.call('PTTL', KEYS[1])
+if left < 0 then redis.call('PEXPIRE', KEYS[1], ARGV[1]); left = tonumber(ARGV[1]) end
+return {count, left}`
+
+const Counted = Schema.Tuple(Schema.Number, Schema.Number)
+const decodeCounted = Schema.decodeUnknown(Counted)
+
+export class RateWindows extends Context.Tag("actors/RateWindows")<
+  RateWindows,
+  { readonly take: (workspaceId: string, name: string, rate: RateLimit) => Effect.Effect<RateDecision> }
+>() {
+  static readonly Live = Layer.effect(
+    RateWindows,
+    Effect.gen(function* () {
+      const redis = yield* Redis
+      const { namespace } = yield* AppConfig
+      const key = names(namespace).redisKey
+      return {
+        take: (workspaceId, name, rate) =>
+          Effect.tryPromise(() => redis.eval(takeScript, 1, key("rate", name, workspaceId), String(rate.periodMs))).pipe(
+            Effect.flatMap(decodeCounted),
+            Effect.map(([count, msLeft]) => decideWindow(count, msLeft, rate)),
+            // Redis unreachable: the request is let through (a limit is no reason to refuse work) and it is logged
+            Effect.catchAll((e) => Effect.logWarning("rate window unavailable; request allowed", e).pipe(Effect.as({ allowed: true } as const)))
+          )
+      }
+    })
+  ).pipe(Layer.provide(RedisLive))
+}

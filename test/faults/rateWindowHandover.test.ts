@@ -1,0 +1,74 @@
+import { connect, type NatsConnection } from "nats"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { shardOf } from "../../domain/shards.js"
+import { names } from "../../protocol/names.js"
+import { processGroup } from "../support/processes.js"
+import { leaseReader } from "../support/shardLeases.js"
+import { createWorld, startServices, type RunningServices, type TestWorld } from "../support/system.js"
+
+/**
+ * POST /posts allows 90 requests an hour per workspace (spec: Limits). The window is the
+ * workspace's, not the host's: when the host that owns the workspace dies mid-window, the
+ * new owner goes on counting in the same window (the counts are in Redis).
+ */
+
+const SHARDS = 8 // world.env SHARD_COUNT
+
+let world: TestWorld
+let sys: RunningServices
+let nc: NatsConnection
+const hosts = processGroup()
+
+beforeAll(async () => {
+  world = await createWorld("ratehandover")
+  sys = await startServices(world, ["gateway"])
+  nc = await connect({ servers: world.natsUrl })
+}, 60_000)
+
+afterAll(async () => {
+  await hosts.stopAll()
+  await nc?.close()
+  await sys?.stop()
+  await world?.drop()
+})
+
+describe("the POST /posts window when the owning actor host is killed mid-window", () => {
+  it("survives the hand-over: the 91st request is refused by the new owner too, with the same window's Retry-After", async () => {
+    const [first, second] = await Promise.all([
+      hosts.start(world, ["actors"], { label: "host 1" }),
+      hosts.start(world, ["actors"], { label: "host 2" })
+    ])
+    const leases = await nc.jetstream().views.kv(names(world.namespace).shardLeasesBucket, { bindOnly: true })
+    const { waitForOwners } = leaseReader(leases, SHARDS)
+    const map = await waitForOwners(
+      (m) => m.size === SHARDS && [...m.values()].filter((h) => h === first.id).length === SHARDS / 2,
+      30_000,
+      "the two hosts did not share the shards"
+    )
+    const { apiKey, workspaceId } = await sys.admin.createWorkspace()
+    const { channelId } = await sys.admin.createChannel({ workspaceId, network: "test", name: "Limited", customerId: null, postingTimes: [] })
+    const shard = shardOf(workspaceId, SHARDS)
+    const owner = map.get(shard) === first.id ? first : second
+    const post = () =>
+      fetch(`${sys.url}/public/v1/posts`, {
+        method: "POST",
+        headers: { authorization: apiKey, "content-type": "application/json" },
+        body: JSON.stringify({ type: "draft", content: "counted", channels: [channelId] })
+      })
+
+    for (let batch = 0; batch < 9; batch++) {
+      const answers = await Promise.all(Array.from({ length: 10 }, post))
+      expect(answers.map((a) => a.status)).toEqual(Array(10).fill(200))
+    }
+    const over = await post()
+    expect(over.status).toBe(429)
+
+    await owner.kill("SIGKILL")
+    const afterHandOver = await post()
+    expect(afterHandOver.status).toBe(429)
+    const retryAfter = Number(afterHandOver.headers.get("retry-after"))
+    expect(retryAfter).toBeGreaterThan(0)
+    expect(retryAfter).toBeLessThanOrEqual(Number(over.headers.get("retry-after")))
+    expect(((await afterHandOver.json()) as { error: string }).error).toMatch(/^Too many requests\. Try again in \d+ minutes\.$/)
+  }, 90_000)
+})
