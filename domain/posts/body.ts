@@ -2,8 +2,9 @@ import { Either, Predicate, Schema } from "effect"
 import type { NonEmptyReadonlyArray } from "effect/Array"
 import { Errors, type InvalidDate, type InvalidId, type InvalidRequest } from "../errors.js"
 import { isUuid } from "../ids.js"
-import { dateExample, isTooFarInPast, parseZonedDate } from "./dates.js"
+import { isTooFarInPast, readZonedDate } from "./dates.js"
 import { expecting, fieldProblem } from "./fieldProblem.js"
+import { PostLimits } from "./limits.js"
 import { PostMessages } from "./messages.js"
 import type { CreationMethod, MediaRef, NormalizedPost, PostEntry, PostItem, PostType, TagRef } from "./normalizedPost.js"
 import { htmlToPlainText } from "./plainText.js"
@@ -34,8 +35,8 @@ const MediaListBody = expecting(Schema.Array(MediaRefBody), "an array of media")
 const SettingsBody = expecting(Schema.Record({ key: Schema.String, value: Schema.Unknown }), "an object")
 
 const DelayBody = expecting(
-  Schema.Number.pipe(Schema.int(), Schema.nonNegative()),
-  "a whole number of minutes, 0 or more"
+  Schema.Number.pipe(Schema.int(), Schema.between(0, PostLimits.delayMinutes)),
+  `a whole number of minutes from 0 to ${PostLimits.delayMinutes} (a year)`
 )
 
 const TypeBody = expecting(
@@ -155,13 +156,14 @@ const id = (value: string): Result<string> => (isUuid(value) ? Either.right(valu
 
 const readType = (type: Common["type"]): PostType => (type === "update" || type == null ? "schedule" : type)
 
-/** Spec: ISO 8601 with a zone; ignored for `now`; now when left out; schedule and review not in the past. */
+/** Spec: ISO 8601 with a zone (years 1970 to 9999); ignored for `now`; now when left out; schedule and review not in the past. */
 const readDate = (type: PostType, date: string | null | undefined, now: Date): Result<{ date: Date; dateGiven: boolean }> => {
   if (type === "now" || date == null) return Either.right({ date: now, dateGiven: false })
-  const parsed = parseZonedDate(date)
-  if (parsed === null) return Either.left(Errors.invalidDate(dateExample(now)))
-  if ((type === "schedule" || type === "review") && isTooFarInPast(parsed, now)) return bad(PostMessages.dateInPast)
-  return Either.right({ date: parsed, dateGiven: true })
+  return Either.flatMap(readZonedDate(date, "date", now), (parsed) =>
+    (type === "schedule" || type === "review") && isTooFarInPast(parsed, now)
+      ? bad(PostMessages.dateInPast)
+      : Either.right({ date: parsed, dateGiven: true })
+  )
 }
 
 const readTags = (tags: Common["tags"]): Result<ReadonlyArray<TagRef>> =>

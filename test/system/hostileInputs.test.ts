@@ -138,6 +138,84 @@ describe("JSON nested deeper than 32 levels: 400 with the limit", () => {
   })
 })
 
+describe("Dates outside years 1970 to 9999: 400 with the allowed range", () => {
+  const range = (field: string) => `${field} must be between 1970-01-01T00:00:00Z and 9999-12-31T23:59:59Z.`
+  const invalidDate = /^The date is not valid\. Use ISO 8601, for example /
+
+  it.each(["0000-06-01T00:00:00Z", "1969-12-31T23:59:59Z", "0001-01-01T00:00:00Z"])("POST /posts draft date %s", async (date) => {
+    expect400(await api().post("/public/v1/posts", { type: "draft", date, posts: [entry("ok")] }), range("date"))
+  })
+
+  it.each(["+275760-09-13T00:00:00.000Z", "-000001-01-01T00:00:00Z", "2026-02-30T10:00:00Z", "+010000-01-01T00:00:00Z"])(
+    "POST /posts date %s cannot be read",
+    async (date) => {
+      const res = await api().post("/public/v1/posts", { type: "draft", date, posts: [entry("ok")] })
+      expect(res.status).toBe(400)
+      expect(res.json.error).toMatch(invalidDate)
+    }
+  )
+
+  it.each(["0000-06-01T00:00:00Z", "1900-01-01T00:00:00+01:00"])("PUT /posts/{id}/date %s", async (date) => {
+    const postId = await draft()
+    expect400(await api().put(`/public/v1/posts/${postId}/date`, { date }), range("date"))
+  })
+
+  it.each([
+    ["startDate", "+275760-09-13T00:00:00.000Z"],
+    ["startDate", "-271821-04-20T00:00:00.000Z"],
+    ["endDate", "+100000-01-01"],
+    ["endDate", "0000-01-01"],
+    ["startDate", "-000001-06-01T00:00:00Z"]
+  ])("GET /posts %s=%s", async (field, value) => {
+    expect400(await api().get(`/public/v1/posts?${field}=${encodeURIComponent(value)}`), range(field))
+  })
+
+  it.each(["2026-02-30", "2026-02-30T10:00:00Z", "2026-13-01"])("GET /posts startDate=%s cannot be read", async (value) => {
+    const res = await api().get(`/public/v1/posts?startDate=${value}`)
+    expect(res.status).toBe(400)
+    expect(res.json.error).toMatch(invalidDate)
+  })
+
+  it("the last allowed date is read, with 99 follow-ups a year apart after it", async () => {
+    const value = [{ content: "first" }, ...Array.from({ length: 99 }, () => ({ content: "later", delay: 525_600 }))]
+    const res = await api().post("/public/v1/posts", { type: "draft", date: "9999-12-31T23:59:59Z", posts: [{ integration: { id: channelId }, value }] })
+    expect(res.status).toBe(200)
+    expect((await api().get(`/public/v1/posts/${res.json[0].group}`)).status).toBe(200)
+  })
+})
+
+describe("delay: a whole number of minutes from 0 to 525600", () => {
+  const tooLong = (field: string) => `${field} must be a whole number of minutes from 0 to 525600 (a year).`
+
+  it.each([1e15, 525_601, Number.MAX_SAFE_INTEGER])("POST /posts delay %d", async (delay) => {
+    const body = { type: "draft", posts: [{ integration: { id: channelId }, value: [{ content: "a" }, { content: "b", delay }] }] }
+    expect400(await api().post("/public/v1/posts", body), tooLong("posts[0].value[1].delay"))
+  })
+
+  it("POST /posts thread delay 10^15 (simpler form)", async () => {
+    const body = { type: "draft", content: "a", channels: [channelId], thread: [{ content: "b", delay: 1e15 }] }
+    expect400(await api().post("/public/v1/posts", body), tooLong("thread[0].delay"))
+  })
+
+  it("a year is allowed", async () => {
+    const body = { type: "draft", posts: [{ integration: { id: channelId }, value: [{ content: "a" }, { content: "b", delay: 525_600 }] }] }
+    expect((await api().post("/public/v1/posts", body)).status).toBe(200)
+  })
+
+  it.each([0, 366, 1e15])("inter %d is refused with its range", async (inter) => {
+    expect400(
+      await api().post("/public/v1/posts", { type: "draft", posts: [entry("ok")], inter }),
+      "inter must be a whole number of days from 1 to 365."
+    )
+  })
+
+  it.each(["0", "-1", "1e15", "1000000000000000"])("GET /media?page=%s is refused", async (page) => {
+    const res = await api().get(`/public/v1/media?page=${page}`)
+    expect(res.status).toBe(400)
+    expect(res.json.msg).toBe(res.json.error)
+  })
+})
+
 describe("Two Authorization headers: 400", () => {
   /** node:http sends an array header as one line per value. */
   const twice = (headers: Record<string, string | Array<string>>) =>

@@ -155,9 +155,21 @@ describe("POST /posts body: date", () => {
     expect(ok(full({ type, date: "2025-06-01T11:59:00Z" })).date).toEqual(new Date("2025-06-01T11:59:00Z"))
   })
 
-  it("drafts may have any date", () => {
+  it("drafts may have any date of the years 1970 to 9999", () => {
     expect(ok(full({ type: "draft", date: "2001-01-01T00:00:00Z" })).date).toEqual(new Date("2001-01-01T00:00:00Z"))
+    expect(ok(full({ type: "draft", date: "1970-01-01T00:00:00Z" })).date).toEqual(new Date(0))
+    expect(ok(full({ type: "draft", date: "9999-12-31T23:59:59Z" })).date).toEqual(new Date("9999-12-31T23:59:59Z"))
   })
+
+  it.each(["0000-06-01T00:00:00Z", "1969-12-31T23:59:59Z", "1970-01-01T00:30:00+01:00", "9999-12-31T23:30:00-01:00"])(
+    "%s is outside the years every date lies in: 400 with the range",
+    (date) => {
+      expect(fails(full({ type: "draft", date }))).toMatchObject({
+        status: 400,
+        error: "date must be between 1970-01-01T00:00:00Z and 9999-12-31T23:59:59Z."
+      })
+    }
+  )
 
   it("parses years below 100 as written", () => {
     expect(parseZonedDate("0050-01-01T00:00:00Z")?.getUTCFullYear()).toBe(50)
@@ -352,7 +364,17 @@ describe("POST /posts body: missing or wrong fields name the field", () => {
     [
       "a negative delay",
       { posts: [entry({ value: [{ content: "x" }, { content: "y", delay: -5 }] })] },
-      "posts[0].value[1].delay must be a whole number of minutes, 0 or more."
+      "posts[0].value[1].delay must be a whole number of minutes from 0 to 525600 (a year)."
+    ],
+    [
+      "a delay over a year",
+      { posts: [entry({ value: [{ content: "x" }, { content: "y", delay: 525_601 }] })] },
+      "posts[0].value[1].delay must be a whole number of minutes from 0 to 525600 (a year)."
+    ],
+    [
+      "a delay of 10^15 minutes",
+      { posts: [entry({ value: [{ content: "x" }, { content: "y", delay: 1e15 }] })] },
+      "posts[0].value[1].delay must be a whole number of minutes from 0 to 525600 (a year)."
     ],
     ["integration without id", { posts: [entry({ integration: {} })] }, "posts[0].integration.id is required."],
     ["settings not an object", { posts: [entry({ settings: [] })] }, "posts[0].settings must be an object."],
