@@ -1,3 +1,4 @@
+import { Schema } from "effect"
 import { fieldPath } from "./posts/fieldProblem.js"
 
 /**
@@ -83,3 +84,12 @@ export const pathHasNul = (path: string): boolean =>
       return false // a malformed escape: the router answers it
     }
   })
+
+/** A JSON object of free-form values with at most `max` keys (settings, tool data); the bound is in its JSON Schema. */
+export const objectWithAtMost = (max: number) =>
+  Schema.Record({ key: Schema.String, value: Schema.Unknown }).pipe(
+    Schema.filter((o) => Object.keys(o).length <= max, {
+      message: () => `Expected an object with at most ${max} keys.`,
+      jsonSchema: { maxProperties: max }
+    })
+  )

@@ -246,3 +246,87 @@ describe("Two Authorization headers: 400", () => {
     expect(res.json).toEqual({ connected: true })
   })
 })
+
+describe("Bounded lists: 400 with the limit, stated in the OpenAPI document", () => {
+  const uuid = () => crypto.randomUUID()
+  const items = (n: number) => Array.from({ length: n }, (_, i) => ({ content: `item ${i}` }))
+
+  const cases: ReadonlyArray<readonly [string, () => unknown, string]> = [
+    ["101 tags", () => ({ type: "draft", posts: [entry("ok")], tags: Array.from({ length: 101 }, (_, i) => `t${i}`) }), "tags must be an array of at most 100 tags."],
+    ["20,000 tags", () => ({ type: "draft", posts: [entry("ok")], tags: Array.from({ length: 20_000 }, (_, i) => `t${i}`) }), "tags must be an array of at most 100 tags."],
+    ["101 entries", () => ({ type: "draft", posts: Array.from({ length: 101 }, () => ({ integration: { id: uuid() }, value: [{ content: "x" }] })) }), "posts must be an array of at most 100 entries, one per channel."],
+    ["101 channels", () => ({ type: "draft", content: "x", channels: Array.from({ length: 101 }, uuid) }), "channels must be an array of at most 100 channels."],
+    ["101 items", () => ({ type: "draft", posts: [{ integration: { id: channelId }, value: items(101) }] }), "posts[0].value must be an array of at most 100 items."],
+    ["100 follow-ups", () => ({ type: "draft", content: "x", channels: [channelId], thread: items(100) }), "thread must be an array of at most 99 follow-up items."],
+    ["100 follow-ups of one channel", () => ({ type: "draft", content: "x", channels: [{ channelId, thread: items(100) }] }), "channels[0].thread must be an array of at most 99 follow-up items."],
+    ["21 images", () => ({ type: "draft", posts: [{ integration: { id: channelId }, value: [{ content: "x", image: Array.from({ length: 21 }, uuid) }] }] }), "posts[0].value[0].image must be an array of at most 20 media."],
+    ["21 media", () => ({ type: "draft", content: "x", channels: [channelId], media: Array.from({ length: 21 }, uuid) }), "media must be an array of at most 20 media."],
+    ["101 settings", () => ({ type: "draft", posts: [entry("ok", { settings: Object.fromEntries(Array.from({ length: 101 }, (_, i) => [`k${i}`, i])) })] }), "posts[0].settings must be an object with at most 100 keys."]
+  ]
+
+  it.each(cases)("POST /posts with %s", async (_what, body, error) => {
+    expect400(await api().post("/public/v1/posts", body()), error)
+  })
+
+  it("100 tags, 100 items and 20 media per item are read", async () => {
+    const res = await api().post("/public/v1/posts", {
+      type: "draft",
+      posts: [{ integration: { id: channelId }, value: items(100) }],
+      tags: Array.from({ length: 100 }, (_, i) => (i % 2 === 0 ? `tag ${i}` : { value: `tag ${i}`, label: `Tag ${i}` }))
+    })
+    expect(res.status).toBe(200)
+    const whole = await api().get(`/public/v1/posts/${res.json[0].group}`)
+    expect(whole.json.tags).toHaveLength(100)
+    expect(whole.json.channels[0].thread).toHaveLength(99)
+  })
+
+  it("tags are matched by id or name, case aside, and repeated ones count once", async () => {
+    const first = await api().post("/public/v1/posts", { type: "draft", posts: [entry("ok")], tags: ["Alpha", { value: "beta", label: "Beta" }] })
+    expect(first.status).toBe(200)
+    const tags: Array<{ id: string; name: string }> = (await api().get(`/public/v1/posts/${first.json[0].group}`)).json.tags
+    const alpha = tags.find((t) => t.name === "Alpha")!
+    const second = await api().post("/public/v1/posts", {
+      type: "draft",
+      posts: [entry("ok")],
+      tags: [alpha.id, "ALPHA", "Beta", { value: "gamma", label: "Gamma" }, "gamma"]
+    })
+    expect(second.status).toBe(200)
+    const again: Array<{ id: string; name: string }> = (await api().get(`/public/v1/posts/${second.json[0].group}`)).json.tags
+    expect(again.map((t) => t.name).sort()).toEqual(["Alpha", "Beta", "Gamma"])
+    expect(again.find((t) => t.name === "Alpha")!.id).toBe(alpha.id)
+  })
+
+  it("PUT /posts/{id}/settings with 101 keys", async () => {
+    const postId = await draft()
+    const settings = Object.fromEntries(Array.from({ length: 101 }, (_, i) => [`k${i}`, i]))
+    const res = await api().put(`/public/v1/posts/${postId}/settings`, { settings })
+    expect(res.status).toBe(400)
+    expect(res.json.error).toContain("100")
+  })
+
+  it("POST /integration-trigger/{id} with 101 keys in data", async () => {
+    const data = Object.fromEntries(Array.from({ length: 101 }, (_, i) => [`k${i}`, i]))
+    const res = await api().post(`/public/v1/integration-trigger/${channelId}`, { methodName: "echo", data })
+    expect(res.status).toBe(400)
+    expect(res.json.error).toContain("100")
+  })
+
+  it("POST /upload-from-url with a url over 2048 characters", async () => {
+    const res = await api().post("/public/v1/upload-from-url", { url: `https://example.com/${"a".repeat(2100)}.png` })
+    expect(res.status).toBe(400)
+    expect(res.json.error).toContain("2048")
+  })
+
+  it("the OpenAPI document states the limits", async () => {
+    const doc = (await client(sys.url).get("/public/v1/openapi.json")).json
+    const text = JSON.stringify(doc)
+    const body = doc.paths["/public/v1/posts"].post.requestBody.content["application/json"].schema
+    const [full, simple] = (body.$ref !== undefined ? doc.components.schemas[body.$ref.split("/").pop()] : body).anyOf
+    expect(full.properties.posts.maxItems).toBe(100)
+    expect(full.properties.tags.maxItems ?? full.properties.tags.anyOf?.find((s: any) => s.maxItems)?.maxItems).toBe(100)
+    expect(simple.properties.channels.maxItems).toBe(100)
+    expect(text).toContain('"maxItems":20')
+    expect(text).toContain('"maximum":525600')
+    expect(text).toContain('"maxLength":2048')
+  })
+})
