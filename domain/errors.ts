@@ -169,7 +169,8 @@ export const Messages = {
   requestUnreadable: "The request could not be read.",
   multipartUnreadable: "The multipart/form-data body could not be read. Send the file in the field `file`.",
   uploadTooLarge: "The file is larger than the largest upload this server takes.",
-  uploadTooLargeFix: "Send a smaller file."
+  uploadTooLargeFix: "Send a smaller file.",
+  uploadNameRefused: "The file name cannot be used. Send the file with a plain name, for example photo.jpg."
 } as const
 
 export const Errors = {

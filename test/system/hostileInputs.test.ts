@@ -1,6 +1,10 @@
+import fs from "node:fs/promises"
 import http from "node:http"
+import os from "node:os"
+import path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { client } from "../support/http.js"
+import { png } from "../support/mediaFiles.js"
 import { createWorld, startServices, type RunningServices, type TestWorld } from "../support/system.js"
 
 /**
@@ -13,10 +17,12 @@ let world: TestWorld
 let sys: RunningServices
 let apiKey: string
 let channelId: string
+let dataDir: string
 
 beforeAll(async () => {
   world = await createWorld("hostile")
-  sys = await startServices(world, ["gateway", "actors"])
+  dataDir = await fs.mkdtemp(path.join(os.tmpdir(), "hostile-test-"))
+  sys = await startServices(world, ["gateway", "actors"], { DATA_DIR: dataDir })
   const ws = await sys.admin.createWorkspace("Hostile workspace")
   apiKey = ws.apiKey
   channelId = (await sys.admin.createChannel({ workspaceId: ws.workspaceId, network: "test", name: "Test channel", customerId: null, postingTimes: [] }))
@@ -25,6 +31,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await sys?.stop()
   await world?.drop()
+  if (dataDir !== undefined) await fs.rm(dataDir, { recursive: true, force: true })
 })
 
 const api = () => client(sys.url, apiKey)
@@ -98,6 +105,37 @@ describe("U+0000 in any string: 400 naming the field", () => {
 
   it("GET /rules/%00: the path", async () => {
     expect400(await api().get("/public/v1/rules/x%00y"), "The path must not contain the character U+0000.")
+  })
+
+  /** POST /upload with the file name written in the part's header as given. */
+  const upload = async (disposition: string) => {
+    const boundary = "hostile-boundary"
+    const body = Buffer.concat([
+      Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; ${disposition}\r\nContent-Type: image/png\r\n\r\n`),
+      png(),
+      Buffer.from(`\r\n--${boundary}--\r\n`)
+    ])
+    const res = await fetch(`${sys.url}/public/v1/upload`, {
+      method: "POST",
+      headers: { authorization: apiKey, "content-type": `multipart/form-data; boundary=${boundary}` },
+      body
+    })
+    return { status: res.status, json: (await res.json()) as any }
+  }
+
+  it("POST /upload: a file name with U+0000 (filename*)", async () => {
+    expect400(await upload("filename*=UTF-8''a%00b.png"), nul("The file name"))
+  })
+
+  it.each(['filename="."', 'filename=".."', 'filename="/"'])("POST /upload: %s cannot be used as a file name", async (disposition) => {
+    const error = "The file name cannot be used. Send the file with a plain name, for example photo.jpg."
+    expect400(await upload(disposition), error)
+  })
+
+  it("POST /upload: a plain name is taken", async () => {
+    const res = await upload('filename="photo.png"')
+    expect(res.status).toBe(200)
+    expect(res.json.name).toBe("photo.png")
   })
 
   it("a string without U+0000 but with the text \\u0000 escaped is fine", async () => {
