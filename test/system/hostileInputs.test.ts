@@ -368,3 +368,90 @@ describe("Bounded lists: 400 with the limit, stated in the OpenAPI document", ()
     expect(text).toContain('"maxLength":2048')
   })
 })
+
+describe("No 5xx for any value in any field", () => {
+  const hostile: ReadonlyArray<unknown> = [
+    NUL,
+    `x${NUL}`,
+    "",
+    " ",
+    1e15,
+    -1e15,
+    Number.MAX_SAFE_INTEGER,
+    1.5,
+    -1,
+    0,
+    true,
+    null,
+    [],
+    {},
+    [NUL],
+    { [NUL]: NUL },
+    "+275760-09-13T00:00:00.000Z",
+    "-271821-04-20T00:00:00.000Z",
+    "0000-01-01T00:00:00Z",
+    "2026-02-30T10:00:00Z",
+    "00000000-0000-0000-0000-000000000000",
+    "x".repeat(10_000)
+  ]
+
+  /** Every field of both POST /posts forms, set in turn to each value. */
+  const fields: ReadonlyArray<readonly [string, (value: unknown) => unknown]> = [
+    ["type", (v) => ({ type: v, posts: [entry("ok")] })],
+    ["date", (v) => ({ type: "draft", date: v, posts: [entry("ok")] })],
+    ["posts", (v) => ({ type: "draft", posts: v })],
+    ["posts[0]", (v) => ({ type: "draft", posts: [v] })],
+    ["posts[0].integration.id", (v) => ({ type: "draft", posts: [{ integration: { id: v }, value: [{ content: "ok" }] }] })],
+    ["posts[0].value[0].content", (v) => ({ type: "draft", posts: [{ integration: { id: channelId }, value: [{ content: v }] }] })],
+    ["posts[0].value[1].delay", (v) => ({ type: "draft", posts: [{ integration: { id: channelId }, value: [{ content: "a" }, { content: "b", delay: v }] }] })],
+    ["posts[0].value[0].image[0]", (v) => ({ type: "draft", posts: [{ integration: { id: channelId }, value: [{ content: "a", image: [v] }] }] })],
+    ["posts[0].settings.x", (v) => ({ type: "draft", posts: [entry("ok", { settings: { x: v } })] })],
+    ["posts[0].group", (v) => ({ type: "draft", posts: [entry("ok", { group: v })] })],
+    ["tags[0]", (v) => ({ type: "draft", posts: [entry("ok")], tags: [v] })],
+    ["inter", (v) => ({ type: "draft", posts: [entry("ok")], inter: v })],
+    ["groupId", (v) => ({ type: "draft", posts: [entry("ok")], groupId: v })],
+    ["creationMethod", (v) => ({ type: "draft", posts: [entry("ok")], creationMethod: v })],
+    ["channels[0]", (v) => ({ type: "draft", content: "ok", channels: [v] })],
+    ["thread[0].delay", (v) => ({ type: "draft", content: "ok", channels: [channelId], thread: [{ content: "b", delay: v }] })]
+  ]
+
+  /** A fresh workspace every 80 requests: POST /posts counts 90 an hour per workspace. */
+  let sent = 0
+  let key = ""
+  const workspaceKey = async () => {
+    if (sent++ % 80 === 0) {
+      const ws = await sys.admin.createWorkspace("Fuzz workspace")
+      await sys.admin.createChannel({ workspaceId: ws.workspaceId, network: "test", name: "Test channel", customerId: null, postingTimes: [] })
+      key = ws.apiKey
+    }
+    return key
+  }
+
+  it.each(fields)("POST /posts %s", async (_field, body) => {
+    for (const value of hostile) {
+      const res = await client(sys.url, await workspaceKey()).post("/public/v1/posts", body(value))
+      if (res.status >= 500) throw new Error(`${res.status} for ${JSON.stringify(value)?.slice(0, 60)}: ${res.text}`)
+      expect(res.json.msg ?? "").toBe(res.json.error ?? "")
+    }
+  })
+
+  it("PUT /posts/{id}/date, /settings and /status, GET /posts and /media", async () => {
+    const postId = await draft()
+    for (const value of hostile) {
+      const query = encodeURIComponent(typeof value === "string" ? value : JSON.stringify(value))
+      for (const send of [
+        () => api().put(`/public/v1/posts/${postId}/date`, { date: value }),
+        () => api().put(`/public/v1/posts/${postId}/settings`, { settings: { x: value } }),
+        () => api().put(`/public/v1/posts/${postId}/settings`, { settings: value }),
+        () => api().put(`/public/v1/posts/${postId}/status`, { status: value }),
+        () => api().get(`/public/v1/posts?startDate=${query}`),
+        () => api().get(`/public/v1/posts?endDate=${query}&customer=${query}`),
+        () => api().get(`/public/v1/media?page=${query}&search=${query}`),
+        () => api().post(`/public/v1/integration-trigger/${channelId}`, { methodName: value, data: { text: value } })
+      ]) {
+        const res = await send()
+        if (res.status >= 500) throw new Error(`${res.status} for ${JSON.stringify(value)?.slice(0, 60)}: ${res.text}`)
+      }
+    }
+  })
+})
