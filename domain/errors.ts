@@ -169,7 +169,8 @@ export const Messages = {
   requestUnreadable: "The request could not be read.",
   multipartUnreadable: "The multipart/form-data body could not be read. Send the file in the field `file`.",
   uploadTooLarge: "The file is larger than the largest upload this server takes.",
-  uploadTooLargeFix: "Send a smaller file."
+  uploadTooLargeFix: "Send a smaller file.",
+  uploadNameRefused: "The file name cannot be used. Send the file with a plain name, for example photo.jpg."
 } as const
 
 export const Errors = {
@@ -207,6 +208,18 @@ export const Errors = {
     }),
   /** 400 for a date that cannot be parsed; the example is an ISO 8601 timestamp. */
   invalidDate: (example: string) => make(InvalidDate, `The date is not valid. Use ISO 8601, for example ${example}.`),
+  /** 400 for a date outside the years the service keeps (domain/posts/dates.ts). */
+  dateOutOfRange: (field: string, earliest: string, latest: string) =>
+    make(InvalidDate, `${field} must be between ${earliest} and ${latest}.`),
+  /** 400: Postgres cannot store U+0000, so no text may carry it. */
+  nulCharacter: (field: string) => make(InvalidRequest, `${field} must not contain the character U+0000.`),
+  nulCharacterInKey: (field: string) => make(InvalidRequest, `${field} must not have a key with the character U+0000.`),
+  /** 400 before the body is read: arrays and objects deeper than `max` (domain/requests.ts). */
+  nestedTooDeep: (max: number) =>
+    make(InvalidRequest, `The request body is nested more than ${max} levels deep. Send at most ${max} levels of arrays and objects.`),
+  /** 400: a proxy or client that repeats the header; which key counts would be a guess. */
+  repeatedAuthorization: (count: number) =>
+    make(InvalidRequest, `Send the key in one Authorization header; this request has ${count}.`),
   formConnect: () => make(FormConnect, Messages.formConnect),
   fixBeforeSaving: (errors: ReadonlyArray<RuleProblem>) => make(RuleViolations, Messages.fixBeforeSaving, { errors }),
   unknownNetwork: () => make(UnknownNetwork, Messages.unknownNetwork),

@@ -2,8 +2,10 @@ import { Either, Predicate, Schema } from "effect"
 import type { NonEmptyReadonlyArray } from "effect/Array"
 import { Errors, type InvalidDate, type InvalidId, type InvalidRequest } from "../errors.js"
 import { isUuid } from "../ids.js"
-import { dateExample, isTooFarInPast, parseZonedDate } from "./dates.js"
+import { objectWithAtMost } from "../requests.js"
+import { isTooFarInPast, readZonedDate } from "./dates.js"
 import { expecting, fieldProblem } from "./fieldProblem.js"
+import { PostLimits } from "./limits.js"
 import { PostMessages } from "./messages.js"
 import type { CreationMethod, MediaRef, NormalizedPost, PostEntry, PostItem, PostType, TagRef } from "./normalizedPost.js"
 import { htmlToPlainText } from "./plainText.js"
@@ -29,13 +31,18 @@ const MediaRefBody = expecting(
   ),
   "a media id or an object {id, path, alt}"
 )
-const MediaListBody = expecting(Schema.Array(MediaRefBody), "an array of media")
+const MediaListBody = expecting(
+  Schema.Array(MediaRefBody).pipe(Schema.maxItems(PostLimits.mediaPerItem)),
+  `an array of at most ${PostLimits.mediaPerItem} media`
+)
 
-const SettingsBody = expecting(Schema.Record({ key: Schema.String, value: Schema.Unknown }), "an object")
+/** One channel's network settings (also PUT /posts/{id}/settings). */
+export const SettingsObject = objectWithAtMost(PostLimits.settingsKeys)
+const SettingsBody = expecting(SettingsObject, `an object with at most ${PostLimits.settingsKeys} keys`)
 
 const DelayBody = expecting(
-  Schema.Number.pipe(Schema.int(), Schema.nonNegative()),
-  "a whole number of minutes, 0 or more"
+  Schema.Number.pipe(Schema.int(), Schema.between(0, PostLimits.delayMinutes)),
+  `a whole number of minutes from 0 to ${PostLimits.delayMinutes} (a year)`
 )
 
 const TypeBody = expecting(
@@ -59,7 +66,7 @@ const TagBody = expecting(
 const commonFields = {
   type: optional(TypeBody),
   date: optional(Text),
-  tags: optional(expecting(Schema.Array(TagBody), "an array of tags")),
+  tags: optional(expecting(Schema.Array(TagBody).pipe(Schema.maxItems(PostLimits.tags)), `an array of at most ${PostLimits.tags} tags`)),
   shortLink: optional(expecting(Schema.Boolean, "true or false")),
   inter: optional(RepeatDaysBody),
   repeatDays: optional(RepeatDaysBody),
@@ -84,7 +91,10 @@ const EntryBody = expecting(
   Schema.Struct({
     integration: optional(expecting(Schema.Struct({ id: Text }), "an object {id}")),
     channelId: optional(Text),
-    value: expecting(Schema.Array(ItemBody), "an array of items"),
+    value: expecting(
+      Schema.Array(ItemBody).pipe(Schema.maxItems(PostLimits.itemsPerChannel)),
+      `an array of at most ${PostLimits.itemsPerChannel} items`
+    ),
     settings: optional(SettingsBody),
     group: optional(Text)
   }),
@@ -93,7 +103,13 @@ const EntryBody = expecting(
 
 /** The full form: one entry per channel, each with its own items. */
 export const FullPostBody = expecting(
-  Schema.Struct({ posts: expecting(Schema.Array(EntryBody), "an array with one entry per channel"), ...commonFields }),
+  Schema.Struct({
+    posts: expecting(
+      Schema.Array(EntryBody).pipe(Schema.maxItems(PostLimits.channels)),
+      `an array of at most ${PostLimits.channels} entries, one per channel`
+    ),
+    ...commonFields
+  }),
   "a JSON object"
 )
 export type FullPostBody = typeof FullPostBody.Type
@@ -102,7 +118,12 @@ const ThreadItemBody = expecting(
   Schema.Struct({ content: Text, delay: optional(DelayBody), media: optional(MediaListBody) }),
   "an object {content, delay}"
 )
-const ThreadBody = expecting(Schema.Array(ThreadItemBody), "an array of follow-up items")
+/** The follow-ups only: the post itself is the first of a channel's items. */
+const MAX_FOLLOW_UPS = PostLimits.itemsPerChannel - 1
+const ThreadBody = expecting(
+  Schema.Array(ThreadItemBody).pipe(Schema.maxItems(MAX_FOLLOW_UPS)),
+  `an array of at most ${MAX_FOLLOW_UPS} follow-up items`
+)
 
 const ChannelBody = expecting(
   Schema.Union(
@@ -124,7 +145,10 @@ const ChannelBody = expecting(
 /** The simpler form: one text for every channel; a channel object changes it for that channel. */
 export const SimplePostBody = expecting(
   Schema.Struct({
-    channels: expecting(Schema.Array(ChannelBody), "an array of channel ids"),
+    channels: expecting(
+      Schema.Array(ChannelBody).pipe(Schema.maxItems(PostLimits.channels)),
+      `an array of at most ${PostLimits.channels} channels`
+    ),
     content: optional(Text),
     /** Files of the post for every channel (an addition: `channels[].media` changes them per channel). */
     media: optional(MediaListBody),
@@ -155,13 +179,14 @@ const id = (value: string): Result<string> => (isUuid(value) ? Either.right(valu
 
 const readType = (type: Common["type"]): PostType => (type === "update" || type == null ? "schedule" : type)
 
-/** Spec: ISO 8601 with a zone; ignored for `now`; now when left out; schedule and review not in the past. */
+/** Spec: ISO 8601 with a zone (years 1970 to 9999); ignored for `now`; now when left out; schedule and review not in the past. */
 const readDate = (type: PostType, date: string | null | undefined, now: Date): Result<{ date: Date; dateGiven: boolean }> => {
   if (type === "now" || date == null) return Either.right({ date: now, dateGiven: false })
-  const parsed = parseZonedDate(date)
-  if (parsed === null) return Either.left(Errors.invalidDate(dateExample(now)))
-  if ((type === "schedule" || type === "review") && isTooFarInPast(parsed, now)) return bad(PostMessages.dateInPast)
-  return Either.right({ date: parsed, dateGiven: true })
+  return Either.flatMap(readZonedDate(date, "date", now), (parsed) =>
+    (type === "schedule" || type === "review") && isTooFarInPast(parsed, now)
+      ? bad(PostMessages.dateInPast)
+      : Either.right({ date: parsed, dateGiven: true })
+  )
 }
 
 const readTags = (tags: Common["tags"]): Result<ReadonlyArray<TagRef>> =>

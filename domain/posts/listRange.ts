@@ -1,19 +1,31 @@
 import { Either } from "effect"
 import { Errors, type InvalidDate } from "../errors.js"
-import { dateExample, parseZonedDate } from "./dates.js"
+import { dateExample, dateOutOfRange, isCalendarDate, isInDateRange, parseZonedDate } from "./dates.js"
 
 /** Spec: GET /posts default range is 30 days back to 30 days ahead (Limits rule 6). */
 export const LIST_RANGE_DAYS = 30
 const DAY_MS = 24 * 3600 * 1000
 
+const calendarPrefix = /^(\d{4})-(\d{2})-(\d{2})/
+
+/** A date JavaScript reads, refused when its day is not in the calendar (JavaScript rolls 30 February over). */
+const looseDate = (text: string): Date | null => {
+  const m = calendarPrefix.exec(text)
+  if (m !== null && !isCalendarDate(Number(m[1]), Number(m[2]), Number(m[3]))) return null
+  const time = Date.parse(text)
+  return Number.isNaN(time) ? null : new Date(time)
+}
+
 /**
  * A range bound: ISO 8601 with a zone, or a plain date or date-time (read as JavaScript
- * does, so `2026-03-01` is midnight UTC). Empty or absent → the default.
+ * does, so `2026-03-01` is midnight UTC), within the years every date lies in.
+ * Empty or absent → the default.
  */
-const bound = (text: string | undefined, fallback: Date, now: Date): Either.Either<Date, InvalidDate> => {
+const bound = (field: string, text: string | undefined, fallback: Date, now: Date): Either.Either<Date, InvalidDate> => {
   if (text === undefined || text === "") return Either.right(fallback)
-  const parsed = parseZonedDate(text) ?? (Number.isNaN(Date.parse(text)) ? null : new Date(text))
-  return parsed === null ? Either.left(Errors.invalidDate(dateExample(now))) : Either.right(parsed)
+  const parsed = parseZonedDate(text) ?? looseDate(text)
+  if (parsed === null) return Either.left(Errors.invalidDate(dateExample(now)))
+  return isInDateRange(parsed) ? Either.right(parsed) : Either.left(dateOutOfRange(field))
 }
 
 /** The range GET /posts lists, from its query. */
@@ -22,6 +34,6 @@ export const postsRange = (
   now: Date
 ): Either.Either<{ readonly start: Date; readonly end: Date }, InvalidDate> =>
   Either.all({
-    start: bound(query.startDate, new Date(now.getTime() - LIST_RANGE_DAYS * DAY_MS), now),
-    end: bound(query.endDate, new Date(now.getTime() + LIST_RANGE_DAYS * DAY_MS), now)
+    start: bound("startDate", query.startDate, new Date(now.getTime() - LIST_RANGE_DAYS * DAY_MS), now),
+    end: bound("endDate", query.endDate, new Date(now.getTime() + LIST_RANGE_DAYS * DAY_MS), now)
   })

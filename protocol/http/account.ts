@@ -2,6 +2,7 @@ import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { Authentication } from "./security.js"
 import { Uuid } from "../../domain/ids.js"
+import { MAX_TOOL_DATA_KEYS, objectWithAtMost } from "../../domain/requests.js"
 import { IdParam, SuccessTrue } from "./common.js"
 import { ChannelNotFound, Forbidden, InvalidId, InvalidJson, InvalidRequest, UnknownNetwork } from "./errors.js"
 
@@ -52,7 +53,9 @@ export const IntegrationSettings = Schema.Struct({
 
 export const TriggerPayload = Schema.Struct({
   methodName: Schema.String.annotations({ description: "A tool name from the channel's tools" }),
-  data: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.Unknown }))
+  data: Schema.optional(
+    objectWithAtMost(MAX_TOOL_DATA_KEYS).annotations({ description: `Keys from the tool's dataSchema; at most ${MAX_TOOL_DATA_KEYS}` })
+  )
 })
 
 export const AccountApi = HttpApiGroup.make("account")

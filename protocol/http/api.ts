@@ -1,6 +1,6 @@
 import { HttpApi, OpenApi } from "@effect/platform"
 import { AccountApi } from "./account.js"
-import { PayloadTooLarge, ServerError } from "./errors.js"
+import { InvalidRequest, PayloadTooLarge, ServerError } from "./errors.js"
 import { MediaApi } from "./media.js"
 import { NetworksApi } from "./networks.js"
 import { PostsApi } from "./posts.js"
@@ -43,13 +43,16 @@ const withoutLibraryDecodeError = (spec: Json): Json => {
  * The public API under /public/v1 (each group applies Authentication itself: an
  * API-level middleware would also guard /healthz and the other raw routes): the single
  * HttpApi every handler, the OpenAPI document, the docs page and the typed test client
- * are built from. Every endpoint declares the error cases it can answer.
+ * are built from. Every endpoint declares the error cases it can answer; every one can
+ * answer InvalidRequest from the edge checks (two Authorization headers, U+0000, a body
+ * nested too deep: services/gateway/requestGuard.ts), 413 and 500.
  */
 export class PublicApi extends HttpApi.make("public")
   .add(AccountApi)
   .add(NetworksApi)
   .add(MediaApi)
   .add(PostsApi)
+  .addError(InvalidRequest)
   .addError(PayloadTooLarge)
   .addError(ServerError)
   .prefix("/public/v1")

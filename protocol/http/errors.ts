@@ -1,6 +1,7 @@
 import { HttpApiSchema } from "@effect/platform"
 import { JSONSchema, Schema } from "effect"
 import * as E from "../../domain/errors.js"
+import { MAX_JSON_DEPTH } from "../../domain/requests.js"
 
 /**
  * The REST surface of the error catalog: each case's HTTP status (spec: Errors → Status
@@ -67,10 +68,14 @@ const documented = <A, I>(Case: Schema.Schema<A, I>, tag: E.ApiErrorTag, descrip
 
 const M = E.Messages
 
-export const InvalidRequest = documented(E.InvalidRequest, "InvalidRequest", "A missing or wrong field; the message names it and what is allowed")
+export const InvalidRequest = documented(
+  E.InvalidRequest,
+  "InvalidRequest",
+  `A missing or wrong field; the message names it and what is allowed. Any request: two Authorization headers, the character U+0000 in a text, or a body nested more than ${MAX_JSON_DEPTH} levels deep`
+)
 export const InvalidJson = documented(E.InvalidJson, "InvalidJson", "The body is not valid JSON", M.invalidJson)
 export const InvalidId = documented(E.InvalidId, "InvalidId", "An id that is not a UUID", M.invalidId)
-export const InvalidDate = documented(E.InvalidDate, "InvalidDate", "A date that cannot be parsed as ISO 8601")
+export const InvalidDate = documented(E.InvalidDate, "InvalidDate", "A date that cannot be parsed as ISO 8601, or outside the years 1970 to 9999")
 export const RuleViolations = documented(
   E.RuleViolations,
   "RuleViolations",

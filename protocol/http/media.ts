@@ -1,5 +1,6 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, Multipart, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
+import { MAX_URL_LENGTH } from "../../domain/requests.js"
 import { InvalidJson, InvalidRequest, MediaRefused, PayloadTooLarge, Forbidden } from "./errors.js"
 import { Authentication } from "./security.js"
 
@@ -25,7 +26,9 @@ export const UploadPayload = HttpApiSchema.Multipart(
 )
 
 export const UploadFromUrlPayload = Schema.Struct({
-  url: Schema.String.annotations({ description: "Public http or https address of the file itself (not a page)" })
+  url: Schema.String.pipe(
+    Schema.maxLength(MAX_URL_LENGTH, { message: () => `Expected an address of at most ${MAX_URL_LENGTH} characters.` })
+  ).annotations({ description: `Public http or https address of the file itself (not a page); at most ${MAX_URL_LENGTH} characters.` })
 })
 
 export const MediaListParams = Schema.Struct({

@@ -1,7 +1,7 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { JSONSchema, Schema } from "effect"
 import { Uuid } from "../../domain/ids.js"
-import { FullPostBody, SimplePostBody } from "../../domain/posts/body.js"
+import { FullPostBody, SettingsObject, SimplePostBody } from "../../domain/posts/body.js"
 import { IdParam } from "./common.js"
 import {
   ChangedMeanwhile,
@@ -104,7 +104,7 @@ export const PostsApi = HttpApiGroup.make("posts")
   .add(
     HttpApiEndpoint.put("setPostSettings", "/posts/:id/settings")
       .setPath(IdParam)
-      .setPayload(Schema.Struct({ settings: Schema.Record({ key: Schema.String, value: Schema.Unknown }) }))
+      .setPayload(Schema.Struct({ settings: SettingsObject }))
       .addSuccess(WholePost)
       .addError(InvalidRequest)
       .addError(InvalidJson)

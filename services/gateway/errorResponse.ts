@@ -25,11 +25,23 @@ export const decodeErrorToApiError = (e: HttpApiError.HttpApiDecodeError): ApiEr
   )
 }
 
+/**
+ * @effect/platform stores an uploaded file in a temp file named after the client's file
+ * name, before any handler runs: a name the file system refuses (U+0000, `.`, `..`, too
+ * long) is the client's to fix. Other write failures (disk full) stay server errors.
+ */
+const refusedFileName = (cause: unknown): ApiError | null => {
+  const code = Predicate.hasProperty(cause, "code") ? cause.code : undefined
+  if (code === "ERR_INVALID_ARG_VALUE") return Errors.nulCharacter("The file name")
+  if (code === "EISDIR" || code === "ENAMETOOLONG") return Errors.badRequest(Messages.uploadNameRefused)
+  return null
+}
+
 /** A multipart body that could not be read (POST /upload turns "too large" into 413 with its limit first). */
 const multipartError = (failure: unknown): ApiError | null => {
   const reason = Predicate.hasProperty(failure, "reason") ? failure.reason : undefined
   if (reason === "FileTooLarge" || reason === "BodyTooLarge") return Errors.payloadTooLarge(Messages.uploadTooLarge, Messages.uploadTooLargeFix)
-  if (reason === "InternalError") return null
+  if (reason === "InternalError") return refusedFileName(Predicate.hasProperty(failure, "cause") ? failure.cause : undefined)
   return Errors.badRequest(Messages.multipartUnreadable)
 }
 

@@ -13,6 +13,7 @@ import { Share } from "../share/Share.js"
 import { AuthenticationLive } from "./authentication.js"
 import { guardChunkedBodies } from "./chunkedBodyGuard.js"
 import { apiErrorResponse, causeToResponse } from "./errorResponse.js"
+import { checkRequestBody, checkRequestHead } from "./requestGuard.js"
 import { AccountHttpLive } from "./http/accountHttp.js"
 import { isUploadRequest, MediaFilesRouteLive, MediaHttpLive, UPLOAD_PATH, withUploadLimits } from "./http/mediaHttp.js"
 import { NetworksHttpLive } from "./http/networksHttp.js"
@@ -30,19 +31,25 @@ const makeNodeServer = () => {
 }
 
 /**
- * The one API-level middleware: the body size limit, then every failure of every
- * route (declared, decode, unknown path, defect) mapped to the spec's error body.
+ * The one API-level middleware: the edge checks (one Authorization header, no U+0000,
+ * body depth; services/gateway/requestGuard.ts) and the body size limit, then every
+ * failure of every route (declared, decode, unknown path, defect) mapped to the spec's
+ * error body.
  */
 const ErrorMiddlewareLive = HttpApiBuilder.middleware(
   Effect.map(AppConfig, (config) => (app) =>
     Effect.gen(function* () {
       const request = yield* HttpServerRequest.HttpServerRequest
+      yield* checkRequestHead(request)
       const declared = Number(request.headers["content-length"] ?? "0")
       // POST /upload has its own limit (MAX_UPLOAD_BYTES, streamed to disk) instead of 5 MB
       if (isUploadRequest(request)) return yield* withUploadLimits(app, declared, config.media)
       if (declared > MAX_JSON_BODY) return apiErrorResponse(Errors.bodyTooLarge())
       // a backstop just above the limit: bodies without Content-Length are answered by the guard
-      return yield* HttpIncomingMessage.withMaxBodySize(app, Option.some(MAX_JSON_BODY + 64 * 1024))
+      return yield* HttpIncomingMessage.withMaxBodySize(
+        Effect.zipRight(checkRequestBody(request), app),
+        Option.some(MAX_JSON_BODY + 64 * 1024)
+      )
     }).pipe(Effect.catchAllCause((cause) => causeToResponse(cause, config.supportEmail)))
   )
 )

@@ -155,9 +155,21 @@ describe("POST /posts body: date", () => {
     expect(ok(full({ type, date: "2025-06-01T11:59:00Z" })).date).toEqual(new Date("2025-06-01T11:59:00Z"))
   })
 
-  it("drafts may have any date", () => {
+  it("drafts may have any date of the years 1970 to 9999", () => {
     expect(ok(full({ type: "draft", date: "2001-01-01T00:00:00Z" })).date).toEqual(new Date("2001-01-01T00:00:00Z"))
+    expect(ok(full({ type: "draft", date: "1970-01-01T00:00:00Z" })).date).toEqual(new Date(0))
+    expect(ok(full({ type: "draft", date: "9999-12-31T23:59:59Z" })).date).toEqual(new Date("9999-12-31T23:59:59Z"))
   })
+
+  it.each(["0000-06-01T00:00:00Z", "1969-12-31T23:59:59Z", "1970-01-01T00:30:00+01:00", "9999-12-31T23:30:00-01:00"])(
+    "%s is outside the years every date lies in: 400 with the range",
+    (date) => {
+      expect(fails(full({ type: "draft", date }))).toMatchObject({
+        status: 400,
+        error: "date must be between 1970-01-01T00:00:00Z and 9999-12-31T23:59:59Z."
+      })
+    }
+  )
 
   it("parses years below 100 as written", () => {
     expect(parseZonedDate("0050-01-01T00:00:00Z")?.getUTCFullYear()).toBe(50)
@@ -337,7 +349,7 @@ describe("POST /posts body: tags, shortLink, repeat, creationMethod", () => {
 describe("POST /posts body: missing or wrong fields name the field", () => {
   it.each([
     ["no posts", {}, "posts is required."],
-    ["posts not an array", { posts: {} }, "posts must be an array with one entry per channel."],
+    ["posts not an array", { posts: {} }, "posts must be an array of at most 100 entries, one per channel."],
     ["no entries", { posts: [] }, "posts must have at least one entry, one per channel."],
     ["an entry not an object", { posts: ["x"] }, "posts[0] must be an object {integration, value, settings}."],
     ["no value", { posts: [{ integration: { id: channelA } }] }, "posts[0].value is required."],
@@ -352,11 +364,21 @@ describe("POST /posts body: missing or wrong fields name the field", () => {
     [
       "a negative delay",
       { posts: [entry({ value: [{ content: "x" }, { content: "y", delay: -5 }] })] },
-      "posts[0].value[1].delay must be a whole number of minutes, 0 or more."
+      "posts[0].value[1].delay must be a whole number of minutes from 0 to 525600 (a year)."
+    ],
+    [
+      "a delay over a year",
+      { posts: [entry({ value: [{ content: "x" }, { content: "y", delay: 525_601 }] })] },
+      "posts[0].value[1].delay must be a whole number of minutes from 0 to 525600 (a year)."
+    ],
+    [
+      "a delay of 10^15 minutes",
+      { posts: [entry({ value: [{ content: "x" }, { content: "y", delay: 1e15 }] })] },
+      "posts[0].value[1].delay must be a whole number of minutes from 0 to 525600 (a year)."
     ],
     ["integration without id", { posts: [entry({ integration: {} })] }, "posts[0].integration.id is required."],
-    ["settings not an object", { posts: [entry({ settings: [] })] }, "posts[0].settings must be an object."],
-    ["image not an array", { posts: [entry({ value: [{ content: "x", image: "a.png" }] })] }, "posts[0].value[0].image must be an array of media."],
+    ["settings not an object", { posts: [entry({ settings: [] })] }, "posts[0].settings must be an object with at most 100 keys."],
+    ["image not an array", { posts: [entry({ value: [{ content: "x", image: "a.png" }] })] }, "posts[0].value[0].image must be an array of at most 20 media."],
     [
       "a file of the wrong kind",
       { posts: [entry({ value: [{ content: "x", image: [5] }] })] },
@@ -493,5 +515,34 @@ describe("htmlToPlainText", () => {
     ["an invalid code point stays as written", "<p>&#0;</p>", "&#0;"]
   ])("%s", (_, html, text) => {
     expect(htmlToPlainText(html)).toBe(text)
+  })
+})
+
+describe("POST /posts body: every list is bounded (domain/posts/limits.ts)", () => {
+  const many = <A>(n: number, f: (i: number) => A) => Array.from({ length: n }, (_, i) => f(i))
+  const uuid = (i: number) => `00000000-0000-4000-8000-${String(i).padStart(12, "0")}`
+
+  it.each([
+    ["101 entries", { posts: many(101, (i) => entry({ integration: { id: uuid(i) } })) }, "posts must be an array of at most 100 entries, one per channel."],
+    ["101 items", { posts: [entry({ value: many(101, () => ({ content: "x" })) })] }, "posts[0].value must be an array of at most 100 items."],
+    ["21 files", { posts: [entry({ value: [{ content: "x", media: many(21, uuid) }] })] }, "posts[0].value[0].media must be an array of at most 20 media."],
+    ["101 tags", full({ tags: many(101, (i) => `t${i}`) }), "tags must be an array of at most 100 tags."],
+    ["101 settings", { posts: [entry({ settings: Object.fromEntries(many(101, (i) => [`k${i}`, i])) })] }, "posts[0].settings must be an object with at most 100 keys."],
+    ["101 channels", { content: "x", channels: many(101, uuid) }, "channels must be an array of at most 100 channels."],
+    ["100 follow-ups", { content: "x", channels: [channelA], thread: many(100, () => ({ content: "y" })) }, "thread must be an array of at most 99 follow-up items."],
+    ["21 shared files", { content: "x", channels: [channelA], media: many(21, uuid) }, "media must be an array of at most 20 media."]
+  ])("%s: 400 with the limit", (_what, body, error) => {
+    expect(fails(body)).toMatchObject({ status: 400, error })
+  })
+
+  it("the limits themselves are read", () => {
+    const post = ok({
+      posts: many(100, (i) => entry({ integration: { id: uuid(i) }, value: many(100, () => ({ content: "x", media: many(20, uuid) })) })),
+      tags: many(100, (i) => `t${i}`)
+    })
+    expect(post.entries).toHaveLength(100)
+    expect(post.entries[0].items).toHaveLength(100)
+    expect(post.tags).toHaveLength(100)
+    expect(ok({ content: "x", channels: [channelA], thread: many(99, () => ({ content: "y" })) }).entries[0].items).toHaveLength(100)
   })
 })
