@@ -5,7 +5,7 @@ import { Errors, RuleProblem } from "../../domain/errors.js"
 import { canonicalJson, decideWithStored } from "../../domain/idempotency.js"
 import { findNetwork } from "../../domain/networks/index.js"
 import { normalizePostBody } from "../../domain/posts/body.js"
-import { dateExample, parseZonedDate } from "../../domain/posts/dates.js"
+import { readZonedDate } from "../../domain/posts/dates.js"
 import type { MediaRef, NormalizedPost, PostEntry } from "../../domain/posts/normalizedPost.js"
 import {
   checkPostAgainstNetworks,
@@ -315,8 +315,7 @@ export class PostWriter extends Effect.Service<PostWriter>()("posts/PostWriter",
     /** PUT /posts/{id}/date */
     const move = (command: MovePost) =>
       Effect.gen(function* () {
-        const date = parseZonedDate(command.date)
-        if (date === null) return yield* Effect.fail(Errors.invalidDate(dateExample(new Date())))
+        const date = yield* readZonedDate(command.date, "date", new Date())
         return yield* changePost(command.postId, (loaded, now, principal) =>
           Either.map(moveDate(loaded.snapshot, { date, now, approvalRequired: loaded.approvalRequired, actor: principal.actor }), (step) => ({ step }))
         )
