@@ -2,6 +2,7 @@ import { type Duration, Effect, Layer, Schedule } from "effect"
 import * as Outbox from "../platform/outbox.js"
 import { makeIdempotencyRepo } from "../posts/idempotencyRepo.js"
 import { claimDueItems, enqueueUnacknowledgedJobs, requeueLostJobs } from "./dueItems.js"
+import { DueItemsStore } from "./dueItemsStore.js"
 
 const every = <A, E, R>(interval: Duration.DurationInput, name: string, task: Effect.Effect<A, E, R>) =>
   task.pipe(
@@ -27,4 +28,4 @@ export const SchedulerLive = Layer.scopedDiscard(
     yield* every("1 minute", "idempotency expiry", Effect.suspend(() => idempotency.expire(new Date())))
     yield* Effect.logInfo("scheduler started")
   })
-)
+).pipe(Layer.provide(DueItemsStore.Live))
