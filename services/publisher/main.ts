@@ -3,6 +3,7 @@ import { PublishJobJson } from "../../protocol/jobs.js"
 import { consumeJobs } from "../platform/jetstreamConsumer.js"
 import { Nats } from "../platform/nats.js"
 import { NetworkAdapters } from "../networks/registry.js"
+import { AttemptsStore } from "./attemptsStore.js"
 import { publishItem } from "./publishItem.js"
 
 /**
@@ -31,4 +32,4 @@ const publisher = Layer.scopedDiscard(
   })
 )
 
-export const PublisherLive = publisher.pipe(Layer.provide(NetworkAdapters.Default))
+export const PublisherLive = publisher.pipe(Layer.provide(Layer.merge(NetworkAdapters.Default, AttemptsStore.Live)))

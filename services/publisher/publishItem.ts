@@ -1,5 +1,5 @@
 import { SqlClient } from "@effect/sql"
-import { Data, Duration, Effect, Option, Redacted, Schedule, Schema } from "effect"
+import { Data, Duration, Effect, Option, Redacted, Schedule } from "effect"
 import { findNetwork } from "../../domain/networks/index.js"
 import { PublishMessages } from "../../domain/posts/messages.js"
 import { afterAttempt, type AttemptOutcome } from "../../domain/posts/states.js"
@@ -10,26 +10,8 @@ import { JobOutcome } from "../platform/jetstreamConsumer.js"
 import * as Outbox from "../platform/outbox.js"
 import { decryptSecret } from "../platform/secrets.js"
 import { isPublishingEvent, publishingEvent } from "../posts/postEvents.js"
-import { decodeSettings, StoredMedia } from "../posts/rows.js"
-
-const ItemContext = Schema.Struct({
-  id: Schema.String,
-  postId: Schema.String,
-  groupId: Schema.String,
-  workspaceId: Schema.String,
-  channelId: Schema.String,
-  channelName: Schema.String,
-  network: Schema.String,
-  position: Schema.Number,
-  content: Schema.String,
-  media: Schema.Array(StoredMedia),
-  status: Schema.String,
-  settings: Schema.Unknown,
-  credentials: Schema.NullOr(Schema.Uint8ArrayFromSelf),
-  replyTo: Schema.NullOr(Schema.String)
-})
-type ItemContext = typeof ItemContext.Type
-const decodeItemContexts = Schema.decodeUnknown(Schema.Array(ItemContext))
+import { decodeSettings } from "../posts/rows.js"
+import { AttemptsStore, type AttemptResult, type ItemToPublish } from "./attemptsStore.js"
 
 /** How the publisher runs its jobs (services/publisher/main.ts reads them from the environment). */
 export interface PublishSettings {
@@ -48,7 +30,7 @@ type Start = Data.TaggedEnum<{
   /** Another job holds the item's open attempt: come back when its lease ends. */
   Busy: { readonly leaseLeftMs: number }
   /** An attempt of ours: send, or (an earlier attempt may have sent it) search. */
-  Run: { readonly item: ItemContext; readonly attemptId: string; readonly mode: "send" | "search"; readonly reachedNothing: number }
+  Run: { readonly item: ItemToPublish; readonly attemptId: string; readonly mode: "send" | "search"; readonly reachedNothing: number }
 }>
 const Start = Data.taggedEnum<Start>()
 
@@ -76,58 +58,46 @@ const lostAnswer = { error: PublishMessages.lostAnswer.message, fix: PublishMess
 const startAttempt = (itemId: string, owner: string, leaseMs: number) =>
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
+    const attempts = yield* AttemptsStore
     return yield* sql.withTransaction(
       Effect.gen(function* () {
-        const rows = yield* sql`
-          SELECT i.id, i.post_id, p.group_id, i.workspace_id, p.channel_id, c.name AS channel_name, c.network,
-                 i.position, i.content, i.media, i.status, p.settings, c.credentials,
-                 (SELECT prev.release_id FROM post_items prev WHERE prev.post_id = i.post_id AND prev.position = i.position - 1) AS reply_to
-          FROM post_items i JOIN posts p ON p.id = i.post_id JOIN channels c ON c.id = p.channel_id
-          WHERE i.id = ${itemId} AND p.deleted_at IS NULL
-          FOR UPDATE OF i`.pipe(Effect.flatMap(decodeItemContexts))
-        const item = rows[0]
-        if (item === undefined || item.status !== "publishing") return Start.Nothing()
-        const open = yield* sql<{ id: string; leaseOwner: string | null; leaseLeftMs: number }>`
-          SELECT id, lease_owner, greatest(0, ceil(extract(epoch FROM (lease_until - now())) * 1000))::int AS lease_left_ms
-          FROM publish_attempts WHERE item_id = ${itemId} AND outcome IS NULL ORDER BY attempt DESC LIMIT 1`
-        const history = yield* sql<{ n: number; reachedNothing: number }>`
-          SELECT count(*)::int AS n, (count(*) FILTER (WHERE outcome = 'not_sent'))::int AS reached_nothing
-          FROM publish_attempts WHERE item_id = ${itemId}`
-        const reachedNothing = history[0]?.reachedNothing ?? 0
-        const openAttempt = open[0]
-        if (openAttempt !== undefined) {
-          if (openAttempt.leaseLeftMs > 0 && openAttempt.leaseOwner !== owner) return Start.Busy({ leaseLeftMs: openAttempt.leaseLeftMs })
-          yield* sql`UPDATE publish_attempts SET lease_owner = ${owner}, lease_until = now() + ${leaseMs} * interval '1 millisecond'
-            WHERE id = ${openAttempt.id}`
-          return Start.Run({ item, attemptId: openAttempt.id, mode: "search", reachedNothing })
+        const item = yield* attempts.lockItem(itemId)
+        if (Option.isNone(item) || item.value.status !== "publishing") return Start.Nothing()
+        const open = yield* attempts.findOpenAttempt(itemId)
+        const history = yield* attempts.attemptHistory(itemId)
+        const { reachedNothing } = history
+        if (Option.isSome(open)) {
+          const { id, leaseLeftMs, leaseOwner } = open.value
+          if (leaseLeftMs > 0 && leaseOwner !== owner) return Start.Busy({ leaseLeftMs })
+          yield* attempts.takeOver(id, owner, leaseMs)
+          return Start.Run({ item: item.value, attemptId: id, mode: "search", reachedNothing })
         }
-        const attemptId = crypto.randomUUID()
-        yield* sql`INSERT INTO publish_attempts ${sql.insert({ id: attemptId, itemId, workspaceId: item.workspaceId, attempt: (history[0]?.n ?? 0) + 1, leaseOwner: owner })}`
-        yield* sql`UPDATE publish_attempts SET lease_until = now() + ${leaseMs} * interval '1 millisecond' WHERE id = ${attemptId}`
-        return Start.Run({ item, attemptId, mode: "send", reachedNothing })
+        const attemptId = yield* attempts.openAttempt({
+          itemId,
+          workspaceId: item.value.workspaceId,
+          attempt: history.attempts + 1,
+          owner,
+          leaseMs
+        })
+        return Start.Run({ item: item.value, attemptId, mode: "send", reachedNothing })
       })
     )
   })
 
 /** Keeps the attempt ours while its job runs; stops quietly if another job took it over. */
 const holdLease = (attemptId: string, owner: string, leaseMs: number) =>
-  Effect.gen(function* () {
-    const sql = yield* SqlClient.SqlClient
-    yield* sql`UPDATE publish_attempts SET lease_until = now() + ${leaseMs} * interval '1 millisecond'
-      WHERE id = ${attemptId} AND lease_owner = ${owner} AND outcome IS NULL`.pipe(Effect.ignore)
-  }).pipe(Effect.delay(Duration.millis(Math.max(50, Math.floor(leaseMs / 3)))), Effect.repeat(Schedule.forever))
+  Effect.flatMap(AttemptsStore, (attempts) => attempts.renewLease(attemptId, owner, leaseMs).pipe(Effect.ignore)).pipe(
+    Effect.delay(Duration.millis(Math.max(50, Math.floor(leaseMs / 3)))),
+    Effect.repeat(Schedule.forever)
+  )
 
 /** An attempt that sent nothing (rate limited, nothing reached the network): closed, the item stays publishing. */
 const closeUnsent = (attemptId: string, outcome: "rate_limited" | "not_sent", reason: string) =>
-  Effect.gen(function* () {
-    const sql = yield* SqlClient.SqlClient
-    yield* sql`UPDATE publish_attempts SET finished_at = now(), outcome = ${outcome}, error = ${JSON.stringify({ message: reason, fix: "" })}
-      WHERE id = ${attemptId} AND outcome IS NULL`
-  })
+  Effect.flatMap(AttemptsStore, (attempts) => attempts.closeUnsent(attemptId, outcome, reason))
 
 const retryDelayAfter = (reachedNothing: number) => Math.min(60_000, 2000 * 2 ** reachedNothing)
 
-const credentialsOf = (item: ItemContext) =>
+const credentialsOf = (item: ItemToPublish) =>
   Effect.gen(function* () {
     if (item.credentials === null) return Option.some(Option.none<Redacted.Redacted<string>>())
     const { secretKey } = yield* AppConfig
@@ -170,7 +140,7 @@ export const publishItem = (itemId: string, settings: PublishSettings) =>
     )
   }).pipe(Effect.withSpan("publisher.publishItem", { attributes: { itemId } }))
 
-const runAttempt = (item: ItemContext, attemptId: string, mode: "send" | "search", reachedNothing: number, settings: PublishSettings) =>
+const runAttempt = (item: ItemToPublish, attemptId: string, mode: "send" | "search", reachedNothing: number, settings: PublishSettings) =>
   Effect.gen(function* () {
     const adapters = yield* NetworkAdapters
     const adapter = adapters.find(item.network)
@@ -214,63 +184,46 @@ const outcomeOf = (result: Conclusion): AttemptOutcome =>
       ? { kind: "rejected", error: result.message, fix: result.fix }
       : { kind: "unconfirmed", ...lostAnswer }
 
+/** What the attempt writes: its outcome, the release or the error. */
+const resultOf = (conclusion: Conclusion, outcome: AttemptOutcome): AttemptResult => ({
+  outcome: outcome.kind,
+  releaseId: conclusion._tag === "Published" ? conclusion.releaseId : null,
+  releaseUrl: conclusion._tag === "Published" ? conclusion.releaseUrl : null,
+  error: outcome.kind === "published" ? null : { message: outcome.error, fix: outcome.fix }
+})
+
 /** The outcome, the item, its channel's post, the whole post and the events, in one transaction. */
-const recordOutcome = (item: ItemContext, attemptId: string, result: Conclusion) =>
+const recordOutcome = (item: ItemToPublish, attemptId: string, conclusion: Conclusion) =>
   Effect.gen(function* () {
-    const sql = yield* SqlClient.SqlClient
-    const outcome = outcomeOf(result)
-    const error = outcome.kind === "published" ? null : { message: outcome.error, fix: outcome.fix }
-    const releaseId = result._tag === "Published" ? result.releaseId : null
-    const releaseUrl = result._tag === "Published" ? result.releaseUrl : null
+    const attempts = yield* AttemptsStore
+    const outcome = outcomeOf(conclusion)
+    const result = resultOf(conclusion, outcome)
     yield* Outbox.transaction(
       Effect.gen(function* () {
-        // A real "published" wins over the "unconfirmed" a search recorded meanwhile (a job that
-        // took over an attempt whose answer was only late); any other concluded attempt stays.
-        const lateAnswerWins = outcome.kind === "published" ? sql`OR outcome = 'unconfirmed'` : sql``
-        const concluded = yield* sql<{ attempt: number }>`UPDATE publish_attempts SET finished_at = now(), outcome = ${outcome.kind},
-          release_id = ${releaseId}, release_url = ${releaseUrl}, error = ${error === null ? null : JSON.stringify(error)}
-          WHERE id = ${attemptId} AND (outcome IS NULL ${lateAnswerWins}) RETURNING attempt`
-        const attempt = concluded[0]?.attempt
-        if (attempt === undefined) return // concluded already by another job
-        const status = outcome.kind === "published" ? "published" : outcome.kind === "rejected" ? "error" : "unconfirmed"
-        const fromUnconfirmed = outcome.kind === "published" ? sql`OR status = 'unconfirmed'` : sql``
+        const attempt = yield* attempts.concludeAttempt(attemptId, result)
+        if (Option.isNone(attempt)) return // concluded already by another job
         // only the item's latest attempt moves it: after a retry the new attempt decides
-        const updated = yield* sql<{ publishedAt: Date | null }>`
-          UPDATE post_items SET status = ${status}, release_id = ${releaseId}, release_url = ${releaseUrl},
-            published_at = ${outcome.kind === "published" ? sql`now()` : null}, error = ${error === null ? null : JSON.stringify(error)}
-          WHERE id = ${item.id} AND (status = 'publishing' ${fromUnconfirmed})
-            AND NOT EXISTS (SELECT 1 FROM publish_attempts later WHERE later.item_id = ${item.id} AND later.attempt > ${attempt})
-          RETURNING published_at`
-        if (updated.length === 0) return // moved meanwhile (deleted, linked by hand): its outcome changes nothing
-        if (outcome.kind === "published") {
-          // the next follow-up becomes due `delay` minutes after this one went live
-          yield* sql`UPDATE post_items SET due_at = now() + make_interval(mins => delay_minutes)
-            WHERE post_id = ${item.postId} AND position = ${item.position + 1} AND status = 'queued'`
-        }
+        const moved = yield* attempts.moveItem(item.id, attempt.value, result)
+        if (Option.isNone(moved)) return // moved meanwhile (deleted, linked by hand): its outcome changes nothing
+        // the next follow-up becomes due `delay` minutes after this one went live
+        if (outcome.kind === "published") yield* attempts.scheduleNextFollowUp(item.postId, item.position)
         if (item.position !== 0) return
-        const group = yield* sql<{ publishAt: Date; approvalStatus: "requested" | "approved" | "changes" | null }>`
-          SELECT publish_at, approval_status FROM post_groups WHERE id = ${item.groupId} FOR UPDATE`
-        const channels = yield* sql<{ channelId: string; status: "draft" | "queued" | "publishing" | "pending" | "published" | "error" | "unconfirmed" }>`
-          SELECT channel_id, status FROM posts WHERE group_id = ${item.groupId} AND deleted_at IS NULL`
-        const g = group[0]
-        if (g === undefined) return
-        const step = afterAttempt({ publishAt: g.publishAt, approval: g.approvalStatus, channels }, item.channelId, outcome)
-        const moved = step.channels.find((c) => c.channelId === item.channelId)
-        if (moved === undefined || moved.to === null || moved.to === moved.from) return
-        yield* sql`UPDATE posts SET status = ${moved.to}, release_id = ${releaseId}, release_url = ${releaseUrl},
-          error = ${error === null ? null : JSON.stringify(error)}, updated_at = now() WHERE id = ${item.postId}`
-        yield* sql`UPDATE post_groups SET status = ${step.status}, updated_at = now() WHERE id = ${item.groupId}`
-        if (step.activity.length > 0) {
-          yield* sql`INSERT INTO post_activity ${sql.insert(step.activity.map((a) => ({ groupId: item.groupId, actor: a.actor, action: a.action, detail: a.detail })))}`
-        }
-        const publishedAt = updated[0]?.publishedAt ?? new Date()
+        const post = yield* attempts.loadGroupForOutcome(item.groupId)
+        if (Option.isNone(post)) return
+        const step = afterAttempt(post.value, item.channelId, outcome)
+        const channel = step.channels.find((c) => c.channelId === item.channelId)
+        if (channel === undefined || channel.to === null || channel.to === channel.from) return
+        yield* attempts.moveChannelPost(item.postId, channel.to, result)
+        yield* attempts.setGroupStatus(item.groupId, step.status)
+        yield* attempts.addActivity(item.groupId, step.activity)
+        const publishedAt = moved.value.publishedAt ?? new Date()
         const channelAttempt = {
           postId: item.postId,
           groupId: item.groupId,
           channelId: item.channelId,
           provider: item.network,
           content: item.content,
-          release: result._tag === "Published" ? { releaseId: result.releaseId, releaseUrl: result.releaseUrl, publishedAt } : null
+          release: conclusion._tag === "Published" ? { releaseId: conclusion.releaseId, releaseUrl: conclusion.releaseUrl, publishedAt } : null
         }
         // the notifications (a failed post, …) are derived from these events by the writer
         yield* Outbox.write(item.workspaceId, step.events.filter(isPublishingEvent).map((e) => publishingEvent(e, channelAttempt)))

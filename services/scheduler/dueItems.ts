@@ -1,9 +1,10 @@
 import { SqlClient } from "@effect/sql"
-import { Clock, Effect, Schema } from "effect"
+import { Clock, Effect, Option, Schema } from "effect"
 import { headers as natsHeaders } from "nats"
 import { publishingPaused } from "../../domain/billing.js"
 import { PublishJobJson } from "../../protocol/jobs.js"
 import { Nats } from "../platform/nats.js"
+import { DueItemsStore, type PublishJobRow } from "./dueItemsStore.js"
 
 /**
  * Due items → jobs on PUBLISH. Each claim of an item writes, in the claim transaction, one
@@ -15,14 +16,6 @@ import { Nats } from "../platform/nats.js"
  *   claim (NATS lost it, or it was settled without an outcome) is claimed again.
  */
 
-const PublishJobRow = Schema.Struct({
-  itemId: Schema.String,
-  claim: Schema.Number,
-  workspaceId: Schema.String,
-  channelId: Schema.String
-})
-type PublishJobRow = typeof PublishJobRow.Type
-const decodeJobs = Schema.decodeUnknown(Schema.Array(PublishJobRow))
 const encodeJob = Schema.encodeSync(PublishJobJson)
 
 /** The PUBLISH message id of a claim: the stream drops a repeat of it. */
@@ -35,14 +28,13 @@ export const ENQUEUE_GRACE_MS = 5_000
 const enqueue = (job: PublishJobRow) =>
   Effect.gen(function* () {
     const nats = yield* Nats
-    const sql = yield* SqlClient.SqlClient
+    const store = yield* DueItemsStore
     const h = natsHeaders()
     h.set("Nats-Msg-Id", publishMessageId(job))
     const ack = yield* Effect.tryPromise(() =>
       nats.jetstream.publish(nats.names.publishSubject(job.channelId), encodeJob({ itemId: job.itemId, workspaceId: job.workspaceId }), { headers: h })
     )
-    yield* sql`UPDATE publish_jobs SET enqueued_at = coalesce(enqueued_at, now()), stream_sequence = ${ack.seq}
-      WHERE item_id = ${job.itemId} AND claim = ${job.claim}`
+    yield* store.markEnqueued(job, ack.seq)
   })
 
 /** Enqueues each job; one that fails stays unacknowledged for the sweeper. */
@@ -53,34 +45,18 @@ const enqueueAll = (jobs: ReadonlyArray<PublishJobRow>) =>
     { discard: true }
   )
 
-const BillingRow = Schema.Struct({
-  id: Schema.String,
-  billingState: Schema.Literal("active", "past_due", "grace_over", "ended"),
-  pastDueSince: Schema.NullOr(Schema.DateFromSelf)
-})
-
 /**
  * Holds the due items of workspaces whose publishing billing pauses, and releases the held
  * items of workspaces that may publish again (domain/billing.ts decides which).
  */
 const applyBillingHolds = Effect.gen(function* () {
-  const sql = yield* SqlClient.SqlClient
+  const store = yield* DueItemsStore
   const now = new Date(yield* Clock.currentTimeMillis)
-  const workspaces = yield* sql`
-    SELECT DISTINCT w.id, w.billing_state, w.past_due_since
-    FROM workspaces w JOIN post_items i ON i.workspace_id = w.id
-    WHERE (i.status = 'queued' AND i.due_at <= now() AND i.held IS NULL) OR i.held = 'billing'`.pipe(
-    Effect.flatMap(Schema.decodeUnknown(Schema.Array(BillingRow)))
-  )
+  const workspaces = yield* store.workspacesWithDueOrHeldItems
   const paused = workspaces.filter((w) => publishingPaused(w.billingState, w.pastDueSince, now)).map((w) => w.id)
   const publishing = workspaces.filter((w) => !paused.includes(w.id)).map((w) => w.id)
-  if (paused.length > 0) {
-    yield* sql`UPDATE post_items SET held = 'billing', held_at = coalesce(held_at, now())
-      WHERE workspace_id IN ${sql.in(paused)} AND status = 'queued' AND due_at <= now() AND held IS NULL`
-  }
-  if (publishing.length > 0) {
-    yield* sql`UPDATE post_items SET held = NULL, held_at = NULL WHERE workspace_id IN ${sql.in(publishing)} AND held = 'billing'`
-  }
+  yield* store.holdForBilling(paused)
+  yield* store.releaseBillingHolds(publishing)
 })
 
 /**
@@ -91,26 +67,16 @@ const applyBillingHolds = Effect.gen(function* () {
 export const claimDueItems = (batch = 100) =>
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
+    const store = yield* DueItemsStore
     const jobs = yield* sql.withTransaction(
       Effect.gen(function* () {
         yield* applyBillingHolds
-        const rows = yield* sql`
-          WITH due AS (
-            SELECT i.id FROM post_items i JOIN posts p ON p.id = i.post_id AND p.deleted_at IS NULL
-            WHERE i.status = 'queued' AND i.due_at <= now() AND i.held IS NULL
-            ORDER BY i.due_at LIMIT ${batch} FOR UPDATE OF i SKIP LOCKED)
-          UPDATE post_items i SET status = 'publishing', claimed_at = now(), attempts = i.attempts + 1
-          FROM due, posts p WHERE i.id = due.id AND p.id = i.post_id
-          RETURNING i.id AS item_id, i.attempts AS claim, i.workspace_id, p.channel_id, i.position, i.post_id`.pipe(
-          Effect.flatMap(Schema.decodeUnknown(Schema.Array(Schema.extend(PublishJobRow, Schema.Struct({ position: Schema.Number, postId: Schema.String })))))
-        )
-        if (rows.length === 0) return []
-        const roots = rows.filter((r) => r.position === 0).map((r) => r.postId)
-        if (roots.length > 0) {
-          yield* sql`UPDATE posts SET status = 'publishing', attempts = attempts + 1, updated_at = now() WHERE id IN ${sql.in(roots)} AND status = 'queued'`
-        }
-        const jobs = rows.map(({ channelId, claim, itemId, workspaceId }) => ({ itemId, claim, workspaceId, channelId }))
-        yield* sql`INSERT INTO publish_jobs ${sql.insert(jobs)} ON CONFLICT DO NOTHING`
+        const claimed = yield* store.claimDue(batch)
+        if (claimed.length === 0) return []
+        // a channel's post is publishing once its first item is
+        yield* store.markPostsPublishing(claimed.filter((c) => c.position === 0).map((c) => c.postId))
+        const jobs = claimed.map(({ channelId, claim, itemId, workspaceId }) => ({ itemId, claim, workspaceId, channelId }))
+        yield* store.recordJobs(jobs)
         return jobs
       })
     )
@@ -125,12 +91,10 @@ export const claimDueItems = (batch = 100) =>
 export const enqueueUnacknowledgedJobs = (options: { readonly graceMs?: number; readonly batch?: number } = {}) =>
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
+    const store = yield* DueItemsStore
     return yield* sql.withTransaction(
       Effect.gen(function* () {
-        const jobs = yield* sql`
-          SELECT item_id, claim, workspace_id, channel_id FROM publish_jobs
-          WHERE enqueued_at IS NULL AND created_at < now() - ${options.graceMs ?? ENQUEUE_GRACE_MS} * interval '1 millisecond'
-          ORDER BY created_at LIMIT ${options.batch ?? 100} FOR UPDATE SKIP LOCKED`.pipe(Effect.flatMap(decodeJobs))
+        const jobs = yield* store.unacknowledgedJobs({ graceMs: options.graceMs ?? ENQUEUE_GRACE_MS, batch: options.batch ?? 100 })
         yield* enqueueAll(jobs)
         return jobs.length
       })
@@ -166,14 +130,8 @@ const stillInStream = (job: PublishJobRow, sequence: number) =>
 export const requeueLostJobs = (options: { readonly minAgeMs?: number; readonly batch?: number } = {}) =>
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
-    const candidates = yield* sql`
-      SELECT j.item_id, j.claim, j.workspace_id, j.channel_id, j.stream_sequence
-      FROM publish_jobs j JOIN post_items i ON i.id = j.item_id
-      WHERE i.status = 'publishing' AND i.attempts = j.claim AND j.enqueued_at IS NOT NULL
-        AND j.enqueued_at < now() - ${options.minAgeMs ?? 15_000} * interval '1 millisecond'
-      ORDER BY j.enqueued_at LIMIT ${options.batch ?? 200}`.pipe(
-      Effect.flatMap(Schema.decodeUnknown(Schema.Array(Schema.extend(PublishJobRow, Schema.Struct({ streamSequence: Schema.NullOr(Schema.Number) })))))
-    )
+    const store = yield* DueItemsStore
+    const candidates = yield* store.jobsOfPublishingItems({ minAgeMs: options.minAgeMs ?? 15_000, batch: options.batch ?? 200 })
     const lost: Array<PublishJobRow> = []
     for (const job of candidates) {
       if (job.streamSequence === null || (yield* stillInStream(job, job.streamSequence)) === "gone") lost.push(job)
@@ -183,13 +141,10 @@ export const requeueLostJobs = (options: { readonly minAgeMs?: number; readonly 
       Effect.forEach(lost, (job) =>
         Effect.gen(function* () {
           // the item decides: if its job settled it meanwhile, nothing is claimed again
-          const rows = yield* sql<{ attempts: number }>`
-            UPDATE post_items SET attempts = attempts + 1, claimed_at = now()
-            WHERE id = ${job.itemId} AND status = 'publishing' AND attempts = ${job.claim} RETURNING attempts`
-          const claim = rows[0]?.attempts
-          if (claim === undefined) return []
-          const next = { itemId: job.itemId, claim, workspaceId: job.workspaceId, channelId: job.channelId }
-          yield* sql`INSERT INTO publish_jobs ${sql.insert(next)} ON CONFLICT DO NOTHING`
+          const claim = yield* store.claimAgain(job)
+          if (Option.isNone(claim)) return []
+          const next = { itemId: job.itemId, claim: claim.value, workspaceId: job.workspaceId, channelId: job.channelId }
+          yield* store.recordJobs([next])
           yield* Effect.logWarning(`publish job ${publishMessageId(job)} left the stream without settling its item; claimed again`)
           return [next]
         })

@@ -4,6 +4,7 @@ import { makeActorPayloads } from "../platform/actorPayloads.js"
 import * as Outbox from "../platform/outbox.js"
 import { makeIdempotencyRepo } from "../posts/idempotencyRepo.js"
 import { claimDueItems, enqueueUnacknowledgedJobs, requeueLostJobs } from "./dueItems.js"
+import { DueItemsStore } from "./dueItemsStore.js"
 
 const every = <A, E, R>(interval: Duration.DurationInput, name: string, task: Effect.Effect<A, E, R>) =>
   task.pipe(
@@ -36,4 +37,4 @@ export const SchedulerLive = Layer.scopedDiscard(
     yield* every("1 minute", "actor payload expiry", Effect.suspend(() => payloads.expire(anHourAgo())))
     yield* Effect.logInfo("scheduler started")
   })
-)
+).pipe(Layer.provide(DueItemsStore.Live))

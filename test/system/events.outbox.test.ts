@@ -8,6 +8,7 @@ import { names } from "../../protocol/names.js"
 import { Nats } from "../../services/platform/nats.js"
 import * as Outbox from "../../services/platform/outbox.js"
 import { claimDueItems } from "../../services/scheduler/dueItems.js"
+import { DueItemsStore } from "../../services/scheduler/dueItemsStore.js"
 import { client } from "../support/http.js"
 import { createWorld, startServices, type RunningServices, type TestWorld } from "../support/system.js"
 import { withDb } from "../support/tokens.js"
@@ -69,6 +70,8 @@ const newWorkspace = async (network = "test", name = "Main channel") => {
 }
 
 const run = <A, E>(effect: Effect.Effect<A, E, SqlClient.SqlClient | Nats>) => sys.runtime.runPromiseExit(effect)
+/** The scheduler's claim, with its store as SchedulerLive provides it. */
+const claimDue = () => claimDueItems().pipe(Effect.provide(DueItemsStore.Live))
 
 const testEvent = (message: string): ServiceEvent => ({ event: "test", data: { message } })
 
@@ -112,7 +115,7 @@ describe("Events: published to EVENTS right after the commit", () => {
     expect(res.status).toBe(200)
     // the scheduler's claim, run here: the publisher then publishes the item
     const messages = await waitFor("post.published on EVENTS", async () => {
-      await run(claimDueItems())
+      await run(claimDue())
       const all = await eventsOf(w.workspaceId)
       return all.some((e) => e.message.event === "post.published") ? all : undefined
     })
@@ -138,7 +141,7 @@ describe("Events: published to EVENTS right after the commit", () => {
     const res = await w.api.post("/public/v1/posts", { type: "now", content: "Will fail", channels: [w.channelId] })
     expect(res.status).toBe(200)
     const messages = await waitFor("post.failed on EVENTS", async () => {
-      await run(claimDueItems())
+      await run(claimDue())
       const all = await eventsOf(w.workspaceId)
       return all.some((e) => e.message.event === "post.failed") ? all : undefined
     })
