@@ -261,8 +261,19 @@ export const makePostsStore = Effect.gen(function* () {
     })
 
   /** GET /posts/{id} and the answers of the PUT operations. */
+  /**
+   * Reads that take several statements see one snapshot: a post published between two of
+   * them must not read as published on its item and scheduled on the whole post.
+   */
+  const inOneSnapshot = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+    Effect.flatMap(Effect.serviceOption(SqlClient.TransactionConnection), (inTransaction) =>
+      Option.isSome(inTransaction)
+        ? effect
+        : sql.withTransaction(Effect.zipRight(sql`SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY`, effect))
+    )
+
   const renderWholePost = (workspaceId: string, groupId: GroupId) =>
-    Effect.gen(function* () {
+    inOneSnapshot(Effect.gen(function* () {
       const loaded = yield* load(workspaceId, groupId, false)
       if (Option.isNone(loaded)) return yield* Effect.fail(Errors.postNotFound())
       const { group, posts } = loaded.value
@@ -285,11 +296,11 @@ export const makePostsStore = Effect.gen(function* () {
         Effect.flatMap(decodeComments)
       )
       return wholePost({ group, posts, items, tags, activity, comments, publicUrl })
-    })
+    }))
 
   /** GET /posts: one row per channel whose time is in the range, oldest first. */
   const listRows = (input: { workspaceId: string; start: Date; end: Date; customerId: string | null }) =>
-    Effect.gen(function* () {
+    inOneSnapshot(Effect.gen(function* () {
       const posts = yield* sql`
         SELECT p.id, p.group_id, p.channel_id, p.ordinal, p.status, p.settings, p.publish_date, p.release_id, p.release_url,
                p.error, c.name AS channel_name, c.network, c.picture, c.profile, cu.approval AS customer_approval
@@ -321,7 +332,7 @@ export const makePostsStore = Effect.gen(function* () {
         const root = rootByPost.get(p.id)
         return group === undefined || root === undefined ? [] : [postRow(p, group, root, tags.filter((t) => t.groupId === p.groupId))]
       })
-    })
+    }))
 
   /** The stored items of channel posts, in order, for checking them against network rules again. */
   const itemsOf = (workspaceId: string, postIds: ReadonlyArray<string>) =>
