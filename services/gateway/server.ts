@@ -12,6 +12,7 @@ import { Posts } from "../posts/Posts.js"
 import { Share } from "../share/Share.js"
 import { AuthenticationLive } from "./authentication.js"
 import { guardChunkedBodies } from "./chunkedBodyGuard.js"
+import { settleAnswersOnClose } from "./closedConnections.js"
 import { apiErrorResponse, causeToResponse } from "./errorResponse.js"
 import { AccountHttpLive } from "./http/accountHttp.js"
 import { isUploadRequest, MediaFilesRouteLive, MediaHttpLive, UPLOAD_PATH, withUploadLimits } from "./http/mediaHttp.js"
@@ -22,9 +23,13 @@ import { ShareRoutesLive } from "./pages/shareRoutes.js"
 /** Spec: JSON body at most 5 MB (413 above). */
 export const MAX_JSON_BODY = 5 * 1024 * 1024
 
-/** The Node server, with the 5 MB limit for bodies sent without Content-Length. */
+/**
+ * The Node server, with the 5 MB limit for bodies sent without Content-Length, and
+ * requests that end (their scope closed) even when the client went away.
+ */
 const makeNodeServer = () => {
   const server = createServer()
+  settleAnswersOnClose(server)
   guardChunkedBodies(server, MAX_JSON_BODY, (url) => url.split("?")[0] === UPLOAD_PATH)
   return server
 }
