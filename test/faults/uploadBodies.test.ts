@@ -3,6 +3,8 @@ import net from "node:net"
 import os from "node:os"
 import path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { Messages } from "../../domain/errors.js"
+import { png } from "../support/mediaFiles.js"
 import { createWorld, startServices, type RunningServices, type TestWorld } from "../support/system.js"
 import { waitFor } from "../support/wait.js"
 
@@ -72,6 +74,7 @@ interface RawExchange {
  */
 const rawRequest = (
   body: Buffer,
+  /** `chunked`: the whole body as one chunk, then the last chunk */
   options: { readonly contentLength?: number; readonly contentType?: string; readonly chunked?: boolean } = {}
 ): RawExchange => {
   const url = new URL(sys.url)
@@ -85,7 +88,8 @@ const rawRequest = (
     "Connection: close"
   ]
   socket.write(`${lines.join("\r\n")}\r\n\r\n`)
-  if (body.length > 0) socket.write(options.chunked === true ? Buffer.concat([Buffer.from(`${body.length.toString(16)}\r\n`), body, Buffer.from("\r\n")]) : body)
+  if (options.chunked === true) socket.write(Buffer.concat([Buffer.from(`${body.length.toString(16)}\r\n`), body, Buffer.from("\r\n0\r\n\r\n")]))
+  else if (body.length > 0) socket.write(body)
   const closed = new Promise<{ status: number | null; body: string; answered: boolean }>((resolve) => {
     let received = ""
     socket.on("data", (chunk) => (received += chunk.toString("latin1")))
@@ -105,6 +109,43 @@ const sendWhole = async (body: Buffer, options: Parameters<typeof rawRequest>[1]
   const result = await exchange.closed
   return { ...result, json: result.body === "" ? undefined : (JSON.parse(result.body) as any) }
 }
+
+describe("POST /upload: a malformed multipart body gets 400 at once", () => {
+  const file = png(16, 16)
+  it.each([
+    ["the closing boundary is missing (the body ends inside the file)", Buffer.concat([partHead(), file])],
+    ["the body ends inside the part's headers", Buffer.from(`--${BOUNDARY}\r\nContent-Disposition: form-da`)],
+    ["the body ends right after a boundary", Buffer.from(`--${BOUNDARY}\r\n`)],
+    ["the body has no boundary at all", Buffer.from("just some text, no multipart here")],
+    ["the body is empty", Buffer.alloc(0)]
+  ])("%s", async (_, body) => {
+    const res = await sendWhole(body)
+    expect(res.status).toBe(400)
+    expect(res.json.error).toBe(Messages.multipartUnreadable)
+    await noLeftovers()
+  })
+
+  it("a multipart Content-Type without a boundary gets 400", async () => {
+    const res = await sendWhole(Buffer.concat([partHead(), file, closing]), { contentType: "multipart/form-data" })
+    expect(res.status).toBe(400)
+    expect(res.json.error).toBe(Messages.multipartUnreadable)
+    await noLeftovers()
+  })
+
+  it("the same body sent chunked (no Content-Length) gets 400 too", async () => {
+    const res = await sendWhole(Buffer.concat([partHead(), file]), { chunked: true })
+    expect(res.status).toBe(400)
+    expect(res.json.error).toBe(Messages.multipartUnreadable)
+    await noLeftovers()
+  })
+
+  it("a well-formed body still works, and leaves nothing behind", async () => {
+    const res = await sendWhole(Buffer.concat([partHead(), file, closing]))
+    expect(res.status).toBe(200)
+    expect(res.json.type).toBe("image")
+    await noLeftovers()
+  })
+})
 
 describe("POST /upload: temporary files are removed on every path", () => {
   it("a refused file (400: not an accepted type)", async () => {
