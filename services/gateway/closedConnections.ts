@@ -1,4 +1,5 @@
 import type { IncomingMessage, Server, ServerResponse } from "node:http"
+import type { Socket } from "node:net"
 
 /**
  * The platform writes an answer with `response.end(body, callback)` and closes the
@@ -26,5 +27,24 @@ export const settleAnswersOnClose = (server: Server) => {
       }
       return (end as (...a: Array<unknown>) => ServerResponse).apply(this, args)
     } as typeof res.end
+  })
+}
+
+/**
+ * A client that stops sending before its request is complete (in the headers or in the
+ * body) for `idleMs` has its connection closed: a client that sent part of a body and
+ * stalled would otherwise hold the request (and its upload's temp files) forever. The
+ * clock restarts with every byte, so a slow upload that keeps coming is not cut off.
+ * Once the body is complete the server may take its time answering. (Node's own
+ * headersTimeout and requestTimeout bound the total time on top of this.)
+ */
+export const cutOffStalledClients = (server: Server, idleMs: number) => {
+  // before the first request: nobody listens, so Node closes an idle connection itself
+  server.on("connection", (socket: Socket) => socket.setTimeout(idleMs))
+  server.prependListener("request", (req: IncomingMessage, res: ServerResponse) => {
+    // a listener on the response keeps Node from closing the connection itself once the body is in
+    res.setTimeout(idleMs, () => {
+      if (!req.complete) req.socket.destroy()
+    })
   })
 }

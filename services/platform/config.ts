@@ -21,6 +21,22 @@ export interface AppConfigShape {
    */
   readonly healthPort: number
   readonly media: MediaConfig
+  readonly http: HttpServerConfig
+}
+
+/** How long the gateway's HTTP server waits for a client (README: Configuration). */
+export interface HttpServerConfig {
+  /** HEADERS_TIMEOUT_MS: the request line and headers must arrive within this (else 408, connection closed). */
+  readonly headersTimeoutMs: number
+  /**
+   * REQUEST_IDLE_TIMEOUT_MS: a request whose body stops arriving for this long has its
+   * connection closed; a slow body that keeps coming is not cut off.
+   */
+  readonly requestIdleTimeoutMs: number
+  /** REQUEST_TIMEOUT_MS: a whole request (headers and body) must arrive within this (else 408); room for the largest upload. */
+  readonly requestTimeoutMs: number
+  /** KEEP_ALIVE_TIMEOUT_MS: an idle kept-alive connection is closed after this. */
+  readonly keepAliveTimeoutMs: number
 }
 
 /** The media library: limits and where files are kept (services/media/README.md). */
@@ -99,7 +115,8 @@ export const appConfigFromEnv = Effect.gen(function* () {
     shardCount: yield* Config.integer("SHARD_COUNT").pipe(Config.withDefault(64)),
     seedDemo: yield* Config.boolean("SEED_DEMO").pipe(Config.withDefault(true)),
     healthPort: yield* Config.integer("HEALTH_PORT").pipe(Config.withDefault(0)),
-    media: yield* mediaConfigFromEnv
+    media: yield* mediaConfigFromEnv,
+    http: yield* httpServerConfigFromEnv
   } satisfies AppConfigShape
 })
 
@@ -124,6 +141,27 @@ const mediaConfigFromEnv = Effect.gen(function* () {
       forcePathStyle: yield* Config.boolean("S3_FORCE_PATH_STYLE").pipe(Config.withDefault(endpoint !== undefined))
     }
   } satisfies MediaConfig
+})
+
+const milliseconds = (name: string, fallback: number) =>
+  Config.integer(name).pipe(
+    Config.withDefault(fallback),
+    Config.validate({ message: `${name} is a number of milliseconds, at least 1`, validation: (n) => n >= 1 })
+  )
+
+const httpServerConfigFromEnv = Effect.gen(function* () {
+  const requestTimeoutMs = yield* milliseconds("REQUEST_TIMEOUT_MS", 60 * 60_000)
+  return {
+    headersTimeoutMs: yield* milliseconds("HEADERS_TIMEOUT_MS", 30_000).pipe(
+      Config.validate({
+        message: "HEADERS_TIMEOUT_MS may not be longer than REQUEST_TIMEOUT_MS",
+        validation: (n) => n <= requestTimeoutMs
+      })
+    ),
+    requestIdleTimeoutMs: yield* milliseconds("REQUEST_IDLE_TIMEOUT_MS", 30_000),
+    requestTimeoutMs,
+    keepAliveTimeoutMs: yield* milliseconds("KEEP_ALIVE_TIMEOUT_MS", 5_000)
+  } satisfies HttpServerConfig
 })
 
 export const AppConfigLive = Layer.effect(AppConfig, appConfigFromEnv)

@@ -50,8 +50,14 @@ afterAll(async () => {
 
 /** What the uploads left in the temp directory (files inside the request directories included). */
 const leftovers = async (): Promise<Array<string>> => {
-  const entries = await fs.readdir(tmp, { recursive: true })
-  return entries.map(String).sort()
+  for (;;) {
+    try {
+      return (await fs.readdir(tmp, { recursive: true })).map(String).sort()
+    } catch (e) {
+      // a request directory removed while it was being listed: list again
+      if ((e as NodeJS.ErrnoException).code !== "ENOENT") throw e
+    }
+  }
 }
 
 const noLeftovers = () => waitFor("temporary files removed", async () => ((await leftovers()).length === 0 ? true : undefined))
@@ -167,6 +173,43 @@ describe("POST /upload: temporary files are removed on every path", () => {
     await waitFor("the upload's temp file", async () => ((await leftovers()).some((e) => e.endsWith("gone.png")) ? true : undefined))
     exchange.socket.destroy()
     await exchange.closed
+    await noLeftovers()
+  })
+})
+
+describe("the server cuts off clients that stop sending", () => {
+  it("a client that sends half a body and stalls has its connection closed, and its temp files are gone", async () => {
+    const half = Buffer.concat([partHead("stalled.png"), Buffer.alloc(100_000, 2)])
+    const exchange = rawRequest(half, { contentLength: half.length + 100_000 })
+    await waitFor("the upload's temp file", async () => ((await leftovers()).some((e) => e.endsWith("stalled.png")) ? true : undefined))
+    // the test never closes this socket: only the server can
+    const result = await exchange.closed
+    expect(exchange.socket.destroyed).toBe(true)
+    expect(result.status === null || result.status === 408).toBe(true)
+    await noLeftovers()
+  })
+
+  it("a client that sends half its headers and stalls has its connection closed", async () => {
+    const url = new URL(sys.url)
+    const socket = net.connect({ host: url.hostname, port: Number(url.port) })
+    socket.on("error", () => undefined)
+    socket.write(`POST /public/v1/upload HTTP/1.1\r\nHost: ${url.host}\r\nAuthorization: ${apiKey}\r\n`)
+    await new Promise<void>((resolve) => socket.once("close", () => resolve()))
+    expect(socket.destroyed).toBe(true)
+  })
+
+  it("a slow upload that keeps sending (pauses shorter than the idle limit, longer in total) is taken", async () => {
+    const file = png(64, 64, 40_000)
+    const body = Buffer.concat([partHead("slow.png"), file, closing])
+    const exchange = rawRequest(Buffer.alloc(0), { contentLength: body.length })
+    const pieces = 6
+    const size = Math.ceil(body.length / pieces)
+    for (let i = 0; i < pieces; i++) {
+      exchange.socket.write(body.subarray(i * size, (i + 1) * size))
+      await new Promise((r) => setTimeout(r, IDLE_MS / 3))
+    }
+    const result = await exchange.closed
+    expect(result.status).toBe(200)
     await noLeftovers()
   })
 })
