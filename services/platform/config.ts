@@ -93,9 +93,49 @@ const secretKeyFromEnv = Effect.gen(function* () {
   return key.value
 })
 
+/** PUBLIC_URL is unusable, or missing where no default can be right: links would point nowhere. */
+export class PublicUrlInvalid extends Data.TaggedError("PublicUrlInvalid")<{ readonly message: string }> {}
+
+/**
+ * PUBLIC_URL: the one base of every address the service hands out (share and preview
+ * pages, media files, and later short links and OAuth pages). An absolute http(s) URL
+ * without query or fragment; a trailing slash is dropped. Unset, it is
+ * `http://localhost:<PORT>`, except with PORT=0 (any free port): no default can name the
+ * port, so the process refuses to start. This holds for every process, not only the
+ * gateway's: actor hosts write the preview links of posts and their events too.
+ */
+export const publicUrlFromEnv = (port: number) =>
+  Effect.gen(function* () {
+    const given = yield* Config.option(Config.string("PUBLIC_URL"))
+    const text = Option.getOrElse(Option.filter(given, (s) => s.trim() !== ""), () => "").trim()
+    const invalid = (why: string) =>
+      new PublicUrlInvalid({
+        message: `PUBLIC_URL ${why}. Set it to the address clients reach the gateway at, for example PUBLIC_URL=https://api.example.com`
+      })
+    if (text === "") {
+      if (port === 0) {
+        return yield* new PublicUrlInvalid({
+          message: "PUBLIC_URL is not set and PORT is 0 (any free port): the links the service hands out would name a port " +
+            "nobody listens on. Set PUBLIC_URL to the address clients reach the gateway at, for example PUBLIC_URL=http://localhost:3000"
+        })
+      }
+      return `http://localhost:${port}`
+    }
+    let url: URL
+    try {
+      url = new URL(text)
+    } catch {
+      return yield* invalid(`is not an absolute URL (${JSON.stringify(text)})`)
+    }
+    if (url.protocol !== "http:" && url.protocol !== "https:") return yield* invalid(`must start with http:// or https:// (${JSON.stringify(text)})`)
+    if (text.includes("?") || text.includes("#")) return yield* invalid(`may not have a query or fragment (${JSON.stringify(text)})`)
+    if (url.username !== "" || url.password !== "") return yield* invalid("may not hold a user name or password")
+    return `${url.origin}${url.pathname}`.replace(/\/+$/, "")
+  })
+
 export const appConfigFromEnv = Effect.gen(function* () {
   const port = yield* Config.integer("PORT").pipe(Config.withDefault(3000))
-  const publicUrl = yield* Config.string("PUBLIC_URL").pipe(Config.withDefault(`http://localhost:${port}`))
+  const publicUrl = yield* publicUrlFromEnv(port)
   const namespace = yield* Config.string("NAMESPACE").pipe(
     Config.withDefault("svc"),
     Config.validate({ message: "NAMESPACE may hold letters, digits, _ and - (1 to 32)", validation: (s) => namespacePattern.test(s) })
@@ -107,7 +147,7 @@ export const appConfigFromEnv = Effect.gen(function* () {
     ),
     natsUrl: yield* Config.string("NATS_URL").pipe(Config.withDefault("nats://127.0.0.1:4222")),
     redisUrl: yield* Config.string("REDIS_URL").pipe(Config.withDefault("redis://127.0.0.1:6379")),
-    publicUrl: publicUrl.replace(/\/+$/, ""),
+    publicUrl,
     secretKey: yield* secretKeyFromEnv,
     namespace,
     supportEmail: yield* Config.string("SUPPORT_EMAIL").pipe(Config.withDefault("support@example.com")),
