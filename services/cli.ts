@@ -42,7 +42,7 @@ const main = (command: AdminCommand) =>
   run(command).pipe(
     Effect.flatMap((result) => Console.log(JSON.stringify(result))),
     Effect.provide(DatabaseLive.pipe(Layer.provide(AppConfigLive))),
-    Effect.catchTags({ AdminInputError: fail(2), DatabaseUnavailable: fail(1), SecretKeyMissing: fail(1) }),
+    Effect.catchTags({ AdminInputError: fail(2), DatabaseUnavailable: fail(1), SecretKeyMissing: fail(1), PublicUrlInvalid: fail(1) }),
     Effect.catchAllCause((cause) => fail(1)({ message: `admin: ${cause.toString()}` }))
   )
 

@@ -55,8 +55,8 @@ const cannotStart = (e: { readonly message: string }) =>
 
 /**
  * Starts every selected service, then says so (`all services up`, after the demo workspace).
- * A server that cannot be reached, a port that cannot be used, or production without
- * its own SECRET_KEY: say what and how to fix it in one line, exit 1.
+ * A server that cannot be reached, a port that cannot be used, production without
+ * its own SECRET_KEY, or no usable PUBLIC_URL: say what and how to fix it in one line, exit 1.
  */
 const program = Layer.build(Services).pipe(
   Effect.zipRight(Effect.logInfo(`all services up: ${selected.join(", ")}`)),
@@ -64,6 +64,7 @@ const program = Layer.build(Services).pipe(
   Effect.scoped,
   Effect.catchTags({
     SecretKeyMissing: cannotStart,
+    PublicUrlInvalid: cannotStart,
     DatabaseUnavailable: cannotStart,
     NatsUnavailable: cannotStart,
     RedisUnavailable: cannotStart,

@@ -4,7 +4,7 @@ import { NodeHttpServer } from "@effect/platform-node"
 import { Context, Effect, Layer, Option } from "effect"
 import { Errors } from "../../domain/errors.js"
 import { PublicApi } from "../../protocol/http/api.js"
-import { AppConfig } from "../platform/config.js"
+import { AppConfig, type HttpServerConfig } from "../platform/config.js"
 import { alive, natsCheck, postgresCheck, readiness, redisCheck } from "../platform/health.js"
 import { RedisLive } from "../platform/redis.js"
 import { Channels } from "../channels/Channels.js"
@@ -12,6 +12,7 @@ import { Posts } from "../posts/Posts.js"
 import { Share } from "../share/Share.js"
 import { AuthenticationLive } from "./authentication.js"
 import { guardChunkedBodies } from "./chunkedBodyGuard.js"
+import { cutOffStalledClients, settleAnswersOnClose } from "./closedConnections.js"
 import { apiErrorResponse, causeToResponse } from "./errorResponse.js"
 import { checkRequestBody, checkRequestHead } from "./requestGuard.js"
 import { AccountHttpLive } from "./http/accountHttp.js"
@@ -23,9 +24,21 @@ import { ShareRoutesLive } from "./pages/shareRoutes.js"
 /** Spec: JSON body at most 5 MB (413 above). */
 export const MAX_JSON_BODY = 5 * 1024 * 1024
 
-/** The Node server, with the 5 MB limit for bodies sent without Content-Length. */
-const makeNodeServer = () => {
-  const server = createServer()
+/**
+ * The Node server: the 5 MB limit for bodies sent without Content-Length; clients that
+ * stall are cut off (headers, an idle body, a whole request: HttpServerConfig); requests
+ * end (their scope closed) even when the client went away.
+ */
+const makeNodeServer = (timeouts: HttpServerConfig) => () => {
+  const server = createServer({
+    headersTimeout: timeouts.headersTimeoutMs,
+    requestTimeout: timeouts.requestTimeoutMs,
+    keepAliveTimeout: timeouts.keepAliveTimeoutMs,
+    // how often Node checks the headers and request deadlines (its default is every 30 s)
+    connectionsCheckingInterval: Math.min(1000, timeouts.headersTimeoutMs)
+  })
+  settleAnswersOnClose(server)
+  cutOffStalledClients(server, timeouts.requestIdleTimeoutMs)
   guardChunkedBodies(server, MAX_JSON_BODY, (url) => url.split("?")[0] === UPLOAD_PATH)
   return server
 }
@@ -93,7 +106,7 @@ export const GatewayLive = Layer.unwrapEffect(
       Layer.provide(GatewayRoutesLive),
       Layer.provide(RedisLive),
       // HttpServer stays in the output so tests can read the bound address (PORT=0)
-      Layer.provideMerge(NodeHttpServer.layer(makeNodeServer, { port: config.port })),
+      Layer.provideMerge(NodeHttpServer.layer(makeNodeServer(config.http), { port: config.port })),
       Layer.tap((context) =>
         Effect.logInfo(`gateway listening on ${addressText(Context.get(context, HttpServer.HttpServer).address)}`)
       )

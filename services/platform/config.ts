@@ -21,6 +21,22 @@ export interface AppConfigShape {
    */
   readonly healthPort: number
   readonly media: MediaConfig
+  readonly http: HttpServerConfig
+}
+
+/** How long the gateway's HTTP server waits for a client (README: Configuration). */
+export interface HttpServerConfig {
+  /** HEADERS_TIMEOUT_MS: the request line and headers must arrive within this (else 408, connection closed). */
+  readonly headersTimeoutMs: number
+  /**
+   * REQUEST_IDLE_TIMEOUT_MS: a request whose body stops arriving for this long has its
+   * connection closed; a slow body that keeps coming is not cut off.
+   */
+  readonly requestIdleTimeoutMs: number
+  /** REQUEST_TIMEOUT_MS: a whole request (headers and body) must arrive within this (else 408); room for the largest upload. */
+  readonly requestTimeoutMs: number
+  /** KEEP_ALIVE_TIMEOUT_MS: an idle kept-alive connection is closed after this. */
+  readonly keepAliveTimeoutMs: number
 }
 
 /** The media library: limits and where files are kept (services/media/README.md). */
@@ -77,9 +93,49 @@ const secretKeyFromEnv = Effect.gen(function* () {
   return key.value
 })
 
+/** PUBLIC_URL is unusable, or missing where no default can be right: links would point nowhere. */
+export class PublicUrlInvalid extends Data.TaggedError("PublicUrlInvalid")<{ readonly message: string }> {}
+
+/**
+ * PUBLIC_URL: the one base of every address the service hands out (share and preview
+ * pages, media files, and later short links and OAuth pages). An absolute http(s) URL
+ * without query or fragment; a trailing slash is dropped. Unset, it is
+ * `http://localhost:<PORT>`, except with PORT=0 (any free port): no default can name the
+ * port, so the process refuses to start. This holds for every process, not only the
+ * gateway's: actor hosts write the preview links of posts and their events too.
+ */
+export const publicUrlFromEnv = (port: number) =>
+  Effect.gen(function* () {
+    const given = yield* Config.option(Config.string("PUBLIC_URL"))
+    const text = Option.getOrElse(Option.filter(given, (s) => s.trim() !== ""), () => "").trim()
+    const invalid = (why: string) =>
+      new PublicUrlInvalid({
+        message: `PUBLIC_URL ${why}. Set it to the address clients reach the gateway at, for example PUBLIC_URL=https://api.example.com`
+      })
+    if (text === "") {
+      if (port === 0) {
+        return yield* new PublicUrlInvalid({
+          message: "PUBLIC_URL is not set and PORT is 0 (any free port): the links the service hands out would name a port " +
+            "nobody listens on. Set PUBLIC_URL to the address clients reach the gateway at, for example PUBLIC_URL=http://localhost:3000"
+        })
+      }
+      return `http://localhost:${port}`
+    }
+    let url: URL
+    try {
+      url = new URL(text)
+    } catch {
+      return yield* invalid(`is not an absolute URL (${JSON.stringify(text)})`)
+    }
+    if (url.protocol !== "http:" && url.protocol !== "https:") return yield* invalid(`must start with http:// or https:// (${JSON.stringify(text)})`)
+    if (text.includes("?") || text.includes("#")) return yield* invalid(`may not have a query or fragment (${JSON.stringify(text)})`)
+    if (url.username !== "" || url.password !== "") return yield* invalid("may not hold a user name or password")
+    return `${url.origin}${url.pathname}`.replace(/\/+$/, "")
+  })
+
 export const appConfigFromEnv = Effect.gen(function* () {
   const port = yield* Config.integer("PORT").pipe(Config.withDefault(3000))
-  const publicUrl = yield* Config.string("PUBLIC_URL").pipe(Config.withDefault(`http://localhost:${port}`))
+  const publicUrl = yield* publicUrlFromEnv(port)
   const namespace = yield* Config.string("NAMESPACE").pipe(
     Config.withDefault("svc"),
     Config.validate({ message: "NAMESPACE may hold letters, digits, _ and - (1 to 32)", validation: (s) => namespacePattern.test(s) })
@@ -91,7 +147,7 @@ export const appConfigFromEnv = Effect.gen(function* () {
     ),
     natsUrl: yield* Config.string("NATS_URL").pipe(Config.withDefault("nats://127.0.0.1:4222")),
     redisUrl: yield* Config.string("REDIS_URL").pipe(Config.withDefault("redis://127.0.0.1:6379")),
-    publicUrl: publicUrl.replace(/\/+$/, ""),
+    publicUrl,
     secretKey: yield* secretKeyFromEnv,
     namespace,
     supportEmail: yield* Config.string("SUPPORT_EMAIL").pipe(Config.withDefault("support@example.com")),
@@ -99,7 +155,8 @@ export const appConfigFromEnv = Effect.gen(function* () {
     shardCount: yield* Config.integer("SHARD_COUNT").pipe(Config.withDefault(64)),
     seedDemo: yield* Config.boolean("SEED_DEMO").pipe(Config.withDefault(true)),
     healthPort: yield* Config.integer("HEALTH_PORT").pipe(Config.withDefault(0)),
-    media: yield* mediaConfigFromEnv
+    media: yield* mediaConfigFromEnv,
+    http: yield* httpServerConfigFromEnv
   } satisfies AppConfigShape
 })
 
@@ -124,6 +181,27 @@ const mediaConfigFromEnv = Effect.gen(function* () {
       forcePathStyle: yield* Config.boolean("S3_FORCE_PATH_STYLE").pipe(Config.withDefault(endpoint !== undefined))
     }
   } satisfies MediaConfig
+})
+
+const milliseconds = (name: string, fallback: number) =>
+  Config.integer(name).pipe(
+    Config.withDefault(fallback),
+    Config.validate({ message: `${name} is a number of milliseconds, at least 1`, validation: (n) => n >= 1 })
+  )
+
+const httpServerConfigFromEnv = Effect.gen(function* () {
+  const requestTimeoutMs = yield* milliseconds("REQUEST_TIMEOUT_MS", 60 * 60_000)
+  return {
+    headersTimeoutMs: yield* milliseconds("HEADERS_TIMEOUT_MS", 30_000).pipe(
+      Config.validate({
+        message: "HEADERS_TIMEOUT_MS may not be longer than REQUEST_TIMEOUT_MS",
+        validation: (n) => n <= requestTimeoutMs
+      })
+    ),
+    requestIdleTimeoutMs: yield* milliseconds("REQUEST_IDLE_TIMEOUT_MS", 30_000),
+    requestTimeoutMs,
+    keepAliveTimeoutMs: yield* milliseconds("KEEP_ALIVE_TIMEOUT_MS", 5_000)
+  } satisfies HttpServerConfig
 })
 
 export const AppConfigLive = Layer.effect(AppConfig, appConfigFromEnv)

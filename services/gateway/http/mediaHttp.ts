@@ -1,6 +1,6 @@
 import { HttpApiBuilder, HttpIncomingMessage, HttpServerRequest, HttpServerResponse, Multipart } from "@effect/platform"
 import { Cause, Effect, Layer, Option, Predicate } from "effect"
-import { type ApiError, Errors } from "../../../domain/errors.js"
+import { type ApiError, Errors, Messages } from "../../../domain/errors.js"
 import { formatByExtension } from "../../../domain/media/formats.js"
 import { isStorageKey } from "../../../domain/media/library.js"
 import { MediaErrors } from "../../../domain/media/messages.js"
@@ -10,6 +10,7 @@ import { authorize } from "../../platform/policy.js"
 import { MediaStorage, type ByteRange } from "../../media/storage.js"
 import { MediaStorageLive } from "../../media/storageLive.js"
 import type { MediaConfig } from "../../platform/config.js"
+import { multipartBodyUnreadable } from "../multipartBodyEnd.js"
 
 export const MediaHttpLive = HttpApiBuilder.group(PublicApi, "media", (handlers) =>
   Effect.gen(function* () {
@@ -59,12 +60,16 @@ const isTooLargeMultipart = (u: unknown): boolean =>
 /**
  * Runs an upload request with the upload limits: a declared length over the largest
  * upload is refused before reading; otherwise the body streams to a temp file and the
- * parser stops the moment the file passes MAX_UPLOAD_BYTES (413 with the limit).
+ * parser stops the moment the file passes MAX_UPLOAD_BYTES (413 with the limit). A body
+ * that ends without its closing boundary gets 400 as soon as it ends (the parser would
+ * wait for the boundary forever); the request's temp files go with its scope.
  */
 export const withUploadLimits = <A, E, R>(app: Effect.Effect<A, E, R>, declaredLength: number, limits: MediaConfig) => {
   const tooLarge = MediaErrors.uploadTooLarge(limits.maxUploadBytes)
   if (declaredLength > limits.maxUploadBytes + MULTIPART_OVERHEAD) return Effect.fail(tooLarge)
-  return app.pipe(
+  const unreadable = multipartBodyUnreadable(Errors.badRequest(Messages.multipartUnreadable))
+  // the request runs uninterruptibly; the race's loser must be stoppable (the platform runs route handlers interruptibly too)
+  return Effect.raceFirst(Effect.interruptible(app), Effect.interruptible(unreadable)).pipe(
     Multipart.withMaxFileSize(Option.some(limits.maxUploadBytes + PART_HEADERS)),
     // other parts are kept in memory: few and small
     Multipart.withMaxParts(Option.some(MAX_PARTS)),
