@@ -1,9 +1,8 @@
 import { connect, type NatsConnection } from "nats"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { shardOf } from "../../domain/shards.js"
-import { names } from "../../protocol/names.js"
 import { processGroup, type ServiceProcess } from "../support/processes.js"
-import { leaseReader } from "../support/shardLeases.js"
+import { startTwoActorHosts } from "../support/shardLeases.js"
 import { createWorld, startServices, type RunningServices, type TestWorld } from "../support/system.js"
 import { withDb } from "../support/tokens.js"
 import { sleep } from "../support/wait.js"
@@ -58,17 +57,7 @@ const call = async (apiKey: string, method: string, path: string, body?: unknown
 
 describe("an actor host paused longer than its lease, then resumed", () => {
   it("runs no command twice: 0 duplicated posts, every 200 answer has its post, every request answered", async () => {
-    const [first] = await Promise.all([
-      hosts.start(world, ["actors"], { label: "host 1" }),
-      hosts.start(world, ["actors"], { label: "host 2" })
-    ])
-    const leases = await nc.jetstream().views.kv(names(world.namespace).shardLeasesBucket, { bindOnly: true })
-    const { waitForOwners } = leaseReader(leases, SHARDS)
-    const map = await waitForOwners(
-      (m) => m.size === SHARDS && [...m.values()].filter((h) => h === first.id).length === SHARDS / 2,
-      30_000,
-      "the two hosts did not share the shards"
-    )
+    const { first, owners: map } = await startTwoActorHosts(hosts, world, nc, SHARDS)
 
     // workspaces on the paused host's shards (POST /posts allows 90 an hour per workspace)
     const victim: ServiceProcess = first

@@ -1,9 +1,8 @@
 import { connect, type NatsConnection } from "nats"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { shardOf } from "../../domain/shards.js"
-import { names } from "../../protocol/names.js"
 import { processGroup } from "../support/processes.js"
-import { leaseReader } from "../support/shardLeases.js"
+import { startTwoActorHosts } from "../support/shardLeases.js"
 import { createWorld, startServices, type RunningServices, type TestWorld } from "../support/system.js"
 
 /**
@@ -34,17 +33,7 @@ afterAll(async () => {
 
 describe("the POST /posts window when the owning actor host is killed mid-window", () => {
   it("survives the hand-over: the 91st request is refused by the new owner too, with the same window's Retry-After", async () => {
-    const [first, second] = await Promise.all([
-      hosts.start(world, ["actors"], { label: "host 1" }),
-      hosts.start(world, ["actors"], { label: "host 2" })
-    ])
-    const leases = await nc.jetstream().views.kv(names(world.namespace).shardLeasesBucket, { bindOnly: true })
-    const { waitForOwners } = leaseReader(leases, SHARDS)
-    const map = await waitForOwners(
-      (m) => m.size === SHARDS && [...m.values()].filter((h) => h === first.id).length === SHARDS / 2,
-      30_000,
-      "the two hosts did not share the shards"
-    )
+    const { first, second, owners: map } = await startTwoActorHosts(hosts, world, nc, SHARDS)
     const { apiKey, workspaceId } = await sys.admin.createWorkspace()
     const { channelId } = await sys.admin.createChannel({ workspaceId, network: "test", name: "Limited", customerId: null, postingTimes: [] })
     const shard = shardOf(workspaceId, SHARDS)

@@ -1,4 +1,7 @@
-import type { KV } from "nats"
+import type { KV, NatsConnection } from "nats"
+import { names } from "../../protocol/names.js"
+import type { ServiceProcess } from "./processes.js"
+import type { TestWorld } from "./system.js"
 import { decodeLease } from "../../services/actors/shardLeases.js"
 import { sleep } from "./wait.js"
 
@@ -30,4 +33,27 @@ export const leaseReader = (leases: KV, shardCount: number) => {
   }
 
   return { owners, waitForOwners }
+}
+
+/**
+ * Two actor hosts as processes of a test world, waited for until they share the shards
+ * evenly: the hosts and which host owns which shard.
+ */
+export const startTwoActorHosts = async (
+  hosts: { readonly start: (world: TestWorld, services: ReadonlyArray<string>, options: { label: string }) => Promise<ServiceProcess> },
+  world: TestWorld,
+  nc: NatsConnection,
+  shardCount: number
+) => {
+  const [first, second] = await Promise.all([
+    hosts.start(world, ["actors"], { label: "host 1" }),
+    hosts.start(world, ["actors"], { label: "host 2" })
+  ])
+  const leases = await nc.jetstream().views.kv(names(world.namespace).shardLeasesBucket, { bindOnly: true })
+  const owners = await leaseReader(leases, shardCount).waitForOwners(
+    (m) => m.size === shardCount && [...m.values()].filter((h) => h === first.id).length === shardCount / 2,
+    30_000,
+    "the two hosts did not share the shards"
+  )
+  return { first, second, owners }
 }
