@@ -4,9 +4,9 @@ import { CurrentCommand, CurrentLease, FenceStore } from "./fencing.js"
 
 /**
  * The actor host's transactions: an outbox transaction (events after commit) that first
- * checks the command's lease epoch (a host that lost its shard cannot commit) and records
- * the command's id (a copy of a command that committed cannot commit again), and last
- * keeps what the transaction produced, so a copy is answered from it. Both refusals are
+ * checks the command's lease epoch (a host that lost its shard cannot commit) and last
+ * records the command's id with what the transaction produced (a copy of a command that
+ * committed cannot commit again, and is answered from the record). Both refusals are
  * defects here: the host answers them (NotOwner, or a replay), never as the command's result.
  */
 export const FencedTransactions = Layer.effect(
@@ -19,11 +19,9 @@ export const FencedTransactions = Layer.effect(
         const lease = yield* Effect.serviceOption(CurrentLease)
         const command = yield* Effect.serviceOption(CurrentCommand)
         if (Option.isSome(lease)) yield* fences.check(lease.value.shard, lease.value.epoch).pipe(Effect.orDie)
-        if (Option.isSome(command)) yield* fences.record(command.value.workspaceId, command.value.commandId).pipe(Effect.orDie)
         const result = yield* effect
-        if (Option.isSome(command)) {
-          yield* fences.keepAnswer(command.value.workspaceId, command.value.commandId, result ?? null).pipe(Effect.orDie)
-        }
+        // one statement, at the end: the record and what to answer a copy with (a conflict rolls it all back)
+        if (Option.isSome(command)) yield* fences.record(command.value.workspaceId, command.value.commandId, result ?? null).pipe(Effect.orDie)
         return result
       })
     return { run: (effect) => inTransaction(fenced(effect)) }

@@ -42,18 +42,16 @@ export const makeFenceStore = Effect.gen(function* () {
       Effect.flatMap((rows) => (rows[0]?.epoch === epoch ? Effect.void : Effect.fail(new LeaseLost({ shard }))))
     )
 
-  /** In the caller's transaction: records the command; AlreadyRan when it committed before. */
-  const record = (workspaceId: string, commandId: string) =>
+  /**
+   * In the caller's transaction, after the command's work: records the command with what it
+   * produced (to answer a copy from); AlreadyRan when it committed before, and the caller's
+   * transaction rolls back.
+   */
+  const record = (workspaceId: string, commandId: string, answer: unknown) =>
     sql`
-      INSERT INTO command_log (workspace_id, command_id) VALUES (${workspaceId}, ${commandId})
+      INSERT INTO command_log (workspace_id, command_id, answer) VALUES (${workspaceId}, ${commandId}, ${JSON.stringify(answer)})
       ON CONFLICT DO NOTHING RETURNING command_id`.pipe(
       Effect.flatMap((rows) => (rows.length > 0 ? Effect.void : Effect.fail(new AlreadyRan({ commandId }))))
-    )
-
-  /** In the caller's transaction: what the command's transaction produced, to replay it. */
-  const keepAnswer = (workspaceId: string, commandId: string, answer: unknown) =>
-    sql`UPDATE command_log SET answer = ${JSON.stringify(answer)} WHERE workspace_id = ${workspaceId} AND command_id = ${commandId}`.pipe(
-      Effect.asVoid
     )
 
   /** Whether the command committed, with its kept answer (null when it keeps none). */
@@ -65,7 +63,7 @@ export const makeFenceStore = Effect.gen(function* () {
   /** Commands are sent again within seconds; their records are kept an hour. */
   const expire = (before: Date) => sql`DELETE FROM command_log WHERE created_at < ${before}`.pipe(Effect.asVoid)
 
-  return { claim, check, record, keepAnswer, find, expire }
+  return { claim, check, record, find, expire }
 })
 
 export class FenceStore extends Context.Tag("actors/FenceStore")<FenceStore, Effect.Effect.Success<typeof makeFenceStore>>() {
