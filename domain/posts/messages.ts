@@ -58,6 +58,10 @@ export const PublishMessages = {
     message: "The channel's connection to its network could not be read.",
     fix: "Reconnect the channel, then retry the post."
   },
+  disconnected: (network: string, reason: string) => ({
+    message: `${network} refused this channel's sign-in (${reason}), so the post was not sent.`,
+    fix: "Reconnect the channel (GET /public/v1/social/{network}?refresh=<channel id>, or in the app), then retry the post."
+  }),
   unreachable: (network: string, reason: string) => ({
     message: `${network} could not be reached (${reason}).`,
     fix: "Retry the post later."
@@ -75,5 +79,7 @@ export const ToolMessages = {
   unknownTool: (methodName: string, network: string, tools: ReadonlyArray<string>) =>
     `Unknown methodName ${methodName}. ${network} tools: ${tools.join(", ")}.`,
   notConnected: (network: string) => `${network} tools need a connection to ${network}, which this server does not have yet.`,
-  echoNeedsText: "The tool echo needs data.text, a string."
+  echoNeedsText: "The tool echo needs data.text, a string.",
+  reconnect: (network: string) => `The channel's connection to ${network} has ended. Reconnect the channel in the app, then run the tool again.`,
+  unavailable: (network: string, reason: string) => `${network} could not be asked (${reason}). Try again in a minute.`
 } as const

@@ -1,11 +1,77 @@
-import { Data, type Effect, type Option, type Redacted } from "effect"
+import { Data, type Effect, type Redacted } from "effect"
 import type { InvalidRequest } from "../../domain/errors.js"
+import type { OutboundError } from "../platform/outbound/errors.js"
+import type { OutboundResponse } from "../platform/outbound/request.js"
 import type { StoredMedia } from "../posts/rows.js"
 import type { ChannelRow } from "../repos/channelsRepo.js"
 
-/** What a helper tool gets: the channel it runs for and the caller's `data`. */
+/**
+ * A channel's network credentials: a JSON object whose fields each adapter decodes with its
+ * own Schema (tokens, instance address, bot token …). Encrypted at rest with SECRET_KEY
+ * (services/networks/credentialsStore.ts); handed to adapters Redacted so that a log line
+ * or an error can never print them.
+ */
+export type Credentials = Readonly<Record<string, unknown>>
+
+/** Who the credentials belong to, as the network names them (the channel's name, handle and picture). */
+export interface Profile {
+  /** The network's own id of the account (or bot + chat for chat apps). */
+  readonly accountId: string
+  readonly name: string
+  /** Handle shown as the channel's `profile`. */
+  readonly profile: string
+  readonly picture: string | null
+}
+
+/** A verified connection: what to store (possibly enriched, e.g. an account id) and whose it is. */
+export interface Connected {
+  readonly credentials: Credentials
+  readonly profile: Profile
+}
+
+/** Connecting failed: the plain-language reason, shown on the callback page or by the admin CLI. */
+export class ConnectFailed extends Data.TaggedError("ConnectFailed")<{ readonly message: string }> {}
+
+/** How a network is connected (spec: GET /social). */
+export type ConnectMethod =
+  | {
+    readonly kind: "link"
+    /** The network's sign-in address; `state` comes back to the callback with the code. */
+    readonly authorizeUrl: (input: {
+      readonly state: string
+      readonly redirectUri: string
+      /** PKCE verifier kept with the state (networks that use PKCE send its S256 challenge). */
+      readonly codeVerifier: string
+      /** Where the account lives, for networks with many servers (Mastodon); the adapter's default otherwise. */
+      readonly instance: string | null
+    }) => Effect.Effect<string, ConnectFailed>
+    /** The callback's code → credentials and profile. */
+    readonly exchange: (input: {
+      readonly code: string
+      readonly redirectUri: string
+      readonly codeVerifier: string
+      readonly instance: string | null
+      /** Every query parameter of the callback (Discord adds guild_id). */
+      readonly query: Readonly<Record<string, string>>
+    }) => Effect.Effect<Connected, ConnectFailed>
+  }
+  | { readonly kind: "form" }
+
+/** What a refresh found: nothing to do, new credentials to store, or a refresh the network refused. */
+export type Refresh = Data.TaggedEnum<{
+  Unchanged: {}
+  Refreshed: { readonly credentials: Credentials }
+  /** The network refused: the channel must be reconnected (channel.disconnected). */
+  Failed: { readonly reason: string }
+  /** The network could not be asked (no answer, 5xx): try again later, keep the channel. */
+  Unavailable: { readonly reason: string }
+}>
+export const Refresh = Data.taggedEnum<Refresh>()
+
+/** What a helper tool gets: the channel it runs for, its credentials and the caller's `data`. */
 export interface ToolCall {
   readonly channel: ChannelRow
+  readonly credentials: Redacted.Redacted<Credentials>
   readonly methodName: string
   readonly data: Readonly<Record<string, unknown>>
 }
@@ -18,17 +84,19 @@ export interface PublishRequest {
     readonly position: number
     readonly content: string
   }
-  /** The item's files as stored with the post (url, mime, type, alt …). */
+  /** The item's files as stored with the post (url, mime, type, alt …); read them with NetworkDeps.media. */
   readonly media: ReadonlyArray<StoredMedia>
   readonly channel: {
     readonly id: string
-    /** The channel's network credentials, decrypted; none for networks that need none. */
-    readonly credentials: Option.Option<Redacted.Redacted<string>>
-    /** The settings of the channel's post (network options, e.g. `audience`). */
+    /** The channel's network credentials, decrypted ({} for networks that need none). */
+    readonly credentials: Redacted.Redacted<Credentials>
+    /** The settings of the channel's post (network options, e.g. `who_can_reply_post`). */
     readonly settings: Readonly<Record<string, unknown>>
   }
   /** The release id of the item this one follows (follow-up comments answer it); null for the post. */
   readonly previousReleaseId: string | null
+  /** The release id of the post's first item (Bluesky replies name the thread's root); null for the post. */
+  readonly rootReleaseId: string | null
 }
 
 /** What the network said to a publish. */
@@ -54,16 +122,59 @@ export type SearchAnswer = Data.TaggedEnum<{
 }>
 export const SearchAnswer = Data.taggedEnum<SearchAnswer>()
 
+/** One metric of GET /analytics (spec: Statistics metric). */
+export interface Metric {
+  readonly label: string
+  readonly help?: string
+  readonly percentageChange: number
+  readonly data: ReadonlyArray<{ readonly total: number; readonly date: string }>
+}
+
+/** Statistics answer: metrics, or why there are none (spec: `{missing: true, message}`). */
+export type Statistics = Data.TaggedEnum<{
+  Metrics: { readonly metrics: ReadonlyArray<Metric> }
+  Missing: { readonly message: string }
+}>
+export const Statistics = Data.taggedEnum<Statistics>()
+
 /**
- * One adapter per network (DESIGN: Networks): publishing, the search that tells whether a
- * post whose answer was lost is live, and helper tools. An adapter reaches its network
- * through the outbound HTTP client (services/platform/outbound) with the channel's
- * credentials given in the request; it never touches the database. Sign-in, token refresh
- * and statistics join it with the network adapters.
+ * One adapter per network (DESIGN: Networks): connecting, token refresh, publishing the
+ * post and its follow-ups, the search that tells whether a post whose answer was lost is
+ * live, statistics and helper tools. An adapter reaches its network only through
+ * NetworkDeps.outbound (the SSRF-safe client) and never touches the database: the
+ * publisher stores what it answers. No adapter method fails: every network answer,
+ * garbage included, becomes one of the tagged answers above (`classify`).
  */
 export interface NetworkAdapter {
   readonly identifier: string
+  readonly connect: ConnectMethod
+  /**
+   * Checks credentials against the network (the admin CLI, form networks): the fields of
+   * the README's table, decoded by the adapter, answered with what to store.
+   */
+  readonly verify: (credentials: unknown) => Effect.Effect<Connected, ConnectFailed>
+  /** Called before every publish and tool call: refreshes tokens that expire soon. */
+  readonly refresh: (credentials: Redacted.Redacted<Credentials>) => Effect.Effect<Refresh>
+  /** The post itself (previousReleaseId null). */
   readonly publish: (request: PublishRequest) => Effect.Effect<PublishAnswer>
+  /** A follow-up: a reply to previousReleaseId. */
+  readonly publishFollowUp: (request: PublishRequest) => Effect.Effect<PublishAnswer>
+  /** A recent post of this account with the item's text; CannotTell on networks that cannot search. */
   readonly search: (request: PublishRequest) => Effect.Effect<SearchAnswer>
+  readonly statistics: {
+    readonly channel: (credentials: Redacted.Redacted<Credentials>, days: number) => Effect.Effect<Statistics>
+    readonly post: (credentials: Redacted.Redacted<Credentials>, releaseId: string) => Effect.Effect<Statistics>
+  }
   readonly runTool: (call: ToolCall) => Effect.Effect<Record<string, unknown>, InvalidRequest>
+  /**
+   * The network's answer to a publish call → published (with id and address), rejected
+   * (its reason in plain language and a fix), rate limited (with the wait) or no answer.
+   * Garbage, HTML, a 2xx without an id, a 50 MB body: never a crash, never "published".
+   */
+  readonly classify: (answer: NetworkAnswer) => PublishAnswer
 }
+
+/** What a call to a network came back with: a response (any status), or why none came. */
+export type NetworkAnswer =
+  | { readonly _tag: "Response"; readonly response: OutboundResponse }
+  | { readonly _tag: "Failed"; readonly error: OutboundError }

@@ -3,6 +3,7 @@ import { Errors } from "../../domain/errors.js"
 import { ToolMessages } from "../../domain/posts/messages.js"
 import { findNetwork } from "../../domain/networks/index.js"
 import type { NetworkAdapter, ToolCall } from "./adapter.js"
+import { freshCredentials } from "./credentialsStore.js"
 import { makeTestNetworkAdapter } from "./testNetwork.js"
 import { TestNetworkStore } from "./testNetworkStore.js"
 
@@ -27,7 +28,7 @@ export class NetworkAdapters extends Effect.Service<NetworkAdapters>()("networks
  * POST /integration-trigger: the tool must be one of the channel's network's tools
  * (400 otherwise); networks whose adapter is not built yet say so with a 400.
  */
-export const runToolWith = (call: ToolCall) =>
+export const runToolWith = (call: Omit<ToolCall, "credentials">) =>
   Effect.gen(function* () {
     const network = findNetwork(call.channel.network)
     if (Option.isNone(network)) return yield* Effect.fail(Errors.badRequest(ToolMessages.networkUnknown))
@@ -48,11 +49,22 @@ export const runToolWith = (call: ToolCall) =>
         Errors.badRequest(ToolMessages.notConnected(network.value.name))
       )
     }
-    return yield* adapter.value.runTool(call)
+    const credentials = yield* freshCredentials(call.channel.id, adapter.value).pipe(Effect.orDie)
+    if (credentials._tag === "Left") {
+      const problem = credentials.left
+      return yield* Effect.fail(
+        Errors.badRequest(
+          problem._tag === "Unavailable"
+            ? ToolMessages.unavailable(network.value.name, problem.reason)
+            : ToolMessages.reconnect(network.value.name)
+        )
+      )
+    }
+    return yield* adapter.value.runTool({ ...call, credentials: credentials.right })
   })
 
 /**
  * runToolWith for the gateway, which does not provide NetworkAdapters yet: the adapters
  * are built per call (they hold no resources), so the gateway still needs only SqlClient.
  */
-export const runTool = (call: ToolCall) => runToolWith(call).pipe(Effect.provide(NetworkAdapters.Default))
+export const runTool = (call: Omit<ToolCall, "credentials">) => runToolWith(call).pipe(Effect.provide(NetworkAdapters.Default))

@@ -1,7 +1,7 @@
 import { Effect, Option, Schema } from "effect"
 import { Errors } from "../../domain/errors.js"
 import { ToolMessages } from "../../domain/posts/messages.js"
-import { type NetworkAdapter, PublishAnswer, type PublishRequest, SearchAnswer } from "./adapter.js"
+import { type NetworkAdapter, PublishAnswer, type PublishRequest, Refresh, SearchAnswer, Statistics } from "./adapter.js"
 import { TestNetworkStore } from "./testNetworkStore.js"
 
 const EchoData = Schema.Struct({ text: Schema.String })
@@ -33,9 +33,7 @@ export const makeTestNetworkAdapter = Effect.gen(function* () {
   const store = yield* TestNetworkStore
   const take = (request: PublishRequest) =>
     store.add({ channelId: request.channel.id, itemId: request.item.id, content: request.item.content })
-  const adapter: NetworkAdapter = {
-    identifier: "test",
-    publish: (request) => {
+  const publish = (request: PublishRequest) => {
       const behaviour = behaviourOf(request)
       const published = (id: string) => PublishAnswer.Published({ releaseId: id, releaseUrl: releaseUrl(id) })
       const answer: Effect.Effect<PublishAnswer, unknown> = (() => {
@@ -57,7 +55,21 @@ export const makeTestNetworkAdapter = Effect.gen(function* () {
       })()
       // a store that fails mid-write may or may not hold the post: like a lost answer
       return answer.pipe(Effect.catchAll((e) => Effect.succeed(PublishAnswer.NoAnswer({ reason: String(e) }))))
+  }
+  const adapter: NetworkAdapter = {
+    identifier: "test",
+    // created by the admin CLI (no credentials): there is nobody to sign in to
+    connect: { kind: "form" },
+    verify: () => Effect.succeed({ credentials: {}, profile: { accountId: crypto.randomUUID(), name: "Test network", profile: "test", picture: null } }),
+    refresh: () => Effect.succeed(Refresh.Unchanged()),
+    publish,
+    publishFollowUp: publish,
+    statistics: {
+      channel: () => Effect.succeed(Statistics.Missing({ message: "The test network shares no statistics." })),
+      post: () => Effect.succeed(Statistics.Missing({ message: "The test network shares no statistics." }))
     },
+    // the test network answers in-process, never over HTTP
+    classify: () => PublishAnswer.NoAnswer({ reason: "the test network does not answer over HTTP" }),
     search: (request) =>
       store.findByItem(request.item.id).pipe(
         Effect.map(Option.match({

@@ -9,6 +9,7 @@ import m0002 from "./migrations/0002_posts.js"
 import m0003 from "./migrations/0003_publishing.js"
 import m0004 from "./migrations/0004_publish_jobs.js"
 import m0005 from "./migrations/0005_actor_fencing.js"
+import m0006 from "./migrations/0006_networks.js"
 
 /** Every migration, in order. Add new ones here; ids only ever grow. */
 export const migrations = {
@@ -16,7 +17,8 @@ export const migrations = {
   "2_posts": m0002,
   "3_publishing": m0003,
   "4_publish_jobs": m0004,
-  "5_actor_fencing": m0005
+  "5_actor_fencing": m0005,
+  "6_networks": m0006
 }
 
 export class DatabaseUnavailable extends Data.TaggedError("DatabaseUnavailable")<{ readonly message: string }> {}

@@ -1,5 +1,5 @@
 import { SqlClient } from "@effect/sql"
-import { Data, Duration, Effect, Option, Redacted, Schedule } from "effect"
+import { Data, Duration, Effect, Option, Schedule } from "effect"
 import { findNetwork } from "../../domain/networks/index.js"
 import { PublishMessages } from "../../domain/posts/messages.js"
 import { afterAttempt, type AttemptOutcome } from "../../domain/posts/states.js"
@@ -8,7 +8,7 @@ import { NetworkAdapters } from "../networks/registry.js"
 import { AppConfig } from "../platform/config.js"
 import { JobOutcome } from "../platform/jetstreamConsumer.js"
 import * as Outbox from "../platform/outbox.js"
-import { decryptSecret } from "../platform/secrets.js"
+import { openCredentials } from "../networks/credentialsStore.js"
 import { isPublishingEvent, publishingEvent } from "../posts/postEvents.js"
 import { decodeSettings } from "../posts/rows.js"
 import { AttemptsStore, type AttemptResult, type ItemToPublish } from "./attemptsStore.js"
@@ -97,16 +97,7 @@ const closeUnsent = (attemptId: string, outcome: "rate_limited" | "not_sent", re
 
 const retryDelayAfter = (reachedNothing: number) => Math.min(60_000, 2000 * 2 ** reachedNothing)
 
-const credentialsOf = (item: ItemToPublish) =>
-  Effect.gen(function* () {
-    if (item.credentials === null) return Option.some(Option.none<Redacted.Redacted<string>>())
-    const { secretKey } = yield* AppConfig
-    const sealed = Buffer.from(item.credentials)
-    return yield* Effect.try(() => decryptSecret(secretKey, sealed)).pipe(
-      Effect.map((plain) => Option.some(Option.some(Redacted.make(plain)))),
-      Effect.orElseSucceed(() => Option.none<Option.Option<Redacted.Redacted<string>>>())
-    )
-  })
+const credentialsOf = (item: ItemToPublish) => Effect.map(AppConfig, ({ secretKey }) => openCredentials(secretKey, item.credentials))
 
 const searchConclusion = (adapter: NetworkAdapter, request: PublishRequest) =>
   adapter.search(request).pipe(
@@ -153,7 +144,8 @@ const runAttempt = (item: ItemToPublish, attemptId: string, mode: "send" | "sear
       item: { id: item.id, position: item.position, content: item.content },
       media: item.media,
       channel: { id: item.channelId, credentials: credentials.value, settings: decodeSettings(item.settings) },
-      previousReleaseId: item.replyTo
+      previousReleaseId: item.replyTo,
+      rootReleaseId: null
     }
     // we may have sent it before: ask the network, never send again
     if (mode === "search") return yield* conclude(yield* searchConclusion(adapter.value, request))

@@ -181,11 +181,11 @@ describe("names, with an injected resolver", () => {
 })
 
 describe("OutboundHttp service", () => {
-  const fetchThrough = (layer: Layer.Layer<OutboundHttp>, url: string) =>
+  const fetchThrough = (layer: Layer.Layer<OutboundHttp, never>, url: string) =>
     failure(Effect.flatMap(OutboundHttp, (http) => http.fetch({ url })).pipe(Effect.provide(layer)))
 
   it("the Live layer refuses loopback", async () => {
-    expect((await fetchThrough(OutboundHttpLive, `http://127.0.0.1:${server.origin.port}/`))._tag).toBe("ForbiddenAddress")
+    expect((await fetchThrough(Layer.orDie(OutboundHttpLive), `http://127.0.0.1:${server.origin.port}/`))._tag).toBe("ForbiddenAddress")
     expectNoConnection()
   })
 

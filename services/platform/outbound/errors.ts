@@ -32,6 +32,11 @@ export class OutboundTimeout extends Data.TaggedError("OutboundTimeout")<{
 export class ConnectionFailed extends Data.TaggedError("ConnectionFailed")<{
   readonly url: string
   readonly reason: string
+  /**
+   * True when the socket had connected: the request may have reached the server (a reset
+   * after a publish is "no answer", not "nothing sent"). Absent or false: nothing left.
+   */
+  readonly afterConnect?: boolean
 }> {}
 
 /** The final response's Content-Type is not one the caller accepts (a page instead of a file). */

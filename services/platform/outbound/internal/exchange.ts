@@ -47,14 +47,20 @@ export const exchange = (
       agent: false, // no pooled sockets shared with code that did not check them
       lookup: pinnedLookup(addresses)
     })
-    request.on("socket", (socket) => guardPeer(socket, url.href, policy))
+    let connected = false
+    request.on("socket", (socket) => {
+      guardPeer(socket, url.href, policy)
+      socket.once("connect", () => {
+        connected = true
+      })
+    })
     request.once("response", (response) => {
       // limitBody reports body errors; until it is attached a reset must not crash the process.
       response.on("error", () => {})
       resume(Effect.succeed({ request, response }))
     })
     request.on("error", (e) =>
-      resume(Effect.fail(e instanceof ForbiddenAddress ? e : new ConnectionFailed({ url: url.href, reason: e.message })))
+      resume(Effect.fail(e instanceof ForbiddenAddress ? e : new ConnectionFailed({ url: url.href, reason: e.message, afterConnect: connected })))
     )
     request.end(hop.body)
     return Effect.sync(() => request.destroy())

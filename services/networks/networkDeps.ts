@@ -1,0 +1,130 @@
+import { SqlClient } from "@effect/sql"
+import { Context, Data, Effect, Layer, Option, Schema } from "effect"
+import { MediaStorage } from "../media/storage.js"
+import { AppConfig } from "../platform/config.js"
+import { decryptSecret, encryptSecret } from "../platform/secrets.js"
+import { OutboundHttp, type OutboundHttpShape } from "../platform/outbound/OutboundHttp.js"
+import type { StoredMedia } from "../posts/rows.js"
+
+/** A file of a post could not be read for upload to a network. */
+export class MediaUnavailable extends Data.TaggedError("MediaUnavailable")<{ readonly message: string }> {}
+
+export interface MediaFile {
+  readonly bytes: Buffer
+  readonly mime: string
+  readonly name: string
+}
+
+/** Reads a post's files for upload: from this service's storage when they are ours, else over HTTP. */
+export interface MediaFilesShape {
+  readonly read: (media: StoredMedia) => Effect.Effect<MediaFile, MediaUnavailable>
+}
+
+/**
+ * What every adapter is built with: the SSRF-safe outbound client (OUTBOUND_ALLOW
+ * included) and the post's files. Adapters read their own base addresses and keys from the
+ * environment when they are built (README: Networks).
+ */
+export class NetworkDeps extends Context.Tag("networks/NetworkDeps")<
+  NetworkDeps,
+  { readonly outbound: OutboundHttpShape; readonly media: MediaFilesShape; readonly apps: AppRegistrationsShape }
+>() {}
+
+/** This server's app on one server of a network (a Mastodon instance), for one callback address. */
+export interface AppRegistration {
+  readonly clientId: string
+  readonly clientSecret: string
+}
+
+/**
+ * Where app registrations are kept (table network_apps, the secret encrypted): an
+ * adapter that registers itself per server (Mastodon) registers once and reuses it.
+ */
+export interface AppRegistrationsShape {
+  readonly find: (key: { readonly network: string; readonly instance: string; readonly redirectUri: string }) => Effect.Effect<Option.Option<AppRegistration>>
+  readonly save: (key: { readonly network: string; readonly instance: string; readonly redirectUri: string }, app: AppRegistration) => Effect.Effect<void>
+}
+
+/** Largest file sent to a network (the networks' own limits are lower). */
+const MAX_MEDIA_BYTES = 512 * 1024 * 1024
+
+const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+
+const StorageKeyRow = Schema.Struct({ storageKey: Schema.String })
+
+/** Files of the media library are read from storage by id; anything else is downloaded. */
+export const makeMediaFiles = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  const storage = yield* MediaStorage
+  const outbound = yield* OutboundHttp
+  const unavailable = (media: StoredMedia, why: string) =>
+    new MediaUnavailable({ message: `The file ${media.name} could not be read (${why}).` })
+  const fromStorage = (media: StoredMedia, key: string) =>
+    storage.read(key).pipe(
+      Effect.flatMap((stream) =>
+        Effect.tryPromise(async () => {
+          const chunks: Array<Buffer> = []
+          let size = 0
+          for await (const chunk of stream) {
+            const buffer = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as Uint8Array)
+            size += buffer.length
+            if (size > MAX_MEDIA_BYTES) throw new Error("file too large")
+            chunks.push(buffer)
+          }
+          return Buffer.concat(chunks)
+        })
+      ),
+      Effect.mapError((e) => unavailable(media, String(e)))
+    )
+  const read = (media: StoredMedia): Effect.Effect<MediaFile, MediaUnavailable> =>
+    Effect.gen(function* () {
+      const byId = uuidPattern.test(media.id) ? sql`id = ${media.id} OR ` : sql``
+      const rows = yield* sql`SELECT storage_key FROM media WHERE ${byId} path = ${media.url} LIMIT 1`.pipe(
+        Effect.flatMap(Schema.decodeUnknown(Schema.Array(StorageKeyRow))),
+        Effect.orElseSucceed(() => [])
+      )
+      const key = Option.fromNullable(rows[0]?.storageKey)
+      const bytes = Option.isSome(key)
+        ? yield* fromStorage(media, key.value)
+        : yield* outbound.fetch({ url: media.url, maxBytes: MAX_MEDIA_BYTES, timeoutMs: 120_000 }).pipe(
+          Effect.mapError((e) => unavailable(media, e._tag)),
+          Effect.filterOrFail((r) => r.status >= 200 && r.status < 300, (r) => unavailable(media, `HTTP ${r.status}`)),
+          Effect.map((r) => r.body)
+        )
+      return { bytes, mime: media.mime, name: media.name }
+    })
+  return { read } satisfies MediaFilesShape
+})
+
+const AppRow = Schema.Struct({ clientId: Schema.String, clientSecret: Schema.Uint8ArrayFromSelf })
+
+/** network_apps in Postgres, the client secret sealed with SECRET_KEY. */
+export const makeAppRegistrations = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  const { secretKey } = yield* AppConfig
+  const shape: AppRegistrationsShape = {
+    find: ({ instance, network, redirectUri }) =>
+      sql`SELECT client_id, client_secret FROM network_apps
+          WHERE network = ${network} AND instance = ${instance} AND redirect_uri = ${redirectUri}`.pipe(
+        Effect.flatMap(Schema.decodeUnknown(Schema.Array(AppRow))),
+        Effect.map((rows) => Option.fromNullable(rows[0])),
+        Effect.map(Option.map((row) => ({ clientId: row.clientId, clientSecret: decryptSecret(secretKey, Buffer.from(row.clientSecret)) }))),
+        Effect.orDie
+      ),
+    save: ({ instance, network, redirectUri }, app) =>
+      sql`INSERT INTO network_apps ${sql.insert({ network, instance, redirectUri, clientId: app.clientId, clientSecret: encryptSecret(secretKey, app.clientSecret) })}
+          ON CONFLICT (network, instance, redirect_uri) DO NOTHING`.pipe(Effect.asVoid, Effect.orDie)
+  }
+  return shape
+})
+
+/** The adapters' dependencies from the process's outbound client, database and media storage. */
+export const NetworkDepsLive = Layer.effect(
+  NetworkDeps,
+  Effect.gen(function* () {
+    const outbound = yield* OutboundHttp
+    const media = yield* makeMediaFiles
+    const apps = yield* makeAppRegistrations
+    return { outbound, media, apps }
+  })
+)

@@ -1,0 +1,29 @@
+import { SqlClient } from "@effect/sql"
+import { Effect } from "effect"
+
+/**
+ * Real networks (README: Networks):
+ * - network_apps: this server's app registration per network server (Mastodon registers
+ *   an app on each instance with POST /api/v1/apps); the client secret encrypted;
+ * - channels.account_id: the network's own id of the connected account, so connecting the
+ *   same account again updates its channel instead of adding a second one.
+ */
+export default Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql.unsafe(`
+CREATE TABLE network_apps (
+  network text NOT NULL,
+  instance text NOT NULL,
+  redirect_uri text NOT NULL,
+  client_id text NOT NULL,
+  -- AES-256-GCM with SECRET_KEY
+  client_secret bytea NOT NULL,
+  created_at timestamptz NOT NULL DEFAULT now(),
+  PRIMARY KEY (network, instance, redirect_uri)
+);
+
+ALTER TABLE channels ADD COLUMN account_id text;
+CREATE UNIQUE INDEX channels_one_per_account ON channels (workspace_id, network, account_id)
+  WHERE deleted_at IS NULL AND account_id IS NOT NULL;
+`)
+})
