@@ -1,4 +1,4 @@
-import { Effect, type Layer } from "effect"
+import { Effect, Layer } from "effect"
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest"
 import type { OutboundError } from "../../services/platform/outbound/errors.js"
 import { OutboundHttp, OutboundHttpLive, outboundHttpWithResolver } from "../../services/platform/outbound/OutboundHttp.js"
