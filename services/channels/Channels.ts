@@ -5,7 +5,7 @@ import { findNetwork, integrationSettingsOf } from "../../domain/networks/index.
 import { DeleteChannel } from "../../protocol/actors.js"
 import { CurrentPrincipal } from "../../protocol/http/security.js"
 import { ActorClient, ActorClientLive } from "../gateway/actorClient.js"
-import { runTool } from "../networks/registry.js"
+import { NetworkAdapters, runToolWith } from "../networks/registry.js"
 import { policyRequire } from "../platform/policy.js"
 import { ChannelsRepo, type ChannelRow } from "../repos/channelsRepo.js"
 import { CustomersRepo } from "../repos/customersRepo.js"
@@ -33,6 +33,7 @@ export class Channels extends Effect.Service<Channels>()("channels/Channels", {
     const channels = yield* ChannelsRepo
     const customers = yield* CustomersRepo
     const actors = yield* ActorClient
+    const adapters = yield* NetworkAdapters
 
     const find = (id: ChannelId) =>
       Effect.gen(function* () {
@@ -69,7 +70,7 @@ export class Channels extends Effect.Service<Channels>()("channels/Channels", {
     const trigger = (id: ChannelId, methodName: string, data: Readonly<Record<string, unknown>>) =>
       Effect.gen(function* () {
         const channel = yield* find(id)
-        return { output: yield* runTool({ channel, methodName, data }) }
+        return { output: yield* runToolWith({ channel, methodName, data }).pipe(Effect.provideService(NetworkAdapters, adapters)) }
       }).pipe(Effect.withSpan("Channels.trigger"), policyRequire("channels.runTool"))
 
     /** DELETE /integrations/{id} */
@@ -81,7 +82,7 @@ export class Channels extends Effect.Service<Channels>()("channels/Channels", {
 
     return { list, listCustomers, settings, trigger, remove }
   }),
-  dependencies: [ChannelsRepo.Live, CustomersRepo.Live, ActorClientLive]
+  dependencies: [ChannelsRepo.Live, CustomersRepo.Live, ActorClientLive, NetworkAdapters.Default]
 }) {
   /** Without its stores and the actor client: a test gives those (services/platform/testLayer.ts). */
   static readonly Test = Channels.DefaultWithoutDependencies

@@ -6,6 +6,9 @@ import type { NetworkAdapter, ToolCall } from "./adapter.js"
 import { freshCredentials } from "./credentialsStore.js"
 import { makeTestNetworkAdapter } from "./testNetwork.js"
 import { TestNetworkStore } from "./testNetworkStore.js"
+import { MediaStorageLive } from "../media/storageLive.js"
+import { OutboundHttpLive } from "../platform/outbound/OutboundHttp.js"
+import { NetworkDepsLive } from "./networkDeps.js"
 
 const indexed = (adapters: ReadonlyArray<NetworkAdapter>) => {
   const byNetwork = new Map(adapters.map((a) => [a.identifier, a]))
@@ -15,10 +18,16 @@ const indexed = (adapters: ReadonlyArray<NetworkAdapter>) => {
   }
 }
 
+/** Every adapter this server has; each reads its own addresses and keys when built. */
+const allAdapters = Effect.all([makeTestNetworkAdapter])
+
+/** The adapters' dependencies in a process: OUTBOUND_ALLOW's outbound client, media storage, app registrations. */
+const NetworkDepsForProcess = NetworkDepsLive.pipe(Layer.provide([OutboundHttpLive, MediaStorageLive]), Layer.orDie)
+
 /** The network adapters this server has, by network identifier. */
 export class NetworkAdapters extends Effect.Service<NetworkAdapters>()("networks/NetworkAdapters", {
-  effect: Effect.map(makeTestNetworkAdapter, (test) => indexed([test])),
-  dependencies: [TestNetworkStore.Default]
+  effect: Effect.map(allAdapters, indexed),
+  dependencies: [TestNetworkStore.Default, NetworkDepsForProcess]
 }) {
   /** Exactly these adapters (tests: a network that answers as the test needs). */
   static readonly Test = (adapters: ReadonlyArray<NetworkAdapter>) => Layer.succeed(NetworkAdapters, NetworkAdapters.make(indexed(adapters)))
@@ -62,9 +71,3 @@ export const runToolWith = (call: Omit<ToolCall, "credentials">) =>
     }
     return yield* adapter.value.runTool({ ...call, credentials: credentials.right })
   })
-
-/**
- * runToolWith for the gateway, which does not provide NetworkAdapters yet: the adapters
- * are built per call (they hold no resources), so the gateway still needs only SqlClient.
- */
-export const runTool = (call: Omit<ToolCall, "credentials">) => runToolWith(call).pipe(Effect.provide(NetworkAdapters.Default))

@@ -18,7 +18,8 @@ export const ItemToPublish = Schema.Struct({
   status: Schema.String,
   settings: Schema.Unknown,
   credentials: Schema.NullOr(Schema.Uint8ArrayFromSelf),
-  replyTo: Schema.NullOr(Schema.String)
+  replyTo: Schema.NullOr(Schema.String),
+  rootReleaseId: Schema.NullOr(Schema.String)
 })
 export type ItemToPublish = typeof ItemToPublish.Type
 
@@ -73,7 +74,8 @@ export const makeAttemptsStore = Effect.gen(function* () {
     sql`
       SELECT i.id, i.post_id, p.group_id, i.workspace_id, p.channel_id, c.name AS channel_name, c.network,
              i.position, i.content, i.media, i.status, p.settings, c.credentials,
-             (SELECT prev.release_id FROM post_items prev WHERE prev.post_id = i.post_id AND prev.position = i.position - 1) AS reply_to
+             (SELECT prev.release_id FROM post_items prev WHERE prev.post_id = i.post_id AND prev.position = i.position - 1) AS reply_to,
+             (SELECT root.release_id FROM post_items root WHERE root.post_id = i.post_id AND root.position = 0 AND i.position > 0) AS root_release_id
       FROM post_items i JOIN posts p ON p.id = i.post_id JOIN channels c ON c.id = p.channel_id
       WHERE i.id = ${itemId} AND p.deleted_at IS NULL
       FOR UPDATE OF i`.pipe(

@@ -1,14 +1,13 @@
 import { SqlClient } from "@effect/sql"
-import { Data, Duration, Effect, Option, Schedule } from "effect"
+import { Data, Duration, Effect, Either, Option, Schedule } from "effect"
 import { findNetwork } from "../../domain/networks/index.js"
 import { PublishMessages } from "../../domain/posts/messages.js"
 import { afterAttempt, type AttemptOutcome } from "../../domain/posts/states.js"
 import { type NetworkAdapter, PublishAnswer, type PublishRequest, SearchAnswer } from "../networks/adapter.js"
 import { NetworkAdapters } from "../networks/registry.js"
-import { AppConfig } from "../platform/config.js"
 import { JobOutcome } from "../platform/jetstreamConsumer.js"
 import * as Outbox from "../platform/outbox.js"
-import { openCredentials } from "../networks/credentialsStore.js"
+import { freshCredentials } from "../networks/credentialsStore.js"
 import { isPublishingEvent, publishingEvent } from "../posts/postEvents.js"
 import { decodeSettings } from "../posts/rows.js"
 import { AttemptsStore, type AttemptResult, type ItemToPublish } from "./attemptsStore.js"
@@ -97,7 +96,6 @@ const closeUnsent = (attemptId: string, outcome: "rate_limited" | "not_sent", re
 
 const retryDelayAfter = (reachedNothing: number) => Math.min(60_000, 2000 * 2 ** reachedNothing)
 
-const credentialsOf = (item: ItemToPublish) => Effect.map(AppConfig, ({ secretKey }) => openCredentials(secretKey, item.credentials))
 
 const searchConclusion = (adapter: NetworkAdapter, request: PublishRequest) =>
   adapter.search(request).pipe(
@@ -138,18 +136,33 @@ const runAttempt = (item: ItemToPublish, attemptId: string, mode: "send" | "sear
     const networkName = Option.match(findNetwork(item.network), { onNone: () => item.network, onSome: (n) => n.name })
     const conclude = (conclusion: Conclusion) => recordOutcome(item, attemptId, conclusion).pipe(Effect.as(JobOutcome.Done()))
     if (Option.isNone(adapter)) return yield* conclude(noAdapter(networkName))
-    const credentials = yield* credentialsOf(item)
-    if (Option.isNone(credentials)) return yield* conclude(unreadableCredentials)
+    // tokens that expire soon are refreshed first (under the channel's lock); a refused refresh disconnects it
+    const credentials = yield* freshCredentials(item.channelId, adapter.value)
+    if (Either.isLeft(credentials)) {
+      const problem = credentials.left
+      switch (problem._tag) {
+        case "Unreadable":
+          return yield* conclude(unreadableCredentials)
+        case "Disconnected":
+          return yield* conclude({ _tag: "Rejected", ...PublishMessages.disconnected(networkName, problem.reason) })
+        case "Unavailable":
+          // nothing was sent: like a send that reached nothing, the item waits and tries again
+          return yield* (reachedNothing + 1 >= MAX_SENDS_THAT_REACHED_NOTHING
+            ? conclude(unreachable(networkName, problem.reason))
+            : closeUnsent(attemptId, "not_sent", problem.reason).pipe(Effect.as(JobOutcome.Retry({ delayMs: retryDelayAfter(reachedNothing) }))))
+      }
+    }
     const request: PublishRequest = {
       item: { id: item.id, position: item.position, content: item.content },
       media: item.media,
-      channel: { id: item.channelId, credentials: credentials.value, settings: decodeSettings(item.settings) },
+      channel: { id: item.channelId, credentials: credentials.right, settings: decodeSettings(item.settings) },
       previousReleaseId: item.replyTo,
-      rootReleaseId: null
+      rootReleaseId: item.rootReleaseId
     }
     // we may have sent it before: ask the network, never send again
     if (mode === "search") return yield* conclude(yield* searchConclusion(adapter.value, request))
-    const answer = yield* adapter.value.publish(request).pipe(
+    const send = item.position === 0 ? adapter.value.publish : adapter.value.publishFollowUp
+    const answer = yield* send(request).pipe(
       Effect.timeoutTo({
         duration: Duration.millis(settings.networkTimeoutMs),
         onSuccess: (a): PublishAnswer => a,

@@ -9,6 +9,7 @@ import { ActorClient } from "../../services/gateway/actorClient.js"
 import { authorize } from "../../services/platform/policy.js"
 import { makeTestLayer } from "../../services/platform/testLayer.js"
 import { ChannelsRepo } from "../../services/repos/channelsRepo.js"
+import { NetworkAdapters } from "../../services/networks/registry.js"
 import { CustomersRepo } from "../../services/repos/customersRepo.js"
 
 /** Spec: Authentication rule 4, Media, Webhook management; domain/policy.ts decides where it is silent. */
@@ -48,6 +49,7 @@ const ChannelsTest = Channels.Test.pipe(
     Layer.mergeAll(
       makeTestLayer(ChannelsRepo)({}),
       makeTestLayer(CustomersRepo)({}),
+      NetworkAdapters.Test([]),
       makeTestLayer(ActorClient)({
         send: (_principal, command) =>
           Effect.sync(() => {
