@@ -93,6 +93,8 @@ export interface NetworkModule {
   readonly expiredTokenBody: () => SimResponse
   /** The network's "search is off" answer (default 503). */
   readonly searchUnavailableBody?: () => SimResponse
+  /** Makes an account (POST /_sim/accounts/<network>) and answers the admin CLI's `--credentials` JSON for it. */
+  readonly seed?: (core: SimCore, input: Readonly<Record<string, unknown>>) => Promise<unknown> | unknown
 }
 
 /** State and helpers a network module gets. */
@@ -183,6 +185,7 @@ export const startSimulatorCore = async (modules: ReadonlyArray<NetworkModule>, 
 
   const handle = async (req: http.IncomingMessage, res: http.ServerResponse, body: Buffer) => {
     const url = new URL(req.url ?? "/", "http://simulator")
+    if (url.pathname.startsWith("/_sim/")) return jsonResponse(res, await control(req.method ?? "GET", url, body))
     const [, network = "", ...rest] = url.pathname.split("/")
     const module = byNetwork.get(network)
     if (module === undefined) return jsonResponse(res, { status: 404, body: { error: `no simulated network ${network}` } })
@@ -241,6 +244,49 @@ export const startSimulatorCore = async (modules: ReadonlyArray<NetworkModule>, 
     }
   }
 
+  /**
+   * The control API (`npm run simulate` prints it): what arrived, faults, accounts.
+   * GET /_sim/posts[?network=], GET /_sim/requests, POST /_sim/faults (a FaultRule),
+   * DELETE /_sim/faults, POST /_sim/search-delay {ms}, POST /_sim/refuse {ms},
+   * POST /_sim/accounts/<network> (the module's seed input) → the `--credentials` JSON.
+   */
+  const control = async (method: string, url: URL, body: Buffer): Promise<SimResponse> => {
+    const input = (() => {
+      try {
+        return body.length === 0 ? {} : (JSON.parse(body.toString("utf8")) as unknown)
+      } catch {
+        return undefined
+      }
+    })()
+    const object = typeof input === "object" && input !== null ? (input as Record<string, unknown>) : undefined
+    const route = `${method} ${url.pathname}`
+    if (route === "GET /_sim/posts") {
+      const network = url.searchParams.get("network")
+      return { status: 200, body: network === null ? posts : posts.filter((p) => p.network === network) }
+    }
+    if (route === "GET /_sim/requests") return { status: 200, body: requests }
+    if (route === "DELETE /_sim/faults") {
+      rules.length = 0
+      return { status: 204 }
+    }
+    if (route === "POST /_sim/faults" && object !== undefined && typeof object["network"] === "string" && typeof object["mode"] === "string") {
+      rules.unshift({ ...(object as unknown as FaultRule), op: typeof object["op"] === "string" ? object["op"] : "publish", left: typeof object["times"] === "number" ? object["times"] : Number.POSITIVE_INFINITY })
+      return { status: 201, body: { ok: true } }
+    }
+    if (route === "POST /_sim/search-delay" && typeof object?.["ms"] === "number") {
+      searchDelayMs = object["ms"]
+      return { status: 200, body: { ok: true } }
+    }
+    if (route === "POST /_sim/refuse" && typeof object?.["ms"] === "number") {
+      void refuse(object["ms"])
+      return { status: 200, body: { ok: true } }
+    }
+    const seedMatch = /^POST \/_sim\/accounts\/([a-z-]+)$/.exec(route)
+    const module = seedMatch?.[1] === undefined ? undefined : byNetwork.get(seedMatch[1])
+    if (module?.seed !== undefined) return { status: 201, body: await module.seed(core, object ?? {}) }
+    return { status: 404, body: { error: "unknown control route" } }
+  }
+
   const server = http.createServer((req, res) => {
     const chunks: Array<Buffer> = []
     req.on("data", (c: Buffer) => chunks.push(c))
@@ -265,7 +311,15 @@ export const startSimulatorCore = async (modules: ReadonlyArray<NetworkModule>, 
   const port = await listen(options.port ?? 0)
   Object.assign(core, { origin: `http://127.0.0.1:${port}` })
 
-  const closeListener = () => new Promise<void>((resolve) => server.close(() => resolve()))
+  const closeListener = () =>
+    new Promise<void>((resolve) => {
+      server.close(() => resolve())
+      server.closeIdleConnections()
+    })
+  const refuse = async (ms: number) => {
+    await closeListener()
+    setTimeout(() => void listen(port).catch(() => {}), ms)
+  }
   return Object.assign(core, {
     requests,
     port,
@@ -275,10 +329,7 @@ export const startSimulatorCore = async (modules: ReadonlyArray<NetworkModule>, 
     clearFaults: () => {
       rules.length = 0
     },
-    refuseConnections: async (ms: number) => {
-      await closeListener()
-      setTimeout(() => void listen(port).catch(() => {}), ms)
-    },
+    refuseConnections: refuse,
     setSearchDelay: (ms: number) => {
       searchDelayMs = ms
     },
