@@ -20,7 +20,9 @@ export const permissions = {
   /** GET /media: clients get an empty list rather than a refusal (spec). */
   "media.browse": ["owner", "admin", "editor"],
   "media.upload": ["owner", "admin", "editor"],
-  "webhooks.manage": ["owner", "admin"]
+  "webhooks.manage": ["owner", "admin"],
+  /** GET /notifications: what happened to the workspace's posts and channels, for every member. */
+  "notifications.read": ["owner", "admin", "editor", "client"]
 } as const satisfies Record<string, ReadonlyArray<Role>>
 
 export type Action = keyof typeof permissions

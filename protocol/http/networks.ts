@@ -1,7 +1,7 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { Authentication } from "./security.js"
-import { UnknownNetwork } from "./errors.js"
+import { Forbidden, InvalidRequest, UnknownNetwork } from "./errors.js"
 import { Needs, SettingsList } from "./account.js"
 
 export const NetworkItem = Schema.Struct({
@@ -18,7 +18,33 @@ export const NetworkRules = Schema.Struct({
   settings: SettingsList
 }).annotations({ identifier: "NetworkRules" })
 
+export const Notification = Schema.Struct({
+  id: Schema.String,
+  type: Schema.Literal("success", "fail", "info"),
+  title: Schema.String,
+  body: Schema.String,
+  link: Schema.String.annotations({ description: "A path inside the app" }),
+  created_at: Schema.String.annotations({ description: "UTC timestamp" })
+}).annotations({ identifier: "Notification" })
+
+export const NotificationsParams = Schema.Struct({
+  page: Schema.optional(
+    Schema.NumberFromString.pipe(Schema.int(), Schema.between(1, 1_000_000)).annotations({
+      description: "Starts at 1 (default 1); 50 per page"
+    })
+  )
+})
+
 export const NetworksApi = HttpApiGroup.make("networks")
+  .add(
+    HttpApiEndpoint.get("listNotifications", "/notifications")
+      .setUrlParams(NotificationsParams)
+      .addSuccess(Schema.Struct({ notifications: Schema.Array(Notification), page: Schema.Number }))
+      .addError(InvalidRequest)
+      .addError(Forbidden)
+      .annotate(OpenApi.Summary, "List notifications")
+      .annotate(OpenApi.Description, "Newest first, 50 per page. A page with fewer than 50 is the last one.")
+  )
   .add(
     HttpApiEndpoint.get("listNetworks", "/networks")
       .addSuccess(Schema.Array(NetworkItem))
@@ -31,5 +57,5 @@ export const NetworksApi = HttpApiGroup.make("networks")
       .addError(UnknownNetwork)
       .annotate(OpenApi.Summary, "Rules of a network")
   )
-  .annotate(OpenApi.Title, "Networks")
+  .annotate(OpenApi.Title, "Notifications and networks")
   .middleware(Authentication)

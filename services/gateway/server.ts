@@ -7,6 +7,7 @@ import { PublicApi } from "../../protocol/http/api.js"
 import { AppConfig, type HttpServerConfig } from "../platform/config.js"
 import { alive, natsCheck, postgresCheck, readiness, redisCheck } from "../platform/health.js"
 import { RedisLive } from "../platform/redis.js"
+import { Notifications } from "../notifications/Notifications.js"
 import { Channels } from "../channels/Channels.js"
 import { Posts } from "../posts/Posts.js"
 import { Share } from "../share/Share.js"
@@ -80,7 +81,7 @@ const SystemRoutesLive = HttpApiBuilder.Router.use((router) =>
 )
 
 /** The feature services, built once for every edge of the gateway (REST handlers, pages). */
-const FeaturesLive = Layer.mergeAll(Posts.Default, Channels.Default, Share.Default)
+const FeaturesLive = Layer.mergeAll(Posts.Default, Channels.Default, Share.Default, Notifications.Default)
 
 const ApiLive = HttpApiBuilder.api(PublicApi).pipe(
   Layer.provide([AccountHttpLive, NetworksHttpLive, PostsHttpLive, MediaHttpLive]),

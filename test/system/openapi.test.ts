@@ -70,6 +70,7 @@ const servedNow = [
   "put /posts/{id}/settings",
   "delete /posts/{id}",
   "delete /posts/group/{group}",
+  "get /notifications",
   "get /networks",
   "get /rules/{identifier}"
 ]

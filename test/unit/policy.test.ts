@@ -22,7 +22,8 @@ const expected: ReadonlyArray<readonly [Action, ReadonlyArray<Role>]> = [
   ["posts.review", ["owner", "admin", "client"]],
   ["media.browse", ["owner", "admin", "editor"]],
   ["media.upload", ["owner", "admin", "editor"]],
-  ["webhooks.manage", ["owner", "admin"]]
+  ["webhooks.manage", ["owner", "admin"]],
+  ["notifications.read", ["owner", "admin", "editor", "client"]]
 ]
 
 const roles: ReadonlyArray<Role> = ["owner", "admin", "editor", "client"]

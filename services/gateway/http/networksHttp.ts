@@ -3,9 +3,14 @@ import { Effect, Option } from "effect"
 import { Errors } from "../../../domain/errors.js"
 import { findNetwork, networkListItem, networks, rulesOf } from "../../../domain/networks/index.js"
 import { PublicApi } from "../../../protocol/http/api.js"
+import { Notifications } from "../../notifications/Notifications.js"
+import { authorize } from "../../platform/policy.js"
 
 export const NetworksHttpLive = HttpApiBuilder.group(PublicApi, "networks", (handlers) =>
-  handlers
+  Effect.gen(function* () {
+    const notifications = yield* Notifications
+    return handlers
+    .handle("listNotifications", ({ urlParams }) => notifications.list(urlParams.page ?? 1).pipe(authorize("notifications.read")))
     .handle("listNetworks", () => Effect.succeed(networks.map(networkListItem)))
     .handle("networkRules", ({ path }) =>
       Option.match(findNetwork(path.identifier), {
@@ -13,4 +18,5 @@ export const NetworksHttpLive = HttpApiBuilder.group(PublicApi, "networks", (han
         onSome: (n) => Effect.succeed(rulesOf(n))
       })
     )
+  })
 )
