@@ -119,3 +119,33 @@ export const statusAnswer = (
   }
   return PublishAnswer.Rejected(reject(response))
 }
+
+/** A multipart/form-data body (media uploads): text fields and files, in order. */
+export const multipart = (
+  parts: ReadonlyArray<
+    | { readonly name: string; readonly value: string }
+    | { readonly name: string; readonly filename: string; readonly mime: string; readonly bytes: Buffer }
+  >
+): { readonly body: Buffer; readonly contentType: string } => {
+  const boundary = `----post-scheduler-${crypto.randomUUID()}`
+  const quote = (s: string) => s.replace(/[\r\n"]/g, "_")
+  const chunks: Array<Buffer> = []
+  for (const part of parts) {
+    chunks.push(Buffer.from(`--${boundary}\r\n`))
+    if ("bytes" in part) {
+      chunks.push(Buffer.from(`Content-Disposition: form-data; name="${quote(part.name)}"; filename="${quote(part.filename)}"\r\nContent-Type: ${part.mime || "application/octet-stream"}\r\n\r\n`))
+      chunks.push(part.bytes)
+    } else {
+      chunks.push(Buffer.from(`Content-Disposition: form-data; name="${quote(part.name)}"\r\n\r\n${part.value}`))
+    }
+    chunks.push(Buffer.from("\r\n"))
+  }
+  chunks.push(Buffer.from(`--${boundary}--\r\n`))
+  return { body: Buffer.concat(chunks), contentType: `multipart/form-data; boundary=${boundary}` }
+}
+
+/** Text as networks echo it back, for comparing with what was sent: whitespace runs are one space. */
+export const sameText = (a: string, b: string) => a.replace(/\s+/g, " ").trim() === b.replace(/\s+/g, " ").trim()
+
+/** The origin and path of a base address without a trailing slash (`https://host/base`). */
+export const trimBase = (url: string) => url.replace(/\/+$/, "")

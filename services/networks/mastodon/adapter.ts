@@ -1,0 +1,325 @@
+import { Config, Effect, Option, Redacted, Schema } from "effect"
+import {
+  ConnectFailed,
+  type Credentials,
+  type NetworkAdapter,
+  type NetworkAnswer,
+  PublishAnswer,
+  type PublishRequest,
+  Refresh,
+  SearchAnswer,
+  Statistics
+} from "../adapter.js"
+import { answerOf, connectFailedFrom, decodeForVerify, metricToday, readAllMedia, readCredentials, unknownTool } from "../adapterKit.js"
+import { NetworkDeps } from "../networkDeps.js"
+import { bearerJson, call, decodeBody, isSuccess, multipart, sameText, statusAnswer, transportAnswer, trimBase } from "../networkHttp.js"
+import { htmlToText } from "./htmlText.js"
+
+/**
+ * Mastodon, any instance (docs.joinmastodon.org): this server registers an app on each
+ * instance (POST /api/v1/apps, kept in network_apps), signs in with OAuth
+ * (/oauth/authorize + /oauth/token), posts with POST /api/v1/statuses (Idempotency-Key =
+ * the item id, which Mastodon honours for an hour), uploads with POST /api/v2/media, and
+ * searches the account's own statuses.
+ */
+const NAME = "Mastodon"
+
+export interface MastodonOptions {
+  /** MASTODON_URL: the instance GET /social signs in to when the caller names none. */
+  readonly defaultInstance: string
+  /** MASTODON_APP_NAME: the app's name shown on the instance's consent page. */
+  readonly appName: string
+  /** MASTODON_CLIENT_ID / MASTODON_CLIENT_SECRET: an app registered by hand on the default instance. */
+  readonly clientId: Option.Option<string>
+  readonly clientSecret: Option.Option<Redacted.Redacted>
+}
+
+const StoredCredentials = Schema.Struct({
+  instance: Schema.String,
+  accessToken: Schema.String,
+  accountId: Schema.optional(Schema.String),
+  username: Schema.optional(Schema.String)
+})
+const GivenCredentials = Schema.Struct({ instance: Schema.String, accessToken: Schema.String })
+
+const Account = Schema.Struct({
+  id: Schema.String,
+  username: Schema.String,
+  acct: Schema.optional(Schema.String),
+  display_name: Schema.optional(Schema.String),
+  avatar: Schema.optional(Schema.NullOr(Schema.String)),
+  followers_count: Schema.optional(Schema.Number),
+  following_count: Schema.optional(Schema.Number),
+  statuses_count: Schema.optional(Schema.Number)
+})
+const Status = Schema.Struct({
+  id: Schema.String,
+  url: Schema.optional(Schema.NullOr(Schema.String)),
+  uri: Schema.optional(Schema.String),
+  content: Schema.optional(Schema.String),
+  created_at: Schema.optional(Schema.String),
+  favourites_count: Schema.optional(Schema.Number),
+  reblogs_count: Schema.optional(Schema.Number),
+  replies_count: Schema.optional(Schema.Number)
+})
+const MediaAttachment = Schema.Struct({ id: Schema.String, url: Schema.optional(Schema.NullOr(Schema.String)) })
+const App = Schema.Struct({ client_id: Schema.String, client_secret: Schema.String })
+const Token = Schema.Struct({ access_token: Schema.String })
+const ErrorBody = Schema.Struct({ error: Schema.String })
+
+/** An instance address as the key of its app and its channels: origin and path, no trailing slash. */
+const instanceOf = (text: string): Option.Option<string> => {
+  try {
+    const url = new URL(text.includes("://") ? text : `https://${text}`)
+    if (url.protocol !== "https:" && url.protocol !== "http:") return Option.none()
+    return Option.some(trimBase(`${url.origin}${url.pathname}`))
+  } catch {
+    return Option.none()
+  }
+}
+
+/** Mastodon's own reason → plain language and a fix. */
+const rejection = (response: Parameters<Parameters<typeof statusAnswer>[2]>[0]) => {
+  const reason = Option.match(decodeBody(ErrorBody, response), { onNone: () => `HTTP ${response.status}`, onSome: (b) => b.error })
+  if (/character limit/i.test(reason)) {
+    return { message: `Mastodon refused the post: ${reason}.`, fix: "Shorten the text to the instance's limit (500 characters on most), then retry." }
+  }
+  if (/record not found/i.test(reason)) {
+    return { message: `Mastodon refused the follow-up: the post it answers is gone (${reason}).`, fix: "Check that the first post is still on Mastodon, then retry." }
+  }
+  return { message: `Mastodon refused the post: ${reason}.`, fix: "Change the post as the message says, then retry." }
+}
+
+/** Mastodon's answer to POST /api/v1/statuses. */
+export const classifyMastodon = (answer: NetworkAnswer): PublishAnswer => {
+  if (answer._tag === "Failed") return transportAnswer(NAME, answer.error)
+  const { response } = answer
+  if (isSuccess(response)) {
+    const status = decodeBody(Status, response)
+    if (Option.isSome(status) && status.value.id !== "") {
+      const url = status.value.url ?? status.value.uri ?? ""
+      return PublishAnswer.Published({ releaseId: status.value.id, releaseUrl: url })
+    }
+  }
+  return statusAnswer(NAME, response, rejection)
+}
+
+export const makeMastodonAdapterWith = (options: MastodonOptions) =>
+  Effect.gen(function* () {
+    const { apps, media, outbound } = yield* NetworkDeps
+    const credentialsOf = readCredentials(StoredCredentials, NAME)
+
+    const whoAmI = (instance: string, accessToken: string) =>
+      call(outbound, { url: `${instance}/api/v1/accounts/verify_credentials`, headers: bearerJson(accessToken) })
+
+    const verify = (input: unknown) =>
+      Effect.gen(function* () {
+        const given = yield* decodeForVerify(GivenCredentials, NAME, "instance (the server's address) and accessToken")(input)
+        const instance = instanceOf(given.instance)
+        if (Option.isNone(instance)) return yield* new ConnectFailed({ message: `Mastodon instance ${given.instance} is not an address.` })
+        const answer = yield* whoAmI(instance.value, given.accessToken)
+        const account = answer._tag === "Response" && isSuccess(answer.response) ? decodeBody(Account, answer.response) : Option.none()
+        if (Option.isNone(account)) return yield* connectFailedFrom(NAME, answer)
+        const a = account.value
+        return {
+          credentials: { instance: instance.value, accessToken: given.accessToken, accountId: a.id, username: a.username },
+          profile: { accountId: `${instance.value}#${a.id}`, name: a.display_name || a.username, profile: a.username, picture: a.avatar ?? null }
+        }
+      })
+
+    /** This server's app on the instance, registered on first use. */
+    const appFor = (instance: string, redirectUri: string) =>
+      Effect.gen(function* () {
+        if (instance === options.defaultInstance && Option.isSome(options.clientId) && Option.isSome(options.clientSecret)) {
+          return { clientId: options.clientId.value, clientSecret: Redacted.value(options.clientSecret.value) }
+        }
+        const key = { network: "mastodon", instance, redirectUri }
+        const known = yield* apps.find(key)
+        if (Option.isSome(known)) return known.value
+        const answer = yield* call(outbound, {
+          url: `${instance}/api/v1/apps`,
+          method: "POST",
+          headers: { "content-type": "application/json", accept: "application/json" },
+          body: JSON.stringify({ client_name: options.appName, redirect_uris: redirectUri, scopes: "read write" })
+        })
+        const app = answer._tag === "Response" && isSuccess(answer.response) ? decodeBody(App, answer.response) : Option.none()
+        if (Option.isNone(app)) return yield* connectFailedFrom(`The Mastodon instance ${instance}`, answer)
+        const registered = { clientId: app.value.client_id, clientSecret: app.value.client_secret }
+        yield* apps.save(key, registered)
+        return (yield* apps.find(key)).pipe(Option.getOrElse(() => registered))
+      })
+
+    const instanceFor = (given: string | null) =>
+      Option.match(instanceOf(given ?? options.defaultInstance), {
+        onNone: () => Effect.fail(new ConnectFailed({ message: `Mastodon instance ${given ?? ""} is not an address.` })),
+        onSome: Effect.succeed
+      })
+
+    const uploadAll = (instance: string, token: string, request: PublishRequest) =>
+      Effect.gen(function* () {
+        const files = yield* readAllMedia(media, request.media)
+        const ids: Array<string> = []
+        for (const [index, file] of files.entries()) {
+          const form = multipart([
+            { name: "file", filename: file.name || `file-${index}`, mime: file.mime, bytes: file.bytes },
+            { name: "description", value: request.media[index]?.alt ?? "" }
+          ])
+          const answer = yield* call(outbound, {
+            url: `${instance}/api/v2/media`,
+            method: "POST",
+            headers: { authorization: `Bearer ${token}`, "content-type": form.contentType, accept: "application/json" },
+            body: form.body,
+            timeoutMs: 120_000
+          })
+          const attachment = answer._tag === "Response" && isSuccess(answer.response) ? decodeBody(MediaAttachment, answer.response) : Option.none()
+          if (Option.isNone(attachment)) {
+            // nothing is posted before the status itself: a failed upload sent no post
+            const failed = answer._tag === "Failed" ? transportAnswer(NAME, answer.error) : statusAnswer(NAME, answer.response, rejection)
+            return yield* Effect.fail(
+              failed._tag === "NoAnswer" ? PublishAnswer.FailedBeforeSending({ reason: `a file upload got no answer: ${failed.reason}` }) : failed
+            )
+          }
+          // 202: still processing; the status may reference it at once (Mastodon waits for it)
+          ids.push(attachment.value.id)
+        }
+        return ids
+      })
+
+    const send = (request: PublishRequest) =>
+      answerOf(
+        Effect.gen(function* () {
+          const credentials = yield* credentialsOf(request.channel.credentials)
+          const mediaIds = yield* uploadAll(credentials.instance, credentials.accessToken, request)
+          const visibility = request.channel.settings["visibility"]
+          const answer = yield* call(outbound, {
+            url: `${credentials.instance}/api/v1/statuses`,
+            method: "POST",
+            headers: { ...bearerJson(credentials.accessToken), "idempotency-key": request.item.id },
+            body: JSON.stringify({
+              status: request.item.content,
+              ...(mediaIds.length > 0 ? { media_ids: mediaIds } : {}),
+              ...(request.previousReleaseId !== null ? { in_reply_to_id: request.previousReleaseId } : {}),
+              visibility: typeof visibility === "string" ? visibility : "public"
+            })
+          })
+          return classifyMastodon(answer)
+        })
+      )
+
+    /** Channels connected before the account id was kept ask the instance for it. */
+    const accountIdOf = (instance: string, accessToken: string) =>
+      Effect.map(whoAmI(instance, accessToken), (answer) =>
+        answer._tag === "Response" && isSuccess(answer.response)
+          ? Option.getOrUndefined(Option.map(decodeBody(Account, answer.response), (a) => a.id))
+          : undefined
+      )
+
+    const search = (request: PublishRequest) =>
+      Effect.gen(function* () {
+        const credentials = yield* credentialsOf(request.channel.credentials).pipe(Effect.option)
+        if (Option.isNone(credentials)) return SearchAnswer.CannotTell({ reason: "the channel's credentials cannot be read" })
+        const { accessToken, instance } = credentials.value
+        const accountId = credentials.value.accountId ?? (yield* accountIdOf(instance, accessToken))
+        if (accountId === undefined) return SearchAnswer.CannotTell({ reason: "the account could not be read" })
+        const answer = yield* call(outbound, {
+          url: `${instance}/api/v1/accounts/${encodeURIComponent(accountId)}/statuses?limit=40&exclude_reblogs=true`,
+          headers: bearerJson(accessToken)
+        })
+        if (answer._tag === "Failed" || !isSuccess(answer.response)) {
+          return SearchAnswer.CannotTell({ reason: answer._tag === "Failed" ? answer.error._tag : `HTTP ${answer.response.status}` })
+        }
+        const statuses = decodeBody(Schema.Array(Status), answer.response)
+        if (Option.isNone(statuses)) return SearchAnswer.CannotTell({ reason: "the statuses could not be read" })
+        const found = statuses.value.find((s) => sameText(htmlToText(s.content ?? ""), request.item.content))
+        return found === undefined
+          ? SearchAnswer.NotFound()
+          : SearchAnswer.Found({ releaseId: found.id, releaseUrl: found.url ?? found.uri ?? "" })
+      })
+
+    const adapter: NetworkAdapter = {
+      identifier: "mastodon",
+      connect: {
+        kind: "link",
+        authorizeUrl: ({ instance, redirectUri, state }) =>
+          Effect.gen(function* () {
+            const server = yield* instanceFor(instance)
+            const app = yield* appFor(server, redirectUri)
+            const query = new URLSearchParams({ client_id: app.clientId, redirect_uri: redirectUri, response_type: "code", scope: "read write", state })
+            return `${server}/oauth/authorize?${query.toString()}`
+          }),
+        exchange: ({ code, instance, redirectUri }) =>
+          Effect.gen(function* () {
+            const server = yield* instanceFor(instance)
+            const app = yield* appFor(server, redirectUri)
+            const answer = yield* call(outbound, {
+              url: `${server}/oauth/token`,
+              method: "POST",
+              headers: { "content-type": "application/json", accept: "application/json" },
+              body: JSON.stringify({
+                grant_type: "authorization_code",
+                code,
+                client_id: app.clientId,
+                client_secret: app.clientSecret,
+                redirect_uri: redirectUri,
+                scope: "read write"
+              })
+            })
+            const token = answer._tag === "Response" && isSuccess(answer.response) ? decodeBody(Token, answer.response) : Option.none()
+            if (Option.isNone(token)) return yield* connectFailedFrom(NAME, answer)
+            return yield* verify({ instance: server, accessToken: token.value.access_token })
+          })
+      },
+      verify,
+      // Mastodon tokens do not expire; a revoked one answers 401 (reconnect)
+      refresh: () => Effect.succeed(Refresh.Unchanged()),
+      publish: send,
+      publishFollowUp: send,
+      search,
+      statistics: {
+        channel: (credentials: Redacted.Redacted<Credentials>) =>
+          Effect.gen(function* () {
+            const c = yield* credentialsOf(credentials).pipe(Effect.option)
+            if (Option.isNone(c)) return Statistics.Missing({ message: "The channel's credentials cannot be read." })
+            const answer = yield* whoAmI(c.value.instance, c.value.accessToken)
+            const account = answer._tag === "Response" && isSuccess(answer.response) ? decodeBody(Account, answer.response) : Option.none()
+            if (Option.isNone(account)) return Statistics.Missing({ message: "Mastodon did not answer with the account's numbers." })
+            return Statistics.Metrics({
+              metrics: [
+                metricToday("Followers", account.value.followers_count ?? 0, "People who follow the account"),
+                metricToday("Following", account.value.following_count ?? 0, "Accounts it follows"),
+                metricToday("Posts", account.value.statuses_count ?? 0, "Posts the account has made")
+              ]
+            })
+          }),
+        post: (credentials: Redacted.Redacted<Credentials>, releaseId: string) =>
+          Effect.gen(function* () {
+            const c = yield* credentialsOf(credentials).pipe(Effect.option)
+            if (Option.isNone(c)) return Statistics.Missing({ message: "The channel's credentials cannot be read." })
+            const answer = yield* call(outbound, { url: `${c.value.instance}/api/v1/statuses/${encodeURIComponent(releaseId)}`, headers: bearerJson(c.value.accessToken) })
+            const status = answer._tag === "Response" && isSuccess(answer.response) ? decodeBody(Status, answer.response) : Option.none()
+            if (Option.isNone(status)) return Statistics.Missing({ message: "Mastodon did not answer with the post's numbers." })
+            return Statistics.Metrics({
+              metrics: [
+                metricToday("Favourites", status.value.favourites_count ?? 0),
+                metricToday("Boosts", status.value.reblogs_count ?? 0),
+                metricToday("Replies", status.value.replies_count ?? 0)
+              ]
+            })
+          })
+      },
+      runTool: ({ methodName }) => unknownTool(methodName, NAME, []),
+      classify: classifyMastodon
+    }
+    return adapter
+  })
+
+/** The adapter with MASTODON_URL, MASTODON_APP_NAME, MASTODON_CLIENT_ID and MASTODON_CLIENT_SECRET. */
+export const makeMastodonAdapter = Effect.gen(function* () {
+  const options = yield* Config.all({
+    defaultInstance: Config.string("MASTODON_URL").pipe(Config.withDefault("https://mastodon.social")),
+    appName: Config.string("MASTODON_APP_NAME").pipe(Config.withDefault("Post Scheduler")),
+    clientId: Config.option(Config.string("MASTODON_CLIENT_ID")),
+    clientSecret: Config.option(Config.redacted("MASTODON_CLIENT_SECRET"))
+  }).pipe(Effect.orDie)
+  return yield* makeMastodonAdapterWith({ ...options, defaultInstance: Option.getOrElse(instanceOf(options.defaultInstance), () => "https://mastodon.social") })
+})

@@ -1,0 +1,78 @@
+import { Effect, Layer, Option, Redacted } from "effect"
+import type { Credentials, NetworkAdapter, PublishAnswer, PublishRequest } from "../../services/networks/adapter.js"
+import { type AppRegistration, MediaUnavailable, NetworkDeps } from "../../services/networks/networkDeps.js"
+import { makeOutboundHttpForTests } from "../../services/platform/outbound/testing.js"
+import type { StoredMedia } from "../../services/posts/rows.js"
+import type { Simulator } from "./simulator/core.js"
+
+/**
+ * An adapter under test, built with the real outbound client (every address refused but
+ * the simulator's port), files kept in memory by url, and app registrations in memory.
+ */
+export const adapterDeps = (sim: Simulator, files: ReadonlyMap<string, Buffer> = new Map()) => {
+  const apps = new Map<string, AppRegistration>()
+  return Layer.succeed(NetworkDeps, {
+    outbound: makeOutboundHttpForTests({
+      resolver: () => Promise.resolve([]),
+      allow: [{ address: "127.0.0.1", port: sim.port }]
+    }),
+    media: {
+      read: (m: StoredMedia) => {
+        const bytes = files.get(m.url)
+        return bytes === undefined
+          ? Effect.fail(new MediaUnavailable({ message: `The file ${m.name} could not be read (gone).` }))
+          : Effect.succeed({ bytes, mime: m.mime, name: m.name })
+      }
+    },
+    apps: {
+      find: (key) => Effect.succeed(Option.fromNullable(apps.get(`${key.network} ${key.instance} ${key.redirectUri}`))),
+      save: (key, app) => Effect.sync(() => void apps.set(`${key.network} ${key.instance} ${key.redirectUri}`, app))
+    }
+  })
+}
+
+export const buildAdapter = <E>(make: Effect.Effect<NetworkAdapter, E, NetworkDeps>, deps: Layer.Layer<NetworkDeps>) =>
+  Effect.runPromise(Effect.provide(make, deps))
+
+/** A small PNG (1×1), enough for a network that checks the type. */
+export const PNG = Buffer.from("89504e470d0a1a0a0000000d4948445200000001000000010806000000", "hex")
+
+export const imageMedia = (url = "http://files.test/cat.png", alt = "A cat"): StoredMedia => ({
+  id: crypto.randomUUID(),
+  alt,
+  url,
+  mime: "image/png",
+  name: "cat.png",
+  size: PNG.length,
+  type: "image",
+  width: 1,
+  height: 1
+})
+
+/** A publish request for an item of a channel with these credentials. */
+export const requestFor = (
+  credentials: Credentials,
+  input: {
+    readonly content: string
+    readonly itemId?: string
+    readonly position?: number
+    readonly media?: ReadonlyArray<StoredMedia>
+    readonly settings?: Readonly<Record<string, unknown>>
+    readonly previousReleaseId?: string | null
+    readonly rootReleaseId?: string | null
+  }
+): PublishRequest => ({
+  item: { id: input.itemId ?? crypto.randomUUID(), position: input.position ?? 0, content: input.content },
+  media: input.media ?? [],
+  channel: { id: crypto.randomUUID(), credentials: Redacted.make(credentials), settings: input.settings ?? {} },
+  previousReleaseId: input.previousReleaseId ?? null,
+  rootReleaseId: input.rootReleaseId ?? null
+})
+
+export const run = <A>(effect: Effect.Effect<A>) => Effect.runPromise(effect)
+
+/** The published answer, or a test failure naming what came instead. */
+export const published = (answer: PublishAnswer) => {
+  if (answer._tag !== "Published") throw new Error(`expected Published, got ${JSON.stringify(answer)}`)
+  return answer
+}
