@@ -69,7 +69,7 @@ export const requestFor = (
   rootReleaseId: input.rootReleaseId ?? null
 })
 
-export const run = <A>(effect: Effect.Effect<A>) => Effect.runPromise(effect)
+export const run = <A, E>(effect: Effect.Effect<A, E>) => Effect.runPromise(effect)
 
 /** The published answer, or a test failure naming what came instead. */
 export const published = (answer: PublishAnswer) => {
