@@ -3,6 +3,7 @@ import type { Credentials, NetworkAdapter, PublishAnswer, PublishRequest } from 
 import { type AppRegistration, MediaUnavailable, NetworkDeps } from "../../services/networks/networkDeps.js"
 import { makeOutboundHttpForTests } from "../../services/platform/outbound/testing.js"
 import type { StoredMedia } from "../../services/posts/rows.js"
+import type { ChannelRow } from "../../services/repos/channelsRepo.js"
 import type { Simulator } from "./simulator/core.js"
 
 /**
@@ -76,3 +77,20 @@ export const published = (answer: PublishAnswer) => {
   if (answer._tag !== "Published") throw new Error(`expected Published, got ${JSON.stringify(answer)}`)
   return answer
 }
+
+/** A channel row for tool calls (the adapters read only the credentials given with it). */
+export const channelRow = (network: string): ChannelRow => ({
+  id: crypto.randomUUID(),
+  workspaceId: crypto.randomUUID(),
+  customerId: null,
+  customerName: null,
+  customerApproval: null,
+  network,
+  name: network,
+  profile: network,
+  picture: null,
+  disabled: false,
+  refreshNeeded: false,
+  inBetweenSteps: false,
+  postingTimes: []
+})
