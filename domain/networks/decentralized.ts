@@ -11,7 +11,8 @@ export const mastodon: Network = {
   maxMedia: 4,
   comments: true,
   connect: "link",
-  serverKeys: ["MASTODON_CLIENT_ID", "MASTODON_CLIENT_SECRET"],
+  // this server registers its app on each instance (POST /api/v1/apps): no keys needed
+  serverKeys: [],
   settings: [],
   tools: [],
   rules: "Up to 500 characters. Up to 4 photos, or 1 video. Follow-up comments work (as replies)."

@@ -11,7 +11,7 @@ export const x: Network = {
   maxMedia: 4,
   comments: true,
   connect: "link",
-  serverKeys: ["X_API_KEY", "X_API_SECRET"],
+  serverKeys: ["X_CLIENT_ID", "X_CLIENT_SECRET"],
   settings: [
     {
       key: "who_can_reply_post",
@@ -29,7 +29,7 @@ export const x: Network = {
       help: "Id or address of an X Community to post in; leave empty to post on the timeline."
     }
   ],
-  tools: [],
+  tools: [{ methodName: "whoami", description: "Who this channel posts as: id, username and name.", dataSchema: [] }],
   rules:
     "Up to 280 characters, counted the way X counts them: every link counts 23, CJK characters and emoji count 2. " +
     "Up to 4 photos or videos per post. Follow-up comments work."
