@@ -12,6 +12,8 @@ export const permissions = {
   "channels.runTool": ["owner", "admin", "editor"],
   /** DELETE /integrations/{id}: "deleting a channel needs an owner or admin". */
   "channels.delete": ["owner", "admin"],
+  /** GET /social/{integration}: adding or reconnecting a channel, like removing one. */
+  "channels.connect": ["owner", "admin"],
   "posts.read": ["owner", "admin", "editor", "client"],
   /** Create, edit, move, change status or settings, delete. */
   "posts.write": ["owner", "admin", "editor"],

@@ -41,7 +41,7 @@ const fail = (code: number) => (e: { readonly message: string }) =>
 const main = (command: AdminCommand) =>
   run(command).pipe(
     Effect.flatMap((result) => Console.log(JSON.stringify(result))),
-    Effect.provide(DatabaseLive.pipe(Layer.provide(AppConfigLive))),
+    Effect.provide(DatabaseLive.pipe(Layer.provideMerge(AppConfigLive))),
     Effect.catchTags({ AdminInputError: fail(2), DatabaseUnavailable: fail(1), SecretKeyMissing: fail(1), PublicUrlInvalid: fail(1) }),
     Effect.catchAllCause((cause) => fail(1)({ message: `admin: ${cause.toString()}` }))
   )

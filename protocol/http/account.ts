@@ -4,7 +4,7 @@ import { Authentication } from "./security.js"
 import { Uuid } from "../../domain/ids.js"
 import { MAX_TOOL_DATA_KEYS, objectWithAtMost } from "../../domain/requests.js"
 import { IdParam, SuccessTrue } from "./common.js"
-import { ChannelNotFound, Forbidden, InvalidId, InvalidJson, InvalidRequest, UnknownNetwork } from "./errors.js"
+import { ChannelNotFound, Forbidden, FormConnect, InvalidId, InvalidJson, InvalidRequest, UnknownNetwork } from "./errors.js"
 
 export const Channel = Schema.Struct({
   id: Schema.String,
@@ -51,6 +51,14 @@ export const IntegrationSettings = Schema.Struct({
   })
 }).annotations({ identifier: "IntegrationSettings" })
 
+export const SocialParams = Schema.Struct({
+  customer: Schema.optional(Uuid.annotations({ description: "Put the new channel under this customer id" })),
+  refresh: Schema.optional(Uuid.annotations({ description: "Channel id to reconnect instead of adding a channel" })),
+  instance: Schema.optional(
+    Schema.String.pipe(Schema.maxLength(200)).annotations({ description: "The server to sign in to, for networks with many servers (a Mastodon instance such as https://fosstodon.org); default: the server's MASTODON_URL" })
+  )
+})
+
 export const TriggerPayload = Schema.Struct({
   methodName: Schema.String.annotations({ description: "A tool name from the channel's tools" }),
   data: Schema.optional(
@@ -95,6 +103,22 @@ export const AccountApi = HttpApiGroup.make("account")
       .addError(InvalidId)
       .addError(ChannelNotFound)
       .annotate(OpenApi.Summary, "Run a network helper tool")
+  )
+  .add(
+    HttpApiEndpoint.get("socialConnect", "/social/:integration")
+      .setPath(Schema.Struct({ integration: Schema.String.annotations({ description: "Network id (see GET /networks)" }) }))
+      .setUrlParams(SocialParams)
+      .addSuccess(Schema.Struct({ url: Schema.String.annotations({ description: "The network's sign-in address; open it in a browser" }) }))
+      .addError(InvalidRequest)
+      .addError(InvalidId)
+      .addError(FormConnect)
+      .addError(UnknownNetwork)
+      .addError(ChannelNotFound)
+      .annotate(OpenApi.Summary, "Sign-in link to connect a channel")
+      .annotate(
+        OpenApi.Description,
+        "Needs an owner or admin. After the sign-in the network sends the person back to this server, which stores the channel and shows a page saying it is connected; the channel then appears in GET /integrations. `refresh` reconnects that channel instead of adding one. The link works once, for 10 minutes."
+      )
   )
   .add(
     HttpApiEndpoint.del("deleteIntegration", "/integrations/:id")

@@ -31,6 +31,7 @@ export const usage = `Usage: npm run -s admin -- <command>
   user create --workspace W --email E --password P --role owner|admin|editor|client [--timezone IANA]
   customer create --workspace W --name N [--approval]
   channel create --workspace W --network ID --name N [--customer C] [--posting-times 09:00,13:30]
+                 [--credentials '{"instance":"https://…","accessToken":"…"}']   (checked against the network; README lists each network's fields)
   key rotate --workspace W
   billing set --workspace W --event ${billingEvents.join("|")}
 Prints JSON on stdout.`
@@ -117,9 +118,14 @@ export const parseAdminArgs = (argv: ReadonlyArray<string>): Either.Either<Admin
         } as const
       }
       case "channel create": {
-        const bad = allowed(["workspace", "network", "name", "customer", "posting-times"])
+        const bad = allowed(["workspace", "network", "name", "customer", "posting-times", "credentials"])
         if (bad) return yield* Either.left(bad)
         const customerId = flags.get("customer") ?? null
+        const credentialsText = flags.get("credentials")
+        const credentials = credentialsText === undefined ? null : Either.getOrUndefined(Either.try(() => JSON.parse(credentialsText) as unknown))
+        if (credentials === undefined || (credentials !== null && (typeof credentials !== "object" || Array.isArray(credentials)))) {
+          return yield* Either.left(`--credentials must be a JSON object, e.g. '{"instance":"https://mastodon.social","accessToken":"…"}'.`)
+        }
         if (customerId !== null && !isUuid(customerId)) return yield* Either.left("--customer must be a customer id (UUID).")
         const times = flags.get("posting-times")
         return {
@@ -128,7 +134,8 @@ export const parseAdminArgs = (argv: ReadonlyArray<string>): Either.Either<Admin
           network: yield* required("network"),
           name: yield* required("name"),
           customerId,
-          postingTimes: times === undefined ? [] : times.split(",").map((t) => t.trim()).filter((t) => t !== "")
+          postingTimes: times === undefined ? [] : times.split(",").map((t) => t.trim()).filter((t) => t !== ""),
+          credentials
         } as const
       }
       case "key rotate": {

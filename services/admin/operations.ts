@@ -1,6 +1,8 @@
 import { SqlClient } from "@effect/sql"
 import { Data, Effect, Option, Predicate } from "effect"
 import { billingStateAfter, type BillingEvent, type BillingState, type Plan } from "../../domain/billing.js"
+import { credentialFields } from "../../domain/networks/credentialFields.js"
+import { connectWithCredentials } from "../channels/connectWithCredentials.js"
 import { findNetwork } from "../../domain/networks/index.js"
 import { parsePostingTimes } from "../../domain/postingTimes.js"
 import type { Role } from "../../domain/roles.js"
@@ -84,6 +86,8 @@ export const makeAdminOperations = Effect.gen(function* () {
     name: string
     customerId: string | null
     postingTimes: ReadonlyArray<string>
+    /** The `--credentials` JSON, checked against the network before anything is saved. */
+    credentials?: unknown
   }) =>
     Effect.gen(function* () {
       yield* requireWorkspace(input.workspaceId)
@@ -96,16 +100,33 @@ export const makeAdminOperations = Effect.gen(function* () {
         const found = yield* sql`SELECT 1 FROM customers WHERE id = ${input.customerId} AND workspace_id = ${input.workspaceId}`
         if (found.length === 0) return yield* new AdminInputError({ message: `No customer ${input.customerId} in this workspace.` })
       }
-      const channelId = uuid()
-      yield* sql`INSERT INTO channels ${sql.insert({
-        id: channelId,
+      const fields = credentialFields[input.network]
+      if (input.credentials === undefined || input.credentials === null) {
+        if (fields !== undefined) {
+          return yield* new AdminInputError({
+            message: `A ${input.network} channel needs --credentials '{${fields.map((f) => `"${f}":"…"`).join(",")}}' (README: Connecting channels).`
+          })
+        }
+        const channelId = uuid()
+        yield* sql`INSERT INTO channels ${sql.insert({
+          id: channelId,
+          workspaceId: input.workspaceId,
+          customerId: input.customerId,
+          network: input.network,
+          name: input.name,
+          profile: input.name.toLowerCase().replace(/[^a-z0-9]+/g, "_"),
+          postingTimes: [...postingTimes]
+        })}`
+        return { channelId }
+      }
+      const { channelId } = yield* connectWithCredentials({
         workspaceId: input.workspaceId,
-        customerId: input.customerId,
         network: input.network,
         name: input.name,
-        profile: input.name.toLowerCase().replace(/[^a-z0-9]+/g, "_"),
-        postingTimes: [...postingTimes]
-      })}`
+        customerId: input.customerId,
+        postingTimes,
+        credentials: input.credentials
+      }).pipe(Effect.mapError((e) => new AdminInputError({ message: e.message })))
       return { channelId }
     })
 

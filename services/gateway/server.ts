@@ -8,6 +8,8 @@ import { AppConfig, type HttpServerConfig } from "../platform/config.js"
 import { alive, natsCheck, postgresCheck, readiness, redisCheck } from "../platform/health.js"
 import { RedisLive } from "../platform/redis.js"
 import { Notifications } from "../notifications/Notifications.js"
+import { Connections } from "../channels/Connections.js"
+import { SocialCallbackRoutesLive } from "./pages/socialCallback.js"
 import { Channels } from "../channels/Channels.js"
 import { Posts } from "../posts/Posts.js"
 import { Share } from "../share/Share.js"
@@ -81,7 +83,7 @@ const SystemRoutesLive = HttpApiBuilder.Router.use((router) =>
 )
 
 /** The feature services, built once for every edge of the gateway (REST handlers, pages). */
-const FeaturesLive = Layer.mergeAll(Posts.Default, Channels.Default, Share.Default, Notifications.Default)
+const FeaturesLive = Layer.mergeAll(Posts.Default, Channels.Default, Connections.Default, Share.Default, Notifications.Default)
 
 const ApiLive = HttpApiBuilder.api(PublicApi).pipe(
   Layer.provide([AccountHttpLive, NetworksHttpLive, PostsHttpLive, MediaHttpLive]),
@@ -94,6 +96,7 @@ export const GatewayRoutesLive = Layer.mergeAll(
   ErrorMiddlewareLive,
   SystemRoutesLive,
   ShareRoutesLive,
+  SocialCallbackRoutesLive,
   MediaFilesRouteLive,
   HttpApiScalar.layer({ path: "/public/v1/docs" }).pipe(Layer.provide(ApiLive))
 ).pipe(Layer.provide(FeaturesLive))

@@ -9,6 +9,12 @@ import { TestNetworkStore } from "./testNetworkStore.js"
 import { MediaStorageLive } from "../media/storageLive.js"
 import { OutboundHttpLive } from "../platform/outbound/OutboundHttp.js"
 import { NetworkDepsLive } from "./networkDeps.js"
+import { makeBlueskyAdapter } from "./bluesky/adapter.js"
+import { makeDiscordAdapter } from "./discord/adapter.js"
+import { makeLinkedInAdapter } from "./linkedin/adapter.js"
+import { makeMastodonAdapter } from "./mastodon/adapter.js"
+import { makeTelegramAdapter } from "./telegram/adapter.js"
+import { makeXAdapter } from "./x/adapter.js"
 
 const indexed = (adapters: ReadonlyArray<NetworkAdapter>) => {
   const byNetwork = new Map(adapters.map((a) => [a.identifier, a]))
@@ -19,7 +25,15 @@ const indexed = (adapters: ReadonlyArray<NetworkAdapter>) => {
 }
 
 /** Every adapter this server has; each reads its own addresses and keys when built. */
-const allAdapters = Effect.all([makeTestNetworkAdapter])
+const allAdapters = Effect.all([
+  makeTestNetworkAdapter,
+  makeMastodonAdapter,
+  makeBlueskyAdapter,
+  makeXAdapter,
+  makeLinkedInAdapter,
+  makeTelegramAdapter,
+  makeDiscordAdapter
+])
 
 /** The adapters' dependencies in a process: OUTBOUND_ALLOW's outbound client, media storage, app registrations. */
 const NetworkDepsForProcess = NetworkDepsLive.pipe(Layer.provide([OutboundHttpLive, MediaStorageLive]), Layer.orDie)

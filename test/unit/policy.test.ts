@@ -17,6 +17,7 @@ const expected: ReadonlyArray<readonly [Action, ReadonlyArray<Role>]> = [
   ["channels.read", ["owner", "admin", "editor", "client"]],
   ["channels.runTool", ["owner", "admin", "editor"]],
   ["channels.delete", ["owner", "admin"]],
+  ["channels.connect", ["owner", "admin"]],
   ["posts.read", ["owner", "admin", "editor", "client"]],
   ["posts.write", ["owner", "admin", "editor"]],
   ["posts.review", ["owner", "admin", "client"]],

@@ -1,0 +1,120 @@
+import { randomBytes } from "node:crypto"
+import { SqlClient } from "@effect/sql"
+import { Config, Effect, Option } from "effect"
+import { Errors } from "../../domain/errors.js"
+import type { ChannelId, CustomerId } from "../../domain/ids.js"
+import { findNetwork } from "../../domain/networks/index.js"
+import { CurrentPrincipal } from "../../protocol/http/security.js"
+import { ConnectFailed } from "../networks/adapter.js"
+import { NetworkAdapters } from "../networks/registry.js"
+import { AppConfig } from "../platform/config.js"
+import { policyRequire } from "../platform/policy.js"
+import { storageDefects } from "../platform/storageDefects.js"
+import { channelToReconnect, customerExists, ReconnectRefused, saveConnection } from "./channelConnections.js"
+import { SignInStates } from "./signInStates.js"
+
+/** The callback of a network's sign-in: `${PUBLIC_URL}/integrations/social/<network>` (not under /public/v1). */
+export const callbackPath = (network: string) => `/integrations/social/${network}`
+
+/** What the callback page shows. */
+export type CallbackOutcome =
+  | { readonly _tag: "Connected"; readonly channelId: string; readonly name: string; readonly networkName: string }
+  | { readonly _tag: "Failed"; readonly message: string }
+
+/** The environment variables a network's sign-in needs that this server does not have. */
+const missingKeys = (keys: ReadonlyArray<string>) =>
+  Effect.filter(keys, (key) => Config.string(key).pipe(Config.option, Effect.map(Option.match({ onNone: () => true, onSome: (v) => v.trim() === "" })), Effect.orDie))
+
+const joinNames = (names: ReadonlyArray<string>) =>
+  names.length <= 1 ? names.join("") : `${names.slice(0, -1).join(", ")} and ${names[names.length - 1]}`
+
+/**
+ * Connecting channels (spec: GET /social/{integration}): the sign-in link with a state
+ * bound to the workspace, the customer and the channel to reconnect; the callback that
+ * exchanges the code and stores the channel. The admin CLI's connection with credentials
+ * is services/channels/connectWithCredentials.ts (no Redis there).
+ */
+export class Connections extends Effect.Service<Connections>()("channels/Connections", {
+  effect: Effect.gen(function* () {
+    const adapters = yield* NetworkAdapters
+    const states = yield* SignInStates
+    const config = yield* AppConfig
+    const { publicUrl } = config
+    const sql = yield* SqlClient.SqlClient
+    /** The stores run with the service's own database and configuration. */
+    const withStores = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+      effect.pipe(Effect.provideService(SqlClient.SqlClient, sql), Effect.provideService(AppConfig, config))
+
+    /** GET /social/{integration}?customer=&refresh=&instance= → {url}. */
+    const signInLink = (input: { readonly network: string; readonly customer: CustomerId | null; readonly refresh: ChannelId | null; readonly instance: string | null }) =>
+      Effect.gen(function* () {
+        const { workspaceId } = yield* CurrentPrincipal
+        const network = findNetwork(input.network)
+        if (Option.isNone(network)) return yield* Effect.fail(Errors.unknownNetwork())
+        if (network.value.connect === "form") return yield* Effect.fail(Errors.formConnect())
+        const missing = yield* missingKeys(network.value.serverKeys)
+        if (missing.length > 0) {
+          return yield* Effect.fail(Errors.badRequest(`${network.value.name} cannot be connected on this server yet: set ${joinNames(missing)}.`, "Ask the operator to set the network's keys, then try again."))
+        }
+        const adapter = adapters.find(network.value.identifier)
+        if (Option.isNone(adapter) || adapter.value.connect.kind !== "link") {
+          return yield* Effect.fail(Errors.badRequest(`${network.value.name} cannot be connected on this server.`))
+        }
+        if (input.customer !== null && !(yield* customerExists(workspaceId, input.customer))) {
+          return yield* Effect.fail(Errors.badRequest("There is no such customer in this workspace. GET /public/v1/groups lists them."))
+        }
+        if (input.refresh !== null && Option.isNone(yield* channelToReconnect(workspaceId, input.refresh, network.value.identifier))) {
+          return yield* Effect.fail(Errors.channelNotFound())
+        }
+        const state = randomBytes(32).toString("base64url")
+        const signIn = {
+          workspaceId,
+          customerId: input.customer,
+          refreshChannelId: input.refresh,
+          network: network.value.identifier,
+          codeVerifier: randomBytes(48).toString("base64url"),
+          instance: input.instance,
+          redirectUri: `${publicUrl}${callbackPath(network.value.identifier)}`
+        }
+        const url = yield* adapter.value.connect.authorizeUrl({ state, redirectUri: signIn.redirectUri, codeVerifier: signIn.codeVerifier, instance: signIn.instance }).pipe(
+          Effect.mapError((e) => Errors.badRequest(e.message))
+        )
+        yield* states.put(state, signIn)
+        return { url }
+      }).pipe(withStores, storageDefects, Effect.withSpan("Connections.signInLink"), policyRequire("channels.connect"))
+
+    /** The network sent the person back: exchange the code, store the channel. Never fails: the page says what happened. */
+    const completeSignIn = (network: string, query: Readonly<Record<string, string>>) =>
+      Effect.gen(function* () {
+        const state = query["state"] ?? ""
+        const signIn = state === "" ? Option.none() : yield* states.take(state)
+        if (Option.isNone(signIn) || signIn.value.network !== network) {
+          return { _tag: "Failed", message: "This sign-in link has expired or was already used. Start connecting again." } as const
+        }
+        const networkName = Option.match(findNetwork(network), { onNone: () => network, onSome: (n) => n.name })
+        if (query["error"] !== undefined) {
+          return { _tag: "Failed", message: `${networkName} did not connect: ${query["error_description"] ?? query["error"]}. Start connecting again if that was a mistake.` } as const
+        }
+        const adapter = adapters.find(network)
+        if (Option.isNone(adapter) || adapter.value.connect.kind !== "link") return { _tag: "Failed", message: `${networkName} cannot be connected on this server.` } as const
+        const { codeVerifier, customerId, instance, redirectUri, refreshChannelId, workspaceId } = signIn.value
+        const connected = yield* adapter.value.connect.exchange({ code: query["code"] ?? "", redirectUri, codeVerifier, instance, query })
+        const saved = yield* saveConnection({ workspaceId, network, customerId, refreshChannelId, connected, name: null, postingTimes: [] })
+        return { _tag: "Connected", channelId: saved.channelId, name: connected.profile.name, networkName } as const
+      }).pipe(
+        Effect.catchTags({
+          ConnectFailed: (e: ConnectFailed) => Effect.succeed<CallbackOutcome>({ _tag: "Failed", message: e.message }),
+          ReconnectRefused: (e: ReconnectRefused) => Effect.succeed<CallbackOutcome>({ _tag: "Failed", message: e.message })
+        }),
+        storageDefects,
+        Effect.catchAllDefect((defect) =>
+          Effect.logError("sign-in callback failed", defect).pipe(Effect.as<CallbackOutcome>({ _tag: "Failed", message: "Something went wrong on our side. Start connecting again." }))
+        ),
+        Effect.withSpan("Connections.completeSignIn", { attributes: { network } }),
+        withStores
+      )
+
+    return { signInLink, completeSignIn }
+  }),
+  dependencies: [NetworkAdapters.Default, SignInStates.Live]
+}) {}

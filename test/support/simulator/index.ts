@@ -1,0 +1,32 @@
+import { blueskyModule } from "./bluesky.js"
+import { startSimulatorCore, type Simulator } from "./core.js"
+import { discordModule } from "./discord.js"
+import { linkedinModule } from "./linkedin.js"
+import { mastodonModule } from "./mastodon.js"
+import { telegramModule } from "./telegram.js"
+import { xModule } from "./x.js"
+
+/** Every simulated network: one server, a prefix each (test/support/simulator/core.ts). */
+export const simulatedNetworks = [mastodonModule, blueskyModule, xModule, linkedinModule, telegramModule, discordModule] as const
+
+export const startSimulator = async (options: { readonly port?: number } = {}): Promise<Simulator & { readonly networks: ReadonlyArray<string> }> => {
+  const sim = await startSimulatorCore(simulatedNetworks, options)
+  return Object.assign(sim, { networks: simulatedNetworks.map((m) => m.network) })
+}
+
+/** The environment that points the service's adapters at the simulator (and allows its port). */
+export const simulatorEnv = (sim: Simulator): Record<string, string> => ({
+  OUTBOUND_ALLOW: `127.0.0.1:${sim.port}`,
+  MASTODON_URL: sim.baseOf("mastodon"),
+  X_API_URL: sim.baseOf("x"),
+  X_CLIENT_ID: "sim-client",
+  X_CLIENT_SECRET: "sim-secret",
+  LINKEDIN_API_URL: sim.baseOf("linkedin"),
+  LINKEDIN_CLIENT_ID: "sim-client",
+  LINKEDIN_CLIENT_SECRET: "sim-secret",
+  TELEGRAM_API_URL: sim.baseOf("telegram"),
+  DISCORD_API_URL: sim.baseOf("discord"),
+  DISCORD_CLIENT_ID: "sim-client",
+  DISCORD_CLIENT_SECRET: "sim-secret",
+  DISCORD_BOT_TOKEN_ID: "sim-bot-token"
+})

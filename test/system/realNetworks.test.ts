@@ -1,0 +1,221 @@
+import { Redacted } from "effect"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { sealCredentials } from "../../services/networks/credentialsStore.js"
+import { client } from "../support/http.js"
+import { png } from "../support/mediaFiles.js"
+import { simulatorEnv, startSimulator } from "../support/simulator/index.js"
+import type { Simulator } from "../support/simulator/core.js"
+import { createWorld, startServices, type RunningServices, type TestWorld } from "../support/system.js"
+import { withDb } from "../support/tokens.js"
+import { waitFor } from "../support/wait.js"
+
+/**
+ * The six real networks end to end: channels connected with the admin CLI's credentials
+ * and through GET /social and its callback, posts with an image and a follow-up published
+ * by the real scheduler and publisher to the simulator (reached through OUTBOUND_ALLOW),
+ * each item arriving once, as a reply to the right parent, with its image.
+ */
+
+let sim: Simulator & { readonly networks: ReadonlyArray<string> }
+let world: TestWorld
+let sys: RunningServices
+
+beforeAll(async () => {
+  sim = await startSimulator()
+  world = await createWorld("realnetworks")
+  sys = await startServices(world, ["gateway", "actors", "scheduler", "publisher"], { ...simulatorEnv(sim), PUBLISH_TIMEOUT_MS: "5000" })
+})
+afterAll(async () => {
+  await sys?.stop()
+  await world?.drop()
+  await sim?.close()
+})
+
+const seed = async (network: string, input: Record<string, unknown> = {}) => {
+  const res = await fetch(`${sim.origin}/_sim/accounts/${network}`, { method: "POST", body: JSON.stringify(input) })
+  return (await res.json()) as Record<string, unknown>
+}
+
+const newWorkspace = async () => {
+  const ws = await sys.admin.createWorkspace("Networks", "ultimate")
+  return { ...ws, api: client(sys.url, ws.apiKey) }
+}
+
+const upload = async (apiKey: string) => {
+  const form = new FormData()
+  form.append("file", new Blob([png(32, 32)], { type: "image/png" }), "cover.png")
+  const res = await fetch(`${sys.url}/public/v1/upload`, { method: "POST", headers: { authorization: apiKey }, body: form })
+  expect(res.status).toBe(200)
+  return (await res.json()) as { id: string; path: string }
+}
+
+/** What a post to each network needs besides its text (required settings of GET /rules). */
+const settingsFor = (network: string, credentials: Record<string, unknown>): Record<string, unknown> =>
+  network === "x" ? { who_can_reply_post: "everyone" } : network === "discord" ? { channel: credentials["channelId"] } : {}
+
+const cases: ReadonlyArray<readonly [string, Record<string, unknown>]> = [
+  ["mastodon", { username: "alice" }],
+  ["bluesky", { handle: "alice.bsky.test" }],
+  ["x", { username: "alicex" }],
+  ["linkedin", { name: "Alice Member" }],
+  ["telegram", { title: "Alice news", username: "alicenews" }],
+  ["discord", { guildName: "Alice's server", channelName: "news" }]
+]
+
+describe("admin CLI: channel create --credentials", () => {
+  it("refuses credentials the network does not accept, and saves nothing", async () => {
+    const w = await newWorkspace()
+    await expect(
+      sys.admin.createChannel({ workspaceId: w.workspaceId, network: "mastodon", name: "Nope", customerId: null, postingTimes: [], credentials: { instance: sim.baseOf("mastodon"), accessToken: "wrong" } })
+    ).rejects.toThrow(/refused/)
+    await expect(sys.admin.createChannel({ workspaceId: w.workspaceId, network: "telegram", name: "No creds", customerId: null, postingTimes: [] })).rejects.toThrow(/botToken/)
+    expect((await w.api.get("/public/v1/integrations")).json).toEqual([])
+  })
+
+  it("stores the credentials sealed (never in any answer) and connecting the same account again keeps one channel", async () => {
+    const w = await newWorkspace()
+    const credentials = await seed("mastodon", { username: "sealed" })
+    const first = await sys.admin.createChannel({ workspaceId: w.workspaceId, network: "mastodon", name: "Sealed", customerId: null, postingTimes: [], credentials })
+    const second = await sys.admin.createChannel({ workspaceId: w.workspaceId, network: "mastodon", name: "Sealed again", customerId: null, postingTimes: [], credentials })
+    expect(second.channelId).toBe(first.channelId)
+    const listed = await w.api.get("/public/v1/integrations")
+    expect(listed.json).toHaveLength(1)
+    expect(listed.text).not.toContain(String(credentials["accessToken"]))
+    const column = await withDb(world, async (c) => (await c.query<{ credentials: Buffer }>("SELECT credentials FROM channels WHERE id = $1", [first.channelId])).rows[0]!.credentials)
+    expect(column.toString("utf8")).not.toContain(String(credentials["accessToken"]))
+  })
+})
+
+describe("publishing to the six networks", () => {
+  it.each(cases)("%s: the post with its image and a follow-up reply arrive once each", async (network, account) => {
+    const w = await newWorkspace()
+    const credentials = await seed(network, account)
+    const { channelId } = await sys.admin.createChannel({ workspaceId: w.workspaceId, network, name: `${network} channel`, customerId: null, postingTimes: [], credentials })
+    const image = await upload(w.apiKey)
+    const text = `Launch day on ${network} ${crypto.randomUUID().slice(0, 8)}`
+    const created = await w.api.post("/public/v1/posts", {
+      type: "now",
+      posts: [{ integration: { id: channelId }, value: [{ content: text, image: [{ id: image.id, path: image.path }] }, { content: `More about it (${network})`, delay: 0 }], settings: settingsFor(network, credentials) }]
+    })
+    expect(created.status, created.text).toBe(200)
+    const group = created.json[0].group
+    const post = await waitFor(`${network}: published with its follow-up`, async () => {
+      const p = (await w.api.get(`/public/v1/posts/${group}`)).json
+      const c = p.channels[0]
+      return c.root.state === "published" && c.thread.every((t: { state: string }) => t.state === "published") ? p : c.root.state === "error" ? p : undefined
+    }, 30_000)
+    const channel = post.channels[0]
+    expect(channel.root.state, JSON.stringify(channel.root.error)).toBe("published")
+    const arrived = sim.postsOf(network).filter((p) => p.text === text || p.text === `More about it (${network})`)
+    expect(arrived).toHaveLength(2)
+    const [root, reply] = [arrived.find((p) => p.text === text)!, arrived.find((p) => p.text !== text)!]
+    expect(root.id).toBe(channel.root.releaseId)
+    expect(channel.root.releaseUrl).toMatch(/^https?:\/\//)
+    expect(root.media).toHaveLength(1)
+    expect(root.media[0]!.size).toBeGreaterThan(0)
+    expect(reply.replyTo).toBe(root.id)
+  }, 60_000)
+
+  it("a post the network refuses ends failed with the network's reason and a fix", async () => {
+    const w = await newWorkspace()
+    const credentials = await seed("mastodon", { username: "refused" })
+    const { channelId } = await sys.admin.createChannel({ workspaceId: w.workspaceId, network: "mastodon", name: "Refused", customerId: null, postingTimes: [], credentials })
+    sim.fail({ network: "mastodon", op: "publish", mode: "reject", times: 1 })
+    const created = await w.api.post("/public/v1/posts", { type: "now", posts: [{ integration: { id: channelId }, value: [{ content: "refuse me" }] }] })
+    const channel = await waitFor("failed", async () => {
+      const c = (await w.api.get(`/public/v1/posts/${created.json[0].group}`)).json.channels[0]
+      return c.root.state === "error" ? c.root : undefined
+    }, 30_000)
+    expect(channel.error.message).toContain("character limit")
+    expect(channel.error.fix).toContain("Shorten")
+  }, 60_000)
+
+  it("an X channel whose refresh token X no longer takes is disconnected and its post fails with a reconnect fix", async () => {
+    const w = await newWorkspace()
+    const credentials = await seed("x", { username: "expiring" })
+    const { channelId } = await sys.admin.createChannel({ workspaceId: w.workspaceId, network: "x", name: "Expiring", customerId: null, postingTimes: [], credentials })
+    // the stored token has expired and its refresh token was spent elsewhere
+    const broken = { ...credentials, expiresAt: new Date(Date.now() - 1000).toISOString(), refreshToken: "spent" }
+    await withDb(world, (c) => c.query("UPDATE channels SET credentials = $2 WHERE id = $1", [channelId, sealCredentials(Redacted.make("test-secret-key"), broken)]))
+    const created = await w.api.post("/public/v1/posts", { type: "now", posts: [{ integration: { id: channelId }, value: [{ content: "will not go" }], settings: { who_can_reply_post: "everyone" } }] })
+    const channel = await waitFor("failed", async () => {
+      const c = (await w.api.get(`/public/v1/posts/${created.json[0].group}`)).json.channels[0]
+      return c.root.state === "error" ? c.root : undefined
+    }, 30_000)
+    expect(channel.error.fix).toContain("Reconnect")
+    const listed = (await w.api.get("/public/v1/integrations")).json.find((c: { id: string }) => c.id === channelId)
+    expect(listed.refreshNeeded).toBe(true)
+  }, 60_000)
+})
+
+describe("GET /public/v1/social/{integration} and the callback", () => {
+  it("Mastodon: the link signs in on the instance; the callback stores the channel and says so", async () => {
+    const w = await newWorkspace()
+    await seed("mastodon", { username: "linked" })
+    const res = await w.api.get("/public/v1/social/mastodon")
+    expect(res.status, res.text).toBe(200)
+    const url = new URL(res.json.url)
+    expect(url.origin + url.pathname).toBe(`${sim.baseOf("mastodon")}/oauth/authorize`)
+    url.searchParams.set("account", "linked")
+    const back = new URL((await fetch(url, { redirect: "manual" })).headers.get("location") ?? "")
+    expect(back.pathname).toBe("/integrations/social/mastodon")
+    // PUBLIC_URL names the gateway; here it listens on a port of its own
+    const page = await fetch(`${sys.url}${back.pathname}${back.search}`)
+    expect(page.status).toBe(200)
+    expect(await page.text()).toContain("is connected")
+    const channels = (await w.api.get("/public/v1/integrations")).json
+    expect(channels).toEqual([expect.objectContaining({ identifier: "mastodon", profile: "linked", refreshNeeded: false })])
+    // the same link cannot be used twice
+    const again = await fetch(`${sys.url}${back.pathname}${back.search}`)
+    expect(again.status).toBe(400)
+    expect(await again.text()).toContain("expired or was already used")
+  })
+
+  it("X: the link carries a PKCE challenge; refresh=<channel> reconnects that channel", async () => {
+    const w = await newWorkspace()
+    const first = await w.api.get("/public/v1/social/x")
+    const url = new URL(first.json.url)
+    expect(url.searchParams.get("code_challenge_method")).toBe("S256")
+    const back = new URL((await fetch(url, { redirect: "manual" })).headers.get("location") ?? "")
+    expect((await fetch(`${sys.url}${back.pathname}${back.search}`)).status).toBe(200)
+    const [channel] = (await w.api.get("/public/v1/integrations")).json
+    await withDb(world, (c) => c.query("UPDATE channels SET refresh_needed = true WHERE id = $1", [channel.id]))
+    const reconnect = new URL((await w.api.get(`/public/v1/social/x?refresh=${channel.id}`)).json.url)
+    const back2 = new URL((await fetch(reconnect, { redirect: "manual" })).headers.get("location") ?? "")
+    expect((await fetch(`${sys.url}${back2.pathname}${back2.search}`)).status).toBe(200)
+    const after = (await w.api.get("/public/v1/integrations")).json
+    expect(after).toHaveLength(1)
+    expect(after[0]).toMatchObject({ id: channel.id, refreshNeeded: false })
+  })
+
+  it.each([
+    ["bluesky", 400, "This network connects with a form, not a link. Use the app to connect it."],
+    ["telegram", 400, "This network connects with a form, not a link. Use the app to connect it."],
+    ["nope", 404, "Unknown network"]
+  ])("%s answers %i %s", async (network, status, message) => {
+    const w = await newWorkspace()
+    const res = await w.api.get(`/public/v1/social/${network}`)
+    expect(res.status).toBe(status)
+    expect(res.json).toMatchObject({ error: message, msg: message })
+  })
+
+  it("refresh of a channel that is not the workspace's is 404; an invalid id 400", async () => {
+    const w = await newWorkspace()
+    expect((await w.api.get(`/public/v1/social/x?refresh=${crypto.randomUUID()}`)).status).toBe(404)
+    expect((await w.api.get("/public/v1/social/x?refresh=nope")).status).toBe(400)
+  })
+})
+
+describe("helper tools through POST /integration-trigger", () => {
+  it("Discord's channels tool and X's whoami answer from the network", async () => {
+    const w = await newWorkspace()
+    const discord = await seed("discord", { guildName: "Tools", channelName: "tooling" })
+    const d = await sys.admin.createChannel({ workspaceId: w.workspaceId, network: "discord", name: "Tools", customerId: null, postingTimes: [], credentials: discord })
+    const res = await w.api.post(`/public/v1/integration-trigger/${d.channelId}`, { methodName: "channels" })
+    expect(res.status, res.text).toBe(200)
+    expect(res.json.output.channels).toEqual(expect.arrayContaining([{ id: discord["channelId"], name: "tooling" }]))
+    const x = await sys.admin.createChannel({ workspaceId: w.workspaceId, network: "x", name: "Me", customerId: null, postingTimes: [], credentials: await seed("x", { username: "toolme" }) })
+    const who = await w.api.post(`/public/v1/integration-trigger/${x.channelId}`, { methodName: "whoami" })
+    expect(who.json.output).toMatchObject({ username: "toolme" })
+  })
+})
