@@ -1,5 +1,5 @@
 import { NodeRuntime } from "@effect/platform-node"
-import { Console, Effect, Either, Layer } from "effect"
+import { Console, Effect, Either, Layer, Logger } from "effect"
 import { makeAdminOperations } from "./admin/operations.js"
 import { parseAdminArgs, usage, type AdminCommand } from "./admin/cliArgs.js"
 import { AppConfigLive } from "./platform/config.js"
@@ -42,6 +42,8 @@ const main = (command: AdminCommand) =>
   run(command).pipe(
     Effect.flatMap((result) => Console.log(JSON.stringify(result))),
     Effect.provide(DatabaseLive.pipe(Layer.provideMerge(AppConfigLive))),
+    // stdout is the command's JSON answer only: log lines (OUTBOUND_ALLOW at start, …) go to stderr
+    Effect.provide(Logger.replace(Logger.defaultLogger, Logger.withConsoleError(Logger.logfmtLogger))),
     Effect.catchTags({ AdminInputError: fail(2), DatabaseUnavailable: fail(1), SecretKeyMissing: fail(1), PublicUrlInvalid: fail(1) }),
     Effect.catchAllCause((cause) => fail(1)({ message: `admin: ${cause.toString()}` }))
   )

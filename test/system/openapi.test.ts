@@ -58,6 +58,7 @@ const servedNow = [
   "get /groups",
   "get /integration-settings/{id}",
   "post /integration-trigger/{id}",
+  "get /social/{integration}",
   "delete /integrations/{id}",
   "post /upload",
   "post /upload-from-url",
