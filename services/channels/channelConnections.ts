@@ -37,14 +37,16 @@ export const saveConnection = (input: {
       name: input.name ?? connected.profile.name,
       profile: profileSlug(connected.profile.profile),
       picture: connected.profile.picture,
-      accountId: connected.profile.accountId
+      accountId: connected.profile.accountId,
+      defaultSettings: JSON.stringify(connected.defaultSettings ?? {})
     }
     return yield* sql.withTransaction(
       Effect.gen(function* () {
         const update = (where: ReturnType<typeof sql<never>>) =>
           sql`
             UPDATE channels SET credentials = ${fields.credentials}, name = ${fields.name}, profile = ${fields.profile},
-              picture = ${fields.picture}, account_id = ${fields.accountId}, refresh_needed = false, in_between_steps = false
+              picture = ${fields.picture}, account_id = ${fields.accountId}, default_settings = ${fields.defaultSettings}::jsonb,
+              refresh_needed = false, in_between_steps = false
             WHERE workspace_id = ${input.workspaceId} AND network = ${input.network} AND deleted_at IS NULL AND ${where}
             RETURNING id`.pipe(Effect.flatMap(decodeIds))
         if (input.refreshChannelId !== null) {
@@ -70,6 +72,7 @@ export const saveConnection = (input: {
           picture: fields.picture,
           credentials: fields.credentials,
           accountId: fields.accountId,
+          defaultSettings: fields.defaultSettings,
           postingTimes: [...input.postingTimes]
         })}`
         return { channelId, created: true }

@@ -27,6 +27,8 @@ export interface Profile {
 export interface Connected {
   readonly credentials: Credentials
   readonly profile: Profile
+  /** Post settings this connection already answers (not secret), used when a post leaves them out. */
+  readonly defaultSettings?: Readonly<Record<string, unknown>>
 }
 
 /** Connecting failed: the plain-language reason, shown on the callback page or by the admin CLI. */

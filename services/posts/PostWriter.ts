@@ -137,6 +137,17 @@ export const storedPostForRules = (
   }
 }
 
+/** The post's settings over each channel's default settings (the post's own win). */
+const withChannelDefaults = (post: NormalizedPost, channels: ReadonlyArray<ChannelRow>): NormalizedPost => {
+  const defaults = new Map(channels.map((c) => [c.id, c.defaultSettings ?? {}]))
+  const fill = (e: PostEntry): PostEntry => {
+    const d = defaults.get(e.channelId) ?? {}
+    return Object.keys(d).length === 0 ? e : { ...e, settings: { ...d, ...e.settings } }
+  }
+  const [head, ...tail] = post.entries
+  return { ...post, entries: [fill(head), ...tail.map(fill)] }
+}
+
 /**
  * The posts feature's writes, run by the workspace's actor one at a time (DESIGN:
  * Workspace actors). Every change is decided by the state machine (domain/posts/states.ts),
@@ -224,11 +235,13 @@ export class PostWriter extends Effect.Service<PostWriter>()("posts/PostWriter",
         }
 
         const now = new Date()
-        const post = yield* normalizePostBody(command.body, now)
+        const given = yield* normalizePostBody(command.body, now)
 
         // the channels and media the body names, in this workspace only
-        const channelIds = post.entries.map((e) => e.channelId)
+        const channelIds = given.entries.map((e) => e.channelId)
         const channels = yield* channelsRepo.findMany({ workspaceId, ids: channelIds })
+        // settings a channel's connection answers fill what the post leaves out (a Discord channel id)
+        const post = withChannelDefaults(given, channels)
         const library = yield* mediaRepo.findMany(
           workspaceId,
           post.entries.flatMap((e) => e.items.flatMap((i) => i.media.flatMap((m) => (m.id === null ? [] : [m.id]))))

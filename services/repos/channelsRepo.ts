@@ -14,7 +14,9 @@ export const ChannelRow = Schema.Struct({
   disabled: Schema.Boolean,
   refreshNeeded: Schema.Boolean,
   inBetweenSteps: Schema.Boolean,
-  postingTimes: Schema.Array(Schema.String)
+  postingTimes: Schema.Array(Schema.String),
+  /** Settings the connection answers when a post leaves them out (channels.default_settings). */
+  defaultSettings: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.Unknown }))
 })
 export type ChannelRow = typeof ChannelRow.Type
 
@@ -23,7 +25,7 @@ export const makeChannelsRepo = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
   const select = sql`
     SELECT c.id, c.workspace_id, c.customer_id, cu.name AS customer_name, cu.approval AS customer_approval,
-           c.network, c.name, c.profile, c.picture, c.disabled, c.refresh_needed, c.in_between_steps, c.posting_times
+           c.network, c.name, c.profile, c.picture, c.disabled, c.refresh_needed, c.in_between_steps, c.posting_times, c.default_settings
     FROM channels c LEFT JOIN customers cu ON cu.id = c.customer_id`
   const list = SqlSchema.findAll({
     Request: Schema.Struct({ workspaceId: Schema.String, customerId: Schema.NullOr(Schema.String) }),

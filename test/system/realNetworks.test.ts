@@ -49,9 +49,11 @@ const upload = async (apiKey: string) => {
   return (await res.json()) as { id: string; path: string }
 }
 
-/** What a post to each network needs besides its text (required settings of GET /rules). */
-const settingsFor = (network: string, credentials: Record<string, unknown>): Record<string, unknown> =>
-  network === "x" ? { who_can_reply_post: "everyone" } : network === "discord" ? { channel: credentials["channelId"] } : {}
+/**
+ * What a post to each network needs besides its text (required settings of GET /rules);
+ * a Discord channel connected with its channel id needs no `channel` setting.
+ */
+const settingsFor = (network: string): Record<string, unknown> => (network === "x" ? { who_can_reply_post: "everyone" } : {})
 
 const cases: ReadonlyArray<readonly [string, Record<string, unknown>]> = [
   ["mastodon", { username: "alice" }],
@@ -95,7 +97,7 @@ describe("publishing to the six networks", () => {
     const text = `Launch day on ${network} ${crypto.randomUUID().slice(0, 8)}`
     const created = await w.api.post("/public/v1/posts", {
       type: "now",
-      posts: [{ integration: { id: channelId }, value: [{ content: text, image: [{ id: image.id, path: image.path }] }, { content: `More about it (${network})`, delay: 0 }], settings: settingsFor(network, credentials) }]
+      posts: [{ integration: { id: channelId }, value: [{ content: text, image: [{ id: image.id, path: image.path }] }, { content: `More about it (${network})`, delay: 0 }], settings: settingsFor(network) }]
     })
     expect(created.status, created.text).toBe(200)
     const group = created.json[0].group
@@ -114,6 +116,7 @@ describe("publishing to the six networks", () => {
     expect(root.media).toHaveLength(1)
     expect(root.media[0]!.size).toBeGreaterThan(0)
     expect(reply.replyTo).toBe(root.id)
+    if (network === "discord") expect(root.account).toBe(credentials["channelId"])
   }, 60_000)
 
   it("a post the network refuses ends failed with the network's reason and a fix", async () => {

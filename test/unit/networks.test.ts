@@ -136,7 +136,7 @@ describe("Networks of the reference", () => {
     expect(tools("discord")).toEqual(["channels"])
     expect(tools("slack")).toEqual(["channels"])
     expect(tools("reddit")).toEqual(["subreddits"])
-    expect(tools("x")).toEqual([])
+    expect(tools("x")).toEqual(["whoami"])
   })
 })
 

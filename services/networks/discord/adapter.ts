@@ -90,7 +90,9 @@ export const makeDiscordAdapterWith = (options: DiscordOptions) =>
         const name = `#${channel.value.name ?? channel.value.id}`
         return {
           credentials: { botToken: given.botToken, channelId: channel.value.id, guildId: channel.value.guild_id ?? null },
-          profile: { accountId: `${me.value.id}:${channel.value.id}`, name, profile: channel.value.name ?? channel.value.id, picture: null }
+          profile: { accountId: `${me.value.id}:${channel.value.id}`, name, profile: channel.value.name ?? channel.value.id, picture: null },
+          // posts go to this channel unless their `channel` setting names another
+          defaultSettings: { channel: channel.value.id }
         }
       })
 

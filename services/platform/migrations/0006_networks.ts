@@ -6,7 +6,9 @@ import { Effect } from "effect"
  * - network_apps: this server's app registration per network server (Mastodon registers
  *   an app on each instance with POST /api/v1/apps); the client secret encrypted;
  * - channels.account_id: the network's own id of the connected account, so connecting the
- *   same account again updates its channel instead of adding a second one.
+ *   same account again updates its channel instead of adding a second one;
+ * - channels.default_settings: settings the connection already answers (a Discord channel
+ *   connected with its channel id needs no `channel` setting on each post).
  */
 export default Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
@@ -23,6 +25,7 @@ CREATE TABLE network_apps (
 );
 
 ALTER TABLE channels ADD COLUMN account_id text;
+ALTER TABLE channels ADD COLUMN default_settings jsonb NOT NULL DEFAULT '{}';
 CREATE UNIQUE INDEX channels_one_per_account ON channels (workspace_id, network, account_id)
   WHERE deleted_at IS NULL AND account_id IS NOT NULL;
 `)
