@@ -22,6 +22,8 @@ export type AdminCommand =
       readonly name: string
       readonly customerId: string | null
       readonly postingTimes: ReadonlyArray<string>
+      /** `--credentials` parsed (a JSON object), null when not given. */
+      readonly credentials: unknown
     }
   | { readonly _tag: "KeyRotate"; readonly workspaceId: string }
   | { readonly _tag: "BillingSet"; readonly workspaceId: string; readonly event: BillingEvent }

@@ -70,9 +70,19 @@ describe("admin CLI: channel create --credentials", () => {
     await expect(
       sys.admin.createChannel({ workspaceId: w.workspaceId, network: "mastodon", name: "Nope", customerId: null, postingTimes: [], credentials: { instance: sim.baseOf("mastodon"), accessToken: "wrong" } })
     ).rejects.toThrow(/refused/)
-    await expect(sys.admin.createChannel({ workspaceId: w.workspaceId, network: "telegram", name: "No creds", customerId: null, postingTimes: [] })).rejects.toThrow(/botToken/)
     expect((await w.api.get("/public/v1/integrations")).json).toEqual([])
   })
+
+  it("a channel made without credentials exists, and its posts fail with a fix that says to connect it", async () => {
+    const w = await newWorkspace()
+    const { channelId } = await sys.admin.createChannel({ workspaceId: w.workspaceId, network: "telegram", name: "Not connected", customerId: null, postingTimes: [] })
+    const created = await w.api.post("/public/v1/posts", { type: "now", posts: [{ integration: { id: channelId }, value: [{ content: "nowhere to go" }] }] })
+    const root = await waitFor("failed", async () => {
+      const c = (await w.api.get(`/public/v1/posts/${created.json[0].group}`)).json.channels[0]
+      return c.root.state === "error" ? c.root : undefined
+    }, 30_000)
+    expect(root.error.fix).toContain("Reconnect")
+  }, 60_000)
 
   it("stores the credentials sealed (never in any answer) and connecting the same account again keeps one channel", async () => {
     const w = await newWorkspace()

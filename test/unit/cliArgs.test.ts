@@ -31,12 +31,12 @@ const good: ReadonlyArray<readonly [string, ReadonlyArray<string>, AdminCommand]
   [
     "channel create",
     ["channel", "create", "--workspace", W, "--network", "x", "--name", "Our X"],
-    { _tag: "ChannelCreate", workspaceId: W, network: "x", name: "Our X", customerId: null, postingTimes: [] }
+    { _tag: "ChannelCreate", workspaceId: W, network: "x", name: "Our X", customerId: null, postingTimes: [], credentials: null }
   ],
   [
     "channel create with a customer and posting times",
     ["channel", "create", "--workspace", W, "--network", "test", "--name", "T", "--customer", C, "--posting-times", "09:00, 13:30,"],
-    { _tag: "ChannelCreate", workspaceId: W, network: "test", name: "T", customerId: C, postingTimes: ["09:00", "13:30"] }
+    { _tag: "ChannelCreate", workspaceId: W, network: "test", name: "T", customerId: C, postingTimes: ["09:00", "13:30"], credentials: null }
   ],
   ["key rotate", ["key", "rotate", "--workspace", W], { _tag: "KeyRotate", workspaceId: W }],
   ["a workspace id in capitals", ["key", "rotate", "--workspace", W.toUpperCase()], { _tag: "KeyRotate", workspaceId: W.toUpperCase() }],
