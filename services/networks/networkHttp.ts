@@ -149,3 +149,9 @@ export const sameText = (a: string, b: string) => a.replace(/\s+/g, " ").trim() 
 
 /** The origin and path of a base address without a trailing slash (`https://host/base`). */
 export const trimBase = (url: string) => url.replace(/\/+$/, "")
+
+/** A 429: the wait the network's body names (seconds), else its Retry-After. */
+export const rateLimitedFor = (response: OutboundResponse, bodySeconds: Option.Option<number>) =>
+  PublishAnswer.RateLimited({
+    retryAfterMs: Option.match(bodySeconds, { onNone: () => retryAfterMs(response), onSome: (s) => Math.max(1000, Math.ceil(s * 1000)) })
+  })

@@ -3,7 +3,7 @@ import { Errors } from "../../../domain/errors.js"
 import { ConnectFailed, type NetworkAdapter, type NetworkAnswer, PublishAnswer, type PublishRequest, Refresh } from "../adapter.js"
 import { answerOf, cannotSearch, connectFailedFrom, decodeForVerify, noStatistics, readAllMedia, readCredentials, unknownTool } from "../adapterKit.js"
 import { NetworkDeps } from "../networkDeps.js"
-import { call, decodeBody, multipart, retryAfterMs, statusAnswer, transportAnswer, trimBase } from "../networkHttp.js"
+import { call, decodeBody, multipart, rateLimitedFor, statusAnswer, transportAnswer, trimBase } from "../networkHttp.js"
 
 /**
  * Discord (discord.com/developers/docs): the bot posts with POST /channels/{id}/messages,
@@ -63,7 +63,7 @@ export const classifyDiscord = (answer: NetworkAnswer, guildId: string | null = 
   }
   if (response.status === 429) {
     const wait = Option.flatMap(decodeBody(ErrorBody, response), (e) => Option.fromNullable(e.retry_after))
-    return PublishAnswer.RateLimited({ retryAfterMs: Option.match(wait, { onNone: () => retryAfterMs(response), onSome: (s) => Math.max(1000, Math.ceil(s * 1000)) }) })
+    return rateLimitedFor(response, wait)
   }
   return statusAnswer(NAME, response, rejection)
 }

@@ -1,7 +1,8 @@
 import { Config, Effect, Option, Redacted, Schema } from "effect"
-import { ConnectFailed, type Credentials, type NetworkAdapter, type NetworkAnswer, PublishAnswer, type PublishRequest, Refresh } from "../adapter.js"
+import { ConnectFailed, type NetworkAdapter, type NetworkAnswer, PublishAnswer, type PublishRequest, Refresh } from "../adapter.js"
 import { answerOf, cannotSearch, connectFailedFrom, decodeForVerify, noStatistics, readAllMedia, readCredentials, unknownTool } from "../adapterKit.js"
 import { NetworkDeps } from "../networkDeps.js"
+import { fromTokenAnswer, refreshOAuth, TokenAnswer } from "../oauthRefresh.js"
 import { call, decodeBody, excerpt, isSuccess, statusAnswer, transportAnswer, trimBase } from "../networkHttp.js"
 
 /**
@@ -24,7 +25,6 @@ export interface LinkedInOptions {
 
 const Stored = Schema.Struct({ accessToken: Schema.String, refreshToken: Schema.String, expiresAt: Schema.String, author: Schema.String })
 type Stored = typeof Stored.Type
-const TokenAnswer = Schema.Struct({ access_token: Schema.String, expires_in: Schema.optional(Schema.Number), refresh_token: Schema.optional(Schema.String) })
 const UserInfo = Schema.Struct({ sub: Schema.String, name: Schema.optional(Schema.String), picture: Schema.optional(Schema.String), email: Schema.optional(Schema.String) })
 const InitUpload = Schema.Struct({ value: Schema.Struct({ uploadUrl: Schema.String, image: Schema.String }) })
 const ErrorBody = Schema.Struct({ message: Schema.String, serviceErrorCode: Schema.optional(Schema.Number), code: Schema.optional(Schema.String) })
@@ -81,11 +81,7 @@ export const makeLinkedInAdapterWith = (options: LinkedInOptions) =>
         headers: { "content-type": "application/x-www-form-urlencoded", accept: "application/json" },
         body: new URLSearchParams({ ...form, client_id: clientId ?? "", client_secret: clientSecret ?? "" }).toString()
       })
-    const fromToken = (t: typeof TokenAnswer.Type, previousRefresh: string) => ({
-      accessToken: t.access_token,
-      refreshToken: t.refresh_token ?? previousRefresh,
-      expiresAt: new Date(Date.now() + (t.expires_in ?? 5_184_000) * 1000).toISOString()
-    })
+    const fromToken = (t: TokenAnswer, previousRefresh = "") => fromTokenAnswer(t, previousRefresh, 5_184_000)
 
     const whoIs = (accessToken: string) => call(outbound, { url: `${api}/v2/userinfo`, headers: { authorization: `Bearer ${accessToken}`, accept: "application/json" } })
 
@@ -101,16 +97,11 @@ export const makeLinkedInAdapterWith = (options: LinkedInOptions) =>
         }
       })
 
-    const refreshStored = (c: Stored): Effect.Effect<Refresh> =>
-      Effect.gen(function* () {
-        if (Date.parse(c.expiresAt) - Date.now() > REFRESH_MARGIN_MS) return Refresh.Unchanged()
-        const answer = yield* token({ grant_type: "refresh_token", refresh_token: c.refreshToken })
-        if (answer._tag === "Failed") return Refresh.Unavailable({ reason: answer.error._tag })
-        if (answer.response.status >= 500 || answer.response.status === 429) return Refresh.Unavailable({ reason: `HTTP ${answer.response.status}` })
-        const t = read(TokenAnswer, answer)
-        if (Option.isNone(t)) return Refresh.Failed({ reason: `HTTP ${answer.response.status}: ${excerpt(answer.response, 120)}` })
-        const fresh: Credentials = { ...c, ...fromToken(t.value, c.refreshToken) }
-        return Refresh.Refreshed({ credentials: fresh })
+    const refreshStored = (c: Stored) =>
+      refreshOAuth(c, {
+        marginMs: REFRESH_MARGIN_MS,
+        defaultLifetimeSeconds: 5_184_000,
+        exchange: (refreshToken) => token({ grant_type: "refresh_token", refresh_token: refreshToken })
       })
 
     const verify = (input: unknown) =>

@@ -2,7 +2,7 @@ import { Config, Effect, Option, Schema } from "effect"
 import { ConnectFailed, type NetworkAdapter, type NetworkAnswer, PublishAnswer, type PublishRequest, Refresh } from "../adapter.js"
 import { answerOf, cannotSearch, connectFailedFrom, decodeForVerify, noStatistics, readAllMedia, readCredentials, unknownTool } from "../adapterKit.js"
 import { NetworkDeps } from "../networkDeps.js"
-import { call, decodeBody, multipart, retryAfterMs, statusAnswer, transportAnswer, trimBase } from "../networkHttp.js"
+import { call, decodeBody, multipart, rateLimitedFor, statusAnswer, transportAnswer, trimBase } from "../networkHttp.js"
 
 /**
  * Telegram Bot API (core.telegram.org/bots/api): a bot posts in a chat or channel it was
@@ -73,7 +73,7 @@ export const classifyTelegram = (answer: NetworkAnswer): PublishAnswer => {
   }
   if (response.status === 429) {
     const wait = Option.flatMap(decodeBody(Failure, response), (f) => Option.fromNullable(f.parameters?.retry_after))
-    return PublishAnswer.RateLimited({ retryAfterMs: Option.match(wait, { onNone: () => retryAfterMs(response), onSome: (s) => Math.max(1000, s * 1000) }) })
+    return rateLimitedFor(response, wait)
   }
   return statusAnswer(NAME, response, rejection)
 }

@@ -1,9 +1,10 @@
 import { createHash } from "node:crypto"
 import { Config, Effect, Option, Redacted, Schema } from "effect"
 import { Errors } from "../../../domain/errors.js"
-import { ConnectFailed, type Credentials, type NetworkAdapter, type NetworkAnswer, PublishAnswer, type PublishRequest, Refresh, SearchAnswer, Statistics } from "../adapter.js"
+import { ConnectFailed, type NetworkAdapter, type NetworkAnswer, PublishAnswer, type PublishRequest, Refresh, SearchAnswer, Statistics } from "../adapter.js"
 import { answerOf, connectFailedFrom, decodeForVerify, metricToday, readAllMedia, readCredentials, unknownTool } from "../adapterKit.js"
 import { NetworkDeps } from "../networkDeps.js"
+import { fromTokenAnswer, refreshOAuth, TokenAnswer } from "../oauthRefresh.js"
 import { bearerJson, call, decodeBody, excerpt, isSuccess, multipart, retryAfterMs, sameText, statusAnswer, transportAnswer, trimBase } from "../networkHttp.js"
 
 /**
@@ -32,7 +33,6 @@ const Stored = Schema.Struct({
   username: Schema.optional(Schema.String)
 })
 type Stored = typeof Stored.Type
-const TokenAnswer = Schema.Struct({ access_token: Schema.String, refresh_token: Schema.optional(Schema.String), expires_in: Schema.optional(Schema.Number) })
 const Me = Schema.Struct({
   data: Schema.Struct({
     id: Schema.String,
@@ -122,11 +122,7 @@ export const makeXAdapterWith = (options: XOptions) =>
         }
       })
 
-    const fromToken = (t: typeof TokenAnswer.Type, previousRefresh?: string) => ({
-      accessToken: t.access_token,
-      refreshToken: t.refresh_token ?? previousRefresh ?? "",
-      expiresAt: new Date(Date.now() + (t.expires_in ?? 7200) * 1000).toISOString()
-    })
+    const fromToken = (t: TokenAnswer, previousRefresh = "") => fromTokenAnswer(t, previousRefresh, 7200)
 
     const verify = (input: unknown) =>
       Effect.gen(function* () {
@@ -139,16 +135,11 @@ export const makeXAdapterWith = (options: XOptions) =>
         return yield* connected({ accessToken: current.accessToken, refreshToken: current.refreshToken, expiresAt: current.expiresAt })
       })
 
-    const refreshStored = (c: Stored): Effect.Effect<Refresh> =>
-      Effect.gen(function* () {
-        if (Date.parse(c.expiresAt) - Date.now() > REFRESH_MARGIN_MS) return Refresh.Unchanged()
-        const answer = yield* token({ grant_type: "refresh_token", refresh_token: c.refreshToken })
-        if (answer._tag === "Failed") return Refresh.Unavailable({ reason: answer.error._tag })
-        if (answer.response.status >= 500 || answer.response.status === 429) return Refresh.Unavailable({ reason: `HTTP ${answer.response.status}` })
-        const t = read(TokenAnswer, answer)
-        if (Option.isNone(t)) return Refresh.Failed({ reason: `HTTP ${answer.response.status}: ${excerpt(answer.response, 120)}` })
-        const fresh: Credentials = { ...c, ...fromToken(t.value, c.refreshToken) }
-        return Refresh.Refreshed({ credentials: fresh })
+    const refreshStored = (c: Stored) =>
+      refreshOAuth(c, {
+        marginMs: REFRESH_MARGIN_MS,
+        defaultLifetimeSeconds: 7200,
+        exchange: (refreshToken) => token({ grant_type: "refresh_token", refresh_token: refreshToken })
       })
 
     const uploadAll = (c: Stored, request: PublishRequest) =>

@@ -1,4 +1,4 @@
-import { bearerOf, jsonBody, type NetworkModule, type SimCore, type SimRequest, type SimResponse } from "./core.js"
+import { bearerOf, jsonBody, type NetworkModule, type SimCore, type SimRequest, type SimResponse, stateOf } from "./core.js"
 
 /**
  * A Bluesky PDS as the adapter uses it (XRPC): createSession / refreshSession,
@@ -23,17 +23,9 @@ const accounts = new WeakMap<SimCore, Map<string, Account>>()
 const records = new WeakMap<SimCore, Map<string, Rec>>()
 const blobs = new WeakMap<SimCore, Map<string, { readonly mime: string; readonly size: number }>>()
 
-const state = <K, V>(map: WeakMap<SimCore, Map<K, V>>, core: SimCore) => {
-  let found = map.get(core)
-  if (found === undefined) {
-    found = new Map()
-    map.set(core, found)
-  }
-  return found
-}
 
 export const seedBlueskyAccount = (core: SimCore, input: { readonly handle?: string; readonly appPassword?: string } = {}) => {
-  const all = state(accounts, core)
+  const all = stateOf(accounts, core)
   const handle = input.handle ?? `user${all.size + 1}.bsky.test`
   const account: Account = { did: `did:plc:${core.newId()}`, handle, appPassword: input.appPassword ?? "abcd-efgh-ijkl-mnop" }
   all.set(handle, account)
@@ -55,23 +47,23 @@ const handle = (request: SimRequest, core: SimCore): SimResponse | undefined => 
   const body = jsonBody(request)
   const fields = typeof body === "object" && body !== null ? (body as Record<string, unknown>) : {}
   if (method === "com.atproto.server.createSession") {
-    const a = state(accounts, core).get(String(fields["identifier"] ?? ""))
+    const a = stateOf(accounts, core).get(String(fields["identifier"] ?? ""))
     if (a === undefined || a.appPassword !== fields["password"]) return err(401, "AuthenticationRequired", "Invalid identifier or password")
     return { status: 200, body: session(core, a) }
   }
   if (method === "com.atproto.server.refreshSession") {
     const token = core.tokens.get(bearerOf(request) ?? "")
-    const a = [...state(accounts, core).values()].find((x) => x.did === token?.account)
+    const a = [...stateOf(accounts, core).values()].find((x) => x.did === token?.account)
     if (token === undefined || token.kind !== "refresh" || a === undefined) return err(400, "ExpiredToken", "Token has expired")
     return { status: 200, body: session(core, a) }
   }
   const did = core.accountOf(NETWORK, bearerOf(request))
   if (did === null) return err(400, "ExpiredToken", "Token has expired")
-  const account = [...state(accounts, core).values()].find((a) => a.did === did)!
+  const account = [...stateOf(accounts, core).values()].find((a) => a.did === did)!
   if (method === "com.atproto.repo.uploadBlob") {
     const ref = `bafkrei${core.newId()}`
     const mime = request.headers["content-type"] ?? "application/octet-stream"
-    state(blobs, core).set(ref, { mime, size: request.body.length })
+    stateOf(blobs, core).set(ref, { mime, size: request.body.length })
     return { status: 200, body: { blob: { $type: "blob", ref: { $link: ref }, mimeType: mime, size: request.body.length } } }
   }
   if (method === "com.atproto.repo.createRecord") {
@@ -81,7 +73,7 @@ const handle = (request: SimRequest, core: SimCore): SimResponse | undefined => 
     if (graphemes(text) > MAX_GRAPHEMES) return err(400, "InvalidRequest", `Invalid app.bsky.feed.post record: Record/text must not be longer than ${MAX_GRAPHEMES} graphemes`)
     const rkey = typeof fields["rkey"] === "string" ? fields["rkey"] : core.newId()
     const uri = `at://${did}/app.bsky.feed.post/${rkey}`
-    const all = state(records, core)
+    const all = stateOf(records, core)
     if (all.has(uri)) return err(400, "InvalidRequest", "Record already exists")
     const reply = record["reply"] as { parent?: { uri?: string; cid?: string }; root?: { uri?: string; cid?: string } } | undefined
     if (reply !== undefined) {
@@ -92,7 +84,7 @@ const handle = (request: SimRequest, core: SimCore): SimResponse | undefined => 
     const embed = record["embed"] as { images?: Array<{ alt?: string; image?: { ref?: { $link?: string } } }> } | undefined
     const images = (embed?.images ?? []).map((i) => {
       const ref = i.image?.ref?.$link ?? ""
-      const blob = state(blobs, core).get(ref)
+      const blob = stateOf(blobs, core).get(ref)
       return { id: ref, mime: blob?.mime ?? "", size: blob?.size ?? 0, alt: i.alt ?? "" }
     })
     const cid = `bafyrei${core.newId()}`
@@ -112,18 +104,18 @@ const handle = (request: SimRequest, core: SimCore): SimResponse | undefined => 
   }
   if (method === "com.atproto.repo.getRecord") {
     const uri = `at://${request.query.get("repo")}/${request.query.get("collection")}/${request.query.get("rkey")}`
-    const rec = state(records, core).get(uri)
+    const rec = stateOf(records, core).get(uri)
     return rec === undefined ? err(400, "RecordNotFound", `Could not locate record: ${uri}`) : { status: 200, body: rec }
   }
   if (method === "app.bsky.feed.getAuthorFeed") {
     const actor = request.query.get("actor")
     const limit = Number(request.query.get("limit") ?? "50")
     const visible = core.visiblePosts(NETWORK, actor ?? "").slice().reverse().slice(0, limit)
-    const all = state(records, core)
+    const all = stateOf(records, core)
     return { status: 200, body: { feed: visible.map((p) => ({ post: { uri: p.id, cid: all.get(p.id)?.cid ?? "", record: all.get(p.id)?.value ?? {}, likeCount: 0 } })) } }
   }
   if (method === "app.bsky.actor.getProfile") {
-    const a = [...state(accounts, core).values()].find((x) => x.did === request.query.get("actor") || x.handle === request.query.get("actor"))
+    const a = [...stateOf(accounts, core).values()].find((x) => x.did === request.query.get("actor") || x.handle === request.query.get("actor"))
     if (a === undefined) return err(400, "InvalidRequest", "Profile not found")
     return { status: 200, body: { did: a.did, handle: a.handle, displayName: a.handle.split(".")[0], followersCount: 12, followsCount: 3, postsCount: core.posts.filter((p) => p.account === a.did).length } }
   }

@@ -390,3 +390,13 @@ export const jsonBody = (request: SimRequest): unknown => {
 
 /** An application/x-www-form-urlencoded body. */
 export const formBody = (request: SimRequest): URLSearchParams => new URLSearchParams(request.body.toString("utf8"))
+
+/** A network module's own state for one simulator (modules keep it in WeakMaps keyed by the core). */
+export const stateOf = <K, V>(map: WeakMap<SimCore, Map<K, V>>, core: SimCore): Map<K, V> => {
+  let found = map.get(core)
+  if (found === undefined) {
+    found = new Map()
+    map.set(core, found)
+  }
+  return found
+}

@@ -1,4 +1,4 @@
-import { formBody, jsonBody, parseMultipart, type NetworkModule, type SimCore, type SimRequest, type SimResponse } from "./core.js"
+import { formBody, jsonBody, parseMultipart, type NetworkModule, type SimCore, type SimRequest, type SimResponse, stateOf } from "./core.js"
 
 /**
  * Discord's API as the adapter uses it: /users/@me, /channels/{id}, /guilds/{id}/channels,
@@ -19,33 +19,25 @@ const botTokens = new WeakMap<SimCore, Map<string, string>>()
 const nonces = new WeakMap<SimCore, Map<string, string>>()
 const codes = new WeakMap<SimCore, Map<string, string>>()
 
-const state = <K, V>(map: WeakMap<SimCore, Map<K, V>>, core: SimCore) => {
-  let found = map.get(core)
-  if (found === undefined) {
-    found = new Map()
-    map.set(core, found)
-  }
-  return found
-}
 
-const snowflake = (core: SimCore) => String(1100000000000000000n + BigInt(core.posts.length * 1000 + state(guilds, core).size * 10 + Math.floor(Math.random() * 1000)) + BigInt(Date.now() % 1e6) * 1000n)
+const snowflake = (core: SimCore) => String(1100000000000000000n + BigInt(core.posts.length * 1000 + stateOf(guilds, core).size * 10 + Math.floor(Math.random() * 1000)) + BigInt(Date.now() % 1e6) * 1000n)
 
 /** The bot token every seeded guild accepts (the server's DISCORD_BOT_TOKEN_ID in a test). */
 export const DISCORD_SIM_BOT_TOKEN = "sim-bot-token"
 
 export const seedDiscordChannel = (core: SimCore, input: { readonly guildName?: string; readonly channelName?: string } = {}) => {
-  const all = state(guilds, core)
+  const all = stateOf(guilds, core)
   const guild: Guild = { id: snowflake(core) + all.size, name: input.guildName ?? `Server ${all.size + 1}`, channels: new Map() }
   const channelId = snowflake(core) + "1"
   guild.channels.set(channelId, input.channelName ?? "general")
   guild.channels.set(snowflake(core) + "2", "announcements")
   all.set(guild.id, guild)
-  state(botTokens, core).set(DISCORD_SIM_BOT_TOKEN, "bot")
+  stateOf(botTokens, core).set(DISCORD_SIM_BOT_TOKEN, "bot")
   return { botToken: DISCORD_SIM_BOT_TOKEN, channelId, guildId: guild.id }
 }
 
 const channelOf = (core: SimCore, id: string) => {
-  for (const g of state(guilds, core).values()) {
+  for (const g of stateOf(guilds, core).values()) {
     const name = g.channels.get(id)
     if (name !== undefined) return { guild: g, id, name }
   }
@@ -58,9 +50,9 @@ const handle = (request: SimRequest, core: SimCore): SimResponse | undefined => 
   const { method, path } = request
   if (method === "GET" && path === "/oauth2/authorize") {
     const target = new URL(request.query.get("redirect_uri") ?? "")
-    const guild = state(guilds, core).values().next().value ?? state(guilds, core).get(seedDiscordChannel(core).guildId)!
+    const guild = stateOf(guilds, core).values().next().value ?? stateOf(guilds, core).get(seedDiscordChannel(core).guildId)!
     const code = `code-${core.newId()}`
-    state(codes, core).set(code, guild.id)
+    stateOf(codes, core).set(code, guild.id)
     target.searchParams.set("code", code)
     target.searchParams.set("state", request.query.get("state") ?? "")
     target.searchParams.set("guild_id", guild.id)
@@ -68,19 +60,19 @@ const handle = (request: SimRequest, core: SimCore): SimResponse | undefined => 
   }
   if (method === "POST" && path === "/oauth2/token") {
     const form = formBody(request)
-    const guildId = state(codes, core).get(form.get("code") ?? "")
+    const guildId = stateOf(codes, core).get(form.get("code") ?? "")
     if (guildId === undefined || form.get("client_secret") === null) return { status: 400, body: { error: "invalid_grant" } }
-    state(codes, core).delete(form.get("code") ?? "")
-    const guild = state(guilds, core).get(guildId)!
+    stateOf(codes, core).delete(form.get("code") ?? "")
+    const guild = stateOf(guilds, core).get(guildId)!
     return { status: 200, body: { access_token: `user-${core.newId()}`, token_type: "Bearer", guild: { id: guild.id, name: guild.name, icon: null } } }
   }
   const auth = request.headers["authorization"]
   const token = typeof auth === "string" && auth.startsWith("Bot ") ? auth.slice(4) : undefined
-  if (token === undefined || !state(botTokens, core).has(token)) return unauthorized
+  if (token === undefined || !stateOf(botTokens, core).has(token)) return unauthorized
   if (method === "GET" && path === "/users/@me") return { status: 200, body: { id: "900000000000000001", username: "scheduler-bot", bot: true } }
   const guildChannels = /^\/guilds\/([^/]+)\/channels$/.exec(path)
   if (method === "GET" && guildChannels !== null) {
-    const guild = state(guilds, core).get(guildChannels[1]!)
+    const guild = stateOf(guilds, core).get(guildChannels[1]!)
     if (guild === undefined) return { status: 404, body: { message: "Unknown Guild", code: 10004 } }
     return { status: 200, body: [...guild.channels].map(([id, name]) => ({ id, name, type: 0, guild_id: guild.id })).concat([{ id: "1", name: "Voice", type: 2, guild_id: guild.id }]) }
   }
@@ -100,7 +92,7 @@ const handle = (request: SimRequest, core: SimCore): SimResponse | undefined => 
     const content = typeof payload["content"] === "string" ? payload["content"] : ""
     const nonce = typeof payload["nonce"] === "string" ? payload["nonce"] : null
     if (nonce !== null && payload["enforce_nonce"] === true) {
-      const earlier = state(nonces, core).get(`${found.id}:${nonce}`)
+      const earlier = stateOf(nonces, core).get(`${found.id}:${nonce}`)
       if (earlier !== undefined) return { status: 200, body: { id: earlier, channel_id: found.id, guild_id: found.guild.id, content, nonce } }
     }
     if (content === "" && parsed.files.length === 0) return { status: 400, body: { message: "Cannot send an empty message", code: 50006 } }
@@ -119,7 +111,7 @@ const handle = (request: SimRequest, core: SimCore): SimResponse | undefined => 
       dedupeKey: nonce,
       extra: {}
     })
-    if (nonce !== null) state(nonces, core).set(`${found.id}:${nonce}`, id)
+    if (nonce !== null) stateOf(nonces, core).set(`${found.id}:${nonce}`, id)
     return { status: 200, body: { id, channel_id: found.id, guild_id: found.guild.id, content, nonce } }
   }
   return undefined

@@ -1,4 +1,4 @@
-import { bearerOf, formBody, jsonBody, type NetworkModule, type SimCore, type SimRequest, type SimResponse } from "./core.js"
+import { bearerOf, formBody, jsonBody, type NetworkModule, type SimCore, type SimRequest, type SimResponse, stateOf } from "./core.js"
 
 /**
  * LinkedIn as the adapter uses it: OAuth (/oauth/v2/authorization approves at once,
@@ -17,14 +17,6 @@ const members = new WeakMap<SimCore, Map<string, Member>>()
 const codes = new WeakMap<SimCore, Map<string, { readonly sub: string; readonly redirectUri: string }>>()
 const images = new WeakMap<SimCore, Map<string, { uploaded: boolean; mime: string; size: number }>>()
 
-const state = <K, V>(map: WeakMap<SimCore, Map<K, V>>, core: SimCore) => {
-  let found = map.get(core)
-  if (found === undefined) {
-    found = new Map()
-    map.set(core, found)
-  }
-  return found
-}
 
 const DAY = 86_400_000
 
@@ -36,7 +28,7 @@ const tokensFor = (core: SimCore, sub: string, ttlMs = 60 * DAY) => ({
 })
 
 export const seedLinkedInAccount = (core: SimCore, input: { readonly name?: string; readonly expiresInMs?: number } = {}) => {
-  const all = state(members, core)
+  const all = stateOf(members, core)
   const member: Member = { sub: `m${core.newId()}`, name: input.name ?? `Member ${all.size + 1}` }
   all.set(member.sub, member)
   const ttl = input.expiresInMs ?? 60 * DAY
@@ -50,10 +42,10 @@ const unauthorized = error(401, "Invalid access token")
 const handle = (request: SimRequest, core: SimCore): SimResponse | undefined => {
   const { method, path } = request
   if (method === "GET" && path === "/oauth/v2/authorization") {
-    const all = state(members, core)
+    const all = stateOf(members, core)
     const sub = all.keys().next().value ?? seedLinkedInAccount(core, { name: "Lee Member" }).author.replace("urn:li:person:", "")
     const code = `code-${core.newId()}`
-    state(codes, core).set(code, { sub, redirectUri: request.query.get("redirect_uri") ?? "" })
+    stateOf(codes, core).set(code, { sub, redirectUri: request.query.get("redirect_uri") ?? "" })
     const target = new URL(request.query.get("redirect_uri") ?? "")
     target.searchParams.set("code", code)
     target.searchParams.set("state", request.query.get("state") ?? "")
@@ -63,9 +55,9 @@ const handle = (request: SimRequest, core: SimCore): SimResponse | undefined => 
     const form = formBody(request)
     if ((form.get("client_secret") ?? "") === "") return { status: 401, body: { error: "invalid_client" } }
     if (form.get("grant_type") === "authorization_code") {
-      const code = state(codes, core).get(form.get("code") ?? "")
+      const code = stateOf(codes, core).get(form.get("code") ?? "")
       if (code === undefined || code.redirectUri !== form.get("redirect_uri")) return { status: 400, body: { error: "invalid_request", error_description: "Unable to retrieve access token: authorization code not found" } }
-      state(codes, core).delete(form.get("code") ?? "")
+      stateOf(codes, core).delete(form.get("code") ?? "")
       return { status: 200, body: tokensFor(core, code.sub) }
     }
     const value = form.get("refresh_token") ?? ""
@@ -75,21 +67,21 @@ const handle = (request: SimRequest, core: SimCore): SimResponse | undefined => 
   }
   const upload = /^\/upload\/([^/]+)$/.exec(path)
   if (method === "PUT" && upload !== null) {
-    const image = state(images, core).get(decodeURIComponent(upload[1]!))
+    const image = stateOf(images, core).get(decodeURIComponent(upload[1]!))
     if (image === undefined) return { status: 404, body: "" }
     Object.assign(image, { uploaded: true, mime: request.headers["content-type"] ?? "", size: request.body.length })
     return { status: 201, body: "" }
   }
   const sub = core.accountOf(NETWORK, bearerOf(request))
   if (sub === null) return unauthorized
-  const member = state(members, core).get(sub)!
+  const member = stateOf(members, core).get(sub)!
   if (method === "GET" && path === "/v2/userinfo") return { status: 200, body: { sub: member.sub, name: member.name, email: `${member.sub}@example.com`, picture: `https://media.example/${member.sub}.jpg` } }
   if (path.startsWith("/rest/") && request.headers["linkedin-version"] === undefined) return error(426, "A version must be present. Please specify a version by adding the LinkedIn-Version header.")
   const raw = jsonBody(request)
   const body = typeof raw === "object" && raw !== null ? (raw as Record<string, unknown>) : {}
   if (method === "POST" && path === "/rest/images" && request.query.get("action") === "initializeUpload") {
     const image = `urn:li:image:${core.newId()}`
-    state(images, core).set(image, { uploaded: false, mime: "", size: 0 })
+    stateOf(images, core).set(image, { uploaded: false, mime: "", size: 0 })
     return { status: 200, body: { value: { uploadUrlExpiresAt: Date.now() + 3600_000, uploadUrl: `${core.baseOf(NETWORK)}/upload/${encodeURIComponent(image)}`, image } } }
   }
   if (method === "POST" && path === "/rest/posts") {
@@ -98,7 +90,7 @@ const handle = (request: SimRequest, core: SimCore): SimResponse | undefined => 
     if ([...text].length > 3000) return error(422, "/commentary: length must be at most 3000")
     const content = body["content"] as { media?: { id: string; altText?: string }; multiImage?: { images: Array<{ id: string; altText?: string }> } } | undefined
     const attached = content?.media !== undefined ? [content.media] : content?.multiImage?.images ?? []
-    const known = state(images, core)
+    const known = stateOf(images, core)
     if (attached.some((i) => known.get(i.id)?.uploaded !== true)) return error(422, "/content/media/id: the image is not uploaded")
     const urn = `urn:li:share:${7000000000000000000n + BigInt(core.posts.length + 1)}`
     core.record({

@@ -1,4 +1,4 @@
-import { bearerOf, formBody, jsonBody, parseMultipart, type NetworkModule, type SimCore, type SimRequest, type SimResponse } from "./core.js"
+import { bearerOf, formBody, jsonBody, parseMultipart, type NetworkModule, type SimCore, type SimRequest, type SimResponse, stateOf } from "./core.js"
 
 /**
  * Mastodon's API as the adapter uses it (docs.joinmastodon.org): apps, OAuth (the
@@ -21,14 +21,6 @@ const media = new WeakMap<SimCore, Map<string, { readonly mime: string; readonly
 /** Idempotency-Key → status id, per account (Mastodon keeps them an hour). */
 const idempotency = new WeakMap<SimCore, Map<string, string>>()
 
-const stateOf = <K, V>(map: WeakMap<SimCore, Map<K, V>>, core: SimCore) => {
-  let found = map.get(core)
-  if (found === undefined) {
-    found = new Map()
-    map.set(core, found)
-  }
-  return found
-}
 
 const escapeHtml = (text: string) => text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(/'/g, "&#39;")
 /** Mastodon renders a status's text as paragraphs of HTML. */

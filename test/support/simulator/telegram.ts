@@ -1,4 +1,4 @@
-import { jsonBody, parseMultipart, type NetworkModule, type SimCore, type SimRequest, type SimResponse } from "./core.js"
+import { jsonBody, parseMultipart, type NetworkModule, type SimCore, type SimRequest, type SimResponse, stateOf } from "./core.js"
 
 /**
  * The Telegram Bot API as the adapter uses it: getMe, getChat, getChatMember,
@@ -21,20 +21,12 @@ const bots = new WeakMap<SimCore, Map<string, Bot>>()
 const chats = new WeakMap<SimCore, Map<number, Chat>>()
 const counters = new WeakMap<SimCore, Map<number, number>>()
 
-const state = <K, V>(map: WeakMap<SimCore, Map<K, V>>, core: SimCore) => {
-  let found = map.get(core)
-  if (found === undefined) {
-    found = new Map()
-    map.set(core, found)
-  }
-  return found
-}
 
 export const seedTelegramChat = (core: SimCore, input: { readonly title?: string; readonly username?: string | null } = {}) => {
-  const allChats = state(chats, core)
+  const allChats = stateOf(chats, core)
   const chat: Chat = { id: -1001000000000 - allChats.size - 1, title: input.title ?? `Chat ${allChats.size + 1}`, username: input.username ?? null }
   allChats.set(chat.id, chat)
-  const allBots = state(bots, core)
+  const allBots = stateOf(bots, core)
   const bot: Bot = { id: 7000000 + allBots.size + 1, token: `${7000000 + allBots.size + 1}:${core.newId()}${core.newId()}`, chats: new Set([chat.id]) }
   allBots.set(bot.token, bot)
   return { botToken: bot.token, chatId: chat.id }
@@ -62,18 +54,18 @@ const replyOf = (fields: Record<string, unknown>): number | null => {
 const handle = (request: SimRequest, core: SimCore): SimResponse | undefined => {
   const match = /^\/bot([^/]+)\/(\w+)$/.exec(request.path)
   if (match === null || request.method !== "POST") return undefined
-  const bot = state(bots, core).get(match[1]!)
+  const bot = stateOf(bots, core).get(match[1]!)
   if (bot === undefined) return fail(401, "Unauthorized")
   const { fields, files } = fieldsOf(request)
   const name = match[2]!
   if (name === "getMe") return ok({ id: bot.id, is_bot: true, first_name: "Scheduler bot", username: `bot${bot.id}` })
   const chatId = Number(fields["chat_id"])
-  const chat = state(chats, core).get(chatId)
+  const chat = stateOf(chats, core).get(chatId)
   if (chat === undefined || !bot.chats.has(chat.id)) return fail(400, "Bad Request: chat not found")
   if (name === "getChat") return ok({ id: chat.id, type: "channel", title: chat.title, ...(chat.username === null ? {} : { username: chat.username }) })
   if (name === "getChatMember") return ok({ status: "administrator", can_post_messages: true, user: { id: bot.id } })
   const next = () => {
-    const all = state(counters, core)
+    const all = stateOf(counters, core)
     const n = (all.get(chat.id) ?? 0) + 1
     all.set(chat.id, n)
     return n

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto"
-import { bearerOf, formBody, jsonBody, parseMultipart, type NetworkModule, type SimCore, type SimRequest, type SimResponse } from "./core.js"
+import { bearerOf, formBody, jsonBody, parseMultipart, type NetworkModule, type SimCore, type SimRequest, type SimResponse, stateOf } from "./core.js"
 
 /**
  * X API v2 as the adapter uses it: OAuth 2.0 with PKCE (the authorize page approves at
@@ -18,14 +18,6 @@ const users = new WeakMap<SimCore, Map<string, User>>()
 const codes = new WeakMap<SimCore, Map<string, { readonly user: string; readonly challenge: string; readonly redirectUri: string }>>()
 const media = new WeakMap<SimCore, Map<string, { readonly mime: string; readonly size: number }>>()
 
-const state = <K, V>(map: WeakMap<SimCore, Map<K, V>>, core: SimCore) => {
-  let found = map.get(core)
-  if (found === undefined) {
-    found = new Map()
-    map.set(core, found)
-  }
-  return found
-}
 
 const tokensFor = (core: SimCore, userId: string, accessTtlMs = ACCESS_TTL_MS) => ({
   token_type: "bearer",
@@ -37,7 +29,7 @@ const tokensFor = (core: SimCore, userId: string, accessTtlMs = ACCESS_TTL_MS) =
 
 /** An account with tokens; `expiresInMs` below 5 minutes makes the adapter refresh first. */
 export const seedXAccount = (core: SimCore, input: { readonly username?: string; readonly expiresInMs?: number } = {}) => {
-  const all = state(users, core)
+  const all = stateOf(users, core)
   const user: User = { id: String(1500000000000000000n + BigInt(all.size + 1)), username: input.username ?? `xuser${all.size + 1}` }
   all.set(user.id, user)
   const ttl = input.expiresInMs ?? ACCESS_TTL_MS
@@ -60,14 +52,14 @@ const handle = (request: SimRequest, core: SimCore): SimResponse | undefined => 
   if (method === "GET" && path === "/i/oauth2/authorize") {
     const q = request.query
     if (q.get("code_challenge_method") !== "S256" || (q.get("code_challenge") ?? "") === "") return problem(400, "Invalid Request", "PKCE is required")
-    const all = state(users, core)
+    const all = stateOf(users, core)
     const user = [...all.values()].find((u) => u.username === q.get("account")) ?? all.values().next().value ?? { id: "", username: "" }
     const id = user.id !== "" ? user.id : (() => {
       seedXAccount(core, { username: q.get("account") ?? "xperson" })
       return [...all.values()].at(-1)!.id
     })()
     const code = `code-${core.newId()}`
-    state(codes, core).set(code, { user: id, challenge: q.get("code_challenge") ?? "", redirectUri: q.get("redirect_uri") ?? "" })
+    stateOf(codes, core).set(code, { user: id, challenge: q.get("code_challenge") ?? "", redirectUri: q.get("redirect_uri") ?? "" })
     const target = new URL(q.get("redirect_uri") ?? "")
     target.searchParams.set("code", code)
     target.searchParams.set("state", q.get("state") ?? "")
@@ -78,12 +70,12 @@ const handle = (request: SimRequest, core: SimCore): SimResponse | undefined => 
     const auth = request.headers["authorization"]
     if (typeof auth !== "string" || !auth.startsWith("Basic ")) return { status: 401, body: { error: "unauthorized_client", error_description: "Missing valid authorization header" } }
     if (form.get("grant_type") === "authorization_code") {
-      const code = state(codes, core).get(form.get("code") ?? "")
+      const code = stateOf(codes, core).get(form.get("code") ?? "")
       const verifier = form.get("code_verifier") ?? ""
       if (code === undefined || code.redirectUri !== form.get("redirect_uri") || createHash("sha256").update(verifier).digest("base64url") !== code.challenge) {
         return { status: 400, body: { error: "invalid_request", error_description: "Value passed for the authorization code was invalid." } }
       }
-      state(codes, core).delete(form.get("code") ?? "")
+      stateOf(codes, core).delete(form.get("code") ?? "")
       return { status: 200, body: tokensFor(core, code.user) }
     }
     if (form.get("grant_type") === "refresh_token") {
@@ -99,7 +91,7 @@ const handle = (request: SimRequest, core: SimCore): SimResponse | undefined => 
   }
   const userId = core.accountOf(NETWORK, bearerOf(request))
   if (userId === null) return unauthorized
-  const user = state(users, core).get(userId)!
+  const user = stateOf(users, core).get(userId)!
   if (method === "GET" && path === "/2/users/me") {
     return { status: 200, body: { data: { id: user.id, username: user.username, name: user.username.toUpperCase(), profile_image_url: `https://pbs.example/${user.id}.png`, public_metrics: { followers_count: 100, following_count: 10, tweet_count: core.posts.filter((p) => p.account === user.id).length } } } }
   }
@@ -107,8 +99,8 @@ const handle = (request: SimRequest, core: SimCore): SimResponse | undefined => 
     const { files } = parseMultipart(request.headers, request.body)
     const file = files.find((f) => f.field === "media")
     if (file === undefined) return problem(400, "Invalid Request", "media is required")
-    const id = String(1600000000000000000n + BigInt(state(media, core).size + 1))
-    state(media, core).set(id, { mime: file.mime, size: file.bytes.length })
+    const id = String(1600000000000000000n + BigInt(stateOf(media, core).size + 1))
+    stateOf(media, core).set(id, { mime: file.mime, size: file.bytes.length })
     return { status: 200, body: { data: { id, media_key: `3_${id}` } } }
   }
   if (method === "POST" && path === "/2/tweets") {
@@ -124,7 +116,7 @@ const handle = (request: SimRequest, core: SimCore): SimResponse | undefined => 
     const replyTo = reply?.in_reply_to_tweet_id ?? null
     if (replyTo !== null && !core.posts.some((p) => p.network === NETWORK && p.id === replyTo)) return problem(400, "Invalid Request", "The Tweet you are replying to does not exist.")
     const mediaIds = ((body["media"] as { media_ids?: Array<string> } | undefined)?.media_ids ?? []).map(String)
-    const known = state(media, core)
+    const known = stateOf(media, core)
     if (mediaIds.some((m) => !known.has(m))) return problem(400, "Invalid Request", "Your media IDs are invalid.")
     const id = String(1700000000000000000n + BigInt(core.posts.length + 1))
     core.record({

@@ -1,0 +1,45 @@
+import { Effect, Option, Schema } from "effect"
+import { type Credentials, type NetworkAnswer, Refresh } from "./adapter.js"
+import { decodeBody, excerpt, isSuccess } from "./networkHttp.js"
+
+/** An OAuth 2.0 token answer (RFC 6749 §5.1), as X and LinkedIn give it. */
+export const TokenAnswer = Schema.Struct({ access_token: Schema.String, refresh_token: Schema.optional(Schema.String), expires_in: Schema.optional(Schema.Number) })
+export type TokenAnswer = typeof TokenAnswer.Type
+
+/** Stored OAuth credentials as the refresh sees them. */
+interface OAuthCredentials extends Credentials {
+  readonly expiresAt: string
+  readonly refreshToken: string
+}
+
+/** The fields a token answer sets: a network that does not rotate the refresh token keeps the old one. */
+export const fromTokenAnswer = (t: TokenAnswer, previousRefresh: string, defaultLifetimeSeconds: number) => ({
+  accessToken: t.access_token,
+  refreshToken: t.refresh_token ?? previousRefresh,
+  expiresAt: new Date(Date.now() + (t.expires_in ?? defaultLifetimeSeconds) * 1000).toISOString()
+})
+
+/**
+ * The refresh of an OAuth 2.0 network (grant_type=refresh_token): nothing while the token
+ * has more than `marginMs` left; the network down (transport, 5xx, 429) is Unavailable
+ * (keep the channel); any other refusal is Failed (the channel must be reconnected).
+ */
+export const refreshOAuth = <C extends OAuthCredentials>(
+  current: C,
+  options: {
+    readonly marginMs: number
+    readonly defaultLifetimeSeconds: number
+    readonly exchange: (refreshToken: string) => Effect.Effect<NetworkAnswer>
+  }
+): Effect.Effect<Refresh> =>
+  Effect.gen(function* () {
+    if (Date.parse(current.expiresAt) - Date.now() > options.marginMs) return Refresh.Unchanged()
+    const answer = yield* options.exchange(current.refreshToken)
+    if (answer._tag === "Failed") return Refresh.Unavailable({ reason: answer.error._tag })
+    const { response } = answer
+    if (response.status >= 500 || response.status === 429) return Refresh.Unavailable({ reason: `HTTP ${response.status}` })
+    const t = isSuccess(response) ? decodeBody(TokenAnswer, response) : Option.none()
+    if (Option.isNone(t)) return Refresh.Failed({ reason: `HTTP ${response.status}: ${excerpt(response, 120)}` })
+    const fresh: Credentials = { ...current, ...fromTokenAnswer(t.value, current.refreshToken, options.defaultLifetimeSeconds) }
+    return Refresh.Refreshed({ credentials: fresh })
+  })
