@@ -143,6 +143,26 @@ describe("publishing to the six networks", () => {
     expect(channel.error.fix).toContain("Shorten")
   }, 60_000)
 
+  it.each([
+    ["mastodon", "accept-then-5xx", "published"],
+    ["x", "accept-then-reset", "published"],
+    ["telegram", "accept-then-reset", "unconfirmed"]
+  ] as const)("%s took the post but answered %s: the search decides (%s), never a second copy", async (network, mode, outcome) => {
+    const w = await newWorkspace()
+    const credentials = await seed(network, {})
+    const { channelId } = await sys.admin.createChannel({ workspaceId: w.workspaceId, network, name: `${network} lost`, customerId: null, postingTimes: [], credentials })
+    sim.fail({ network, op: "publish", mode, times: 1 })
+    const text = `lost answer ${crypto.randomUUID().slice(0, 8)}`
+    const created = await w.api.post("/public/v1/posts", { type: "now", posts: [{ integration: { id: channelId }, value: [{ content: text }], settings: settingsFor(network) }] })
+    const root = await waitFor(outcome, async () => {
+      const c = (await w.api.get(`/public/v1/posts/${created.json[0].group}`)).json.channels[0]
+      return ["published", "unconfirmed", "error"].includes(c.root.state) ? c.root : undefined
+    }, 30_000)
+    expect(root.state).toBe(outcome)
+    expect(sim.postsOf(network).filter((p) => p.text === text)).toHaveLength(1)
+    if (outcome === "published") expect(root.releaseId).toBe(sim.postsOf(network).find((p) => p.text === text)!.id)
+  }, 60_000)
+
   it("an X channel whose refresh token X no longer takes is disconnected and its post fails with a reconnect fix", async () => {
     const w = await newWorkspace()
     const credentials = await seed("x", { username: "expiring" })

@@ -1,4 +1,4 @@
-import { Config, Effect, Option, Redacted, Schema } from "effect"
+import { Config, Effect, Option, Redacted, Schedule, Schema } from "effect"
 import {
   ConnectFailed,
   type Credentials,
@@ -179,11 +179,20 @@ export const makeMastodonAdapterWith = (options: MastodonOptions) =>
               failed._tag === "NoAnswer" ? PublishAnswer.FailedBeforeSending({ reason: `a file upload got no answer: ${failed.reason}` }) : failed
             )
           }
-          // 202: still processing; the status may reference it at once (Mastodon waits for it)
+          // 202: still processing; a status naming it before it is ready is refused (422), so wait for it
+          if (answer._tag === "Response" && answer.response.status === 202) yield* untilProcessed(instance, token, attachment.value.id)
           ids.push(attachment.value.id)
         }
         return ids
       })
+
+    /** GET /api/v1/media/:id answers 200 with a url once the file is processed (206 while it is not). */
+    const untilProcessed = (instance: string, token: string, id: string) =>
+      call(outbound, { url: `${instance}/api/v1/media/${encodeURIComponent(id)}`, headers: bearerJson(token) }).pipe(
+        Effect.map((answer) => answer._tag === "Response" && answer.response.status === 200 && Option.exists(decodeBody(MediaAttachment, answer.response), (m) => typeof m.url === "string" && m.url !== "")),
+        Effect.repeat({ until: (ready) => ready, schedule: Schedule.spaced("1 second"), times: 60 }),
+        Effect.flatMap((ready) => (ready ? Effect.void : Effect.fail(PublishAnswer.FailedBeforeSending({ reason: "Mastodon did not finish processing a file within a minute" }))))
+      )
 
     const send = (request: PublishRequest) =>
       answerOf(

@@ -18,6 +18,8 @@ const accounts = new WeakMap<SimCore, Map<string, Account>>()
 const apps = new WeakMap<SimCore, Map<string, { readonly secret: string; readonly redirectUri: string }>>()
 const codes = new WeakMap<SimCore, Map<string, { readonly account: string; readonly clientId: string; readonly redirectUri: string }>>()
 const media = new WeakMap<SimCore, Map<string, { readonly mime: string; readonly size: number; readonly alt: string }>>()
+/** Files still being processed: id → when they are ready. */
+const processing = new WeakMap<SimCore, Map<string, number>>()
 /** Idempotency-Key → status id, per account (Mastodon keeps them an hour). */
 const idempotency = new WeakMap<SimCore, Map<string, string>>()
 
@@ -123,6 +125,11 @@ const handle = (request: SimRequest, core: SimCore): SimResponse | undefined => 
     if (file === undefined) return { status: 422, body: { error: "Validation failed: File can't be blank" } }
     const id = core.newId()
     stateOf(media, core).set(id, { mime: file.mime, size: file.bytes.length, alt: fields["description"] ?? "" })
+    // videos are processed after the answer, as Mastodon does: 202 without a url, ready a moment later
+    if (file.mime.startsWith("video/")) {
+      stateOf(processing, core).set(id, Date.now() + 1500)
+      return { status: 202, body: { id, type: "video", url: null, description: fields["description"] ?? "" } }
+    }
     return { status: 200, body: { id, type: "image", url: `${core.baseOf(NETWORK)}/media/${id}`, description: fields["description"] ?? "" } }
   }
   if (method === "POST" && path === "/api/v1/statuses") {
@@ -141,6 +148,9 @@ const handle = (request: SimRequest, core: SimCore): SimResponse | undefined => 
     if (replyTo !== null && !core.posts.some((p) => p.network === NETWORK && p.id === replyTo)) return { status: 404, body: { error: "Record not found" } }
     const known = stateOf(media, core)
     if (mediaIds.some((id) => !known.has(id))) return { status: 422, body: { error: "Validation failed: Media attachments are invalid" } }
+    if (mediaIds.some((id) => Date.now() < (stateOf(processing, core).get(id) ?? 0))) {
+      return { status: 422, body: { error: "Cannot attach files that have not finished processing. Try again in a moment!" } }
+    }
     const id = String(110000000000000 + core.posts.length + 1)
     const post = core.record({
       network: NETWORK,
@@ -155,6 +165,12 @@ const handle = (request: SimRequest, core: SimCore): SimResponse | undefined => 
     })
     if (dedupe !== null) keys.set(dedupe, id)
     return { status: 200, body: statusJson(core, post) }
+  }
+  const mediaOne = /^\/api\/v1\/media\/([^/]+)$/.exec(path)
+  if (method === "GET" && mediaOne !== null) {
+    const readyAt = stateOf(processing, core).get(mediaOne[1]!) ?? 0
+    if (Date.now() < readyAt) return { status: 206, body: { id: mediaOne[1], url: null } }
+    return { status: 200, body: { id: mediaOne[1], url: `${core.baseOf(NETWORK)}/media/${mediaOne[1]}` } }
   }
   const statusesOf = /^\/api\/v1\/accounts\/([^/]+)\/statuses$/.exec(path)
   if (method === "GET" && statusesOf !== null) {

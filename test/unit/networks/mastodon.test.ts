@@ -82,6 +82,17 @@ describe("Mastodon: publishing", () => {
     expect(second).toMatchObject({ id: reply.releaseId, replyTo: root.releaseId })
   })
 
+  it("a video still processing (202) is waited for before the status names it", async () => {
+    const c = account()
+    const video = { ...imageMedia("http://files.test/m.mp4", "A clip"), mime: "video/mp4", type: "video", name: "clip.mp4" }
+    const withVideo = await buildAdapter(
+      makeMastodonAdapterWith({ defaultInstance: sim.baseOf("mastodon"), appName: "Test scheduler", clientId: Option.none(), clientSecret: Option.none() }),
+      adapterDeps(sim, new Map([[video.url, PNG]]))
+    )
+    const root = published(await run(withVideo.publish(requestFor(c, { content: "with a clip", media: [video] }))))
+    expect(sim.postsOf("mastodon").find((p) => p.id === root.releaseId)?.media).toEqual([expect.objectContaining({ mime: "video/mp4" })])
+  })
+
   it("the same item sent twice is one status (Idempotency-Key = the item id)", async () => {
     const c = account()
     const request = requestFor(c, { content: "only once" })
