@@ -21,6 +21,24 @@ export const testNetwork: Network = {
       type: "select",
       options: ["everyone", "followers"],
       help: "Who would see the post; only recorded, since nothing is published."
+    },
+    {
+      key: "outcome",
+      label: "Outcome",
+      type: "select",
+      options: ["accept", "reject", "timeout", "lose-answer", "slow"],
+      help:
+        "How the test network answers, to rehearse error handling: accept (default) publishes; reject refuses " +
+        "(the channel ends failed with a message and fix, post.failed); timeout never answers (no answer: the " +
+        "search finds nothing, the channel ends unconfirmed, post.unconfirmed); lose-answer takes the post but " +
+        "the answer is lost (the search finds it: published); slow answers after slowMs."
+    },
+    {
+      key: "slowMs",
+      label: "Slow answer (ms)",
+      type: "number",
+      options: [],
+      help: "With outcome slow: how long the answer takes, in milliseconds (default 3000)."
     }
   ],
   tools: [
@@ -37,5 +55,6 @@ export const testNetwork: Network = {
   ],
   rules:
     "A built-in test network that publishes nowhere: use it to try the API without any network's keys. " +
-    "Up to 500 characters. Up to 4 photos or videos. Follow-up comments work."
+    "Up to 500 characters. Up to 4 photos or videos. Follow-up comments work. " +
+    "The outcome setting makes it accept, reject, time out, lose its answer or answer slowly, to rehearse every outcome of publishing."
 }

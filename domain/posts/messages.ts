@@ -41,7 +41,8 @@ export const RuleMessages = {
   settingRequired: (channel: string, key: string, label: string) =>
     `${channel}: the setting ${key} (${label}) is required.`,
   settingNotAnOption: (channel: string, key: string, options: ReadonlyArray<string>) =>
-    `${channel}: the setting ${key} must be one of ${options.join(", ")}.`
+    `${channel}: the setting ${key} must be one of ${options.join(", ")}.`,
+  settingNotANumber: (channel: string, key: string) => `${channel}: the setting ${key} must be a number of 0 or more.`
 } as const
 
 /**

@@ -74,6 +74,9 @@ const settingProblem = (channelName: string, setting: NetworkSetting, value: unk
   if (setting.type === "select" && setting.options.length > 0 && !setting.options.some((o) => o === value)) {
     return RuleMessages.settingNotAnOption(channelName, setting.key, setting.options)
   }
+  if (setting.type === "number" && !(typeof value === "number" && Number.isFinite(value) && value >= 0)) {
+    return RuleMessages.settingNotANumber(channelName, setting.key)
+  }
   return null
 }
 
