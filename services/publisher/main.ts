@@ -5,6 +5,7 @@ import { Nats } from "../platform/nats.js"
 import { NetworkAdapters } from "../networks/registry.js"
 import { AttemptsStore } from "./attemptsStore.js"
 import { publishItem } from "./publishItem.js"
+import { runTokenRefresher } from "./tokenRefresher.js"
 
 /**
  * The publisher: consumes PUBLISH with the platform's consumer (bounded concurrency,
@@ -28,6 +29,9 @@ const publisher = Layer.scopedDiscard(
       ackWaitMs,
       handle: (job) => publishItem(job.itemId, settings)
     })
+    // X tokens last 2 hours and are refreshed in their last 5 minutes: a pass every 4 minutes catches each
+    const refreshEveryMs = yield* Config.integer("TOKEN_REFRESH_INTERVAL_MS").pipe(Config.withDefault(240_000))
+    yield* Effect.forkScoped(runTokenRefresher(refreshEveryMs))
     yield* Effect.logInfo("publisher started")
   })
 )

@@ -1,6 +1,6 @@
-import { Redacted } from "effect"
+import { Option, Redacted } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { sealCredentials } from "../../services/networks/credentialsStore.js"
+import { openCredentials, sealCredentials } from "../../services/networks/credentialsStore.js"
 import { client } from "../support/http.js"
 import { png } from "../support/mediaFiles.js"
 import { simulatorEnv, startSimulator } from "../support/simulator/index.js"
@@ -23,7 +23,7 @@ let sys: RunningServices
 beforeAll(async () => {
   sim = await startSimulator()
   world = await createWorld("realnetworks")
-  sys = await startServices(world, ["gateway", "actors", "scheduler", "publisher"], { ...simulatorEnv(sim), PUBLISH_TIMEOUT_MS: "5000" })
+  sys = await startServices(world, ["gateway", "actors", "scheduler", "publisher"], { ...simulatorEnv(sim), PUBLISH_TIMEOUT_MS: "5000", TOKEN_REFRESH_INTERVAL_MS: "500" })
 })
 afterAll(async () => {
   await sys?.stop()
@@ -34,6 +34,16 @@ afterAll(async () => {
 const seed = async (network: string, input: Record<string, unknown> = {}) => {
   const res = await fetch(`${sim.origin}/_sim/accounts/${network}`, { method: "POST", body: JSON.stringify(input) })
   return (await res.json()) as Record<string, unknown>
+}
+
+/** The channel's stored credentials, changed (as another holder of the account would change them). */
+const rewriteCredentials = async (channelId: string, change: (c: Record<string, unknown>) => Record<string, unknown>) => {
+  const key = Redacted.make("test-secret-key")
+  await withDb(world, async (c) => {
+    const row = (await c.query<{ credentials: Buffer }>("SELECT credentials FROM channels WHERE id = $1", [channelId])).rows[0]!
+    const current = Option.getOrThrow(openCredentials(key, row.credentials))
+    await c.query("UPDATE channels SET credentials = $2 WHERE id = $1", [channelId, sealCredentials(key, change({ ...Redacted.value(current) }))])
+  })
 }
 
 const newWorkspace = async () => {
@@ -167,17 +177,44 @@ describe("publishing to the six networks", () => {
     const w = await newWorkspace()
     const credentials = await seed("x", { username: "expiring" })
     const { channelId } = await sys.admin.createChannel({ workspaceId: w.workspaceId, network: "x", name: "Expiring", customerId: null, postingTimes: [], credentials })
-    // the stored token has expired and its refresh token was spent elsewhere
-    const broken = { ...credentials, expiresAt: new Date(Date.now() - 1000).toISOString(), refreshToken: "spent" }
-    await withDb(world, (c) => c.query("UPDATE channels SET credentials = $2 WHERE id = $1", [channelId, sealCredentials(Redacted.make("test-secret-key"), broken)]))
-    const created = await w.api.post("/public/v1/posts", { type: "now", posts: [{ integration: { id: channelId }, value: [{ content: "will not go" }], settings: { who_can_reply_post: "everyone" } }] })
-    const channel = await waitFor("failed", async () => {
+    const created = await w.api.post("/public/v1/posts", {
+      type: "schedule",
+      date: new Date(Date.now() + 3000).toISOString(),
+      posts: [{ integration: { id: channelId }, value: [{ content: "will not go" }], settings: { who_can_reply_post: "everyone" } }]
+    })
+    expect(created.status).toBe(200)
+    // then the stored token expires and its refresh token is spent elsewhere
+    await rewriteCredentials(channelId, (c) => ({ ...c, expiresAt: new Date(Date.now() - 1000).toISOString(), refreshToken: "spent" }))
+    const root = await waitFor("failed", async () => {
       const c = (await w.api.get(`/public/v1/posts/${created.json[0].group}`)).json.channels[0]
       return c.root.state === "error" ? c.root : undefined
     }, 30_000)
-    expect(channel.error.fix).toContain("Reconnect")
+    expect(root.error.fix).toContain("Reconnect")
     const listed = (await w.api.get("/public/v1/integrations")).json.find((c: { id: string }) => c.id === channelId)
     expect(listed.refreshNeeded).toBe(true)
+    // a disconnected channel takes no new posts until it is reconnected
+    const refused = await w.api.post("/public/v1/posts", { type: "now", posts: [{ integration: { id: channelId }, value: [{ content: "again" }], settings: { who_can_reply_post: "everyone" } }] })
+    expect(refused.status).toBe(400)
+  }, 60_000)
+})
+
+describe("the regular token refresh (publisher)", () => {
+  const storedOf = (channelId: string) =>
+    withDb(world, async (c) => (await c.query<{ credentials: Buffer; refresh_needed: boolean }>("SELECT credentials, refresh_needed FROM channels WHERE id = $1", [channelId])).rows[0]!)
+
+  it("refreshes an X token that expires soon without any post, and disconnects a channel whose refresh X refuses", async () => {
+    const w = await newWorkspace()
+    const a = await sys.admin.createChannel({ workspaceId: w.workspaceId, network: "x", name: "Soon", customerId: null, postingTimes: [], credentials: await seed("x", { username: "soon" }) })
+    await rewriteCredentials(a.channelId, (c) => ({ ...c, expiresAt: new Date(Date.now() + 60_000).toISOString() }))
+    const before = (await storedOf(a.channelId)).credentials
+    await waitFor("a refreshed token", async () => (!(await storedOf(a.channelId)).credentials.equals(before) ? true : undefined), 15_000)
+    expect((await storedOf(a.channelId)).refresh_needed).toBe(false)
+
+    const b = await sys.admin.createChannel({ workspaceId: w.workspaceId, network: "x", name: "Spent", customerId: null, postingTimes: [], credentials: await seed("x", { username: "spent" }) })
+    await rewriteCredentials(b.channelId, (c) => ({ ...c, expiresAt: new Date(Date.now() + 60_000).toISOString(), refreshToken: "spent" }))
+    await waitFor("disconnected", async () => ((await storedOf(b.channelId)).refresh_needed ? true : undefined), 15_000)
+    const events = await withDb(world, async (c) => (await c.query("SELECT data FROM outbox WHERE workspace_id = $1 AND event = 'channel.disconnected'", [w.workspaceId])).rows.map((r) => r.data))
+    expect(events).toEqual([{ channelId: b.channelId, provider: "x", name: "Spent" }])
   }, 60_000)
 })
 
