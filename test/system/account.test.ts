@@ -227,7 +227,7 @@ describe("GET /integration-settings/{id}", () => {
     })
     const community = settings.find((s: any) => s.key === "community")
     expect(Object.keys(community).sort()).toEqual(["help", "key", "label", "options", "type"])
-    expect(res.json.output).toMatchObject({ maxLength: 280, comments: true, tools: [] })
+    expect(res.json.output).toMatchObject({ maxLength: 280, comments: true, tools: [expect.objectContaining({ methodName: "whoami" })] })
     expect(res.json).toEqual({ output: integrationSettingsOf(networkOf("x")) })
   })
 
