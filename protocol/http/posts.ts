@@ -75,6 +75,18 @@ export const PostsApi = HttpApiGroup.make("posts")
       .annotate(OpenApi.Summary, "Get a whole post (per-channel id or group id)")
   )
   .add(
+    HttpApiEndpoint.get("missingPost", "/posts/:id/missing")
+      .setPath(IdParam)
+      .addSuccess(Schema.Array(Schema.Struct({ id: Schema.String, url: Schema.String })))
+      .addError(InvalidId)
+      .addError(PostNotFound)
+      .annotate(OpenApi.Summary, "Search the network for a post")
+      .annotate(
+        OpenApi.Description,
+        "Asks the channel's network for a recent post of the account with the same text as the post's first item (per-channel id; a group id means its first channel). 0 or 1 items; networks that cannot search (LinkedIn, Telegram, Discord) answer an empty array."
+      )
+  )
+  .add(
     HttpApiEndpoint.put("movePost", "/posts/:id/date")
       .setPath(IdParam)
       .setPayload(Schema.Struct({ date: Schema.String }))

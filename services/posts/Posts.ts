@@ -1,4 +1,5 @@
-import { Effect, Option } from "effect"
+import { SqlClient } from "@effect/sql"
+import { Effect, Either, Option } from "effect"
 import { Errors } from "../../domain/errors.js"
 import type { PostRef } from "../../domain/ids.js"
 import { postsRange } from "../../domain/posts/listRange.js"
@@ -8,6 +9,10 @@ import { ActorClient, ActorClientLive } from "../gateway/actorClient.js"
 import { policyRequire } from "../platform/policy.js"
 import { storageDefects } from "../platform/storageDefects.js"
 import { PostsStore } from "./postsStore.js"
+import { freshCredentials } from "../networks/credentialsStore.js"
+import { NetworkAdapters } from "../networks/registry.js"
+import { AppConfig } from "../platform/config.js"
+import { decodeSettings, decodeStoredMedia } from "./rows.js"
 
 /**
  * The posts feature as every edge sees it (REST handlers, the share page, and later MCP
@@ -18,6 +23,9 @@ export class Posts extends Effect.Service<Posts>()("posts/Posts", {
   effect: Effect.gen(function* () {
     const store = yield* PostsStore
     const actors = yield* ActorClient
+    const adapters = yield* NetworkAdapters
+    const sql = yield* SqlClient.SqlClient
+    const config = yield* AppConfig
     const principal = CurrentPrincipal
 
     /** GET /posts: one row per channel in the range (default 30 days back to 30 ahead), oldest first. */
@@ -61,9 +69,34 @@ export class Posts extends Effect.Service<Posts>()("posts/Posts", {
     const review = (input: { readonly groupId: string; readonly decision: "approve" | "changes"; readonly comment: string; readonly reviewer: string }) =>
       send(new ReviewPost(input)).pipe(Effect.withSpan("Posts.review"), policyRequire("posts.review"))
 
-    return { list, get, create, move, setStatus, setSettings, remove, review }
+    /**
+     * GET /posts/{id}/missing: asks the channel's network for a recent post of the account
+     * with the same text. Found → [{id, url}]; networks that cannot search, or have no
+     * adapter here, or an unreadable connection → []. Read-only: no actor.
+     */
+    const missing = (id: PostRef) =>
+      Effect.gen(function* () {
+        const { workspaceId } = yield* principal
+        const root = yield* store.rootItemOf(workspaceId, id).pipe(storageDefects)
+        if (Option.isNone(root)) return yield* Effect.fail(Errors.postNotFound())
+        const r = root.value
+        const adapter = adapters.find(r.network)
+        if (Option.isNone(adapter)) return []
+        const credentials = yield* freshCredentials(r.channelId, adapter.value).pipe(Effect.provideService(SqlClient.SqlClient, sql), Effect.provideService(AppConfig, config), storageDefects)
+        if (Either.isLeft(credentials)) return []
+        const answer = yield* adapter.value.search({
+          item: { id: r.itemId, position: 0, content: r.content },
+          media: decodeStoredMedia(r.media),
+          channel: { id: r.channelId, credentials: credentials.right, settings: decodeSettings(r.settings) },
+          previousReleaseId: null,
+          rootReleaseId: null
+        })
+        return answer._tag === "Found" ? [{ id: answer.releaseId, url: answer.releaseUrl }] : []
+      }).pipe(Effect.withSpan("Posts.missing"), policyRequire("posts.read"))
+
+    return { list, get, create, move, setStatus, setSettings, remove, review, missing }
   }),
-  dependencies: [PostsStore.Live, ActorClientLive]
+  dependencies: [PostsStore.Live, ActorClientLive, NetworkAdapters.Default]
 }) {
   /** Without its stores and the actor client: a test gives those (services/platform/testLayer.ts). */
   static readonly Test = Posts.DefaultWithoutDependencies

@@ -7,7 +7,7 @@ import { AppConfig } from "../platform/config.js"
 import * as Outbox from "../platform/outbox.js"
 import { approvalEvent, isApprovalEvent } from "./postEvents.js"
 import { shareUrl, postRow, wholePost } from "./render.js"
-import { ActivityRow, ChannelPostRow, CommentRow, GroupRow, ItemRow, SharedPostRow, StoredItemRow, TagRow, type StoredItem, type StoredMedia } from "./rows.js"
+import { ActivityRow, ChannelPostRow, CommentRow, GroupRow, ItemRow, RootItemRow, SharedPostRow, StoredItemRow, TagRow, type StoredItem, type StoredMedia } from "./rows.js"
 
 /** An item to write for a channel (create and edit). */
 export interface ItemWrite {
@@ -43,6 +43,7 @@ const decodeTags = Schema.decodeUnknown(Schema.Array(TagRow))
 const decodeGroups = Schema.decodeUnknown(Schema.Array(GroupRow))
 const decodeItems = Schema.decodeUnknown(Schema.Array(ItemRow))
 const decodeActivity = Schema.decodeUnknown(Schema.Array(ActivityRow))
+const decodeRootItems = Schema.decodeUnknown(Schema.Array(RootItemRow))
 const decodeComments = Schema.decodeUnknown(Schema.Array(CommentRow))
 const decodeStoredItems = Schema.decodeUnknown(Schema.Array(StoredItemRow))
 const decodeShared = Schema.decodeUnknown(Schema.Array(SharedPostRow))
@@ -71,6 +72,20 @@ export const makePostsStore = Effect.gen(function* () {
       UNION ALL
       SELECT id AS group_id FROM post_groups WHERE id = ${id} AND workspace_id = ${workspaceId} AND deleted_at IS NULL
       LIMIT 1`.pipe(Effect.map((rows) => Option.map(Option.fromNullable(rows[0]?.groupId), GroupId.make)))
+
+  /**
+   * GET /posts/{id}/missing: the channel post an id names (a per-channel id, or a group id →
+   * its first channel) with what a search needs: its first item, network and settings.
+   */
+  const rootItemOf = (workspaceId: string, id: string) =>
+    sql`
+      SELECT p.id AS post_id, p.channel_id, c.network, p.settings, i.id AS item_id, i.content, i.media
+      FROM posts p JOIN channels c ON c.id = p.channel_id JOIN post_items i ON i.post_id = p.id AND i.position = 0
+      WHERE p.workspace_id = ${workspaceId} AND p.deleted_at IS NULL AND (p.id = ${id} OR p.group_id = ${id})
+      ORDER BY (p.id = ${id}) DESC, p.ordinal LIMIT 1`.pipe(
+      Effect.flatMap(decodeRootItems),
+      Effect.map((rows) => Option.fromNullable(rows[0]))
+    )
 
   /** Loads a post, locking its group row so concurrent writers queue behind us. */
   const load = (workspaceId: string, groupId: GroupId, lock: boolean) =>
@@ -399,6 +414,7 @@ export const makePostsStore = Effect.gen(function* () {
     load,
     loadOr404,
     applyStep,
+    rootItemOf,
     renderWholePost,
     listRows,
     itemsOf,

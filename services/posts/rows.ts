@@ -106,3 +106,15 @@ export const StoredError = Schema.NullOr(Schema.Struct({ message: Schema.String,
 export const decodeStoredError = Schema.decodeUnknownSync(StoredError)
 
 export const decodeSettings = Schema.decodeUnknownSync(Schema.Record({ key: Schema.String, value: Schema.Unknown }))
+
+/** The first item of a channel post with what a network search needs (GET /posts/{id}/missing). */
+export const RootItemRow = Schema.Struct({
+  postId: Schema.String,
+  channelId: Schema.String,
+  network: Schema.String,
+  settings: Json,
+  itemId: Schema.String,
+  content: Schema.String,
+  media: Json
+})
+export type RootItemRow = typeof RootItemRow.Type

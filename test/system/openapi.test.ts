@@ -69,6 +69,7 @@ const servedNow = [
   "put /posts/{id}/date",
   "put /posts/{id}/status",
   "put /posts/{id}/settings",
+  "get /posts/{id}/missing",
   "delete /posts/{id}",
   "delete /posts/group/{group}",
   "get /notifications",

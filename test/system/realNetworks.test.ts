@@ -276,6 +276,40 @@ describe("GET /public/v1/social/{integration} and the callback", () => {
   })
 })
 
+describe("GET /public/v1/posts/{id}/missing", () => {
+  it("finds the post on a network that can search, by the per-channel id or the group id; [] where it cannot", async () => {
+    const w = await newWorkspace()
+    const mastodon = await sys.admin.createChannel({ workspaceId: w.workspaceId, network: "mastodon", name: "M", customerId: null, postingTimes: [], credentials: await seed("mastodon", {}) })
+    const telegram = await sys.admin.createChannel({ workspaceId: w.workspaceId, network: "telegram", name: "T", customerId: null, postingTimes: [], credentials: await seed("telegram", {}) })
+    const text = `missing? ${crypto.randomUUID().slice(0, 8)}`
+    const created = await w.api.post("/public/v1/posts", {
+      type: "schedule",
+      date: new Date(Date.now() + 86_400_000).toISOString(),
+      posts: [{ integration: { id: mastodon.channelId }, value: [{ content: text }] }, { integration: { id: telegram.channelId }, value: [{ content: text }] }]
+    })
+    const [onMastodon, onTelegram] = created.json as Array<{ postId: string; group: string }>
+    // not on the network yet
+    expect((await w.api.get(`/public/v1/posts/${onMastodon!.postId}/missing`)).json).toEqual([])
+    // someone posted it by hand (or an answer was lost): the search finds it
+    const credentials = await withDb(world, async (c) => (await c.query<{ credentials: Buffer }>("SELECT credentials FROM channels WHERE id = $1", [mastodon.channelId])).rows[0]!.credentials)
+    const token = String(Redacted.value(Option.getOrThrow(openCredentials(Redacted.make("test-secret-key"), credentials)))["accessToken"])
+    const posted = (await (await fetch(`${sim.baseOf("mastodon")}/api/v1/statuses`, { method: "POST", headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, body: JSON.stringify({ status: text }) })).json()) as { id: string; url: string }
+    const found = await w.api.get(`/public/v1/posts/${onMastodon!.postId}/missing`)
+    expect(found.status).toBe(200)
+    expect(found.json).toEqual([{ id: posted.id, url: posted.url }])
+    expect((await w.api.get(`/public/v1/posts/${onMastodon!.group}/missing`)).json).toEqual([{ id: posted.id, url: posted.url }])
+    expect((await w.api.get(`/public/v1/posts/${onTelegram!.postId}/missing`)).json).toEqual([])
+  })
+
+  it("404 for an unknown post, 400 for an invalid id", async () => {
+    const w = await newWorkspace()
+    const unknown = await w.api.get(`/public/v1/posts/${crypto.randomUUID()}/missing`)
+    expect(unknown.status).toBe(404)
+    expect(unknown.json.error).toBe("Post not found")
+    expect((await w.api.get("/public/v1/posts/nope/missing")).status).toBe(400)
+  })
+})
+
 describe("helper tools through POST /integration-trigger", () => {
   it("Discord's channels tool and X's whoami answer from the network", async () => {
     const w = await newWorkspace()

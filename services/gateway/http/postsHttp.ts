@@ -24,6 +24,7 @@ export const PostsHttpLive = HttpApiBuilder.group(PublicApi, "posts", (handlers)
         })
       )
       .handle("getPost", ({ path }) => posts.get(PostRef.make(path.id)).pipe(authorize("posts.read")))
+      .handle("missingPost", ({ path }) => posts.missing(PostRef.make(path.id)).pipe(authorize("posts.read")))
       .handle("movePost", ({ path, payload }) => posts.move(PostRef.make(path.id), payload.date).pipe(authorize("posts.write")))
       .handle("setPostStatus", ({ path, payload }) => posts.setStatus(PostRef.make(path.id), payload.status).pipe(authorize("posts.write")))
       .handle("setPostSettings", ({ path, payload }) =>
