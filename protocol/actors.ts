@@ -88,6 +88,20 @@ export class DeletePost extends Schema.TaggedRequest<DeletePost>()("DeletePost",
   payload: { postId: Schema.String }
 }) {}
 
+/** POST /posts/{id}/retry: failed and unconfirmed channels and follow-ups queued again, now. */
+export class RetryPost extends Schema.TaggedRequest<RetryPost>()("RetryPost", {
+  failure: Schema.Union(Forbidden, PostNotFound, ChangedMeanwhile),
+  success: WholePostAnswer,
+  payload: { postId: Schema.String }
+}) {}
+
+/** PUT /posts/{id}/release-id: one channel's post marked live with the id the caller found. */
+export class LinkRelease extends Schema.TaggedRequest<LinkRelease>()("LinkRelease", {
+  failure: Schema.Union(Forbidden, PostNotFound, ChangedMeanwhile, InvalidRequest),
+  success: WholePostAnswer,
+  payload: { postId: Schema.String, releaseId: Schema.String, releaseUrl: Schema.NullOr(Schema.String) }
+}) {}
+
 /** The share page: the client approves, or asks for changes with a comment. */
 export class ReviewPost extends Schema.TaggedRequest<ReviewPost>()("ReviewPost", {
   failure: PostChangeFailure,
@@ -107,7 +121,9 @@ export const ActorCommand = Schema.Union(
   SetPostStatus,
   SetPostSettings,
   DeletePost,
-  ReviewPost
+  ReviewPost,
+  RetryPost,
+  LinkRelease
 )
 export type ActorCommand = typeof ActorCommand.Type
 

@@ -4,6 +4,7 @@
  */
 
 export const PostMessages = {
+  releaseIdMissing: "releaseId is required: the id of the post on the network.",
   dateInPast: "The date is in the past. Use a time from now on.",
   bodyNotObject: "The request body must be a JSON object.",
   noEntries: "posts must have at least one entry, one per channel.",

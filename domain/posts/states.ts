@@ -95,7 +95,11 @@ export const channelMoves = {
   /** Worker: the network refused the post; not retried on its own. */
   rejected: { queued: "error", publishing: "error", pending: "error" },
   /** Worker: no answer and the search cannot tell; nothing is sent again. */
-  unconfirmed: { queued: "unconfirmed", publishing: "unconfirmed", pending: "unconfirmed" }
+  unconfirmed: { queued: "unconfirmed", publishing: "unconfirmed", pending: "unconfirmed" },
+  /** POST /posts/{id}/retry: failed and unconfirmed channels are queued now (an unconfirmed one searches first). */
+  retry: { error: "queued", unconfirmed: "queued" },
+  /** PUT /posts/{id}/release-id: the channel's post is live with the given id, whatever it was doing. */
+  linkRelease: { draft: "published", queued: "published", publishing: "published", pending: "published", error: "published", unconfirmed: "published" }
 } as const satisfies Record<string, Moves>
 
 export type ChannelTrigger = keyof typeof channelMoves
@@ -433,6 +437,49 @@ export const requestChanges = (
     activity: [entry(input.requestedBy, "changes requested", input.comment)],
     events: [{ name: "approval.changes", requestedBy: input.requestedBy, comment: input.comment }]
   }))
+}
+
+// ---- POST /posts/{id}/retry and PUT /posts/{id}/release-id ---------------------------------------
+
+export interface RetryInput {
+  readonly now: Date
+  readonly actor: string
+  /** Failed or unconfirmed follow-ups of channels that stay as they are (a published channel's failed reply). */
+  readonly failedFollowUps: number
+}
+
+/**
+ * Queues again, now, every failed or unconfirmed channel (spec: error, unconfirmed →
+ * queued; activity `retried`). Failed follow-ups are queued by the caller; a post with
+ * nothing to retry does not change and writes no activity.
+ */
+export const retry = (current: PostSnapshot, input: RetryInput): PostStep => {
+  const channels = current.channels.map((c) => move(channelMoves.retry, c, input.now))
+  const moved = channels.filter((c) => c.from !== c.to).length
+  return step({
+    approval: current.approval,
+    publishAt: current.publishAt,
+    channels,
+    activity: moved + input.failedFollowUps > 0 ? [entry(input.actor, "retried")] : []
+  })
+}
+
+/**
+ * Marks one channel's post live with the id the caller found (spec: any channel →
+ * published; activity `linked live post`). `post.published` is written once: not when the
+ * channel was already published (a new id only replaces the old one).
+ */
+export const linkRelease = (current: PostSnapshot, channelId: string, input: { readonly actor: string; readonly releaseId: string }): PostStep => {
+  const channels = current.channels.map((c) => (c.channelId === channelId ? move(channelMoves.linkRelease, c, current.publishAt) : unchanged(c)))
+  const target = channels.find((c) => c.channelId === channelId)
+  const becameLive = target !== undefined && target.from !== "published" && target.to === "published"
+  return step({
+    approval: current.approval,
+    publishAt: current.publishAt,
+    channels,
+    activity: [entry(input.actor, "linked live post", input.releaseId)],
+    events: becameLive ? [{ name: "post.published", channelId }] : []
+  })
 }
 
 // ---- Publishing outcomes (worker) ------------------------------------------------------------

@@ -75,6 +75,40 @@ export const PostsApi = HttpApiGroup.make("posts")
       .annotate(OpenApi.Summary, "Get a whole post (per-channel id or group id)")
   )
   .add(
+    HttpApiEndpoint.post("retryPost", "/posts/:id/retry")
+      .setPath(IdParam)
+      .addSuccess(WholePost)
+      .addError(InvalidId)
+      .addError(PostNotFound)
+      .addError(ChangedMeanwhile)
+      .annotate(OpenApi.Summary, "Retry failed channels")
+      .annotate(
+        OpenApi.Description,
+        "No body. Queues again, now, every channel of the post that failed or is unconfirmed, and failed or unconfirmed follow-up comments. An unconfirmed one asks the network first and is linked instead of sent when the post is already there (networks that cannot search send it; Discord's nonce and Mastodon's Idempotency-Key still guard a copy within their windows). Activity `retried`."
+      )
+  )
+  .add(
+    HttpApiEndpoint.put("linkRelease", "/posts/:id/release-id")
+      .setPath(IdParam)
+      .setPayload(
+        Schema.Struct({
+          releaseId: Schema.String.annotations({ description: "The post's id on the network" }),
+          releaseUrl: Schema.optional(Schema.String.annotations({ description: "The post's address on the network" }))
+        })
+      )
+      .addSuccess(WholePost)
+      .addError(InvalidRequest)
+      .addError(InvalidJson)
+      .addError(InvalidId)
+      .addError(PostNotFound)
+      .addError(ChangedMeanwhile)
+      .annotate(OpenApi.Summary, "Link a live post")
+      .annotate(
+        OpenApi.Description,
+        "Marks one channel's post (a per-channel id; a group id means its first channel) as published with these values, whatever it was doing; its waiting follow-ups then go out. Activity `linked live post`; `post.published` when the channel was not published yet."
+      )
+  )
+  .add(
     HttpApiEndpoint.get("missingPost", "/posts/:id/missing")
       .setPath(IdParam)
       .addSuccess(Schema.Array(Schema.Struct({ id: Schema.String, url: Schema.String })))

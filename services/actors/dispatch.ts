@@ -96,6 +96,10 @@ export const dispatch = (envelope: ActorEnvelope, mailboxes: Mailboxes) => {
         return yield* reply(command, inMailbox(once(writer.delete(command).pipe(authorize("posts.write")), deleted)))
       case "ReviewPost":
         return yield* reply(command, inMailbox(once(writer.review(command).pipe(authorize("posts.review")), replayChange)))
+      case "RetryPost":
+        return yield* reply(command, inMailbox(once(writer.retry(command).pipe(authorize("posts.write")), replayChange)))
+      case "LinkRelease":
+        return yield* reply(command, inMailbox(once(writer.link(command).pipe(authorize("posts.write")), replayChange)))
     }
   })
 }

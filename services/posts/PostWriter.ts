@@ -5,6 +5,7 @@ import { Errors, RuleProblem } from "../../domain/errors.js"
 import { canonicalJson, decideWithStored } from "../../domain/idempotency.js"
 import { findNetwork } from "../../domain/networks/index.js"
 import { normalizePostBody } from "../../domain/posts/body.js"
+import { PostMessages } from "../../domain/posts/messages.js"
 import { readZonedDate } from "../../domain/posts/dates.js"
 import type { MediaRef, NormalizedPost, PostEntry } from "../../domain/posts/normalizedPost.js"
 import {
@@ -20,16 +21,18 @@ import {
   approve,
   create,
   edit,
+  linkRelease,
   moveDate,
   remove,
   removedWithChannel,
   requestChanges,
+  retry,
   setStatus,
   type PostStep
 } from "../../domain/posts/states.js"
 import { GroupId } from "../../domain/ids.js"
 import type { Principal } from "../../domain/roles.js"
-import type { CreatePosts, DeleteChannel, DeletePost, MovePost, ReviewPost, SetPostSettings, SetPostStatus } from "../../protocol/actors.js"
+import type { CreatePosts, DeleteChannel, DeletePost, LinkRelease, MovePost, RetryPost, ReviewPost, SetPostSettings, SetPostStatus } from "../../protocol/actors.js"
 import { CurrentPrincipal } from "../../protocol/http/security.js"
 import { MediaRepo, type MediaForPost } from "../media/mediaRepo.js"
 import { AppConfig } from "../platform/config.js"
@@ -422,11 +425,61 @@ export class PostWriter extends Effect.Service<PostWriter>()("posts/PostWriter",
         )
       }).pipe(storageDefects, Effect.withSpan("PostWriter.deleteChannel"), policyRequire("channels.delete"))
 
+    /**
+     * POST /posts/{id}/retry: failed and unconfirmed channels queued now (`retried`), and
+     * failed or unconfirmed follow-ups of live channels; unconfirmed items search first.
+     */
+    const retryPost = (command: RetryPost) =>
+      Effect.gen(function* () {
+        const principal = yield* CurrentPrincipal
+        const groupId = yield* transactions.run(
+          Effect.gen(function* () {
+            const loaded = yield* store.loadOr404(principal.workspaceId, command.postId, true)
+            const postIds = loaded.posts.map((p) => p.id)
+            const failedFollowUps = yield* store.prepareRetry(postIds)
+            const step = retry(loaded.snapshot, { now: new Date(), actor: principal.actor, failedFollowUps })
+            yield* store.applyStep({ workspaceId: principal.workspaceId, groupId: loaded.group.id, shareToken: loaded.group.shareToken, newGroup: null, step })
+            yield* store.requeueFollowUps(postIds)
+            return loaded.group.id
+          })
+        )
+        return yield* store.renderWholePost(principal.workspaceId, groupId)
+      }).pipe(storageDefects, Effect.withSpan("PostWriter.retry"), policyRequire("posts.write"))
+
+    /** PUT /posts/{id}/release-id: one channel (a group id: its first) live with the caller's release. */
+    const link = (command: LinkRelease) =>
+      Effect.gen(function* () {
+        const principal = yield* CurrentPrincipal
+        const releaseId = command.releaseId.trim()
+        if (releaseId === "") return yield* Effect.fail(Errors.badRequest(PostMessages.releaseIdMissing))
+        const groupId = yield* transactions.run(
+          Effect.gen(function* () {
+            const loaded = yield* store.loadOr404(principal.workspaceId, command.postId, true)
+            const target = loaded.posts.find((p) => p.id === command.postId) ?? loaded.posts[0]
+            if (target === undefined) return yield* Effect.fail(Errors.postNotFound())
+            const step = linkRelease(loaded.snapshot, target.channelId, { actor: principal.actor, releaseId })
+            yield* store.applyStep({ workspaceId: principal.workspaceId, groupId: loaded.group.id, shareToken: loaded.group.shareToken, newGroup: null, step })
+            yield* store.linkRelease({
+              workspaceId: principal.workspaceId,
+              groupId: loaded.group.id,
+              postId: target.id,
+              channelId: target.channelId,
+              provider: target.network,
+              releaseId,
+              releaseUrl: command.releaseUrl,
+              events: step.events
+            })
+            return loaded.group.id
+          })
+        )
+        return yield* store.renderWholePost(principal.workspaceId, groupId)
+      }).pipe(storageDefects, Effect.withSpan("PostWriter.linkRelease"), policyRequire("posts.write"))
+
     /** The whole post as it is now (a command sent again is answered with it). */
     const current = (groupId: string) =>
       Effect.flatMap(CurrentPrincipal, ({ workspaceId }) => store.renderWholePost(workspaceId, GroupId.make(groupId))).pipe(storageDefects)
 
-    return { keptAnswer, current, create: createPosts, move, setStatus: changeStatus, setSettings: changeSettings, delete: deletePost, review, deleteChannel }
+    return { keptAnswer, current, create: createPosts, move, setStatus: changeStatus, setSettings: changeSettings, delete: deletePost, review, deleteChannel, retry: retryPost, link }
   }),
   // Transactions is the host's (services/actors/fencedTransactions.ts): fenced by the shard's lease
   dependencies: [PostsStore.Live, ChannelsRepo.Live, MediaRepo.Live, IdempotencyRepo.Live, TagsRepo.Live]

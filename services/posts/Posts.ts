@@ -3,7 +3,7 @@ import { Effect, Either, Option } from "effect"
 import { Errors } from "../../domain/errors.js"
 import type { PostRef } from "../../domain/ids.js"
 import { postsRange } from "../../domain/posts/listRange.js"
-import { CreatePosts, DeletePost, MovePost, ReviewPost, SetPostSettings, SetPostStatus } from "../../protocol/actors.js"
+import { CreatePosts, DeletePost, LinkRelease, MovePost, RetryPost, ReviewPost, SetPostSettings, SetPostStatus } from "../../protocol/actors.js"
 import { CurrentPrincipal } from "../../protocol/http/security.js"
 import { ActorClient, ActorClientLive } from "../gateway/actorClient.js"
 import { policyRequire } from "../platform/policy.js"
@@ -94,7 +94,14 @@ export class Posts extends Effect.Service<Posts>()("posts/Posts", {
         return answer._tag === "Found" ? [{ id: answer.releaseId, url: answer.releaseUrl }] : []
       }).pipe(Effect.withSpan("Posts.missing"), policyRequire("posts.read"))
 
-    return { list, get, create, move, setStatus, setSettings, remove, review, missing }
+    /** POST /posts/{id}/retry */
+    const retry = (id: PostRef) => send(new RetryPost({ postId: id })).pipe(Effect.withSpan("Posts.retry"), policyRequire("posts.write"))
+
+    /** PUT /posts/{id}/release-id */
+    const linkRelease = (id: PostRef, releaseId: string, releaseUrl: string | null) =>
+      send(new LinkRelease({ postId: id, releaseId, releaseUrl })).pipe(Effect.withSpan("Posts.linkRelease"), policyRequire("posts.write"))
+
+    return { list, get, create, move, setStatus, setSettings, remove, review, missing, retry, linkRelease }
   }),
   dependencies: [PostsStore.Live, ActorClientLive, NetworkAdapters.Default]
 }) {

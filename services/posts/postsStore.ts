@@ -2,10 +2,10 @@ import { SqlClient } from "@effect/sql"
 import { Context, Effect, Layer, Option, Schema } from "effect"
 import { Errors } from "../../domain/errors.js"
 import { GroupId } from "../../domain/ids.js"
-import { keptOnEdit, type ChannelStatus, type PostSnapshot, type PostStep } from "../../domain/posts/states.js"
+import { keptOnEdit, type ChannelStatus, type PostEvent, type PostSnapshot, type PostStep } from "../../domain/posts/states.js"
 import { AppConfig } from "../platform/config.js"
 import * as Outbox from "../platform/outbox.js"
-import { approvalEvent, isApprovalEvent } from "./postEvents.js"
+import { approvalEvent, isApprovalEvent, isPublishingEvent, publishingEvent } from "./postEvents.js"
 import { shareUrl, postRow, wholePost } from "./render.js"
 import { ActivityRow, ChannelPostRow, CommentRow, GroupRow, ItemRow, RootItemRow, SharedPostRow, StoredItemRow, TagRow, type StoredItem, type StoredMedia } from "./rows.js"
 
@@ -86,6 +86,73 @@ export const makePostsStore = Effect.gen(function* () {
       Effect.flatMap(decodeRootItems),
       Effect.map((rows) => Option.fromNullable(rows[0]))
     )
+
+  /**
+   * POST /posts/{id}/retry, before the step: unconfirmed items of the post will search the
+   * network before sending (they may be live); answers how many follow-ups of channels that
+   * stay as they are (published) failed or are unconfirmed.
+   */
+  const prepareRetry = (postIds: ReadonlyArray<string>) =>
+    Effect.gen(function* () {
+      if (postIds.length === 0) return 0
+      yield* sql`UPDATE post_items SET search_first = true WHERE post_id IN ${sql.in(postIds)} AND status = 'unconfirmed'`
+      const rows = yield* sql<{ n: number }>`
+        SELECT count(*)::int AS n FROM post_items i JOIN posts p ON p.id = i.post_id
+        WHERE i.post_id IN ${sql.in(postIds)} AND i.position > 0 AND i.status IN ('error', 'unconfirmed') AND p.status = 'published'`
+      return rows[0]?.n ?? 0
+    })
+
+  /**
+   * POST /posts/{id}/retry, after the step: failed and unconfirmed follow-ups are queued
+   * again; the one whose previous item is live is due now, the others wait for it.
+   */
+  const requeueFollowUps = (postIds: ReadonlyArray<string>) =>
+    postIds.length === 0
+      ? Effect.void
+      : sql`
+          UPDATE post_items i SET status = 'queued', error = NULL,
+            due_at = CASE WHEN EXISTS (
+              SELECT 1 FROM post_items prev WHERE prev.post_id = i.post_id AND prev.position = i.position - 1 AND prev.status = 'published'
+            ) THEN now() ELSE NULL END
+          WHERE i.post_id IN ${sql.in(postIds)} AND i.position > 0 AND i.status IN ('error', 'unconfirmed')`.pipe(Effect.asVoid)
+
+  /**
+   * PUT /posts/{id}/release-id, after the step moved the channel: the release on the
+   * channel's post and its first item; its next follow-up becomes due.
+   */
+  const linkRelease = (input: {
+    readonly workspaceId: string
+    readonly groupId: string
+    readonly postId: string
+    readonly channelId: string
+    readonly provider: string
+    readonly releaseId: string
+    readonly releaseUrl: string | null
+    /** The step made the channel live: post.published is written with the release. */
+    readonly events: ReadonlyArray<PostEvent>
+  }) =>
+    Effect.gen(function* () {
+      yield* sql`UPDATE posts SET release_id = ${input.releaseId}, release_url = ${input.releaseUrl}, error = NULL, updated_at = now() WHERE id = ${input.postId}`
+      const items = yield* sql<{ publishedAt: Date }>`
+        UPDATE post_items SET status = 'published', release_id = ${input.releaseId}, release_url = ${input.releaseUrl},
+          published_at = coalesce(published_at, now()), error = NULL, search_first = false, due_at = NULL
+        WHERE post_id = ${input.postId} AND position = 0
+        RETURNING published_at`
+      yield* sql`UPDATE post_items SET due_at = now() + make_interval(mins => delay_minutes)
+        WHERE post_id = ${input.postId} AND position = 1 AND status = 'queued' AND due_at IS NULL`
+      const root = yield* sql<{ content: string }>`SELECT content FROM post_items WHERE post_id = ${input.postId} AND position = 0`
+      const attempt = {
+        postId: input.postId,
+        groupId: input.groupId,
+        channelId: input.channelId,
+        provider: input.provider,
+        content: root[0]?.content ?? "",
+        release: { releaseId: input.releaseId, releaseUrl: input.releaseUrl ?? "", publishedAt: items[0]?.publishedAt ?? new Date() }
+      }
+      yield* Outbox.write(input.workspaceId, input.events.filter(isPublishingEvent).map((e) => publishingEvent(e, attempt))).pipe(
+        Effect.provideService(SqlClient.SqlClient, sql)
+      )
+    })
 
   /** Loads a post, locking its group row so concurrent writers queue behind us. */
   const load = (workspaceId: string, groupId: GroupId, lock: boolean) =>
@@ -415,6 +482,9 @@ export const makePostsStore = Effect.gen(function* () {
     loadOr404,
     applyStep,
     rootItemOf,
+    prepareRetry,
+    requeueFollowUps,
+    linkRelease,
     renderWholePost,
     listRows,
     itemsOf,

@@ -19,7 +19,9 @@ export const ItemToPublish = Schema.Struct({
   settings: Schema.Unknown,
   credentials: Schema.NullOr(Schema.Uint8ArrayFromSelf),
   replyTo: Schema.NullOr(Schema.String),
-  rootReleaseId: Schema.NullOr(Schema.String)
+  rootReleaseId: Schema.NullOr(Schema.String),
+  /** Queued again by a retry after an unconfirmed outcome: ask the network before sending. */
+  searchFirst: Schema.Boolean
 })
 export type ItemToPublish = typeof ItemToPublish.Type
 
@@ -75,7 +77,8 @@ export const makeAttemptsStore = Effect.gen(function* () {
       SELECT i.id, i.post_id, p.group_id, i.workspace_id, p.channel_id, c.name AS channel_name, c.network,
              i.position, i.content, i.media, i.status, p.settings, c.credentials,
              (SELECT prev.release_id FROM post_items prev WHERE prev.post_id = i.post_id AND prev.position = i.position - 1) AS reply_to,
-             (SELECT root.release_id FROM post_items root WHERE root.post_id = i.post_id AND root.position = 0 AND i.position > 0) AS root_release_id
+             (SELECT root.release_id FROM post_items root WHERE root.post_id = i.post_id AND root.position = 0 AND i.position > 0) AS root_release_id,
+             i.search_first
       FROM post_items i JOIN posts p ON p.id = i.post_id JOIN channels c ON c.id = p.channel_id
       WHERE i.id = ${itemId} AND p.deleted_at IS NULL
       FOR UPDATE OF i`.pipe(
@@ -100,6 +103,9 @@ export const makeAttemptsStore = Effect.gen(function* () {
       Effect.flatMap(decodeHistory),
       Effect.map((rows) => ({ attempts: rows[0]?.n ?? 0, reachedNothing: rows[0]?.reachedNothing ?? 0 }))
     )
+
+  /** The search-first flag is spent by the attempt that reads it (a crash after it searches anyway: a taken-over attempt never sends). */
+  const clearSearchFirst = (itemId: string) => sql`UPDATE post_items SET search_first = false WHERE id = ${itemId} AND search_first`.pipe(Effect.asVoid)
 
   /** Makes an open attempt whose job died ours, with a fresh lease. */
   const takeOver = (attemptId: string, owner: string, leaseMs: number) =>
@@ -205,6 +211,7 @@ export const makeAttemptsStore = Effect.gen(function* () {
 
   return {
     lockItem,
+    clearSearchFirst,
     findOpenAttempt,
     attemptHistory,
     takeOver,

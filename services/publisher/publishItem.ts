@@ -23,13 +23,20 @@ export interface PublishSettings {
 /** Sends that reached nothing (connection refused …) before the item fails with a plain error. */
 export const MAX_SENDS_THAT_REACHED_NOTHING = 5
 
+/**
+ * `send`: a new attempt; `search`: an earlier attempt may have sent it, so only ask the
+ * network; `search-first`: a retry of an unconfirmed item asks first and sends when the
+ * network does not have it.
+ */
+type AttemptMode = "send" | "search" | "search-first"
+
 type Start = Data.TaggedEnum<{
   /** The item is not (or no longer) publishing: nothing to do. */
   Nothing: {}
   /** Another job holds the item's open attempt: come back when its lease ends. */
   Busy: { readonly leaseLeftMs: number }
   /** An attempt of ours: send, or (an earlier attempt may have sent it) search. */
-  Run: { readonly item: ItemToPublish; readonly attemptId: string; readonly mode: "send" | "search"; readonly reachedNothing: number }
+  Run: { readonly item: ItemToPublish; readonly attemptId: string; readonly mode: AttemptMode; readonly reachedNothing: number }
 }>
 const Start = Data.taggedEnum<Start>()
 
@@ -78,7 +85,8 @@ const startAttempt = (itemId: string, owner: string, leaseMs: number) =>
           owner,
           leaseMs
         })
-        return Start.Run({ item: item.value, attemptId, mode: "send", reachedNothing })
+        if (item.value.searchFirst) yield* attempts.clearSearchFirst(itemId)
+        return Start.Run({ item: item.value, attemptId, mode: item.value.searchFirst ? "search-first" : "send", reachedNothing })
       })
     )
   })
@@ -129,7 +137,7 @@ export const publishItem = (itemId: string, settings: PublishSettings) =>
     )
   }).pipe(Effect.withSpan("publisher.publishItem", { attributes: { itemId } }))
 
-const runAttempt = (item: ItemToPublish, attemptId: string, mode: "send" | "search", reachedNothing: number, settings: PublishSettings) =>
+const runAttempt = (item: ItemToPublish, attemptId: string, mode: AttemptMode, reachedNothing: number, settings: PublishSettings) =>
   Effect.gen(function* () {
     const adapters = yield* NetworkAdapters
     const adapter = adapters.find(item.network)
@@ -161,6 +169,11 @@ const runAttempt = (item: ItemToPublish, attemptId: string, mode: "send" | "sear
     }
     // we may have sent it before: ask the network, never send again
     if (mode === "search") return yield* conclude(yield* searchConclusion(adapter.value, request))
+    if (mode === "search-first") {
+      // a retry after "unconfirmed": the post may be live; link it instead of sending a copy
+      const found = yield* searchConclusion(adapter.value, request)
+      if (found._tag === "Published") return yield* conclude(found)
+    }
     const send = item.position === 0 ? adapter.value.publish : adapter.value.publishFollowUp
     const answer = yield* send(request).pipe(
       Effect.timeoutTo({

@@ -10,12 +10,14 @@ import {
   create,
   edit,
   legacyState,
+  linkRelease,
   moveDate,
   type PostSnapshot,
   type PostStep,
   remove,
   removedWithChannel,
   requestChanges,
+  retry,
   setStatus,
   wholePostStatus,
   type WholePostStatus
@@ -384,5 +386,47 @@ describe("states: approval", () => {
     const changes = requestChanges(current, { comment: "x", requestedBy: "Ann" })
     expect(Either.isLeft(approved) && { ...approved.left, status: statusOf(approved.left) }).toMatchObject(expected)
     expect(Either.isLeft(changes) && { ...changes.left, status: statusOf(changes.left) }).toMatchObject(expected)
+  })
+})
+
+describe("states: POST /posts/{id}/retry (error, unconfirmed → queued now)", () => {
+  it.each<[ReadonlyArray<ChannelStatus>, ReadonlyArray<ChannelStatus | null>]>([
+    [["error"], ["queued"]],
+    [["unconfirmed"], ["queued"]],
+    [["published", "error"], ["published", "queued"]],
+    [["draft", "queued", "publishing", "pending", "published"], ["draft", "queued", "publishing", "pending", "published"]]
+  ])("%j → %j", (from, to) => {
+    const step = retry(snapshot(from), { now, actor: "API", failedFollowUps: 0 })
+    expect(statusesAfter(step)).toEqual(to)
+    for (const c of step.channels) if (c.from !== c.to) expect(c.dueAt).toEqual(now)
+  })
+
+  it("writes `retried` only when something is retried (a channel, or a failed follow-up of a live one)", () => {
+    expect(retry(snapshot(["published"]), { now, actor: "API", failedFollowUps: 0 }).activity).toEqual([])
+    expect(retry(snapshot(["published"]), { now, actor: "API", failedFollowUps: 1 }).activity.map((a) => a.action)).toEqual(["retried"])
+    expect(retry(snapshot(["error"]), { now, actor: "API", failedFollowUps: 0 }).status).toBe("scheduled")
+  })
+})
+
+describe("states: PUT /posts/{id}/release-id (any channel → published)", () => {
+  it.each<[ChannelStatus, boolean]>([
+    ["unconfirmed", true],
+    ["error", true],
+    ["queued", true],
+    ["publishing", true],
+    ["draft", true],
+    ["published", false]
+  ])("%s → published; post.published: %s", (from, event) => {
+    const step = linkRelease(snapshot([from, "published"]), "c1", { actor: "API", releaseId: "r1" })
+    expect(statusesAfter(step)).toEqual(["published", "published"])
+    expect(step.activity).toEqual([{ actor: "API", action: "linked live post", detail: "r1" }])
+    expect(step.events).toEqual(event ? [{ name: "post.published", channelId: "c1" }] : [])
+    expect(step.status).toBe("published")
+  })
+
+  it("only the named channel moves; the whole post is partial while another failed", () => {
+    const step = linkRelease(snapshot(["unconfirmed", "error"]), "c1", { actor: "API", releaseId: "r1" })
+    expect(statusesAfter(step)).toEqual(["published", "error"])
+    expect(step.status).toBe("partial")
   })
 })

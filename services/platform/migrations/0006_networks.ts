@@ -8,7 +8,9 @@ import { Effect } from "effect"
  * - channels.account_id: the network's own id of the connected account, so connecting the
  *   same account again updates its channel instead of adding a second one;
  * - channels.default_settings: settings the connection already answers (a Discord channel
- *   connected with its channel id needs no `channel` setting on each post).
+ *   connected with its channel id needs no `channel` setting on each post);
+ * - post_items.search_first: an unconfirmed item queued again by POST /posts/{id}/retry
+ *   asks the network first and is linked instead of sent when the post is there.
  */
 export default Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
@@ -26,6 +28,7 @@ CREATE TABLE network_apps (
 
 ALTER TABLE channels ADD COLUMN account_id text;
 ALTER TABLE channels ADD COLUMN default_settings jsonb NOT NULL DEFAULT '{}';
+ALTER TABLE post_items ADD COLUMN search_first boolean NOT NULL DEFAULT false;
 CREATE UNIQUE INDEX channels_one_per_account ON channels (workspace_id, network, account_id)
   WHERE deleted_at IS NULL AND account_id IS NOT NULL;
 `)
