@@ -58,7 +58,12 @@ export class CreatePosts extends Schema.TaggedRequest<CreatePosts>()("CreatePost
     TooManyRequests
   ),
   success: PostsAnswer,
-  payload: { body: Schema.Unknown, idempotencyKey: Schema.NullOr(Schema.String) }
+  payload: {
+    body: Schema.Unknown,
+    idempotencyKey: Schema.NullOr(Schema.String),
+    /** The surface's own creationMethod when the body gives none (MCP: `mcp`); else how the caller signed in. */
+    defaultCreationMethod: Schema.optional(Schema.Literal("mcp"))
+  }
 }) {}
 
 /** The whole post after a change, rendered by the actor from what it committed. */

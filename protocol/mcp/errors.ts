@@ -1,3 +1,4 @@
+import { Schema } from "effect"
 import { type ApiError, type ApiErrorBody, errorBody } from "../../domain/errors.js"
 
 /**
@@ -14,6 +15,19 @@ export const JsonRpcCode = {
   /** A case of the catalog that is not about the call's shape (billing, roles, conflicts). */
   serviceError: -32000
 } as const
+
+/**
+ * The REST error body as a tool result's structured content: every tool's output schema
+ * admits it next to its answer (clients check structured content against the schema,
+ * error results included).
+ */
+export const ToolErrorBody = Schema.Struct({
+  error: Schema.String,
+  msg: Schema.String,
+  fix: Schema.optional(Schema.String),
+  code: Schema.optional(Schema.String),
+  errors: Schema.optional(Schema.Array(Schema.Struct({ channelId: Schema.String, channelName: Schema.String, message: Schema.String })))
+}).annotations({ description: "The failure, with the same body as the REST API (error and msg the same text; fix says what to do)" })
 
 /** The result of a tool call that failed with a case of the catalog. */
 export const toolError = (e: ApiError): { readonly isError: true; readonly content: ReadonlyArray<{ readonly type: "text"; readonly text: string }>; readonly structuredContent: ApiErrorBody } => {

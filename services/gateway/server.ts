@@ -23,6 +23,7 @@ import { isUploadRequest, MediaFilesRouteLive, MediaHttpLive, UPLOAD_PATH, withU
 import { NetworksHttpLive } from "./http/networksHttp.js"
 import { PostsHttpLive } from "./http/postsHttp.js"
 import { ShareRoutesLive } from "./pages/shareRoutes.js"
+import { isMcpRequest, McpLive } from "./mcp/mcpRoute.js"
 
 /** Spec: JSON body at most 5 MB (413 above). */
 export const MAX_JSON_BODY = 5 * 1024 * 1024
@@ -56,14 +57,16 @@ const ErrorMiddlewareLive = HttpApiBuilder.middleware(
   Effect.map(AppConfig, (config) => (app) =>
     Effect.gen(function* () {
       const request = yield* HttpServerRequest.HttpServerRequest
-      yield* checkRequestHead(request)
+      // MCP makes the same edge checks itself and answers them as JSON-RPC errors (services/gateway/mcp/mcpRoute.ts)
+      const mcp = isMcpRequest(request)
+      if (!mcp) yield* checkRequestHead(request)
       const declared = Number(request.headers["content-length"] ?? "0")
       // POST /upload has its own limit (MAX_UPLOAD_BYTES, streamed to disk) instead of 5 MB
       if (isUploadRequest(request)) return yield* withUploadLimits(app, declared, config.media)
       if (declared > MAX_JSON_BODY) return apiErrorResponse(Errors.bodyTooLarge())
       // a backstop just above the limit: bodies without Content-Length are answered by the guard
       return yield* HttpIncomingMessage.withMaxBodySize(
-        Effect.zipRight(checkRequestBody(request), app),
+        mcp ? app : Effect.zipRight(checkRequestBody(request), app),
         Option.some(MAX_JSON_BODY + 64 * 1024)
       )
     }).pipe(Effect.catchAllCause((cause) => causeToResponse(cause, config.supportEmail)))
@@ -98,6 +101,7 @@ export const GatewayRoutesLive = Layer.mergeAll(
   ShareRoutesLive,
   SocialCallbackRoutesLive,
   MediaFilesRouteLive,
+  McpLive,
   HttpApiScalar.layer({ path: "/public/v1/docs" }).pipe(Layer.provide(ApiLive))
 ).pipe(Layer.provide(FeaturesLive))
 

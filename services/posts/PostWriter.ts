@@ -274,7 +274,7 @@ export class PostWriter extends Effect.Service<PostWriter>()("posts/PostWriter",
         const fields = {
           repeatDays: post.repeatDays,
           shortLink: post.shortLink,
-          creationMethod: post.creationMethod ?? creationMethodOf(principal),
+          creationMethod: post.creationMethod ?? command.defaultCreationMethod ?? creationMethodOf(principal),
           author: principal.actor
         }
 

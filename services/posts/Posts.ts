@@ -15,7 +15,7 @@ import { AppConfig } from "../platform/config.js"
 import { decodeSettings, decodeStoredMedia } from "./rows.js"
 
 /**
- * The posts feature as every edge sees it (REST handlers, the share page, and later MCP
+ * The posts feature as every edge sees it (REST handlers, the share page, MCP
  * tools): reads straight from Postgres, writes through the workspace's actor, which runs
  * them one at a time with PostWriter. Each method needs its action checked (policy).
  */
@@ -49,9 +49,12 @@ export class Posts extends Effect.Service<Posts>()("posts/Posts", {
     const send = <A, I, E, EI>(command: Parameters<typeof actors.send<A, I, E, EI>>[1]) =>
       Effect.flatMap(principal, (p) => actors.send(p, command))
 
-    /** POST /posts (both body forms), with the optional Idempotency-Key. */
-    const create = (body: unknown, idempotencyKey: string | null) =>
-      send(new CreatePosts({ body, idempotencyKey })).pipe(Effect.withSpan("Posts.create"), policyRequire("posts.write"))
+    /** POST /posts (both body forms), with the optional Idempotency-Key; MCP passes its creationMethod `mcp`. */
+    const create = (body: unknown, idempotencyKey: string | null, defaultCreationMethod?: "mcp") =>
+      send(new CreatePosts({ body, idempotencyKey, ...(defaultCreationMethod === undefined ? {} : { defaultCreationMethod }) })).pipe(
+        Effect.withSpan("Posts.create"),
+        policyRequire("posts.write")
+      )
 
     /** PUT /posts/{id}/date (the date is read by the writer, like every date of a post). */
     const move = (id: PostRef, date: string) =>

@@ -1,7 +1,6 @@
 import { HttpApiBuilder } from "@effect/platform"
-import { Effect, Option } from "effect"
-import { Errors } from "../../../domain/errors.js"
-import { findNetwork, networkListItem, networks, rulesOf } from "../../../domain/networks/index.js"
+import { Effect } from "effect"
+import { networkListItem, networks, rulesByIdentifier } from "../../../domain/networks/index.js"
 import { PublicApi } from "../../../protocol/http/api.js"
 import { Notifications } from "../../notifications/Notifications.js"
 import { authorize } from "../../platform/policy.js"
@@ -12,11 +11,6 @@ export const NetworksHttpLive = HttpApiBuilder.group(PublicApi, "networks", (han
     return handlers
     .handle("listNotifications", ({ urlParams }) => notifications.list(urlParams.page ?? 1).pipe(authorize("notifications.read")))
     .handle("listNetworks", () => Effect.succeed(networks.map(networkListItem)))
-    .handle("networkRules", ({ path }) =>
-      Option.match(findNetwork(path.identifier), {
-        onNone: () => Effect.fail(Errors.unknownNetwork()),
-        onSome: (n) => Effect.succeed(rulesOf(n))
-      })
-    )
+    .handle("networkRules", ({ path }) => rulesByIdentifier(path.identifier))
   })
 )

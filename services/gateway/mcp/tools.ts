@@ -1,0 +1,321 @@
+import { Effect, ParseResult, Schema } from "effect"
+import { MAX_IDEMPOTENCY_KEY_LENGTH } from "../../../domain/idempotency.js"
+import { ChannelId, CustomerId, PostRef, Uuid } from "../../../domain/ids.js"
+import { networkListItem, networks, rulesByIdentifier } from "../../../domain/networks/index.js"
+import { FullPostBody, SettingsObject, SimplePostBody } from "../../../domain/posts/body.js"
+import { Channel, Customer, IntegrationSettings, TriggerPayload } from "../../../protocol/http/account.js"
+import { MediaItem, UploadFromUrlPayload } from "../../../protocol/http/media.js"
+import { NetworkItem, NetworkRules, Notification } from "../../../protocol/http/networks.js"
+import { CreatedPostRow, PostRow, WholePost } from "../../../protocol/http/postResources.js"
+import { jsonSchemaOf } from "../../../protocol/mcp/jsonSchema.js"
+import { Channels } from "../../channels/Channels.js"
+import { MediaLibrary } from "../../media/mediaLibrary.js"
+import { Notifications } from "../../notifications/Notifications.js"
+import { authorize } from "../../platform/policy.js"
+import { Posts } from "../../posts/Posts.js"
+import { defineTool, type Tool } from "./tool.js"
+
+/**
+ * The MCP tools: one entry each. An entry calls the same feature service method as its
+ * REST handler (services/gateway/http/), inside the same `authorize` (domain/policy.ts),
+ * so MCP has no rule of its own. To add a tool, add an entry to `mcpTools` (and, for a
+ * new feature service, its layer to McpFeaturesLive in services/gateway/mcp/mcpRoute.ts).
+ */
+
+const readOnly = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false } as const
+const postChange = { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false } as const
+
+const PostIdArg = PostRef.annotations({ description: "A per-channel post id or the id of the whole post (its group)" })
+const ChannelIdArg = ChannelId.annotations({ description: "A channel id from list_channels" })
+const PageArg = Schema.Number.pipe(Schema.int(), Schema.between(1, 1_000_000))
+
+const IdempotencyKeyArg = Schema.String.pipe(Schema.maxLength(MAX_IDEMPOTENCY_KEY_LENGTH)).annotations({
+  description:
+    "Optional. Works like the REST Idempotency-Key header: send the same key with the same arguments again (after a timeout, say) and you get the first answer with replayed: true and no second post; the same key with other arguments is refused (idempotency_key_reused). Kept 24 hours."
+})
+
+const postBodyDescription = (intro: string) =>
+  `${intro} Two forms, as in POST /public/v1/posts: the simple one, {content, channels: [channel ids], thread?: [{content, delay}]}, or the full one, {posts: [{integration: {id: channelId}, value: [{content, image?: [{id}]}, …follow-ups], settings?}]}. type: draft, schedule (default), now or review; date: ISO 8601 with a time zone (for schedule and review not in the past). Every channel is checked against its network's rules before anything is saved; on a problem nothing is saved and the error lists each problem per channel (read get_channel_rules first). Media ids come from upload_media_from_url or list_media.`
+
+/** Both body forms with their field checks; the arguments themselves are the body, as REST sends it. */
+const PostBody = Schema.Union(FullPostBody, SimplePostBody)
+
+const postBodyJsonSchema = (required: Readonly<Record<string, unknown>>) => ({
+  type: "object",
+  properties: { idempotencyKey: jsonSchemaOf(IdempotencyKeyArg), ...required },
+  ...(Object.keys(required).length > 0 ? { required: Object.keys(required) } : {}),
+  anyOf: [jsonSchemaOf(SimplePostBody, "allow"), jsonSchemaOf(FullPostBody, "allow")]
+})
+
+const PostsWritten = Schema.Struct({
+  posts: Schema.Array(CreatedPostRow),
+  replayed: Schema.Boolean.annotations({ description: "True when this is the kept answer of an earlier call with the same idempotencyKey" })
+})
+const decodeCreatedRows = Schema.decodeUnknown(Schema.Array(CreatedPostRow))
+
+const Arguments = Schema.Record({ key: Schema.String, value: Schema.Unknown })
+
+/**
+ * create_post / edit_post arguments: the POST /posts body itself (checked against both
+ * forms here, so a wrong type is a protocol error) plus `idempotencyKey`. The body goes
+ * on to the actor exactly as written, like the REST body it mirrors.
+ */
+const postArgs = <F extends Schema.Struct.Fields>(required: F) => {
+  const Required = Schema.Struct({ idempotencyKey: Schema.optional(IdempotencyKeyArg), ...required })
+  return Schema.transformOrFail(
+    Arguments,
+    Schema.typeSchema(Schema.Struct({ idempotencyKey: Schema.optional(Schema.String), body: Arguments })),
+    {
+      strict: true,
+      decode: (raw) =>
+        Effect.gen(function* () {
+          yield* ParseResult.decodeUnknown(Required)(raw)
+          const { idempotencyKey, ...body } = raw
+          yield* ParseResult.decodeUnknown(PostBody)(body)
+          return { idempotencyKey: typeof idempotencyKey === "string" ? idempotencyKey : undefined, body }
+        }),
+      encode: ({ body, idempotencyKey }) => ParseResult.succeed(idempotencyKey === undefined ? body : { ...body, idempotencyKey })
+    }
+  )
+}
+
+/** POST /posts through the workspace actor: the same command as REST (rules, idempotency, 90 an hour), creationMethod `mcp`. */
+const writePost = ({ body, idempotencyKey }: { readonly idempotencyKey?: string | undefined; readonly body: unknown }) =>
+  Effect.gen(function* () {
+    const posts = yield* Posts
+    const answer = yield* posts.create(body, idempotencyKey ?? null, "mcp")
+    return { posts: yield* Effect.orDie(decodeCreatedRows(answer.body)), replayed: answer.replayed }
+  }).pipe(authorize("posts.write"))
+
+/** What the tools' service calls need, all of it in the gateway (CurrentPrincipal is given per request). */
+export type McpToolServices = Effect.Effect.Context<ReturnType<(typeof toolList)[number]["call"]>>
+
+const toolList = [
+  defineTool({
+    name: "list_channels",
+    title: "List channels",
+    description:
+      "Lists the workspace's channels (connected social accounts, pages or profiles): id, name, network (identifier), whether it is disabled or must be reconnected, and its customer. Use a channel's id in create_post. Give customerId to list one customer's channels.",
+    annotations: readOnly,
+    input: Schema.Struct({ customerId: Schema.optional(CustomerId.annotations({ description: "Only this customer's channels (from list_customers)" })) }),
+    output: Schema.Struct({ channels: Schema.Array(Channel) }),
+    run: ({ customerId }) =>
+      Effect.flatMap(Channels, (c) => c.list(customerId ?? null)).pipe(
+        authorize("channels.read"),
+        Effect.map((channels) => ({ channels }))
+      )
+  }),
+  defineTool({
+    name: "list_customers",
+    title: "List customers",
+    description: "Lists the workspace's customers (groups of channels, for example one per client of an agency), sorted by name.",
+    annotations: readOnly,
+    input: Schema.Struct({}),
+    output: Schema.Struct({ customers: Schema.Array(Customer) }),
+    run: () =>
+      Effect.flatMap(Channels, (c) => c.listCustomers).pipe(
+        authorize("channels.read"),
+        Effect.map((customers) => ({ customers }))
+      )
+  }),
+  defineTool({
+    name: "list_networks",
+    title: "List networks",
+    description: "Lists every social network the service posts to: identifier, name, maximum post length, whether follow-up comments work, and what a post needs (media, video or nothing).",
+    annotations: readOnly,
+    input: Schema.Struct({}),
+    output: Schema.Struct({ networks: Schema.Array(NetworkItem) }),
+    run: () => Effect.succeed({ networks: networks.map(networkListItem) })
+  }),
+  defineTool({
+    name: "get_network_rules",
+    title: "Rules of a network",
+    description: "The posting rules of one network (by identifier, from list_networks): a plain-language summary, the maximum length and the settings a post may carry.",
+    annotations: readOnly,
+    input: Schema.Struct({ network: Schema.String.annotations({ description: "A network identifier, for example mastodon or x" }) }),
+    output: NetworkRules,
+    run: ({ network }) => rulesByIdentifier(network)
+  }),
+  defineTool({
+    name: "get_channel_rules",
+    title: "Rules and settings of a channel",
+    description:
+      "The rules of one channel's network as they apply to this channel: maximum length, what a post needs, how many media, whether follow-ups work, the settings a post may carry (keys for create_post's settings) and the helper tools run_channel_tool can run.",
+    annotations: readOnly,
+    input: Schema.Struct({ channelId: ChannelIdArg }),
+    output: IntegrationSettings,
+    run: ({ channelId }) => Effect.flatMap(Channels, (c) => c.settings(channelId)).pipe(authorize("channels.read"))
+  }),
+  defineTool({
+    name: "run_channel_tool",
+    title: "Run a channel's helper tool",
+    description:
+      "Runs one of the helper tools a channel's network offers (names and their data keys are in get_channel_rules under tools), for example listing a Discord server's channels. The answer is the network's, under output.",
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+    input: Schema.Struct({ channelId: ChannelIdArg, ...TriggerPayload.fields }),
+    output: Schema.Struct({ output: Schema.Unknown }),
+    run: ({ channelId, methodName, data }) =>
+      Effect.flatMap(Channels, (c) => c.trigger(channelId, methodName, data ?? {})).pipe(authorize("channels.runTool"))
+  }),
+  defineTool({
+    name: "list_posts",
+    title: "List posts",
+    description:
+      "Lists posts whose time is between startDate and endDate (ISO 8601; default 30 days back to 30 days ahead), oldest first, one row per channel with its status (draft, queued, publishing, published, error, unconfirmed) and error with a fix when it failed. Follow-up comments are not listed: read them with get_post.",
+    annotations: readOnly,
+    input: Schema.Struct({
+      startDate: Schema.optional(Schema.String.annotations({ description: "ISO 8601, default 30 days ago" })),
+      endDate: Schema.optional(Schema.String.annotations({ description: "ISO 8601, default 30 days from now" })),
+      customerId: Schema.optional(Uuid.annotations({ description: "Only posts on this customer's channels" }))
+    }),
+    output: Schema.Struct({ posts: Schema.Array(PostRow) }),
+    run: ({ customerId, endDate, startDate }) =>
+      Effect.flatMap(Posts, (p) => p.list({ startDate, endDate, customer: customerId })).pipe(authorize("posts.read"))
+  }),
+  defineTool({
+    name: "get_post",
+    title: "Get a post",
+    description:
+      "The whole post by a per-channel id or its group id: status, time, every channel with its first item and follow-ups (each with state, live link, error and fix), comments and history.",
+    annotations: readOnly,
+    input: Schema.Struct({ postId: PostIdArg }),
+    output: WholePost,
+    run: ({ postId }) => Effect.flatMap(Posts, (p) => p.get(postId)).pipe(authorize("posts.read"))
+  }),
+  defineTool({
+    name: "create_post",
+    title: "Create a post",
+    description: postBodyDescription(
+      "Creates a post for one or more channels: a draft, scheduled for a time, published now, or sent to the client for review. Answers one row per channel with postId, group (the whole post's id), status and a previewUrl anyone can open. At most 90 calls an hour per workspace."
+    ),
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+    input: postArgs({}),
+    inputJsonSchema: postBodyJsonSchema({}),
+    output: PostsWritten,
+    run: writePost
+  }),
+  defineTool({
+    name: "edit_post",
+    title: "Edit a post",
+    description: postBodyDescription(
+      "Replaces an existing post (groupId: the whole post's id from create_post or list_posts) with these channels and texts; channels already published or publishing stay as they are. Same answer as create_post."
+    ),
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
+    input: postArgs({ groupId: Uuid }),
+    inputJsonSchema: postBodyJsonSchema({ groupId: jsonSchemaOf(Uuid.annotations({ description: "The id of the whole post to edit" })) }),
+    output: PostsWritten,
+    run: writePost
+  }),
+  defineTool({
+    name: "move_post",
+    title: "Move a post",
+    description:
+      "Moves a post to another time (ISO 8601 with a time zone, not in the past). Every channel that is draft, queued or failed moves; failed ones are queued again; published ones stay.",
+    annotations: postChange,
+    input: Schema.Struct({ postId: PostIdArg, date: Schema.String.annotations({ description: "ISO 8601 with a time zone" }) }),
+    output: WholePost,
+    run: ({ date, postId }) => Effect.flatMap(Posts, (p) => p.move(postId, date)).pipe(authorize("posts.write"))
+  }),
+  defineTool({
+    name: "set_post_status",
+    title: "Switch a post between draft and scheduled",
+    description:
+      "draft stops the post's queued and failed channels and keeps them as drafts; schedule checks the drafts against their networks' rules and queues them for the post's time (or now when that time has passed).",
+    annotations: postChange,
+    input: Schema.Struct({ postId: PostIdArg, status: Schema.Literal("draft", "schedule") }),
+    output: WholePost,
+    run: ({ postId, status }) => Effect.flatMap(Posts, (p) => p.setStatus(postId, status)).pipe(authorize("posts.write"))
+  }),
+  defineTool({
+    name: "set_post_settings",
+    title: "Change a post's network settings",
+    description:
+      "Merges settings (keys from get_channel_rules) into one channel's post before it publishes; keys left out keep their value. With a group id only the post's first channel changes, so give a per-channel id for a post on several channels.",
+    annotations: postChange,
+    input: Schema.Struct({ postId: PostIdArg, settings: SettingsObject }),
+    output: WholePost,
+    run: ({ postId, settings }) => Effect.flatMap(Posts, (p) => p.setSettings(postId, settings)).pipe(authorize("posts.write"))
+  }),
+  defineTool({
+    name: "delete_post",
+    title: "Delete a post",
+    description: "Deletes the whole post on every channel, also when a per-channel id is given. Posts already live stay on the networks.",
+    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+    input: Schema.Struct({ postId: PostIdArg }),
+    output: Schema.Struct({ error: Schema.Literal(false), success: Schema.Literal(true) }),
+    run: ({ postId }) => Effect.flatMap(Posts, (p) => p.remove(postId)).pipe(authorize("posts.write"))
+  }),
+  defineTool({
+    name: "retry_post",
+    title: "Retry a failed post",
+    description:
+      "Queues again, now, every channel of the post that failed or is unconfirmed, and failed follow-ups. For an unconfirmed channel first check with find_missing_post that the post is not live already.",
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+    input: Schema.Struct({ postId: PostIdArg }),
+    output: WholePost,
+    run: ({ postId }) => Effect.flatMap(Posts, (p) => p.retry(postId)).pipe(authorize("posts.write"))
+  }),
+  defineTool({
+    name: "find_missing_post",
+    title: "Search the network for a post",
+    description:
+      "Asks the channel's network for a recent post of the account with the same text as the post's first item (use it for an unconfirmed post). matches holds 0 or 1 item {id, url}; networks that cannot search answer none.",
+    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
+    input: Schema.Struct({ postId: PostIdArg }),
+    output: Schema.Struct({ matches: Schema.Array(Schema.Struct({ id: Schema.String, url: Schema.String })) }),
+    run: ({ postId }) =>
+      Effect.flatMap(Posts, (p) => p.missing(postId)).pipe(
+        authorize("posts.read"),
+        Effect.map((matches) => ({ matches }))
+      )
+  }),
+  defineTool({
+    name: "set_release_id",
+    title: "Link a live post",
+    description:
+      "Marks one channel's post as published with the network's id (and address) of the live post, for example one find_missing_post found; its waiting follow-ups then go out.",
+    annotations: postChange,
+    input: Schema.Struct({
+      postId: PostIdArg,
+      releaseId: Schema.String.annotations({ description: "The post's id on the network" }),
+      releaseUrl: Schema.optional(Schema.String.annotations({ description: "The post's address on the network" }))
+    }),
+    output: WholePost,
+    run: ({ postId, releaseId, releaseUrl }) =>
+      Effect.flatMap(Posts, (p) => p.linkRelease(postId, releaseId, releaseUrl ?? null)).pipe(authorize("posts.write"))
+  }),
+  defineTool({
+    name: "upload_media_from_url",
+    title: "Import a file from an address",
+    description:
+      "Adds a file (JPG, PNG, GIF, WEBP, MP4, MOV or WEBM) from a public http or https address that opens the file itself, not a page about it, to the media library. Use the answer's id in a post's image list.",
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+    input: UploadFromUrlPayload,
+    output: MediaItem,
+    run: ({ url }) => Effect.flatMap(MediaLibrary, (m) => m.importUrl(url)).pipe(authorize("media.upload"))
+  }),
+  defineTool({
+    name: "list_media",
+    title: "List media",
+    description: "The media library, newest first, 40 a page (a page with fewer is the last); search finds files whose name or alt text contains the text.",
+    annotations: readOnly,
+    input: Schema.Struct({
+      page: Schema.optional(PageArg.annotations({ description: "Starts at 1 (default 1)" })),
+      search: Schema.optional(Schema.String)
+    }),
+    output: Schema.Struct({ media: Schema.Array(MediaItem) }),
+    run: ({ page, search }) =>
+      Effect.flatMap(MediaLibrary, (m) => m.list({ page: page ?? 1, search: search ?? null })).pipe(Effect.map((media) => ({ media })))
+  }),
+  defineTool({
+    name: "list_notifications",
+    title: "List notifications",
+    description: "What happened to the workspace's posts and channels (published, failed, unconfirmed, disconnected…), newest first, 50 a page.",
+    annotations: readOnly,
+    input: Schema.Struct({ page: Schema.optional(PageArg.annotations({ description: "Starts at 1 (default 1)" })) }),
+    output: Schema.Struct({ notifications: Schema.Array(Notification), page: Schema.Number }),
+    run: ({ page }) => Effect.flatMap(Notifications, (n) => n.list(page ?? 1)).pipe(authorize("notifications.read"))
+  })
+]
+
+export const mcpTools: ReadonlyArray<Tool<McpToolServices>> = toolList
