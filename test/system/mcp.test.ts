@@ -465,6 +465,15 @@ describe("bad input gets the protocol's own error and changes nothing", () => {
     await mcpB.close()
   })
 
+  it("a request from a page of another origin (DNS rebinding) is refused with 403; the service's own origin is not", async () => {
+    const w = await newWorkspace()
+    const foreign = await rpc(w.apiKey, JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" }), { origin: "http://evil.example.com" })
+    expect(foreign.status).toBe(403)
+    expect(foreign.json).toMatchObject({ jsonrpc: "2.0", error: { code: -32000 } })
+    const own = await rpc(w.apiKey, JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" }), { origin: "http://127.0.0.1" })
+    expect(own.status).toBe(200)
+  })
+
   it("GET and DELETE: 405 (stateless: no stream, no session)", async () => {
     const w = await newWorkspace()
     const get = await fetch(`${sys.url}/mcp`, { headers: { authorization: w.apiKey, accept: "text/event-stream" } })

@@ -39,6 +39,7 @@ export const McpRouteLive = HttpApiBuilder.Router.use((router) =>
     const windows = yield* RateWindows
     const config = yield* AppConfig
     const metadata = resourceMetadataUrl(config.publicUrl)
+    const ownOrigin = new URL(config.publicUrl).origin
     // the tools run in the gateway's own services (built once), as the principal of each request
     const runtime = yield* Effect.runtime<Exclude<McpToolServices, CurrentPrincipal>>()
 
@@ -54,6 +55,14 @@ export const McpRouteLive = HttpApiBuilder.Router.use((router) =>
 
     const answer = Effect.gen(function* () {
       const request = yield* HttpServerRequest.HttpServerRequest
+      // MCP transport security: a page of another origin (DNS rebinding) is refused before anything else
+      const origin = request.headers["origin"]
+      if (origin !== undefined && origin !== ownOrigin) {
+        return HttpServerResponse.unsafeJson(
+          { jsonrpc: "2.0", id: null, error: { code: JsonRpcCode.serviceError, message: `Requests from ${origin} are not accepted.` } },
+          { status: 403 }
+        )
+      }
       const head = yield* Effect.either(checkRequestHead(request))
       if (Either.isLeft(head)) return jsonRpcRefusal(head.left)
 
