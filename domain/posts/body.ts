@@ -356,6 +356,9 @@ const readSimple = (raw: unknown, now: Date): Result<NormalizedPost> =>
  */
 export const normalizePostBody = (raw: unknown, now: Date): Either.Either<NormalizedPost, BodyError> => {
   if (!Predicate.isRecord(raw)) return bad(PostMessages.bodyNotObject)
-  const simple = raw["posts"] == null && (raw["channels"] !== undefined || raw["content"] !== undefined)
-  return simple ? readSimple(raw, now) : readFull(raw, now)
+  return isSimplePostBody(raw) ? readSimple(raw, now) : readFull(raw, now)
 }
+
+/** Whether a body is written in the simpler form (SimplePostBody) rather than the full one. */
+export const isSimplePostBody = (raw: Readonly<Record<string, unknown>>): boolean =>
+  raw["posts"] == null && (raw["channels"] !== undefined || raw["content"] !== undefined)

@@ -2,7 +2,7 @@ import { Effect, ParseResult, Schema } from "effect"
 import { MAX_IDEMPOTENCY_KEY_LENGTH } from "../../../domain/idempotency.js"
 import { ChannelId, CustomerId, PostRef, Uuid } from "../../../domain/ids.js"
 import { networkListItem, networks, rulesByIdentifier } from "../../../domain/networks/index.js"
-import { FullPostBody, SettingsObject, SimplePostBody } from "../../../domain/posts/body.js"
+import { FullPostBody, isSimplePostBody, SettingsObject, SimplePostBody } from "../../../domain/posts/body.js"
 import { Channel, Customer, IntegrationSettings, TriggerPayload } from "../../../protocol/http/account.js"
 import { MediaItem, UploadFromUrlPayload } from "../../../protocol/http/media.js"
 import { NetworkItem, NetworkRules, Notification } from "../../../protocol/http/networks.js"
@@ -37,9 +37,6 @@ const IdempotencyKeyArg = Schema.String.pipe(Schema.maxLength(MAX_IDEMPOTENCY_KE
 const postBodyDescription = (intro: string) =>
   `${intro} Two forms, as in POST /public/v1/posts: the simple one, {content, channels: [channel ids], thread?: [{content, delay}]}, or the full one, {posts: [{integration: {id: channelId}, value: [{content, image?: [{id}]}, …follow-ups], settings?}]}. type: draft, schedule (default), now or review; date: ISO 8601 with a time zone (for schedule and review not in the past). Every channel is checked against its network's rules before anything is saved; on a problem nothing is saved and the error lists each problem per channel (read get_channel_rules first). Media ids come from upload_media_from_url or list_media.`
 
-/** Both body forms with their field checks; the arguments themselves are the body, as REST sends it. */
-const PostBody = Schema.Union(FullPostBody, SimplePostBody)
-
 const postBodyJsonSchema = (required: Readonly<Record<string, unknown>>) => ({
   type: "object",
   properties: { idempotencyKey: jsonSchemaOf(IdempotencyKeyArg), ...required },
@@ -71,7 +68,9 @@ const postArgs = <F extends Schema.Struct.Fields>(required: F) => {
         Effect.gen(function* () {
           yield* ParseResult.decodeUnknown(Required)(raw)
           const { idempotencyKey, ...body } = raw
-          yield* ParseResult.decodeUnknown(PostBody)(body)
+          // the form's field checks, picked as the actor's reader picks them
+          if (isSimplePostBody(body)) yield* ParseResult.decodeUnknown(SimplePostBody)(body)
+          else yield* ParseResult.decodeUnknown(FullPostBody)(body)
           return { idempotencyKey: typeof idempotencyKey === "string" ? idempotencyKey : undefined, body }
         }),
       encode: ({ body, idempotencyKey }) => ParseResult.succeed(idempotencyKey === undefined ? body : { ...body, idempotencyKey })
