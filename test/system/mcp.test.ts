@@ -146,6 +146,20 @@ describe("tools/list", () => {
   })
 })
 
+describe("resources: each network's rules", () => {
+  it("lists one resource per network; reading one gives GET /rules/{identifier}; an unknown one is -32002", async () => {
+    const w = await newWorkspace()
+    const mcp = await connect(w.apiKey)
+    const { resources } = await mcp.listResources()
+    expect(resources.map((r) => r.name).sort()).toEqual(((await w.api.get("/public/v1/networks")).json as Array<{ identifier: string }>).map((n) => n.identifier).sort())
+    const read = await mcp.readResource({ uri: "rules://networks/test" })
+    expect(read.contents).toHaveLength(1)
+    expect(JSON.parse((read.contents[0] as { text: string }).text)).toEqual((await w.api.get("/public/v1/rules/test")).json)
+    await expect(mcp.readResource({ uri: "rules://networks/myspace" })).rejects.toMatchObject({ code: -32002 })
+    await mcp.close()
+  })
+})
+
 describe("every tool answers what the REST API answers", () => {
   it("reads: channels, customers, networks, rules, posts, media, notifications", async () => {
     const w = await newWorkspace()

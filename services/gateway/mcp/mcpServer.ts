@@ -1,11 +1,18 @@
 import { Server } from "@modelcontextprotocol/sdk/server/index.js"
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js"
-import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js"
+import {
+  CallToolRequestSchema,
+  ErrorCode,
+  ListResourcesRequestSchema,
+  ListToolsRequestSchema,
+  ReadResourceRequestSchema
+} from "@modelcontextprotocol/sdk/types.js"
 import { Cause, Effect, Exit, Runtime } from "effect"
 import { Errors } from "../../../domain/errors.js"
 import type { Principal } from "../../../domain/roles.js"
 import { CurrentPrincipal } from "../../../protocol/http/security.js"
 import { jsonRpcError } from "../../../protocol/mcp/errors.js"
+import { readRuleResource, RESOURCE_NOT_FOUND, ruleResources } from "./resources.js"
 import type { Tool } from "./tool.js"
 
 /**
@@ -47,7 +54,16 @@ export const answerMcpRequest = <R>(
 ) =>
   Effect.gen(function* () {
     const byName = new Map(tools.map((t) => [t.name, t]))
-    const server = new Server(SERVER_INFO, { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS })
+    const server = new Server(SERVER_INFO, {
+      capabilities: { tools: { listChanged: false }, resources: { listChanged: false, subscribe: false } },
+      instructions: INSTRUCTIONS
+    })
+    server.setRequestHandler(ListResourcesRequestSchema, () => ({ resources: ruleResources() }))
+    server.setRequestHandler(ReadResourceRequestSchema, (read) => {
+      const found = readRuleResource(read.params.uri)
+      if (found === null) throw new JsonRpcFailure(RESOURCE_NOT_FOUND, "Resource not found", { uri: read.params.uri })
+      return found
+    })
     server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: tools.map((t) => ({ ...t.listing })) }))
     server.setRequestHandler(CallToolRequestSchema, async (call) => {
       const tool = byName.get(call.params.name)
