@@ -10,8 +10,8 @@ import { Redis, RedisLive } from "../platform/redis.js"
  * The key expires when the window ends; the first request of the next one starts it.
  */
 const takeScript = `
-local count = redis.call('INCR', KEYS[1])
-if count == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
+local count = redis.call('INCRBY', KEYS[1], ARGV[2])
+if count == tonumber(ARGV[2]) then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
 local left = redis.call('PTTL', KEYS[1])
 if left < 0 then redis.call('PEXPIRE', KEYS[1], ARGV[1]); left = tonumber(ARGV[1]) end
 return {count, left}`
@@ -21,7 +21,10 @@ const decodeCounted = Schema.decodeUnknown(Counted)
 
 export class RateWindows extends Context.Tag("actors/RateWindows")<
   RateWindows,
-  { readonly take: (workspaceId: string, name: string, rate: RateLimit) => Effect.Effect<RateDecision> }
+  {
+    /** Counts `requests` (default 1: an MCP batch counts each of its messages) and decides. */
+    readonly take: (workspaceId: string, name: string, rate: RateLimit, requests?: number) => Effect.Effect<RateDecision>
+  }
 >() {
   static readonly Live = Layer.effect(
     RateWindows,
@@ -30,8 +33,10 @@ export class RateWindows extends Context.Tag("actors/RateWindows")<
       const { namespace } = yield* AppConfig
       const key = names(namespace).redisKey
       return {
-        take: (workspaceId, name, rate) =>
-          Effect.tryPromise(() => redis.eval(takeScript, 1, key("rate", name, workspaceId), String(rate.periodMs))).pipe(
+        take: (workspaceId, name, rate, requests = 1) =>
+          Effect.tryPromise(() =>
+            redis.eval(takeScript, 1, key("rate", name, workspaceId), String(rate.periodMs), String(Math.max(1, Math.floor(requests))))
+          ).pipe(
             Effect.flatMap(decodeCounted),
             Effect.map(([count, msLeft]) => decideWindow(count, msLeft, rate)),
             // Redis unreachable: the request is let through (a limit is no reason to refuse work) and it is logged

@@ -377,6 +377,21 @@ describe("600 requests a minute per workspace", () => {
   })
 })
 
+describe("600 requests a minute: a batch counts each of its messages", () => {
+  it("six batches of 100 pings fill the window; the next request gets 429", async () => {
+    const w = await newWorkspace()
+    const batch = (from: number) => JSON.stringify(Array.from({ length: 100 }, (_, i) => ({ jsonrpc: "2.0", id: from + i, method: "ping" })))
+    for (let b = 0; b < 6; b++) {
+      const res = await rpc(w.apiKey, batch(b * 100))
+      expect(res.status).toBe(200)
+      expect(res.json).toHaveLength(100)
+    }
+    const over = await ping(w.apiKey)
+    expect(over.status).toBe(429)
+    expect(over.headers.get("retry-after")).not.toBeNull()
+  })
+})
+
 describe("roles: the policy of the REST API", () => {
   const writes = (channelId: string, group: string) =>
     [

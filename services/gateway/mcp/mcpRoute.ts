@@ -22,6 +22,17 @@ export const isMcpRequest = (request: HttpServerRequest.HttpServerRequest): bool
 /** RFC 9728 metadata of this resource, named by every 401 so a client can start OAuth. */
 export const resourceMetadataUrl = (publicUrl: string) => `${publicUrl}/.well-known/oauth-protected-resource${MCP_PATH}`
 
+/** Requests a body counts for in the 600-a-minute window: each message of a batch (a body the SDK refuses counts once). */
+const messagesIn = (body: string): number => {
+  if (!body.trimStart().startsWith("[")) return 1
+  try {
+    const parsed: unknown = JSON.parse(body)
+    return Array.isArray(parsed) ? Math.max(1, parsed.length) : 1
+  } catch {
+    return 1
+  }
+}
+
 /** A JSON-RPC error before any message was read (no id): the edge checks of the REST API, in MCP's shape. */
 const jsonRpcRefusal = (e: ApiError) =>
   HttpServerResponse.unsafeJson({ jsonrpc: "2.0", id: null, error: jsonRpcError(e) }, { status: restStatus[e._tag] })
@@ -30,7 +41,7 @@ const jsonRpcRefusal = (e: ApiError) =>
  * POST /mcp: the edge checks (as for REST), authentication with the gateway's own
  * Authentication (workspace key, OAuth or CLI token; billing, paused members and
  * unconfirmed owners answer the REST bodies), the workspace's 600-a-minute window in
- * Redis (shared by every replica), then the request to the SDK's stateless Streamable
+ * Redis (shared by every replica; a batch counts each message), then the request to the SDK's stateless Streamable
  * HTTP transport. Every request authenticates again, so a revoked token stops at once.
  */
 export const McpRouteLive = HttpApiBuilder.Router.use((router) =>
@@ -68,7 +79,12 @@ export const McpRouteLive = HttpApiBuilder.Router.use((router) =>
 
       const principal = yield* Effect.either(authentication.apiKey(Redacted.make(request.headers["authorization"] ?? "")))
       if (Either.isLeft(principal)) return refuseCredentials(principal.left)
-      const window = yield* windows.take(principal.right.workspaceId, "mcp", mcpPerMinute)
+      const body = request.method === "POST" ? yield* Effect.either(Effect.zipRight(checkRequestBody(request), request.text)) : Either.right("")
+      if (Either.isLeft(body)) {
+        const refusal = toApiError(body.left)
+        return refusal === null ? yield* Effect.die(body.left) : jsonRpcRefusal(refusal)
+      }
+      const window = yield* windows.take(principal.right.workspaceId, "mcp", mcpPerMinute, messagesIn(body.right))
       if (!window.allowed) return apiErrorResponse(Errors.tooManyRequests(window.retryAfterSeconds))
 
       // stateless: no server-sent stream to open (GET) and no session to end (DELETE)
@@ -77,11 +93,6 @@ export const McpRouteLive = HttpApiBuilder.Router.use((router) =>
           { jsonrpc: "2.0", id: null, error: { code: JsonRpcCode.serviceError, message: "Method not allowed. Send JSON-RPC messages with POST." } },
           { status: 405, headers: { allow: "POST" } }
         )
-      }
-      const body = yield* Effect.either(Effect.zipRight(checkRequestBody(request), request.text))
-      if (Either.isLeft(body)) {
-        const refusal = toApiError(body.left)
-        return refusal === null ? yield* Effect.die(body.left) : jsonRpcRefusal(refusal)
       }
       const headers = new Headers()
       for (const [name, value] of Object.entries(request.headers)) headers.set(name, value)
