@@ -356,6 +356,16 @@ describe("authentication and billing", () => {
     await sys.admin.setBilling({ workspaceId: w.workspaceId, event: "renewed" })
     expect((await ping(w.apiKey)).status).toBe(200)
   })
+
+  it("an owner who has not confirmed their email: 403 email_not_verified, the REST body", async () => {
+    const w = await newWorkspace()
+    const { userId } = await sys.admin.createUser({ workspaceId: w.workspaceId, email: "new-owner@example.com", password: "password1", role: "owner", timezone: null })
+    await withDb(world, (c) => c.query("UPDATE users SET email_verified = false WHERE id = $1", [userId]))
+    const res = await ping(w.apiKey)
+    expect(res.status).toBe(403)
+    expect(res.json).toEqual((await w.api.get("/public/v1/integrations")).json)
+    expect(res.json.code).toBe("email_not_verified")
+  })
 })
 
 describe("600 requests a minute per workspace", () => {
