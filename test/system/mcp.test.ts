@@ -452,6 +452,29 @@ describe("bad input gets the protocol's own error and changes nothing", () => {
     expect(notRpc.json.error.code).toBe(-32700)
   })
 
+  it("a body sent in chunks (no Content-Length) is read whole", async () => {
+    const w = await newWorkspace()
+    const text = JSON.stringify({ jsonrpc: "2.0", id: 9, method: "tools/call", params: { name: "list_networks", arguments: {} } })
+    const body = new ReadableStream<Uint8Array>({
+      start(controller) {
+        const bytes = new TextEncoder().encode(text)
+        controller.enqueue(bytes.slice(0, 20))
+        controller.enqueue(bytes.slice(20))
+        controller.close()
+      }
+    })
+    const res = await fetch(`${sys.url}/mcp`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${w.apiKey}`, "content-type": "application/json", accept: "application/json, text/event-stream" },
+      body,
+      duplex: "half"
+    } as RequestInit)
+    expect(res.status).toBe(200)
+    const answer = (await res.json()) as { id: number; result: { structuredContent: unknown } }
+    expect(answer.id).toBe(9)
+    expect(answer.result.structuredContent).toEqual({ networks: (await w.api.get("/public/v1/networks")).json })
+  })
+
   it("an unknown method: -32601; an unknown tool: -32602 Unknown tool", async () => {
     const w = await newWorkspace()
     const unknownMethod = await rpc(w.apiKey, JSON.stringify({ jsonrpc: "2.0", id: 7, method: "posts/explode" }))

@@ -33,6 +33,9 @@ const messagesIn = (body: string): number => {
   }
 }
 
+/** How the body travelled to the gateway: the web Request the SDK reads carries it whole. */
+const framingHeaders = new Set(["content-length", "transfer-encoding", "connection", "keep-alive", "host"])
+
 /** A JSON-RPC error before any message was read (no id): the edge checks of the REST API, in MCP's shape. */
 const jsonRpcRefusal = (e: ApiError) =>
   HttpServerResponse.unsafeJson({ jsonrpc: "2.0", id: null, error: jsonRpcError(e) }, { status: restStatus[e._tag] })
@@ -41,8 +44,9 @@ const jsonRpcRefusal = (e: ApiError) =>
  * POST /mcp: the edge checks (as for REST), authentication with the gateway's own
  * Authentication (workspace key, OAuth or CLI token; billing, paused members and
  * unconfirmed owners answer the REST bodies), the workspace's 600-a-minute window in
- * Redis (shared by every replica; a batch counts each message), then the request to the SDK's stateless Streamable
- * HTTP transport. Every request authenticates again, so a revoked token stops at once.
+ * Redis (shared by every replica; a batch counts each message), then the request to the
+ * SDK's stateless Streamable HTTP transport. Every request authenticates again, so a
+ * revoked token stops at once.
  */
 export const McpRouteLive = HttpApiBuilder.Router.use((router) =>
   Effect.gen(function* () {
@@ -95,7 +99,7 @@ export const McpRouteLive = HttpApiBuilder.Router.use((router) =>
         )
       }
       const headers = new Headers()
-      for (const [name, value] of Object.entries(request.headers)) headers.set(name, value)
+      for (const [name, value] of Object.entries(request.headers)) if (!framingHeaders.has(name)) headers.set(name, value)
       const webRequest = new Request(new URL(request.url, config.publicUrl), { method: "POST", headers, body: body.right })
       const mcp = yield* answerMcpRequest(runtime, mcpTools, webRequest, principal.right, config.supportEmail)
       const { "content-type": contentType, "content-length": _length, ...rest } = mcp.headers
