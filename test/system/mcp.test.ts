@@ -452,6 +452,13 @@ describe("bad input gets the protocol's own error and changes nothing", () => {
     expect(notRpc.json.error.code).toBe(-32700)
   })
 
+  it("a body over 5 MB: 413 like every JSON body", async () => {
+    const w = await newWorkspace()
+    const res = await rpc(w.apiKey, JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping", params: { pad: "x".repeat(5 * 1024 * 1024) } }))
+    expect(res.status).toBe(413)
+    expect(res.json.error).toBe("The request body is larger than 5 MB.")
+  })
+
   it("a body sent in chunks (no Content-Length) is read whole", async () => {
     const w = await newWorkspace()
     const text = JSON.stringify({ jsonrpc: "2.0", id: 9, method: "tools/call", params: { name: "list_networks", arguments: {} } })
