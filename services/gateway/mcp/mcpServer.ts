@@ -7,7 +7,7 @@ import {
   ListToolsRequestSchema,
   ReadResourceRequestSchema
 } from "@modelcontextprotocol/sdk/types.js"
-import { Cause, Effect, Exit, Runtime } from "effect"
+import { Effect, Exit, Runtime } from "effect"
 import { Errors } from "../../../domain/errors.js"
 import type { Principal } from "../../../domain/roles.js"
 import { CurrentPrincipal } from "../../../protocol/http/security.js"
@@ -70,8 +70,6 @@ export const answerMcpRequest = <R>(
       if (tool === undefined) throw new JsonRpcFailure(ErrorCode.InvalidParams, `Unknown tool: ${call.params.name}`, undefined)
       const exit = await Runtime.runPromiseExit(runtime)(tool.call(call.params.arguments).pipe(Effect.provideService(CurrentPrincipal, principal)))
       if (Exit.isSuccess(exit)) return { ...exit.value, content: [...exit.value.content] }
-      const failure = Cause.failureOption(exit.cause)
-      if (failure._tag === "Some") throw new JsonRpcFailure(failure.value.code, failure.value.message, failure.value.data)
       // a defect: the REST 500 body (with the support address) as a JSON-RPC internal error; the cause goes to the log
       await Runtime.runPromise(runtime)(Effect.logError(`MCP tool ${tool.name} failed`, exit.cause))
       const internal = jsonRpcError(Errors.serverError(supportEmail))

@@ -1,7 +1,7 @@
 import { HttpApiError } from "@effect/platform"
-import { Data, Effect, Either, Schema } from "effect"
+import { Effect, Either, Schema } from "effect"
 import type { ApiError } from "../../../domain/errors.js"
-import { jsonRpcError, toolError, ToolErrorBody } from "../../../protocol/mcp/errors.js"
+import { toolError, ToolErrorBody } from "../../../protocol/mcp/errors.js"
 import { jsonSchemaOf, type JsonSchemaObject } from "../../../protocol/mcp/jsonSchema.js"
 import { decodeErrorToApiError } from "../errorResponse.js"
 
@@ -28,13 +28,6 @@ export interface ToolDefinition<A, I, O, OI, R> {
   readonly run: (input: A) => Effect.Effect<O, ApiError, R>
 }
 
-/** A protocol failure of a call (its arguments): answered as a JSON-RPC error, nothing ran. */
-export class ToolCallRefused extends Data.TaggedError("ToolCallRefused")<{
-  readonly code: number
-  readonly message: string
-  readonly data: unknown
-}> {}
-
 export type ToolResult = {
   readonly content: ReadonlyArray<{ readonly type: "text"; readonly text: string }>
   readonly structuredContent: Readonly<Record<string, unknown>>
@@ -52,16 +45,10 @@ export interface Tool<R> {
     readonly outputSchema: JsonSchemaObject
     readonly annotations: ToolDefinition<unknown, unknown, unknown, unknown, unknown>["annotations"]
   }
-  readonly call: (args: unknown) => Effect.Effect<ToolResult, ToolCallRefused, R>
+  readonly call: (args: unknown) => Effect.Effect<ToolResult, never, R>
 }
 
 const isRecord = (u: unknown): u is Readonly<Record<string, unknown>> => typeof u === "object" && u !== null && !Array.isArray(u)
-
-/** Arguments that do not fit the input schema: JSON-RPC invalid params, with the REST body (field named) as data. */
-const refuseArguments = (e: ApiError) => {
-  const { code, message, data } = jsonRpcError(e)
-  return new ToolCallRefused({ code, message, data })
-}
 
 const errorBodyJsonSchema = jsonSchemaOf(ToolErrorBody)
 
@@ -81,10 +68,13 @@ export const defineTool = <A, I, O, OI, R>(definition: ToolDefinition<A, I, O, O
     },
     call: (args) =>
       Effect.gen(function* () {
-        const input = yield* decode(args ?? {}).pipe(
-          Effect.catchAll((e) => Effect.flatMap(HttpApiError.HttpApiDecodeError.fromParseError(e), (d) => Effect.fail(refuseArguments(decodeErrorToApiError(d)))))
+        // arguments that do not fit the input schema are a tool execution error (MCP 2025-11-25,
+        // SEP-1303): the model sees the REST body naming the field and can correct itself
+        const input = yield* Effect.either(
+          decode(args ?? {}).pipe(Effect.catchAll((e) => Effect.flatMap(HttpApiError.HttpApiDecodeError.fromParseError(e), (d) => Effect.fail(decodeErrorToApiError(d)))))
         )
-        const answer = yield* Effect.either(definition.run(input))
+        if (Either.isLeft(input)) return toolError(input.left)
+        const answer = yield* Effect.either(definition.run(input.right))
         if (Either.isLeft(answer)) return toolError(answer.left)
         const structured: unknown = yield* Effect.orDie(encode(answer.right))
         if (!isRecord(structured)) return yield* Effect.dieMessage(`tool ${definition.name} answered something other than an object`)

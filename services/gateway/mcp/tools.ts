@@ -54,7 +54,7 @@ const Arguments = Schema.Record({ key: Schema.String, value: Schema.Unknown })
 
 /**
  * create_post / edit_post arguments: the POST /posts body itself (checked against both
- * forms here, so a wrong type is a protocol error) plus `idempotencyKey`. The body goes
+ * forms here, so a wrong type is answered before the actor) plus `idempotencyKey`. The body goes
  * on to the actor exactly as written, like the REST body it mirrors.
  */
 const postArgs = <F extends Schema.Struct.Fields>(required: F) => {
