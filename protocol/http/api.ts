@@ -4,6 +4,7 @@ import { InvalidRequest, PayloadTooLarge, ServerError } from "./errors.js"
 import { MediaApi } from "./media.js"
 import { NetworksApi } from "./networks.js"
 import { PostsApi } from "./posts.js"
+import { SlotsApi } from "./slots.js"
 
 type Json = { [key: string]: unknown }
 const isJson = (u: unknown): u is Json => typeof u === "object" && u !== null && !Array.isArray(u)
@@ -52,6 +53,7 @@ export class PublicApi extends HttpApi.make("public")
   .add(NetworksApi)
   .add(MediaApi)
   .add(PostsApi)
+  .add(SlotsApi)
   .addError(InvalidRequest)
   .addError(PayloadTooLarge)
   .addError(ServerError)

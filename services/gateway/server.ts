@@ -22,6 +22,8 @@ import { AccountHttpLive } from "./http/accountHttp.js"
 import { isUploadRequest, MediaFilesRouteLive, MediaHttpLive, UPLOAD_PATH, withUploadLimits } from "./http/mediaHttp.js"
 import { NetworksHttpLive } from "./http/networksHttp.js"
 import { PostsHttpLive } from "./http/postsHttp.js"
+import { SlotsHttpLive } from "./http/slotsHttp.js"
+import { FreeSlots } from "../slots/FreeSlots.js"
 import { ShareRoutesLive } from "./pages/shareRoutes.js"
 
 /** Spec: JSON body at most 5 MB (413 above). */
@@ -83,10 +85,10 @@ const SystemRoutesLive = HttpApiBuilder.Router.use((router) =>
 )
 
 /** The feature services, built once for every edge of the gateway (REST handlers, pages). */
-const FeaturesLive = Layer.mergeAll(Posts.Default, Channels.Default, Connections.Default, Share.Default, Notifications.Default)
+const FeaturesLive = Layer.mergeAll(Posts.Default, Channels.Default, Connections.Default, Share.Default, Notifications.Default, FreeSlots.Default)
 
 const ApiLive = HttpApiBuilder.api(PublicApi).pipe(
-  Layer.provide([AccountHttpLive, NetworksHttpLive, PostsHttpLive, MediaHttpLive]),
+  Layer.provide([AccountHttpLive, NetworksHttpLive, PostsHttpLive, MediaHttpLive, SlotsHttpLive]),
   Layer.provide(AuthenticationLive)
 )
 
