@@ -8,10 +8,10 @@ import type { Plan } from "./billing.js"
  * choice, documented in the README: Standard is one person's plan.
  */
 export const planLimits = {
-  standard: { channels: 5, team: false },
-  team: { channels: 10, team: true },
-  pro: { channels: 30, team: true },
-  ultimate: { channels: 100, team: true }
+  standard: { channels: 10, team: false },
+  team: { channels: 25, team: true },
+  pro: { channels: 50, team: true },
+  ultimate: { channels: 500, team: true }
 } as const satisfies Record<Plan, { readonly channels: number; readonly team: boolean }>
 
 const planName = (plan: Plan) => plan.charAt(0).toUpperCase() + plan.slice(1)

@@ -14,6 +14,7 @@ import {
 import { planHasTeam } from "../../domain/plans.js"
 import { makeDueItemsStore } from "../scheduler/dueItemsStore.js"
 import type { BillingDetails } from "./cliArgs.js"
+import { channelLimitReached } from "../channels/channelConnections.js"
 import { connectWithCredentials } from "../channels/connectWithCredentials.js"
 import { findNetwork } from "../../domain/networks/index.js"
 import { parsePostingTimes } from "../../domain/postingTimes.js"
@@ -135,17 +136,24 @@ export const makeAdminOperations = Effect.gen(function* () {
       // without credentials the channel exists but cannot publish until it is connected
       // (GET /social?refresh=<id>); the test network needs none
       if (input.credentials === undefined || input.credentials === null) {
-        const channelId = uuid()
-        yield* sql`INSERT INTO channels ${sql.insert({
-          id: channelId,
-          workspaceId: input.workspaceId,
-          customerId: input.customerId,
-          network: input.network,
-          name: input.name,
-          profile: input.name.toLowerCase().replace(/[^a-z0-9]+/g, "_"),
-          postingTimes: [...postingTimes]
-        })}`
-        return { channelId }
+        // the workspace row locked while counting, so two at once cannot both pass the plan's limit
+        return yield* sql.withTransaction(
+          Effect.gen(function* () {
+            const overLimit = yield* channelLimitReached(input.workspaceId, true)
+            if (Option.isSome(overLimit)) return yield* new AdminInputError({ message: `${overLimit.value.error} ${overLimit.value.fix ?? ""}`.trim() })
+            const channelId = uuid()
+            yield* sql`INSERT INTO channels ${sql.insert({
+              id: channelId,
+              workspaceId: input.workspaceId,
+              customerId: input.customerId,
+              network: input.network,
+              name: input.name,
+              profile: input.name.toLowerCase().replace(/[^a-z0-9]+/g, "_"),
+              postingTimes: [...postingTimes]
+            })}`
+            return { channelId }
+          })
+        )
       }
       const { channelId } = yield* connectWithCredentials({
         workspaceId: input.workspaceId,

@@ -114,7 +114,7 @@ describe("plan limits (domain/plans.ts)", () => {
   it("channels per plan: 402 with a fix one over the limit", () => {
     expect(checkChannelLimit("standard", planLimits.standard.channels - 1)).toBeNull()
     const e = checkChannelLimit("standard", planLimits.standard.channels)
-    expect(e === null ? null : [statusOf(e), e.error]).toEqual([402, "This workspace has 5 channels, the most the Standard plan allows."])
+    expect(e === null ? null : [statusOf(e), e.error]).toEqual([402, "This workspace has 10 channels, the most the Standard plan allows."])
     expect(e?.fix).toMatch(/larger plan/)
   })
   it("only Standard has no team", () => {
