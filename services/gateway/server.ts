@@ -23,7 +23,11 @@ import { isUploadRequest, MediaFilesRouteLive, MediaHttpLive, UPLOAD_PATH, withU
 import { NetworksHttpLive } from "./http/networksHttp.js"
 import { PostsHttpLive } from "./http/postsHttp.js"
 import { SlotsHttpLive } from "./http/slotsHttp.js"
+import { AnalyticsHttpLive } from "./http/analyticsHttp.js"
+import { Analytics } from "../analytics/Analytics.js"
 import { FreeSlots } from "../slots/FreeSlots.js"
+import { ClickFlusherLive, ShortLinks } from "../shortLinks/ShortLinks.js"
+import { ShortLinkRouteLive } from "./pages/shortLinkRoute.js"
 import { ShareRoutesLive } from "./pages/shareRoutes.js"
 
 /** Spec: JSON body at most 5 MB (413 above). */
@@ -85,10 +89,10 @@ const SystemRoutesLive = HttpApiBuilder.Router.use((router) =>
 )
 
 /** The feature services, built once for every edge of the gateway (REST handlers, pages). */
-const FeaturesLive = Layer.mergeAll(Posts.Default, Channels.Default, Connections.Default, Share.Default, Notifications.Default, FreeSlots.Default)
+const FeaturesLive = Layer.mergeAll(Posts.Default, Channels.Default, Connections.Default, Share.Default, Notifications.Default, FreeSlots.Default, ShortLinks.Default, Analytics.Default)
 
 const ApiLive = HttpApiBuilder.api(PublicApi).pipe(
-  Layer.provide([AccountHttpLive, NetworksHttpLive, PostsHttpLive, MediaHttpLive, SlotsHttpLive]),
+  Layer.provide([AccountHttpLive, NetworksHttpLive, PostsHttpLive, MediaHttpLive, SlotsHttpLive, AnalyticsHttpLive]),
   Layer.provide(AuthenticationLive)
 )
 
@@ -100,6 +104,8 @@ export const GatewayRoutesLive = Layer.mergeAll(
   ShareRoutesLive,
   SocialCallbackRoutesLive,
   MediaFilesRouteLive,
+  ShortLinkRouteLive,
+  ClickFlusherLive,
   HttpApiScalar.layer({ path: "/public/v1/docs" }).pipe(Layer.provide(ApiLive))
 ).pipe(Layer.provide(FeaturesLive))
 

@@ -1,0 +1,18 @@
+import { HttpApiBuilder } from "@effect/platform"
+import { Effect } from "effect"
+import { ChannelId, PostRef } from "../../../domain/ids.js"
+import { PublicApi } from "../../../protocol/http/api.js"
+import { Analytics } from "../../analytics/Analytics.js"
+import { authorize } from "../../platform/policy.js"
+
+/** Analytics: contract → Analytics. */
+export const AnalyticsHttpLive = HttpApiBuilder.group(PublicApi, "analytics", (handlers) =>
+  Effect.gen(function* () {
+    const analytics = yield* Analytics
+    return handlers
+      .handle("channelAnalytics", ({ path, urlParams }) =>
+        analytics.channel(ChannelId.make(path.integration), urlParams.date).pipe(authorize("channels.read"))
+      )
+      .handle("postAnalytics", ({ path }) => analytics.post(PostRef.make(path.postId)).pipe(authorize("posts.read")))
+  })
+)
