@@ -12,12 +12,17 @@ export const DEFAULT_ANALYTICS_DAYS = 30
 
 export const rangeMessage = "date must be 7, 30 or 90 (days of statistics); leave it out for 30."
 
-/** The `date` query parameter as sent. */
-export const parseAnalyticsRange = (raw: string | undefined): Either.Either<number, InvalidRequest> => {
-  if (raw === undefined) return Either.right(DEFAULT_ANALYTICS_DAYS)
-  const days = /^\d{1,3}$/.test(raw.trim()) ? Number(raw.trim()) : Number.NaN
-  return (analyticsRanges as ReadonlyArray<number>).includes(days) ? Either.right(days) : Either.left(Errors.badRequest(rangeMessage))
-}
+/** A range asked for (REST, MCP): 7, 30 or 90, else the 400; none: 30. */
+export const checkAnalyticsRange = (days: number | undefined): Either.Either<number, InvalidRequest> =>
+  days === undefined
+    ? Either.right(DEFAULT_ANALYTICS_DAYS)
+    : (analyticsRanges as ReadonlyArray<number>).includes(days)
+      ? Either.right(days)
+      : Either.left(Errors.badRequest(rangeMessage))
+
+/** The `date` query parameter as sent (a string). */
+export const parseAnalyticsRange = (raw: string | undefined): Either.Either<number, InvalidRequest> =>
+  raw === undefined ? checkAnalyticsRange(undefined) : checkAnalyticsRange(/^\d{1,3}$/.test(raw.trim()) ? Number(raw.trim()) : Number.NaN)
 
 /** A range longer than the network keeps falls back to the longest it has. */
 export const effectiveDays = (requested: number, networkKeepsDays: number | undefined): number =>

@@ -1,11 +1,11 @@
 import { Config, Effect, Either, Option, type Redacted, Schema } from "effect"
 import {
   channelMetric,
+  checkAnalyticsRange,
   CLICKS_LABEL,
   dateOf,
   effectiveDays,
   notPublishedMessage,
-  parseAnalyticsRange,
   postMetric,
   type StatisticsMetric
 } from "../../domain/analytics.js"
@@ -77,18 +77,18 @@ export class Analytics extends Effect.Service<Analytics>()("analytics/Analytics"
       })
     const adapterOf = (network: string) => Option.getOrUndefined(adapters.find(network))
 
-    /** GET /analytics/{integration}?date= */
-    const channel = (channelId: ChannelId, rawDays: string | undefined) =>
+    /** GET /analytics/{integration}?date= (days: 7, 30 or 90; none: 30). */
+    const channel = (channelId: ChannelId, days: Option.Option<number>) =>
       Effect.gen(function* () {
         const { workspaceId } = yield* CurrentPrincipal
-        const requested = yield* Either.match(parseAnalyticsRange(rawDays), { onLeft: Effect.fail, onRight: Effect.succeed })
+        const requested = yield* checkAnalyticsRange(Option.getOrUndefined(days))
         const found = yield* channels.findById({ workspaceId, id: channelId }).pipe(storageDefects)
         if (Option.isNone(found)) return yield* Effect.fail(Errors.channelNotFound())
         const ch = found.value
-        const days = effectiveDays(requested, adapterOf(ch.network)?.statistics.longestRangeDays)
+        const kept = effectiveDays(requested, adapterOf(ch.network)?.statistics.longestRangeDays)
         return yield* cached(
-          key("analytics", "channel", ch.id, String(days)),
-          fromNetwork(ch.id, ch.network, (adapter, c) => adapter.statistics.channel(c, days)).pipe(
+          key("analytics", "channel", ch.id, String(kept)),
+          fromNetwork(ch.id, ch.network, (adapter, c) => adapter.statistics.channel(c, kept)).pipe(
             Effect.map((s): StatisticsAnswer => (s._tag === "Missing" ? missing(s.message) : s.metrics.map(channelMetric)))
           )
         )

@@ -82,7 +82,9 @@ export class ClickCounter extends Context.Tag("shortLinks/ClickCounter")<
           const counted = yield* Effect.tryPromise(() => redis.mget(codes.map((c) => `${counter}${c}`))).pipe(Effect.flatMap(decodeCounts))
           codes.forEach((c, i) => add(c, counted[i] ?? null))
           const open = yield* Effect.tryPromise(() => redis.smembers(batches)).pipe(Effect.flatMap(decodeIds))
-          for (const id of open) {
+          // a batch Postgres already added is counted there, not again here
+          const recorded = yield* store.recordedBatches(open)
+          for (const id of open.filter((b) => !recorded.has(b))) {
             const inBatch = yield* Effect.tryPromise(() => redis.hmget(batchKey(id), ...codes)).pipe(Effect.flatMap(decodeCounts))
             codes.forEach((c, i) => add(c, inBatch[i] ?? null))
           }

@@ -68,7 +68,13 @@ export const makeShortLinksStore = Effect.gen(function* () {
       Effect.withSpan("ShortLinksStore.enabledFor")
     )
 
-  return { codesFor, resolve, addBatch, clicksOf, enabledFor }
+  /** Which of these flush batches Postgres already holds (their Redis copy is about to go). */
+  const recordedBatches = (ids: ReadonlyArray<string>) =>
+    ids.length === 0
+      ? Effect.succeed(new Set<string>())
+      : sql<{ id: string }>`SELECT id FROM short_link_flushes WHERE id IN ${sql.in(ids)}`.pipe(Effect.map((rows) => new Set(rows.map((r) => r.id))))
+
+  return { codesFor, resolve, addBatch, clicksOf, enabledFor, recordedBatches }
 })
 
 export class ShortLinksStore extends Context.Tag("shortLinks/ShortLinksStore")<ShortLinksStore, Effect.Effect.Success<typeof makeShortLinksStore>>() {

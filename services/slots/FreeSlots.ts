@@ -1,4 +1,4 @@
-import { Effect, Either, Option } from "effect"
+import { Effect, Option } from "effect"
 import { Errors } from "../../domain/errors.js"
 import type { ChannelId } from "../../domain/ids.js"
 import {
@@ -43,7 +43,7 @@ export class FreeSlots extends Effect.Service<FreeSlots>()("slots/FreeSlots", {
         const { workspaceId } = principal
         const offset = yield* Option.match(query.tzOffsetMinutes, {
           onNone: () => Effect.succeed(Option.none<number>()),
-          onSome: (m) => Either.match(checkTzOffset(m), { onLeft: Effect.fail, onRight: (v) => Effect.succeed(Option.some(v)) })
+          onSome: (m) => Effect.map(checkTzOffset(m), Option.some)
         })
         const chosen = yield* Option.match(query.channelId, {
           onNone: () => channels.list({ workspaceId, customerId: null }),

@@ -1,5 +1,6 @@
 import { HttpApiBuilder } from "@effect/platform"
-import { Effect } from "effect"
+import { Effect, Option } from "effect"
+import { parseAnalyticsRange } from "../../../domain/analytics.js"
 import { ChannelId, PostRef } from "../../../domain/ids.js"
 import { PublicApi } from "../../../protocol/http/api.js"
 import { Analytics } from "../../analytics/Analytics.js"
@@ -11,7 +12,9 @@ export const AnalyticsHttpLive = HttpApiBuilder.group(PublicApi, "analytics", (h
     const analytics = yield* Analytics
     return handlers
       .handle("channelAnalytics", ({ path, urlParams }) =>
-        analytics.channel(ChannelId.make(path.integration), urlParams.date).pipe(authorize("channels.read"))
+        Effect.flatMap(parseAnalyticsRange(urlParams.date), (days) =>
+          analytics.channel(ChannelId.make(path.integration), Option.some(days))
+        ).pipe(authorize("channels.read"))
       )
       .handle("postAnalytics", ({ path }) => analytics.post(PostRef.make(path.postId)).pipe(authorize("posts.read")))
   })

@@ -1,5 +1,5 @@
 import { HttpApiBuilder } from "@effect/platform"
-import { Effect, Either, Option } from "effect"
+import { Effect, Option } from "effect"
 import { ChannelId } from "../../../domain/ids.js"
 import { parseTzOffset } from "../../../domain/slots/freeSlot.js"
 import { PublicApi } from "../../../protocol/http/api.js"
@@ -8,7 +8,7 @@ import { FreeSlots } from "../../slots/FreeSlots.js"
 
 /** The query's offset: absent, or a whole number in range (else the 400 naming the range). */
 const offsetOf = (raw: string | undefined) =>
-  raw === undefined ? Effect.succeed(Option.none<number>()) : Either.match(parseTzOffset(raw), { onLeft: Effect.fail, onRight: (m) => Effect.succeed(Option.some(m)) })
+  raw === undefined ? Effect.succeed(Option.none<number>()) : Effect.map(parseTzOffset(raw), Option.some)
 
 /** Free slots: contract → FreeSlots.find. */
 export const SlotsHttpLive = HttpApiBuilder.group(PublicApi, "slots", (handlers) =>
