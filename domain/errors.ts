@@ -44,6 +44,8 @@ export class InvalidApiKey extends Schema.TaggedError<InvalidApiKey>()("InvalidA
 export class NoSubscription extends Schema.TaggedError<NoSubscription>()("NoSubscription", wire) {}
 // ---- 402 ----
 export class PaymentFailed extends Schema.TaggedError<PaymentFailed>()("PaymentFailed", wire) {}
+/** More than the plan allows (channels), with a fix naming the way out. */
+export class PlanLimit extends Schema.TaggedError<PlanLimit>()("PlanLimit", wire) {}
 // ---- 403 ----
 export class Forbidden extends Schema.TaggedError<Forbidden>()("Forbidden", wire) {}
 export class EmailNotVerified extends Schema.TaggedError<EmailNotVerified>()("EmailNotVerified", wire) {}
@@ -80,6 +82,7 @@ export const ApiError = Schema.Union(
   InvalidApiKey,
   NoSubscription,
   PaymentFailed,
+  PlanLimit,
   Forbidden,
   EmailNotVerified,
   MemberPaused,
@@ -206,6 +209,8 @@ export const Errors = {
     make(ServerError, Messages.serverError, {
       fix: `Try again in a minute. If it keeps happening, email ${supportEmail} with the time of the request.`
     }),
+  /** 402: more than the plan allows; domain/plans.ts writes the sentence and the fix. */
+  planLimit: (message: string, fix: string) => make(PlanLimit, message, { fix }),
   /** 400 for a date that cannot be parsed; the example is an ISO 8601 timestamp. */
   invalidDate: (example: string) => make(InvalidDate, `The date is not valid. Use ISO 8601, for example ${example}.`),
   /** 400 for a date outside the years the service keeps (domain/posts/dates.ts). */

@@ -14,7 +14,7 @@ const run = (command: AdminCommand) =>
     const ops = yield* makeAdminOperations
     switch (command._tag) {
       case "WorkspaceCreate":
-        return yield* ops.createWorkspace({ name: command.name, plan: command.plan })
+        return yield* ops.createWorkspace({ name: command.name, plan: command.plan, ...(command.trial === true ? { trial: true } : {}) })
       case "UserCreate": {
         const { _tag, ...user } = command
         return yield* ops.createUser(user)
@@ -27,8 +27,10 @@ const run = (command: AdminCommand) =>
       }
       case "KeyRotate":
         return yield* ops.rotateKey(command.workspaceId)
-      case "BillingSet":
-        return yield* ops.setBilling({ workspaceId: command.workspaceId, event: command.event })
+      case "BillingSet": {
+        const { _tag, ...billing } = command
+        return yield* ops.setBilling(billing)
+      }
     }
   })
 

@@ -4,7 +4,7 @@ import { Authentication } from "./security.js"
 import { Uuid } from "../../domain/ids.js"
 import { MAX_TOOL_DATA_KEYS, objectWithAtMost } from "../../domain/requests.js"
 import { IdParam, SuccessTrue } from "./common.js"
-import { ChannelNotFound, Forbidden, FormConnect, InvalidId, InvalidJson, InvalidRequest, UnknownNetwork } from "./errors.js"
+import { ChannelNotFound, Forbidden, FormConnect, InvalidId, InvalidJson, InvalidRequest, PlanLimit, UnknownNetwork } from "./errors.js"
 
 export const Channel = Schema.Struct({
   id: Schema.String,
@@ -114,6 +114,7 @@ export const AccountApi = HttpApiGroup.make("account")
       .addError(FormConnect)
       .addError(UnknownNetwork)
       .addError(ChannelNotFound)
+      .addError(PlanLimit)
       .annotate(OpenApi.Summary, "Sign-in link to connect a channel")
       .annotate(
         OpenApi.Description,

@@ -4,6 +4,8 @@ import { InvalidRequest, PayloadTooLarge, ServerError } from "./errors.js"
 import { MediaApi } from "./media.js"
 import { NetworksApi } from "./networks.js"
 import { PostsApi } from "./posts.js"
+import { SlotsApi } from "./slots.js"
+import { AnalyticsApi } from "./analytics.js"
 
 type Json = { [key: string]: unknown }
 const isJson = (u: unknown): u is Json => typeof u === "object" && u !== null && !Array.isArray(u)
@@ -52,6 +54,8 @@ export class PublicApi extends HttpApi.make("public")
   .add(NetworksApi)
   .add(MediaApi)
   .add(PostsApi)
+  .add(SlotsApi)
+  .add(AnalyticsApi)
   .addError(InvalidRequest)
   .addError(PayloadTooLarge)
   .addError(ServerError)

@@ -23,6 +23,7 @@ export const restStatus = {
   InvalidApiKey: 401,
   NoSubscription: 401,
   PaymentFailed: 402,
+  PlanLimit: 402,
   Forbidden: 403,
   EmailNotVerified: 403,
   MemberPaused: 403,
@@ -93,6 +94,7 @@ export const PaymentFailed = documented(
   "Publishing is paused after the 7-day grace of a failed payment (code payment_failed)",
   M.paymentFailed
 )
+export const PlanLimit = documented(E.PlanLimit, "PlanLimit", "More than the plan allows, for example more channels; fix names the way out")
 export const Forbidden = documented(E.Forbidden, "Forbidden", "The role cannot do this", M.forbiddenRole)
 export const EmailNotVerified = documented(
   E.EmailNotVerified,

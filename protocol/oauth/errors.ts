@@ -18,6 +18,7 @@ export const oauthErrorCode = {
   InvalidApiKey: "invalid_client",
   NoSubscription: "access_denied",
   PaymentFailed: "access_denied",
+  PlanLimit: "access_denied",
   Forbidden: "access_denied",
   EmailNotVerified: "access_denied",
   MemberPaused: "access_denied",

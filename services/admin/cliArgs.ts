@@ -1,11 +1,11 @@
 import { Either } from "effect"
-import { isBillingEvent, isPlan, plans, billingEvents, type BillingEvent, type Plan } from "../../domain/billing.js"
+import { isBillingEvent, isPlan, plans, billingEvents, isBillingPeriod, type BillingEvent, type BillingPeriod, type Plan } from "../../domain/billing.js"
 import { isUuid } from "../../domain/ids.js"
 import { isRole, roles, type Role } from "../../domain/roles.js"
 
 /** A parsed admin CLI command. Parsing is pure so every bad input is tested without a database. */
 export type AdminCommand =
-  | { readonly _tag: "WorkspaceCreate"; readonly name: string; readonly plan: Plan }
+  | { readonly _tag: "WorkspaceCreate"; readonly name: string; readonly plan: Plan; readonly trial?: boolean }
   | {
       readonly _tag: "UserCreate"
       readonly workspaceId: string
@@ -26,19 +26,31 @@ export type AdminCommand =
       readonly credentials: unknown
     }
   | { readonly _tag: "KeyRotate"; readonly workspaceId: string }
-  | { readonly _tag: "BillingSet"; readonly workspaceId: string; readonly event: BillingEvent }
+  | ({ readonly _tag: "BillingSet"; readonly workspaceId: string; readonly event: BillingEvent } & Partial<BillingDetails>)
+
+/** What a billing event may carry besides its name (`billing.changed` data); left out: null. */
+export interface BillingDetails {
+  readonly plan: Plan | null
+  readonly amount: number | null
+  readonly currency: string | null
+  readonly period: BillingPeriod | null
+  readonly periodEnd: Date | null
+  /** Billing test mode (`test: true` in billing.changed). */
+  readonly test: boolean
+}
 
 export const usage = `Usage: npm run -s admin -- <command>
-  workspace create --name N [--plan standard|team|pro|ultimate]
+  workspace create --name N [--plan standard|team|pro|ultimate] [--trial]
   user create --workspace W --email E --password P --role owner|admin|editor|client [--timezone IANA]
   customer create --workspace W --name N [--approval]
   channel create --workspace W --network ID --name N [--customer C] [--posting-times 09:00,13:30]
                  [--credentials '{"instance":"https://…","accessToken":"…"}']   (checked against the network; README lists each network's fields)
   key rotate --workspace W
   billing set --workspace W --event ${billingEvents.join("|")}
+              [--plan P] [--amount N --currency C --period month|year --period-end ISO] [--test]
 Prints JSON on stdout.`
 
-const flagsWithoutValue = new Set(["approval"])
+const flagsWithoutValue = new Set(["approval", "trial", "test"])
 
 const parseFlags = (args: ReadonlyArray<string>): Either.Either<Map<string, string>, string> => {
   const flags = new Map<string, string>()
@@ -70,6 +82,29 @@ const isTimeZone = (tz: string): boolean => {
 
 const isEmail = (s: string) => /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(s)
 
+/** `billing set`'s details: each checked, amount and currency together. */
+const billingDetails = (flags: Map<string, string>): Either.Either<BillingDetails, string> => {
+  const plan = flags.get("plan") ?? null
+  if (plan !== null && !isPlan(plan)) return Either.left(`--plan must be one of ${plans.join(", ")}.`)
+  const amountText = flags.get("amount") ?? null
+  const amount = amountText === null ? null : Number(amountText)
+  if (amount !== null && (!/^\d+(\.\d{1,2})?$/.test(amountText ?? "") || !Number.isFinite(amount))) {
+    return Either.left("--amount must be a number of at least 0 with at most 2 decimals, e.g. 29 or 29.90.")
+  }
+  const currency = flags.get("currency")?.toUpperCase() ?? null
+  if (currency !== null && !/^[A-Z]{3}$/.test(currency)) return Either.left("--currency must be a 3-letter ISO 4217 code, e.g. USD or EUR.")
+  if ((amount === null) !== (currency === null)) return Either.left("--amount and --currency go together.")
+  const periodText = flags.get("period") ?? null
+  const period = periodText === null ? null : isBillingPeriod(periodText) ? periodText : undefined
+  if (period === undefined) return Either.left("--period must be month or year.")
+  const periodEndText = flags.get("period-end") ?? null
+  const periodEnd = periodEndText === null ? null : new Date(periodEndText)
+  if (periodEnd !== null && (!/^\d{4}-\d{2}-\d{2}/.test(periodEndText ?? "") || Number.isNaN(periodEnd.getTime()))) {
+    return Either.left("--period-end must be an ISO 8601 date, e.g. 2026-12-31T00:00:00Z.")
+  }
+  return Either.right({ plan, amount, currency, period, periodEnd, test: flags.get("test") === "true" })
+}
+
 export const parseAdminArgs = (argv: ReadonlyArray<string>): Either.Either<AdminCommand, string> => {
   const [noun, verb, ...rest] = argv
   if (noun === undefined || verb === undefined) return Either.left("Missing command.")
@@ -90,11 +125,11 @@ export const parseAdminArgs = (argv: ReadonlyArray<string>): Either.Either<Admin
   return Either.gen(function* () {
     switch (`${noun} ${verb}`) {
       case "workspace create": {
-        const bad = allowed(["name", "plan"])
+        const bad = allowed(["name", "plan", "trial"])
         if (bad) return yield* Either.left(bad)
         const plan = flags.get("plan") ?? "standard"
         if (!isPlan(plan)) return yield* Either.left(`--plan must be one of ${plans.join(", ")}.`)
-        return { _tag: "WorkspaceCreate", name: yield* required("name"), plan } as const
+        return { _tag: "WorkspaceCreate", name: yield* required("name"), plan, ...(flags.get("trial") === "true" ? { trial: true } : {}) } as const
       }
       case "user create": {
         const bad = allowed(["workspace", "email", "password", "role", "timezone"])
@@ -146,11 +181,11 @@ export const parseAdminArgs = (argv: ReadonlyArray<string>): Either.Either<Admin
         return { _tag: "KeyRotate", workspaceId: yield* workspace() } as const
       }
       case "billing set": {
-        const bad = allowed(["workspace", "event"])
+        const bad = allowed(["workspace", "event", "plan", "amount", "currency", "period", "period-end", "test"])
         if (bad) return yield* Either.left(bad)
         const event = yield* required("event")
         if (!isBillingEvent(event)) return yield* Either.left(`--event must be one of ${billingEvents.join(", ")}.`)
-        return { _tag: "BillingSet", workspaceId: yield* workspace(), event } as const
+        return { _tag: "BillingSet", workspaceId: yield* workspace(), event, ...(yield* billingDetails(flags)) } as const
       }
       default:
         return yield* Either.left(`Unknown command ${noun} ${verb}.`)

@@ -1,6 +1,20 @@
 import { SqlClient } from "@effect/sql"
-import { Data, Effect, Option, Predicate } from "effect"
-import { billingStateAfter, type BillingEvent, type BillingState, type Plan } from "../../domain/billing.js"
+import { Data, Effect, Either, Option, Predicate, Schema } from "effect"
+import {
+  applyBillingEvent,
+  eventPlan,
+  publishingPaused,
+  releasesHolds,
+  startTrial,
+  type BillingAccount,
+  type BillingEvent,
+  type BillingState,
+  type Plan
+} from "../../domain/billing.js"
+import { planHasTeam } from "../../domain/plans.js"
+import { makeDueItemsStore } from "../scheduler/dueItemsStore.js"
+import type { BillingDetails } from "./cliArgs.js"
+import { channelLimitReached } from "../channels/channelConnections.js"
 import { connectWithCredentials } from "../channels/connectWithCredentials.js"
 import { findNetwork } from "../../domain/networks/index.js"
 import { parsePostingTimes } from "../../domain/postingTimes.js"
@@ -18,12 +32,30 @@ const uuid = () => crypto.randomUUID()
 export const isUniqueViolation = (e: unknown): boolean =>
   Predicate.hasProperty(e, "cause") && Predicate.hasProperty(e.cause, "code") && e.cause.code === "23505"
 
+const PlanSchema = Schema.Literal("standard", "team", "pro", "ultimate")
+/** A workspace's billing as stored (migrations 0001, 0010). */
+const AccountRow = Schema.Struct({
+  billingState: Schema.Literal("active", "past_due", "grace_over", "ended"),
+  plan: PlanSchema,
+  trialEndsAt: Schema.NullOr(Schema.DateFromSelf),
+  pendingPlan: Schema.NullOr(PlanSchema),
+  cancelAtPeriodEnd: Schema.Boolean,
+  periodEnd: Schema.NullOr(Schema.DateFromSelf),
+  pastDueSince: Schema.NullOr(Schema.DateFromSelf)
+})
+const decodeAccounts = (rows: ReadonlyArray<unknown>) =>
+  Schema.decodeUnknown(Schema.Array(AccountRow))(rows).pipe(
+    Effect.orDie,
+    Effect.map((list) => list.map(({ billingState, ...rest }): BillingAccount => ({ state: billingState, ...rest })))
+  )
+
 /**
  * What operators do from the admin CLI (and what the first start does for the demo
  * workspace). Each operation is one transaction.
  */
 export const makeAdminOperations = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
+  const dueItems = yield* makeDueItemsStore
 
   const requireWorkspace = (workspaceId: string) =>
     Effect.gen(function* () {
@@ -41,11 +73,13 @@ export const makeAdminOperations = Effect.gen(function* () {
       return apiKey
     })
 
-  const createWorkspace = (input: { name: string; plan: Plan }) =>
+  /** A workspace on a paid plan, or (`trial`) in its 7-day trial with that plan to try. */
+  const createWorkspace = (input: { name: string; plan: Plan; trial?: boolean }) =>
     sql.withTransaction(
       Effect.gen(function* () {
         const workspaceId = uuid()
-        yield* sql`INSERT INTO workspaces ${sql.insert({ id: workspaceId, name: input.name, plan: input.plan })}`
+        const trialEndsAt = input.trial === true ? startTrial(input.plan, new Date()).trialEndsAt : null
+        yield* sql`INSERT INTO workspaces ${sql.insert({ id: workspaceId, name: input.name, plan: input.plan, trialEndsAt })}`
         const apiKey = yield* issueWorkspaceKey(workspaceId)
         return { workspaceId, apiKey }
       })
@@ -102,17 +136,24 @@ export const makeAdminOperations = Effect.gen(function* () {
       // without credentials the channel exists but cannot publish until it is connected
       // (GET /social?refresh=<id>); the test network needs none
       if (input.credentials === undefined || input.credentials === null) {
-        const channelId = uuid()
-        yield* sql`INSERT INTO channels ${sql.insert({
-          id: channelId,
-          workspaceId: input.workspaceId,
-          customerId: input.customerId,
-          network: input.network,
-          name: input.name,
-          profile: input.name.toLowerCase().replace(/[^a-z0-9]+/g, "_"),
-          postingTimes: [...postingTimes]
-        })}`
-        return { channelId }
+        // the workspace row locked while counting, so two at once cannot both pass the plan's limit
+        return yield* sql.withTransaction(
+          Effect.gen(function* () {
+            const overLimit = yield* channelLimitReached(input.workspaceId, true)
+            if (Option.isSome(overLimit)) return yield* new AdminInputError({ message: `${overLimit.value.error} ${overLimit.value.fix ?? ""}`.trim() })
+            const channelId = uuid()
+            yield* sql`INSERT INTO channels ${sql.insert({
+              id: channelId,
+              workspaceId: input.workspaceId,
+              customerId: input.customerId,
+              network: input.network,
+              name: input.name,
+              profile: input.name.toLowerCase().replace(/[^a-z0-9]+/g, "_"),
+              postingTimes: [...postingTimes]
+            })}`
+            return { channelId }
+          })
+        )
       }
       const { channelId } = yield* connectWithCredentials({
         workspaceId: input.workspaceId,
@@ -133,21 +174,52 @@ export const makeAdminOperations = Effect.gen(function* () {
       })
     )
 
-  /** A billing event: changes what the gate reads and writes `billing.changed` to the outbox. */
-  const setBilling = (input: { workspaceId: string; event: BillingEvent }) =>
+  /**
+   * A billing event (domain/billing.ts decides whether it may happen now and what it
+   * changes). In one transaction: the workspace's billing, people paused or resumed by
+   * whether the plan has a team, due items held when publishing pauses or released when a
+   * payment lifts the pause (the scheduler claims them at once, oldest due first), and
+   * `billing.changed` in the outbox. An event out of order changes nothing.
+   */
+  const setBilling = (input: { workspaceId: string; event: BillingEvent } & Partial<BillingDetails>) =>
     Outbox.transaction(
       Effect.gen(function* () {
-        const rows = yield* sql<{ billingState: BillingState; plan: Plan }>`
-          SELECT billing_state, plan FROM workspaces WHERE id = ${input.workspaceId} FOR UPDATE`
-        const row = rows[0]
-        if (row === undefined) return yield* new AdminInputError({ message: `No workspace ${input.workspaceId}.` })
-        const next = billingStateAfter(row.billingState, input.event)
+        const rows = yield* sql`
+          SELECT billing_state, plan, trial_ends_at, pending_plan, cancel_at_period_end, period_end, past_due_since
+          FROM workspaces WHERE id = ${input.workspaceId} FOR UPDATE`.pipe(Effect.flatMap(decodeAccounts))
+        const before = rows[0]
+        if (before === undefined) return yield* new AdminInputError({ message: `No workspace ${input.workspaceId}.` })
+        const now = new Date()
+        const applied = applyBillingEvent(before, { event: input.event, plan: input.plan ?? null, periodEnd: input.periodEnd ?? null }, now)
+        if (Either.isLeft(applied)) return yield* new AdminInputError({ message: applied.left.message })
+        const after = applied.right
         yield* sql`
-          UPDATE workspaces SET billing_state = ${next}, billing_event = ${input.event},
-            past_due_since = CASE WHEN ${next} = 'past_due' THEN coalesce(past_due_since, now()) ELSE NULL END
+          UPDATE workspaces SET billing_state = ${after.state}, billing_event = ${input.event}, plan = ${after.plan},
+            trial_ends_at = ${after.trialEndsAt}, pending_plan = ${after.pendingPlan}, cancel_at_period_end = ${after.cancelAtPeriodEnd},
+            period_end = ${after.periodEnd}, past_due_since = ${after.pastDueSince}
           WHERE id = ${input.workspaceId}`
-        yield* Outbox.write(input.workspaceId, [{ event: "billing.changed", data: { plan: row.plan, test: true, event: input.event } }])
-        return { workspaceId: input.workspaceId, billingState: next }
+        // nothing is deleted: people are paused while the plan has no team and resumed with one
+        if (planHasTeam(after.plan)) {
+          yield* sql`UPDATE memberships SET paused = false, paused_by_plan = false WHERE workspace_id = ${input.workspaceId} AND paused_by_plan`
+        } else {
+          yield* sql`UPDATE memberships SET paused = true, paused_by_plan = true
+            WHERE workspace_id = ${input.workspaceId} AND role <> 'owner' AND NOT paused`
+        }
+        if (publishingPaused(after.state, after.pastDueSince, now)) yield* dueItems.holdForBilling([input.workspaceId])
+        else if (releasesHolds(before, after, now)) yield* dueItems.releaseBillingHolds([input.workspaceId])
+        yield* Outbox.write(input.workspaceId, [{
+          event: "billing.changed",
+          data: {
+            plan: eventPlan(after, input.event),
+            test: input.test ?? false,
+            event: input.event,
+            amount: input.amount ?? null,
+            period: input.period ?? null,
+            currency: input.currency ?? null,
+            periodEnd: after.periodEnd
+          }
+        }])
+        return { workspaceId: input.workspaceId, billingState: after.state }
       })
     )
 

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto"
 import { SqlClient } from "@effect/sql"
 import { Config, Effect, Option } from "effect"
-import { Errors } from "../../domain/errors.js"
+import { Errors, type PlanLimit } from "../../domain/errors.js"
 import type { ChannelId, CustomerId } from "../../domain/ids.js"
 import { findNetwork } from "../../domain/networks/index.js"
 import { CurrentPrincipal } from "../../protocol/http/security.js"
@@ -10,7 +10,7 @@ import { NetworkAdapters } from "../networks/registry.js"
 import { AppConfig } from "../platform/config.js"
 import { policyRequire } from "../platform/policy.js"
 import { storageDefects } from "../platform/storageDefects.js"
-import { channelToReconnect, customerExists, ReconnectRefused, saveConnection } from "./channelConnections.js"
+import { channelLimitReached, channelToReconnect, customerExists, ReconnectRefused, saveConnection } from "./channelConnections.js"
 import { SignInStates } from "./signInStates.js"
 
 /** The callback of a network's sign-in: `${PUBLIC_URL}/integrations/social/<network>` (not under /public/v1). */
@@ -66,6 +66,11 @@ export class Connections extends Effect.Service<Connections>()("channels/Connect
         if (input.refresh !== null && Option.isNone(yield* channelToReconnect(workspaceId, input.refresh, network.value.identifier))) {
           return yield* Effect.fail(Errors.channelNotFound())
         }
+        // a new channel over the plan's limit is refused before the person signs in (and checked again when it is stored)
+        const overLimit = input.refresh === null ? yield* channelLimitReached(workspaceId, false) : Option.none()
+        if (Option.isSome(overLimit)) {
+          return yield* Effect.fail(overLimit.value)
+        }
         const state = randomBytes(32).toString("base64url")
         const signIn = {
           workspaceId,
@@ -104,7 +109,8 @@ export class Connections extends Effect.Service<Connections>()("channels/Connect
       }).pipe(
         Effect.catchTags({
           ConnectFailed: (e: ConnectFailed) => Effect.succeed<CallbackOutcome>({ _tag: "Failed", message: e.message }),
-          ReconnectRefused: (e: ReconnectRefused) => Effect.succeed<CallbackOutcome>({ _tag: "Failed", message: e.message })
+          ReconnectRefused: (e: ReconnectRefused) => Effect.succeed<CallbackOutcome>({ _tag: "Failed", message: e.message }),
+          PlanLimit: (e: PlanLimit) => Effect.succeed<CallbackOutcome>({ _tag: "Failed", message: `${e.error} ${e.fix ?? ""}`.trim() })
         }),
         storageDefects,
         Effect.catchAllDefect((defect) =>

@@ -1,5 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { Data, Effect, Option, Schema } from "effect"
+import { isPlan } from "../../domain/billing.js"
+import { checkChannelLimit } from "../../domain/plans.js"
 import type { Connected } from "../networks/adapter.js"
 import { sealCredentials } from "../networks/credentialsStore.js"
 import { AppConfig } from "../platform/config.js"
@@ -61,6 +63,9 @@ export const saveConnection = (input: {
         }
         const same = yield* update(sql`account_id = ${fields.accountId}`)
         if (same[0] !== undefined) return { channelId: same[0].id, created: false }
+        // a new channel: within the plan's limit (the workspace row locked, so two at once cannot both pass)
+        const overLimit = yield* channelLimitReached(input.workspaceId, true)
+        if (Option.isSome(overLimit)) return yield* Effect.fail(overLimit.value)
         const channelId = crypto.randomUUID()
         yield* sql`INSERT INTO channels ${sql.insert({
           id: channelId,
@@ -97,3 +102,25 @@ export const channelToReconnect = (workspaceId: string, channelId: string, netwo
       Effect.map((rows) => Option.fromNullable(rows[0]?.id))
     )
   )
+
+const PlanRow = Schema.Struct({ plan: Schema.String })
+const CountRow = Schema.Struct({ channels: Schema.Number })
+
+/**
+ * 402 (domain/plans.ts) when one more channel would exceed the workspace's plan. `lock`
+ * takes the workspace row for the caller's transaction, so concurrent connections count
+ * one after the other.
+ */
+export const channelLimitReached = (workspaceId: string, lock: boolean) =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const plans = yield* sql`SELECT plan FROM workspaces WHERE id = ${workspaceId} ${lock ? sql`FOR UPDATE` : sql``}`.pipe(
+      Effect.flatMap(Schema.decodeUnknown(Schema.Array(PlanRow)))
+    )
+    const plan = plans[0]?.plan
+    if (plan === undefined || !isPlan(plan)) return Option.none()
+    const counts = yield* sql`SELECT count(*)::int AS channels FROM channels WHERE workspace_id = ${workspaceId} AND deleted_at IS NULL`.pipe(
+      Effect.flatMap(Schema.decodeUnknown(Schema.Array(CountRow)))
+    )
+    return Option.fromNullable(checkChannelLimit(plan, counts[0]?.channels ?? 0))
+  })

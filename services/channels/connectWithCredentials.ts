@@ -33,5 +33,8 @@ export const connectWithCredentials = (input: {
       connected,
       name: input.name.trim() === "" ? null : input.name,
       postingTimes: input.postingTimes
-    }).pipe(Effect.catchTag("ReconnectRefused", (e) => Effect.fail(new CredentialsRefused({ message: e.message }))))
+    }).pipe(
+      Effect.catchTag("ReconnectRefused", (e) => Effect.fail(new CredentialsRefused({ message: e.message }))),
+      Effect.catchTag("PlanLimit", (e) => Effect.fail(new CredentialsRefused({ message: `${e.error} ${e.fix ?? ""}`.trim() })))
+    )
   }).pipe(Effect.provide(NetworkAdapters.Default))

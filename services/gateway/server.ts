@@ -22,6 +22,12 @@ import { AccountHttpLive } from "./http/accountHttp.js"
 import { isUploadRequest, MediaFilesRouteLive, MediaHttpLive, UPLOAD_PATH, withUploadLimits } from "./http/mediaHttp.js"
 import { NetworksHttpLive } from "./http/networksHttp.js"
 import { PostsHttpLive } from "./http/postsHttp.js"
+import { SlotsHttpLive } from "./http/slotsHttp.js"
+import { AnalyticsHttpLive } from "./http/analyticsHttp.js"
+import { Analytics } from "../analytics/Analytics.js"
+import { FreeSlots } from "../slots/FreeSlots.js"
+import { ClickFlusherLive, ShortLinks } from "../shortLinks/ShortLinks.js"
+import { ShortLinkRouteLive } from "./pages/shortLinkRoute.js"
 import { ShareRoutesLive } from "./pages/shareRoutes.js"
 import { isMcpRequest, McpLive } from "./mcp/mcpRoute.js"
 
@@ -86,10 +92,10 @@ const SystemRoutesLive = HttpApiBuilder.Router.use((router) =>
 )
 
 /** The feature services, built once for every edge of the gateway (REST handlers, pages). */
-const FeaturesLive = Layer.mergeAll(Posts.Default, Channels.Default, Connections.Default, Share.Default, Notifications.Default)
+const FeaturesLive = Layer.mergeAll(Posts.Default, Channels.Default, Connections.Default, Share.Default, Notifications.Default, FreeSlots.Default, ShortLinks.Default, Analytics.Default)
 
 const ApiLive = HttpApiBuilder.api(PublicApi).pipe(
-  Layer.provide([AccountHttpLive, NetworksHttpLive, PostsHttpLive, MediaHttpLive]),
+  Layer.provide([AccountHttpLive, NetworksHttpLive, PostsHttpLive, MediaHttpLive, SlotsHttpLive, AnalyticsHttpLive]),
   Layer.provide(AuthenticationLive)
 )
 
@@ -102,6 +108,8 @@ export const GatewayRoutesLive = Layer.mergeAll(
   SocialCallbackRoutesLive,
   MediaFilesRouteLive,
   McpLive,
+  ShortLinkRouteLive,
+  ClickFlusherLive,
   HttpApiScalar.layer({ path: "/public/v1/docs" }).pipe(Layer.provide(ApiLive))
 ).pipe(Layer.provide(FeaturesLive))
 

@@ -130,6 +130,8 @@ export interface Metric {
   readonly help?: string
   readonly percentageChange: number
   readonly data: ReadonlyArray<{ readonly total: number; readonly date: string }>
+  /** The same metric over the period before, when the network shares it (percentageChange compares with it). */
+  readonly previous?: ReadonlyArray<{ readonly total: number; readonly date: string }>
 }
 
 /** Statistics answer: metrics, or why there are none (spec: `{missing: true, message}`). */
@@ -164,6 +166,8 @@ export interface NetworkAdapter {
   /** A recent post of this account with the item's text; CannotTell on networks that cannot search. */
   readonly search: (request: PublishRequest) => Effect.Effect<SearchAnswer>
   readonly statistics: {
+    /** The most days of channel statistics the network keeps; unset: every range the API offers. */
+    readonly longestRangeDays?: number
     readonly channel: (credentials: Redacted.Redacted<Credentials>, days: number) => Effect.Effect<Statistics>
     readonly post: (credentials: Redacted.Redacted<Credentials>, releaseId: string) => Effect.Effect<Statistics>
   }

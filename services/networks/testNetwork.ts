@@ -1,7 +1,8 @@
-import { Effect, Option, Schema } from "effect"
+import { Clock, Effect, Option, Redacted, Schema } from "effect"
 import { Errors } from "../../domain/errors.js"
 import { ToolMessages } from "../../domain/posts/messages.js"
-import { type NetworkAdapter, PublishAnswer, type PublishRequest, Refresh, SearchAnswer, Statistics } from "./adapter.js"
+import { type Credentials, type NetworkAdapter, PublishAnswer, type PublishRequest, Refresh, SearchAnswer } from "./adapter.js"
+import { TEST_NETWORK_KEEPS_DAYS, testChannelStatistics, testPostStatistics } from "./testNetworkStatistics.js"
 import { TestNetworkStore } from "./testNetworkStore.js"
 
 const EchoData = Schema.Struct({ text: Schema.String })
@@ -24,6 +25,12 @@ const Behaviour = Schema.Struct({
 })
 const behaviourOf = (request: PublishRequest) =>
   Schema.decodeUnknownOption(Behaviour)(request.channel.settings).pipe(Option.getOrElse(() => ({ outcome: "accept" as const, slowMs: 3000 })))
+
+/** Whose numbers: the account id a connection stored, else one shared test account. */
+const accountOf = (credentials: Redacted.Redacted<Credentials>): string => {
+  const id = Redacted.value(credentials)["accountId"]
+  return typeof id === "string" ? id : "test-account"
+}
 
 /**
  * The built-in test network: a simulated network whose posts live in its store, so the
@@ -64,9 +71,11 @@ export const makeTestNetworkAdapter = Effect.gen(function* () {
     refresh: () => Effect.succeed(Refresh.Unchanged()),
     publish,
     publishFollowUp: publish,
+    // deterministic numbers per account and post (testNetworkStatistics.ts)
     statistics: {
-      channel: () => Effect.succeed(Statistics.Missing({ message: "The test network shares no statistics." })),
-      post: () => Effect.succeed(Statistics.Missing({ message: "The test network shares no statistics." }))
+      longestRangeDays: TEST_NETWORK_KEEPS_DAYS,
+      channel: (credentials, days) => Effect.flatMap(Clock.currentTimeMillis, (now) => testChannelStatistics(accountOf(credentials), days, new Date(now))),
+      post: (_credentials, releaseId) => Effect.flatMap(Clock.currentTimeMillis, (now) => testPostStatistics(releaseId, new Date(now)))
     },
     // the test network answers in-process, never over HTTP
     classify: () => PublishAnswer.NoAnswer({ reason: "the test network does not answer over HTTP" }),

@@ -3,6 +3,7 @@ import { PublishJobJson } from "../../protocol/jobs.js"
 import { consumeJobs } from "../platform/jetstreamConsumer.js"
 import { Nats } from "../platform/nats.js"
 import { NetworkAdapters } from "../networks/registry.js"
+import { ShortLinksStore } from "../shortLinks/shortLinksStore.js"
 import { AttemptsStore } from "./attemptsStore.js"
 import { publishItem } from "./publishItem.js"
 import { runTokenRefresher } from "./tokenRefresher.js"
@@ -36,4 +37,4 @@ const publisher = Layer.scopedDiscard(
   })
 )
 
-export const PublisherLive = publisher.pipe(Layer.provide(Layer.merge(NetworkAdapters.Default, AttemptsStore.Live)))
+export const PublisherLive = publisher.pipe(Layer.provide(Layer.mergeAll(NetworkAdapters.Default, AttemptsStore.Live, ShortLinksStore.Live)))

@@ -11,6 +11,7 @@ import { freshCredentials } from "../networks/credentialsStore.js"
 import { isPublishingEvent, publishingEvent } from "../posts/postEvents.js"
 import { decodeSettings } from "../posts/rows.js"
 import { AttemptsStore, type AttemptResult, type ItemToPublish } from "./attemptsStore.js"
+import { textToSend } from "./shortenLinks.js"
 
 /** How the publisher runs its jobs (services/publisher/main.ts reads them from the environment). */
 export interface PublishSettings {
@@ -161,7 +162,7 @@ const runAttempt = (item: ItemToPublish, attemptId: string, mode: AttemptMode, r
       }
     }
     const request: PublishRequest = {
-      item: { id: item.id, position: item.position, content: item.content },
+      item: { id: item.id, position: item.position, content: yield* textToSend(item) },
       media: item.media,
       channel: { id: item.channelId, credentials: credentials.right, settings: decodeSettings(item.settings) },
       previousReleaseId: item.replyTo,

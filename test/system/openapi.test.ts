@@ -63,6 +63,8 @@ const servedNow = [
   "post /upload",
   "post /upload-from-url",
   "get /media",
+  "get /find-slot",
+  "get /find-slot/{id}",
   "get /posts",
   "post /posts",
   "get /posts/{id}",
@@ -74,6 +76,8 @@ const servedNow = [
   "put /posts/{id}/release-id",
   "delete /posts/{id}",
   "delete /posts/group/{group}",
+  "get /analytics/{integration}",
+  "get /analytics/post/{postId}",
   "get /notifications",
   "get /networks",
   "get /rules/{identifier}"

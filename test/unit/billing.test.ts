@@ -1,97 +1,128 @@
+import { Either } from "effect"
 import { statusOf } from "../../protocol/http/errors.js"
 import { describe, expect, it } from "vitest"
 import {
+  allowedPhases,
+  applyBillingEvent,
   billingEvents,
   billingGate,
-  billingStateAfter,
   graceEndsAt,
+  phaseOf,
+  plans,
   publishingPaused,
+  releasesHolds,
+  startTrial,
+  type BillingAccount,
   type BillingEvent,
-  type BillingState
+  type BillingPhase
 } from "../../domain/billing.js"
+import { checkChannelLimit, planHasTeam, planLimits } from "../../domain/plans.js"
 
-/** Spec: States → "Billing states of a workspace" and the `billing.changed` data.event values. */
+/** Spec: States → "Billing states of a workspace", the `billing.changed` data.event values, Limits 13. */
 
-const states: ReadonlyArray<BillingState> = ["active", "past_due", "grace_over", "ended"]
 const DAY = 24 * 3600 * 1000
+const now = new Date("2026-03-10T12:00:00.000Z")
 
-describe("billingStateAfter: every billing.changed event", () => {
+const paid: BillingAccount = { state: "active", plan: "team", trialEndsAt: null, pendingPlan: null, cancelAtPeriodEnd: false, periodEnd: null, pastDueSince: null }
+const accounts: Record<BillingPhase, BillingAccount> = {
+  trial: startTrial("standard", now),
+  paid,
+  past_due: { ...paid, state: "past_due", pastDueSince: new Date(now.getTime() - DAY) },
+  grace_over: { ...paid, state: "grace_over", pastDueSince: new Date(now.getTime() - 8 * DAY) },
+  ended: { ...paid, state: "ended" }
+}
+const apply = (a: BillingAccount, event: BillingEvent, plan: BillingAccount["plan"] | null = null) =>
+  applyBillingEvent(a, { event, plan, periodEnd: null }, now)
+
+describe("applyBillingEvent: the 12 billing.changed events as a state machine", () => {
   it("knows exactly the spec's 12 events", () => {
     expect([...billingEvents].sort()).toEqual(
-      [
-        "activated",
-        "changed",
-        "renewed",
-        "trial_plan",
-        "downgrade_scheduled",
-        "change_canceled",
-        "cancel_scheduled",
-        "resumed",
-        "past_due",
-        "grace_reminder",
-        "grace_over",
-        "ended"
-      ].sort()
+      ["activated", "changed", "renewed", "trial_plan", "downgrade_scheduled", "change_canceled", "cancel_scheduled", "resumed", "past_due", "grace_reminder", "grace_over", "ended"].sort()
     )
   })
 
-  // From an active workspace, what each event leaves it in.
-  const fromActive: ReadonlyArray<readonly [BillingEvent, BillingState, string]> = [
-    ["activated", "active", "a plan started after payment"],
-    ["changed", "active", "the plan changed now"],
-    ["renewed", "active", "the plan renewed and was paid"],
-    ["trial_plan", "active", "a plan picked during the trial starts later"],
-    ["downgrade_scheduled", "active", "a smaller plan starts at the end of the period"],
-    ["change_canceled", "active", "a scheduled change was cancelled"],
-    ["cancel_scheduled", "active", "cancelled, but active until periodEnd"],
-    ["resumed", "active", "a cancelled plan was resumed"],
-    ["past_due", "past_due", "a payment failed: 7 days of grace"],
-    ["grace_reminder", "past_due", "a reminder within the 7 days"],
-    ["grace_over", "grace_over", "the 7 days are over"],
-    ["ended", "ended", "the plan ended"]
-  ]
-
-  it.each(fromActive)("active + %s → %s (%s)", (event, expected) => {
-    expect(billingStateAfter("active", event)).toBe(expected)
+  it("a trial lasts 7 days", () => {
+    expect(startTrial("team", now).trialEndsAt?.toISOString()).toBe("2026-03-17T12:00:00.000Z")
+    expect(phaseOf(startTrial("team", now))).toBe("trial")
   })
 
-  it("covers every event from an active workspace", () => {
-    expect(fromActive.map(([e]) => e).sort()).toEqual([...billingEvents].sort())
-  })
-
-  it.each(["activated", "changed", "renewed", "resumed"] as const)("%s lifts every paused state back to active", (event) => {
-    for (const state of states) expect(billingStateAfter(state, event)).toBe("active")
-  })
-
-  it.each(["trial_plan", "downgrade_scheduled", "change_canceled", "cancel_scheduled"] as const)(
-    "%s changes nothing now, in any state",
-    (event) => {
-      for (const state of states) expect(billingStateAfter(state, event)).toBe(state)
+  // every (phase, event) pair: allowed ones move on, the others are refused with the phase named and nothing changed
+  const pairs = (Object.keys(accounts) as ReadonlyArray<BillingPhase>).flatMap((phase) => billingEvents.map((event) => [phase, event] as const))
+  it.each(pairs)("%s + %s", (phase, event) => {
+    const before = { ...accounts[phase], pendingPlan: event === "change_canceled" ? ("standard" as const) : null, cancelAtPeriodEnd: event === "resumed" }
+    const result = apply(before, event, event === "trial_plan" ? "pro" : null)
+    if (allowedPhases[event].includes(phase)) {
+      expect(Either.isRight(result)).toBe(true)
+    } else {
+      expect(Either.getLeft(result).pipe((l) => l._tag === "Some" && l.value.message.startsWith(`${event} cannot happen now`))).toBe(true)
     }
-  )
-
-  it("ended: no plan, from any state", () => {
-    for (const state of states) expect(billingStateAfter(state, "ended")).toBe("ended")
   })
 
-  it("grace_over: from the grace (past_due) to payment_failed", () => {
-    expect(billingStateAfter("past_due", "grace_over")).toBe("grace_over")
+  it.each([
+    ["trial", "activated", "paid"],
+    ["past_due", "renewed", "paid"],
+    ["grace_over", "renewed", "paid"],
+    ["grace_over", "activated", "paid"],
+    ["grace_over", "changed", "paid"],
+    ["ended", "activated", "paid"],
+    ["paid", "past_due", "past_due"],
+    ["past_due", "grace_over", "grace_over"],
+    ["trial", "ended", "ended"],
+    ["paid", "ended", "ended"]
+  ] as const)("%s + %s → %s", (from, event, to) => {
+    expect(Either.map(apply(accounts[from], event), phaseOf)).toEqual(Either.right(to))
   })
 
-  it("grace_reminder keeps the grace, and does not lift a grace that is over or a plan that ended", () => {
-    expect(billingStateAfter("past_due", "grace_reminder")).toBe("past_due")
-    expect(billingStateAfter("grace_over", "grace_reminder")).toBe("grace_over")
-    expect(billingStateAfter("ended", "grace_reminder")).toBe("ended")
+  it("out of order: grace_over without a failed payment, resumed without a cancellation, renewed while cancelled", () => {
+    expect(Either.getLeft(apply(paid, "grace_over")).pipe((l) => l._tag === "Some" && l.value.message)).toBe(
+      "grace_over cannot happen now: the workspace is on a paid plan. It applies to a workspace in the 7-day grace after a failed payment."
+    )
+    expect(Either.isLeft(apply(paid, "resumed"))).toBe(true)
+    expect(Either.isLeft(apply({ ...paid, cancelAtPeriodEnd: true }, "renewed"))).toBe(true)
+    expect(Either.isLeft(apply(paid, "change_canceled"))).toBe(true)
+    expect(Either.isLeft(apply(paid, "downgrade_scheduled", "ultimate"))).toBe(true)
   })
 
-  it("past_due from an active workspace starts the grace", () => {
-    expect(billingStateAfter("active", "past_due")).toBe("past_due")
-    expect(billingStateAfter("past_due", "past_due")).toBe("past_due")
+  it("a further failed payment keeps the grace's start", () => {
+    const again = apply(accounts.past_due, "past_due")
+    expect(Either.map(again, (a) => a.pastDueSince)).toEqual(Either.right(accounts.past_due.pastDueSince))
+  })
+
+  it("a plan picked during the trial starts with activated", () => {
+    const picked = Either.getOrThrow(apply(accounts.trial, "trial_plan", "pro"))
+    expect(picked.pendingPlan).toBe("pro")
+    expect(phaseOf(picked)).toBe("trial")
+    const started = Either.getOrThrow(apply(picked, "activated"))
+    expect([started.plan, started.pendingPlan, phaseOf(started)]).toEqual(["pro", null, "paid"])
+  })
+
+  it("a scheduled downgrade takes effect with changed; change_canceled drops it", () => {
+    const scheduled = Either.getOrThrow(apply(paid, "downgrade_scheduled", "standard"))
+    expect([scheduled.plan, scheduled.pendingPlan]).toEqual(["team", "standard"])
+    expect(Either.getOrThrow(apply(scheduled, "changed")).plan).toBe("standard")
+    expect(Either.getOrThrow(apply(scheduled, "change_canceled")).pendingPlan).toBeNull()
+  })
+
+  it("payments release held posts; pauses do not", () => {
+    expect(releasesHolds(accounts.grace_over, Either.getOrThrow(apply(accounts.grace_over, "renewed")), now)).toBe(true)
+    expect(releasesHolds(accounts.ended, Either.getOrThrow(apply(accounts.ended, "activated")), now)).toBe(true)
+    expect(releasesHolds(accounts.past_due, Either.getOrThrow(apply(accounts.past_due, "grace_over")), now)).toBe(false)
+  })
+})
+
+describe("plan limits (domain/plans.ts)", () => {
+  it("channels per plan: 402 with a fix one over the limit", () => {
+    expect(checkChannelLimit("standard", planLimits.standard.channels - 1)).toBeNull()
+    const e = checkChannelLimit("standard", planLimits.standard.channels)
+    expect(e === null ? null : [statusOf(e), e.error]).toEqual([402, "This workspace has 10 channels, the most the Standard plan allows."])
+    expect(e?.fix).toMatch(/larger plan/)
+  })
+  it("only Standard has no team", () => {
+    expect(plans.filter((p) => !planHasTeam(p))).toEqual(["standard"])
   })
 })
 
 describe("billingGate: what every API call answers", () => {
-  const now = new Date("2026-03-10T12:00:00.000Z")
   const ago = (ms: number) => new Date(now.getTime() - ms)
 
   it("active: no gate", () => {

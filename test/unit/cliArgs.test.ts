@@ -40,7 +40,13 @@ const good: ReadonlyArray<readonly [string, ReadonlyArray<string>, AdminCommand]
   ],
   ["key rotate", ["key", "rotate", "--workspace", W], { _tag: "KeyRotate", workspaceId: W }],
   ["a workspace id in capitals", ["key", "rotate", "--workspace", W.toUpperCase()], { _tag: "KeyRotate", workspaceId: W.toUpperCase() }],
-  ["billing set", ["billing", "set", "--workspace", W, "--event", "grace_over"], { _tag: "BillingSet", workspaceId: W, event: "grace_over" }]
+  ["billing set", ["billing", "set", "--workspace", W, "--event", "grace_over"], { _tag: "BillingSet", workspaceId: W, event: "grace_over", plan: null, amount: null, currency: null, period: null, periodEnd: null, test: false }],
+  [
+    "billing set with every detail",
+    ["billing", "set", "--workspace", W, "--event", "renewed", "--plan", "pro", "--amount", "29.90", "--currency", "eur", "--period", "year", "--period-end", "2027-01-01T00:00:00Z", "--test"],
+    { _tag: "BillingSet", workspaceId: W, event: "renewed", plan: "pro", amount: 29.9, currency: "EUR", period: "year", periodEnd: new Date("2027-01-01T00:00:00Z"), test: true }
+  ],
+  ["workspace create --trial", ["workspace", "create", "--name", "T", "--trial"], { _tag: "WorkspaceCreate", name: "T", plan: "standard", trial: true }]
 ]
 
 const bad: ReadonlyArray<readonly [string, ReadonlyArray<string>, string]> = [
@@ -88,7 +94,13 @@ const bad: ReadonlyArray<readonly [string, ReadonlyArray<string>, string]> = [
   ["a non-UUID --customer", ["channel", "create", "--workspace", W, "--network", "x", "--name", "n", "--customer", "acme"], "--customer must be a customer id (UUID)."],
   ["a missing --event", ["billing", "set", "--workspace", W], "--event is required."],
   ["an unknown --event", ["billing", "set", "--workspace", W, "--event", "paid"], "--event must be one of activated, changed, renewed, trial_plan, downgrade_scheduled, change_canceled, cancel_scheduled, resumed, past_due, grace_reminder, grace_over, ended."],
-  ["an option of another command", ["key", "rotate", "--workspace", W, "--name", "x"], "Unknown option --name."]
+  ["an option of another command", ["key", "rotate", "--workspace", W, "--name", "x"], "Unknown option --name."],
+  ["billing: a bad --plan", ["billing", "set", "--workspace", W, "--event", "changed", "--plan", "gold"], "--plan must be one of standard, team, pro, ultimate."],
+  ["billing: a negative --amount", ["billing", "set", "--workspace", W, "--event", "renewed", "--amount=-5", "--currency", "USD"], "--amount must be a number of at least 0 with at most 2 decimals, e.g. 29 or 29.90."],
+  ["billing: --amount without --currency", ["billing", "set", "--workspace", W, "--event", "renewed", "--amount", "29"], "--amount and --currency go together."],
+  ["billing: a bad --currency", ["billing", "set", "--workspace", W, "--event", "renewed", "--amount", "29", "--currency", "dollars"], "--currency must be a 3-letter ISO 4217 code, e.g. USD or EUR."],
+  ["billing: a bad --period", ["billing", "set", "--workspace", W, "--event", "renewed", "--period", "week"], "--period must be month or year."],
+  ["billing: a bad --period-end", ["billing", "set", "--workspace", W, "--event", "renewed", "--period-end", "soon"], "--period-end must be an ISO 8601 date, e.g. 2026-12-31T00:00:00Z."]
 ]
 
 describe("parseAdminArgs: good arguments", () => {

@@ -1,0 +1,97 @@
+import { Context, Effect, Layer, Schema } from "effect"
+import { names } from "../../protocol/names.js"
+import { AppConfig } from "../platform/config.js"
+import { Redis } from "../platform/redis.js"
+import { ShortLinksStore } from "./shortLinksStore.js"
+
+/**
+ * Click counts (DESIGN "Redis"): every gateway replica counts a click in Redis at once;
+ * counts are flushed to Postgres in batches. A flush first moves the counters into a
+ * named batch atomically (one script: GETDEL of each counter into the batch hash), then
+ * adds the batch in Postgres (once, by its id) and only then drops it from Redis, so a
+ * gateway that stops or dies at any point leaves either the counters or a batch that the
+ * next flush of any replica finishes: nothing is lost and nothing is counted twice.
+ */
+
+// KEYS: dirty set, batches set, batch hash; ARGV: counter prefix, batch id
+const moveToBatch = `
+local codes = redis.call('SMEMBERS', KEYS[1])
+redis.call('DEL', KEYS[1])
+local moved = 0
+for _, code in ipairs(codes) do
+  local n = redis.call('GETDEL', ARGV[1] .. code)
+  if n then
+    redis.call('HINCRBY', KEYS[3], code, n)
+    moved = moved + 1
+  end
+end
+if moved > 0 then redis.call('SADD', KEYS[2], ARGV[2]) end
+return moved`
+
+const Counts = Schema.Array(Schema.NullOr(Schema.NumberFromString))
+const decodeCounts = Schema.decodeUnknown(Counts)
+const decodeBatch = Schema.decodeUnknown(Schema.Record({ key: Schema.String, value: Schema.NumberFromString }))
+const decodeIds = Schema.decodeUnknown(Schema.Array(Schema.String))
+
+export class ClickCounter extends Context.Tag("shortLinks/ClickCounter")<
+  ClickCounter,
+  {
+    /** Counts one click of a code. */
+    readonly count: (code: string) => Effect.Effect<void, unknown>
+    /** Moves the counted clicks to Postgres (and finishes batches left by a stopped replica). */
+    readonly flush: Effect.Effect<number, unknown>
+    /** Clicks counted in Redis and not in Postgres yet, per code. */
+    readonly pending: (codes: ReadonlyArray<string>) => Effect.Effect<ReadonlyMap<string, number>, unknown>
+  }
+>() {
+  static readonly Live = Layer.effect(
+    ClickCounter,
+    Effect.gen(function* () {
+      const redis = yield* Redis
+      const store = yield* ShortLinksStore
+      const key = names((yield* AppConfig).namespace).redisKey
+      const counter = key("clicks", "count", "")
+      const dirty = key("clicks", "dirty")
+      const batches = key("clicks", "batches")
+      const batchKey = (id: string) => key("clicks", "batch", id)
+
+      const count = (code: string) =>
+        Effect.tryPromise(() => redis.multi().incr(`${counter}${code}`).sadd(dirty, code).exec()).pipe(Effect.asVoid)
+
+      const finishBatch = (id: string) =>
+        Effect.gen(function* () {
+          const clicks = yield* Effect.tryPromise(() => redis.hgetall(batchKey(id))).pipe(Effect.flatMap(decodeBatch))
+          yield* store.addBatch(id, Object.entries(clicks))
+          yield* Effect.tryPromise(() => redis.multi().del(batchKey(id)).srem(batches, id).exec())
+          return Object.values(clicks).reduce((a, b) => a + b, 0)
+        })
+
+      const flush = Effect.gen(function* () {
+        const id = crypto.randomUUID()
+        yield* Effect.tryPromise(() => redis.eval(moveToBatch, 3, dirty, batches, batchKey(id), counter, id))
+        const open = yield* Effect.tryPromise(() => redis.smembers(batches)).pipe(Effect.flatMap(decodeIds))
+        const flushed = yield* Effect.forEach(open, finishBatch)
+        return flushed.reduce((a, b) => a + b, 0)
+      }).pipe(Effect.withSpan("ClickCounter.flush"))
+
+      const pending = (codes: ReadonlyArray<string>) =>
+        Effect.gen(function* () {
+          const out = new Map<string, number>()
+          if (codes.length === 0) return out
+          const add = (code: string, n: number | null) => out.set(code, (out.get(code) ?? 0) + (n ?? 0))
+          const counted = yield* Effect.tryPromise(() => redis.mget(codes.map((c) => `${counter}${c}`))).pipe(Effect.flatMap(decodeCounts))
+          codes.forEach((c, i) => add(c, counted[i] ?? null))
+          const open = yield* Effect.tryPromise(() => redis.smembers(batches)).pipe(Effect.flatMap(decodeIds))
+          // a batch Postgres already added is counted there, not again here
+          const recorded = yield* store.recordedBatches(open)
+          for (const id of open.filter((b) => !recorded.has(b))) {
+            const inBatch = yield* Effect.tryPromise(() => redis.hmget(batchKey(id), ...codes)).pipe(Effect.flatMap(decodeCounts))
+            codes.forEach((c, i) => add(c, inBatch[i] ?? null))
+          }
+          return out
+        })
+
+      return { count, flush, pending }
+    })
+  )
+}
