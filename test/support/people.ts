@@ -47,6 +47,18 @@ export const hiddenFields = (html: string): Record<string, string> => {
   return fields
 }
 
+/** What a browser sends for a page's form untouched: its hidden fields and each select's selected (else first) option. */
+export const formDefaults = (html: string): Record<string, string> => {
+  const fields = hiddenFields(html)
+  for (const m of html.matchAll(/<select[^>]* name="([^"]*)"[^>]*>([\s\S]*?)<\/select>/g)) {
+    const name = unescape(m[1] ?? "")
+    const options = [...(m[2] ?? "").matchAll(/<option value="([^"]*)"( selected)?>/g)]
+    const chosen = options.find((o) => o[2] !== undefined) ?? options[0]
+    if (chosen !== undefined && !(name in fields)) fields[name] = unescape(chosen[1] ?? "")
+  }
+  return fields
+}
+
 export const sessionCookie = (res: Response): string | null => {
   const set = res.headers.getSetCookie().find((c) => c.startsWith("svc_session="))
   return set === undefined ? null : (set.split(";")[0] ?? null)
@@ -77,7 +89,7 @@ export const signIn = async (base: string, email: string, password: string): Pro
 /** Opens a page with a form and presses one of its buttons (with its hidden fields, CSRF included). */
 export const pressButton = async (pageUrl: string, action: string, cookie: string, extra: Record<string, string>) => {
   const page = await getPage(pageUrl, cookie)
-  const fields = hiddenFields(await page.text())
+  const fields = formDefaults(await page.text())
   return postForm(action, cookie, { ...fields, ...extra })
 }
 

@@ -4,7 +4,9 @@ import { client } from "../support/http.js"
 import {
   authorizeUrl,
   getPage,
+  hiddenFields,
   pkcePair,
+  postForm,
   pressAllow,
   registerApp,
   signIn,
@@ -238,6 +240,37 @@ describe("GET /oauth/authorize", () => {
     expect(back.origin + back.pathname).toBe(REDIRECT)
     expect(back.searchParams.get("error")).toBe(error)
     expect(back.searchParams.get("state")).toBe("keep")
+  })
+
+  it("a person in several workspaces picks one; the token acts there with their role there", async () => {
+    const second = await sys.admin.createWorkspace("Side project")
+    await sys.admin.createUser({ workspaceId: second.workspaceId, email: "ana@agency.test", password: "unused", role: "client", timezone: null })
+    await sys.admin.createChannel({ workspaceId: second.workspaceId, network: "test", name: "Side channel", customerId: null, postingTimes: [] })
+    const app = await newApp()
+    const { verifier, challenge } = pkcePair()
+    const url = authorizeUrl(base, { response_type: "code", client_id: app.client_id, redirect_uri: REDIRECT, code_challenge: challenge, code_challenge_method: "S256" })
+    const screen = await (await getPage(url, cookie)).text()
+    expect(screen).toContain('<select id="workspace" name="workspace" required>')
+    expect(screen).toContain("Agency (owner)")
+    expect(screen).toContain("Side project (client)")
+    const back = await pressAllow(base, cookie, url, "allow", second.workspaceId)
+    const res = await tokenRequest(base, exchangeFields(app, back.searchParams.get("code") ?? "", verifier))
+    const token = (await res.json()).access_token as string
+    const api = client(`${base}/public/v1`, token)
+    expect(((await api.get("/integrations")).json as Array<{ name: string }>).map((c) => c.name)).toEqual(["Side channel"])
+    expect((await api.get("/media")).json).toEqual([])
+    const row = await withDb(world, (c) => c.query("SELECT workspace_id FROM api_tokens WHERE token_hash = $1", [tokenHash(token)]))
+    expect(row.rows[0].workspace_id).toBe(second.workspaceId)
+  })
+
+  it("Allow for a workspace the person is not in: 403 page, no code", async () => {
+    const stranger = await sys.admin.createWorkspace("Not mine")
+    const app = await newApp()
+    const url = authorizeUrl(base, { response_type: "code", client_id: app.client_id, redirect_uri: REDIRECT, code_challenge: pkcePair().challenge, code_challenge_method: "S256" })
+    const page = await getPage(url, cookie)
+    const res = await postForm(`${base}/oauth/authorize`, cookie, { ...hiddenFields(await page.text()), decision: "allow", workspace: stranger.workspaceId })
+    expect(res.status).toBe(403)
+    expect(res.headers.get("location")).toBeNull()
   })
 
   it("Allow without the form's CSRF token does nothing (403)", async () => {
