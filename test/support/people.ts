@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from "node:crypto"
-import net from "node:net"
+import { closedPort } from "./ports.js"
 import { startServices, type ServiceName, type TestWorld } from "./system.js"
 
 /**
@@ -7,24 +7,13 @@ import { startServices, type ServiceName, type TestWorld } from "./system.js"
  * (with the session cookie and the form's CSRF token), and the OAuth flows on top.
  */
 
-const freePort = () =>
-  new Promise<number>((resolve, reject) => {
-    const server = net.createServer()
-    server.once("error", reject)
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address()
-      const port = typeof address === "object" && address !== null ? address.port : 0
-      server.close(() => resolve(port))
-    })
-  })
-
 /**
  * Services whose PUBLIC_URL is the address they listen on (the issuer must be exact for an
  * OAuth client library), trusting one proxy so a test can pick its client address with
  * X-Forwarded-For (each test its own per-IP window).
  */
 export const startAtOwnAddress = async (world: TestWorld, services: ReadonlyArray<ServiceName>, extra: Record<string, string> = {}) => {
-  const port = await freePort()
+  const port = await closedPort()
   return startServices(world, services, { PORT: String(port), PUBLIC_URL: `http://127.0.0.1:${port}`, TRUST_PROXY: "1", ...extra })
 }
 
@@ -136,3 +125,7 @@ export const oauthToken = async (base: string, cookie: string, workspace?: strin
   const body = (await res.json()) as { access_token: string }
   return body.access_token
 }
+
+/** A JSON answer, inspected freely in tests (assertions check its shape), as test/support/http.ts does. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export const bodyOf = async (res: Response): Promise<any> => res.json()

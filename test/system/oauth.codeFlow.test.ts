@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { client } from "../support/http.js"
 import {
   authorizeUrl,
+  bodyOf,
   getPage,
   hiddenFields,
   pkcePair,
@@ -152,7 +153,7 @@ describe("the code grant with a standard OAuth client (oauth4webapi)", () => {
     const first = await codeFor(app)
     const without = await tokenRequest(base, exchangeFields(app, first.code, first.verifier))
     expect(without.status).toBe(401)
-    expect((await without.json()).error).toBe("invalid_client")
+    expect((await bodyOf(without)).error).toBe("invalid_client")
 
     const second = await codeFor(app)
     const as = { issuer: base, token_endpoint: `${base}/oauth/token` } satisfies oauth.AuthorizationServer
@@ -175,7 +176,7 @@ describe("the code grant with a standard OAuth client (oauth4webapi)", () => {
     const res = await tokenRequest(base, exchangeFields(app, code, verifier), uniqueIp(), true)
     expect(res.status).toBe(200)
     expect(res.headers.get("cache-control")).toBe("no-store")
-    const body = await res.json()
+    const body = await bodyOf(res)
     expect(Object.keys(body).sort()).toEqual(["access_token", "scope", "token_type"])
     expect(body.token_type).toBe("Bearer")
   })
@@ -255,7 +256,7 @@ describe("GET /oauth/authorize", () => {
     expect(screen).toContain("Side project (client)")
     const back = await pressAllow(base, cookie, url, "allow", second.workspaceId)
     const res = await tokenRequest(base, exchangeFields(app, back.searchParams.get("code") ?? "", verifier))
-    const token = (await res.json()).access_token as string
+    const token = (await bodyOf(res)).access_token as string
     const api = client(`${base}/public/v1`, token)
     expect(((await api.get("/integrations")).json as Array<{ name: string }>).map((c) => c.name)).toEqual(["Side channel"])
     expect((await api.get("/media")).json).toEqual([])
@@ -290,7 +291,7 @@ describe("POST /oauth/token refuses, with the protocol's error and msg", () => {
   const expectError = async (res: Response, status: number, error: string, description?: string) => {
     expect(res.status).toBe(status)
     expect(res.headers.get("cache-control")).toBe("no-store")
-    const body = await res.json()
+    const body = await bodyOf(res)
     expect(body.error).toBe(error)
     expect(typeof body.error_description).toBe("string")
     expect(body.msg).toBe(body.error_description)
@@ -392,6 +393,6 @@ describe("POST /oauth/revoke", () => {
     expect((await client(`${base}/public/v1`, apiKey).get("/is-connected")).status).toBe(200)
     const form = await fetch(`${base}/oauth/revoke`, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: "token=nothing" })
     expect(form.status).toBe(200)
-    expect(await form.json()).toEqual({})
+    expect(await bodyOf(form)).toEqual({})
   })
 })

@@ -3,7 +3,7 @@ import { Redis } from "ioredis"
 import * as oauth from "oauth4webapi"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { client } from "../support/http.js"
-import { getPage, hiddenFields, postForm, signIn, startAtOwnAddress } from "../support/people.js"
+import { bodyOf, getPage, hiddenFields, postForm, signIn, startAtOwnAddress } from "../support/people.js"
 import { createWorld, type RunningServices, type TestWorld } from "../support/system.js"
 import { withDb } from "../support/tokens.js"
 
@@ -66,7 +66,7 @@ describe("POST /oauth/device/code", () => {
     const res = await fetch(`${base}/oauth/device/code`, { method: "POST" })
     expect(res.status).toBe(200)
     expect(res.headers.get("cache-control")).toBe("no-store")
-    const body = await res.json()
+    const body = await bodyOf(res)
     expect(Object.keys(body).sort()).toEqual(["device_code", "expires_in", "interval", "user_code", "verification_uri", "verification_uri_complete"])
     expect(body.expires_in).toBe(600)
     expect(body.interval).toBe(3)
@@ -135,7 +135,7 @@ describe("polling POST /oauth/token (oauth4webapi's device grant)", () => {
   it("an unknown device code: invalid_grant; a missing one: invalid_request", async () => {
     expect(await poll("no-such-code")).toMatchObject({ error: "invalid_grant", status: 400 })
     const res = await fetch(`${base}/oauth/token`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ grant_type: "urn:ietf:params:oauth:grant-type:device_code" }) })
-    const body = await res.json()
+    const body = await bodyOf(res)
     expect([res.status, body.error, body.msg]).toEqual([400, "invalid_request", "Missing field device_code."])
   })
 
@@ -146,7 +146,7 @@ describe("polling POST /oauth/token (oauth4webapi's device grant)", () => {
       headers: { "content-type": "application/json" },
       body: JSON.stringify({ grant_type: "urn:ietf:params:oauth:grant-type:device_code", device_code: device.device_code })
     })
-    const body = await res.json()
+    const body = await bodyOf(res)
     expect([res.status, body.error]).toEqual([400, "authorization_pending"])
     expect(body.msg).toBe(body.error_description)
   })

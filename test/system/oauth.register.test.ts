@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { registerApp, startAtOwnAddress, tokenRequest, uniqueIp } from "../support/people.js"
+import { bodyOf, registerApp, startAtOwnAddress, tokenRequest, uniqueIp } from "../support/people.js"
 import { acceptedRedirectUris, refusedRedirectUris } from "../support/redirectUris.js"
 import { createWorld, startServices, type RunningServices, type TestWorld } from "../support/system.js"
 import { withDb } from "../support/tokens.js"
@@ -100,7 +100,7 @@ describe("POST /oauth/register", () => {
       body: JSON.stringify(body)
     })
     expect(res.status).toBe(400)
-    const json = await res.json()
+    const json = await bodyOf(res)
     expect(json.error).toBe(error)
     expect(json.msg).toBe(json.error_description)
     expect(await clientCount()).toBe(before)
@@ -109,7 +109,7 @@ describe("POST /oauth/register", () => {
   it("a body that is not JSON: 400 invalid_client_metadata", async () => {
     const res = await fetch(`${base}/oauth/register`, { method: "POST", headers: { "content-type": "application/json", "x-forwarded-for": uniqueIp() }, body: "{oops" })
     expect(res.status).toBe(400)
-    expect((await res.json()).error).toBe("invalid_client_metadata")
+    expect((await bodyOf(res)).error).toBe("invalid_client_metadata")
   })
 
   it("client_name exactly 100 characters is taken; without a name the app is shown as Unnamed app", async () => {
@@ -124,7 +124,7 @@ describe("per-IP windows (429 with Retry-After and the spec's message)", () => {
     const retryAfter = Number(res.headers.get("retry-after"))
     expect(retryAfter).toBeGreaterThan(3500)
     expect(retryAfter).toBeLessThanOrEqual(3600)
-    const body = await res.json()
+    const body = await bodyOf(res)
     expect(body.error_description).toBe("Too many requests. Try again in 60 minutes.")
     expect(body.msg).toBe(body.error_description)
   }
