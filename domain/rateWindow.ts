@@ -17,6 +17,8 @@ export const mcpPerMinute: RateLimit = { limit: 600, periodMs: 60_000 }
 export const oauthRegisterPerHour: RateLimit = { limit: 30, periodMs: 3600_000 }
 /** POST /oauth/token: 300 per hour per IP address. */
 export const oauthTokenPerHour: RateLimit = { limit: 300, periodMs: 3600_000 }
+/** Sign-in attempts on the app's sign-in page (the spec is silent): 30 per 15 minutes per IP address, against password guessing. */
+export const signInPerQuarterHour: RateLimit = { limit: 30, periodMs: 15 * 60_000 }
 /** POST /oauth/device/code: 30 per hour per IP address. */
 export const deviceCodePerHour: RateLimit = { limit: 30, periodMs: 3600_000 }
 

@@ -56,11 +56,11 @@ export const sessionCookie = (res: Response): string | null => {
 export const getPage = (url: string, cookie: string | null) =>
   fetch(url, { redirect: "manual", headers: cookie === null ? {} : { cookie } })
 
-export const postForm = (url: string, cookie: string | null, fields: Record<string, string>) =>
+export const postForm = (url: string, cookie: string | null, fields: Record<string, string>, ip = uniqueIp()) =>
   fetch(url, {
     method: "POST",
     redirect: "manual",
-    headers: { "content-type": "application/x-www-form-urlencoded", ...(cookie === null ? {} : { cookie }) },
+    headers: { "content-type": "application/x-www-form-urlencoded", "x-forwarded-for": ip, ...(cookie === null ? {} : { cookie }) },
     body: new URLSearchParams(fields).toString()
   })
 

@@ -101,6 +101,20 @@ describe("sign in and out", () => {
     }
   })
 
+  it("30 sign-in attempts per 15 minutes per address: then 429 with Retry-After, even with the right password", async () => {
+    const ip = "10.99.0.1"
+    const page = await getPage(`${base}/sign-in`, null)
+    const visitor = sessionCookie(page)
+    const fields = hiddenFields(await page.text())
+    for (let i = 0; i < 30; i++) expect((await postForm(`${base}/sign-in`, visitor, { ...fields, email: people.editor.email, password: `guess ${i}` }, ip)).status).toBe(400)
+    const refused = await postForm(`${base}/sign-in`, visitor, { ...fields, email: people.editor.email, password: PASSWORD }, ip)
+    expect(refused.status).toBe(429)
+    expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(800)
+    expect(await refused.text()).toContain("Too many requests. Try again in 15 minutes.")
+    expect(sessionCookie(refused)).toBeNull()
+    expect((await postForm(`${base}/sign-in`, visitor, { ...fields, email: people.editor.email, password: PASSWORD })).status).toBe(303)
+  })
+
   it("sign-in without the form's CSRF token: 403, not signed in", async () => {
     const page = await getPage(`${base}/sign-in`, null)
     const visitor = sessionCookie(page)

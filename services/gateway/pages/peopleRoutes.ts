@@ -1,6 +1,11 @@
-import { HttpApiBuilder } from "@effect/platform"
+import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Effect, Option } from "effect"
+import { Errors } from "../../../domain/errors.js"
+import { signInPerQuarterHour } from "../../../domain/rateWindow.js"
 import { isRole } from "../../../domain/roles.js"
+import { RateWindows } from "../../actors/rateWindows.js"
+import { clientIp } from "../../oauth/clientIp.js"
+import { AppConfig } from "../../platform/config.js"
 import { People } from "../../people/People.js"
 import { csrfMatches, Sessions } from "../../people/sessions.js"
 import { authorize } from "../../platform/policy.js"
@@ -19,6 +24,8 @@ export const PeopleRoutesLive = HttpApiBuilder.Router.use((router) =>
     const edge = yield* makeSessionEdge
     const people = yield* People
     const sessions = yield* Sessions
+    const windows = yield* RateWindows
+    const { trustProxy } = yield* AppConfig
     const { publicUrl } = edge
 
     yield* router.get(
@@ -41,6 +48,12 @@ export const PeopleRoutesLive = HttpApiBuilder.Router.use((router) =>
         const next = safeNext(form["next"], SIGNED_IN_HOME)
         const again = (problem: string, status: number) =>
           visitor.respond(html(signInPage({ publicUrl, csrf: visitor.session.csrf, next, email: form["email"] ?? "", problem }), status))
+        const request = yield* HttpServerRequest.HttpServerRequest
+        const window = yield* windows.take(clientIp(request, trustProxy), "signin", signInPerQuarterHour)
+        if (!window.allowed) {
+          const refused = Errors.tooManyRequests(window.retryAfterSeconds)
+          return HttpServerResponse.setHeader(again(refused.error, 429), "retry-after", String(refused.retryAfter ?? window.retryAfterSeconds))
+        }
         if (!csrfMatches(visitor.session, form["csrf"] ?? "")) return again("This form had expired. Please sign in again.", 403)
         const found = yield* people.signIn(form["email"] ?? "", form["password"] ?? "")
         if (Option.isNone(found)) return again("The email or password is wrong.", 400)
