@@ -1,9 +1,9 @@
 import { randomBytes, randomUUID, timingSafeEqual } from "node:crypto"
-import { Data, Effect, Either, Option } from "effect"
+import { Data, Effect, Either, Option, Schema } from "effect"
 import { pollAnswer } from "../../domain/oauth/deviceFlow.js"
 import { OAuthErrors, OAuthMessages, type OAuthProblem } from "../../domain/oauth/errors.js"
 import { redirectUriProblem } from "../../domain/oauth/redirectUris.js"
-import { GrantTypes, OAuthRules, TokenEndpointAuthMethods, type TokenEndpointAuthMethod } from "../../domain/oauth/rules.js"
+import { GrantTypes, OAuthRules, TokenEndpointAuthMethods } from "../../domain/oauth/rules.js"
 import { OAuthPaths } from "../../protocol/oauth/metadata.js"
 import { CurrentPrincipal } from "../../protocol/http/security.js"
 import { AppConfig } from "../platform/config.js"
@@ -44,7 +44,11 @@ const sameSecret = (stored: Uint8Array, given: string) => {
   return stored.length === hash.length && timingSafeEqual(stored, hash)
 }
 
-const textField = (body: Record<string, unknown>, field: string): Either.Either<string | undefined, OAuthProblem> => {
+/** A registration's body: a JSON object (RFC 7591 client metadata), its fields checked one by one below. */
+const decodeMetadata = Schema.decodeUnknownOption(Schema.Record({ key: Schema.String, value: Schema.Unknown }))
+const isAuthMethod = Schema.is(Schema.Literal(...TokenEndpointAuthMethods))
+
+const textField = (body: Readonly<Record<string, unknown>>, field: string): Either.Either<string | undefined, OAuthProblem> => {
   const v = body[field]
   if (v === undefined || v === null) return Either.right(undefined)
   return typeof v === "string" ? Either.right(v) : Either.left(OAuthErrors.invalidClientMetadata(OAuthMessages.wrongField(field)))
@@ -69,10 +73,9 @@ export class OAuth extends Effect.Service<OAuth>()("oauth/OAuth", {
     /** POST /oauth/register (RFC 7591): the 201 answer, with the secret only here for client_secret_post. */
     const register = (body: unknown) =>
       Effect.gen(function* () {
-        if (typeof body !== "object" || body === null || Array.isArray(body)) {
-          return yield* OAuthErrors.invalidClientMetadata(OAuthMessages.registrationNotJson)
-        }
-        const fields = body as Record<string, unknown>
+        const decoded = decodeMetadata(body)
+        if (Option.isNone(decoded)) return yield* OAuthErrors.invalidClientMetadata(OAuthMessages.registrationNotJson)
+        const fields = decoded.value
         const uris = fields["redirect_uris"]
         if (!Array.isArray(uris) || uris.length === 0) return yield* OAuthErrors.invalidRedirectUri(OAuthMessages.redirectUrisRequired)
         if (uris.length > OAuthRules.redirectUrisMax) return yield* OAuthErrors.invalidRedirectUri(OAuthMessages.redirectUrisCount(OAuthRules.redirectUrisMax))
@@ -86,8 +89,8 @@ export class OAuth extends Effect.Service<OAuth>()("oauth/OAuth", {
         const name = (yield* textField(fields, "client_name"))?.trim() ?? ""
         if (name.length > OAuthRules.clientNameMax) return yield* OAuthErrors.invalidClientMetadata(OAuthMessages.clientNameLength(OAuthRules.clientNameMax))
         const method = (yield* textField(fields, "token_endpoint_auth_method")) ?? "none"
-        if (!(TokenEndpointAuthMethods as ReadonlyArray<string>).includes(method)) return yield* OAuthErrors.invalidClientMetadata(OAuthMessages.authMethod)
-        const authMethod = method as TokenEndpointAuthMethod
+        if (!isAuthMethod(method)) return yield* OAuthErrors.invalidClientMetadata(OAuthMessages.authMethod)
+        const authMethod = method
         const secret = authMethod === "client_secret_post" ? randomBytes(32).toString("base64url") : null
         const row = yield* clients
           .insert({
