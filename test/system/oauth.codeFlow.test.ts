@@ -1,3 +1,5 @@
+import { auth as mcpAuth, type OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js"
+import type { OAuthClientInformationMixed, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js"
 import * as oauth from "oauth4webapi"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { client } from "../support/http.js"
@@ -179,6 +181,55 @@ describe("the code grant with a standard OAuth client (oauth4webapi)", () => {
     const body = await bodyOf(res)
     expect(Object.keys(body).sort()).toEqual(["access_token", "scope", "token_type"])
     expect(body.token_type).toBe("Bearer")
+  })
+})
+
+describe("the official MCP SDK client's OAuth (what an MCP client runs after the 401 of /mcp)", () => {
+  it("discovers from the MCP server's address, registers, runs PKCE through Allow and gets a token", async () => {
+    const provider = new (class implements OAuthClientProvider {
+      info: OAuthClientInformationMixed | undefined
+      saved: OAuthTokens | undefined
+      verifier = ""
+      authorizationUrl: URL | undefined
+      get redirectUrl() {
+        return REDIRECT
+      }
+      get clientMetadata() {
+        return { client_name: "MCP SDK client", redirect_uris: [REDIRECT], grant_types: ["authorization_code", "refresh_token"], response_types: ["code"], token_endpoint_auth_method: "none" }
+      }
+      clientInformation() {
+        return this.info
+      }
+      saveClientInformation(info: OAuthClientInformationMixed) {
+        this.info = info
+      }
+      tokens() {
+        return this.saved
+      }
+      saveTokens(tokens: OAuthTokens) {
+        this.saved = tokens
+      }
+      redirectToAuthorization(url: URL) {
+        this.authorizationUrl = url
+      }
+      saveCodeVerifier(verifier: string) {
+        this.verifier = verifier
+      }
+      codeVerifier() {
+        return this.verifier
+      }
+    })()
+    const serverUrl = `${base}/mcp`
+    expect(await mcpAuth(provider, { serverUrl })).toBe("REDIRECT")
+    const authorizationUrl = provider.authorizationUrl
+    if (authorizationUrl === undefined) throw new Error("the SDK did not send the person to authorize")
+    expect(authorizationUrl.searchParams.get("code_challenge_method")).toBe("S256")
+    expect(authorizationUrl.searchParams.get("resource")).toBe(serverUrl)
+    const back = await pressAllow(base, cookie, authorizationUrl.toString())
+    expect(await mcpAuth(provider, { serverUrl, authorizationCode: back.searchParams.get("code") ?? "" })).toBe("AUTHORIZED")
+    const token = provider.saved?.access_token ?? ""
+    expect(token.startsWith("svc_oat_")).toBe(true)
+    expect((await client(`${base}/public/v1`, token).get("/is-connected")).json).toEqual({ connected: true })
   })
 })
 
