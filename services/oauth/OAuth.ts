@@ -253,4 +253,7 @@ export class OAuth extends Effect.Service<OAuth>()("oauth/OAuth", {
     return { register, checkAuthorization, allow, cancel, exchange, revoke, startDevice, devicePending, decideDevice }
   }),
   dependencies: [OAuthClientsRepo.Live, PersonTokensRepo.Live, ShortLivedState.Live]
-}) {}
+}) {
+  /** Without its repositories and Redis state: a test gives those (services/platform/testLayer.ts). */
+  static readonly Test = OAuth.DefaultWithoutDependencies
+}

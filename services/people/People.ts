@@ -96,4 +96,7 @@ export class People extends Effect.Service<People>()("people/People", {
     return { signIn, person, workspacesOf, principalIn, approvedApps, revokeApp, members, changeMember }
   }),
   dependencies: [PeopleRepo.Live, PersonTokensRepo.Live]
-}) {}
+}) {
+  /** Without its repositories: a test gives those (services/platform/testLayer.ts). */
+  static readonly Test = People.DefaultWithoutDependencies
+}
