@@ -161,6 +161,36 @@ describe("Approved Apps", () => {
     expect(await (await getPage(`${base}/apps`, cookie)).text()).not.toContain("Planner &lt;Bot&gt;")
   })
 
+  it("a revoke or a pause on one gateway replica stops the token on another at once", async () => {
+    const replica = await startServices(world, ["gateway"], { TRUST_PROXY: "1", PUBLIC_URL: base })
+    try {
+      const email = "rex@shop.test"
+      const { userId } = await sys.admin.createUser({ workspaceId, email, password: PASSWORD, role: "editor", timezone: null })
+      const cookie = await signIn(base, email, PASSWORD)
+      const app = await oauthToken(base, cookie, undefined, "Replica app")
+      const cli = await cliToken(cookie)
+      const onReplica = (token: string) => client(`${replica.url}/public/v1`, token).get("/integrations")
+      // used on the replica first, so anything it keeps about the tokens is warm
+      for (const token of [app, cli]) for (let i = 0; i < 3; i++) expect((await onReplica(token)).status).toBe(200)
+
+      const html = await (await getPage(`${base}/members?workspace=${workspaceId}`, cookieOf("owner"))).text()
+      const paused = await postForm(`${base}/members/pause`, cookieOf("owner"), { csrf: hiddenFields(html)["csrf"] ?? "", workspace: workspaceId, user: userId, paused: "true" })
+      expect(paused.status).toBe(303)
+      expect((await onReplica(cli)).json.code).toBe("member_paused")
+      const resumed = await postForm(`${base}/members/pause`, cookieOf("owner"), { csrf: hiddenFields(html)["csrf"] ?? "", workspace: workspaceId, user: userId, paused: "false" })
+      expect(resumed.status).toBe(303)
+      expect((await onReplica(cli)).status).toBe(200)
+
+      const apps = await (await getPage(`${base}/apps`, cookie)).text()
+      const id = await withDb(world, async (c) => (await c.query("SELECT id FROM api_tokens WHERE label = 'Replica app'")).rows[0].id)
+      expect((await postForm(`${base}/apps/revoke`, cookie, { csrf: hiddenFields(apps)["csrf"] ?? "", token: id })).status).toBe(303)
+      expect((await onReplica(app)).json).toEqual({ error: "Invalid API key", msg: "Invalid API key" })
+      expect((await onReplica(cli)).status).toBe(200)
+    } finally {
+      await replica.stop()
+    }
+  })
+
   it("another person's token cannot be revoked (404), nor without the CSRF token (403)", async () => {
     const token = await oauthToken(base, cookieOf("admin"), undefined, "Admin tool")
     const id = await withDb(world, async (c) => (await c.query("SELECT id FROM api_tokens WHERE label = 'Admin tool'")).rows[0].id)
