@@ -24,7 +24,7 @@ const nav = (s: Signed) => `<nav aria-label="Account"><a href="${escapeHtml(s.pu
 <form method="post" action="${escapeHtml(s.publicUrl)}/sign-out">${csrfField(s.csrf)}<button type="submit" class="secondary">Sign out</button></form>
 <span class="meta">${escapeHtml(s.email)}</span></nav>`
 
-const signedPage = (s: Signed, title: string, body: string) => page(title, `${nav(s)}\n${body}`)
+const signedPage = (s: Signed, title: string, body: string) => page(title, `${nav(s)}\n<main>${body}</main>`)
 
 const workspacePicker = (workspaces: ReadonlyArray<MembershipRow>) =>
   workspaces.length === 1
