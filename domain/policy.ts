@@ -24,7 +24,11 @@ export const permissions = {
   "media.upload": ["owner", "admin", "editor"],
   "webhooks.manage": ["owner", "admin"],
   /** GET /notifications: what happened to the workspace's posts and channels, for every member. */
-  "notifications.read": ["owner", "admin", "editor", "client"]
+  "notifications.read": ["owner", "admin", "editor", "client"],
+  /** The members page: change a member's role, pause or resume a member (people in the app). */
+  "members.manage": ["owner", "admin"],
+  /** Approve an OAuth app or the command line on the Allow / device page: its token acts with the person's own role. */
+  "apps.approve": ["owner", "admin", "editor", "client"]
 } as const satisfies Record<string, ReadonlyArray<Role>>
 
 export type Action = keyof typeof permissions

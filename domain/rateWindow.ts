@@ -13,6 +13,14 @@ export interface RateLimit {
 export const postsPerHour: RateLimit = { limit: 90, periodMs: 3600_000 }
 /** MCP: 600 requests per minute per workspace. */
 export const mcpPerMinute: RateLimit = { limit: 600, periodMs: 60_000 }
+/** POST /oauth/register: 30 per hour per IP address. */
+export const oauthRegisterPerHour: RateLimit = { limit: 30, periodMs: 3600_000 }
+/** POST /oauth/token: 300 per hour per IP address. */
+export const oauthTokenPerHour: RateLimit = { limit: 300, periodMs: 3600_000 }
+/** Sign-in attempts on the app's sign-in page (the spec is silent): 30 per 15 minutes per IP address, against password guessing. */
+export const signInPerQuarterHour: RateLimit = { limit: 30, periodMs: 15 * 60_000 }
+/** POST /oauth/device/code: 30 per hour per IP address. */
+export const deviceCodePerHour: RateLimit = { limit: 30, periodMs: 3600_000 }
 
 export type RateDecision = { readonly allowed: true } | { readonly allowed: false; readonly retryAfterSeconds: number }
 

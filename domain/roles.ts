@@ -22,8 +22,8 @@ export const stripBearer = (header: string): string => header.trim().replace(/^B
 export const tokenKindOf = (token: string): TokenKind | null =>
   tokenKinds.find((k) => token.startsWith(k.prefix))?.kind ?? null
 
-/** How a principal came in: a token kind, or the share page's unguessable link. */
-export type PrincipalKind = TokenKind | "share"
+/** How a principal came in: a token kind, the share page's unguessable link, or a signed-in person's session (app pages). */
+export type PrincipalKind = TokenKind | "share" | "session"
 
 /** Who is calling, as the gateway resolved it from the Authorization header (or a share link). */
 export interface Principal {

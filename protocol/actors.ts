@@ -25,7 +25,7 @@ export const PrincipalSchema = Schema.Struct({
   workspaceId: WorkspaceId,
   userId: Schema.NullOr(Schema.String),
   role: Schema.Literal("owner", "admin", "editor", "client"),
-  tokenKind: Schema.Literal("live", "oat", "cli", "share"),
+  tokenKind: Schema.Literal("live", "oat", "cli", "share", "session"),
   actor: Schema.String
 })
 

@@ -1,4 +1,5 @@
 import { type ApiError, type ApiErrorTag, errorBody } from "../../domain/errors.js"
+import type { OAuthErrorCode, OAuthProblem } from "../../domain/oauth/errors.js"
 import { restStatus } from "../http/errors.js"
 
 /**
@@ -46,4 +47,36 @@ export interface OAuthErrorBody {
 export const oauthError = (e: ApiError): { readonly status: number; readonly body: OAuthErrorBody } => {
   const text = errorBody(e).error
   return { status: restStatus[e._tag], body: { error: oauthErrorCode[e._tag], error_description: text, msg: text } }
+}
+
+/**
+ * The status of each of the protocol's own errors (RFC 6749 5.2: 400, and 401 for a
+ * client that failed to authenticate; RFC 7591 3.2.2 and RFC 8628 3.5: 400).
+ */
+export const oauthProblemStatus = {
+  invalid_request: 400,
+  invalid_client: 401,
+  invalid_grant: 400,
+  unauthorized_client: 400,
+  unsupported_grant_type: 400,
+  invalid_redirect_uri: 400,
+  invalid_client_metadata: 400,
+  authorization_pending: 400,
+  slow_down: 400,
+  access_denied: 400,
+  expired_token: 400
+} as const satisfies Record<OAuthErrorCode, number>
+
+/** The one mapping of the OAuth surface: a protocol error or a case of the catalog, to status, body and headers. */
+export const oauthFailure = (
+  e: OAuthProblem | ApiError
+): { readonly status: number; readonly body: OAuthErrorBody; readonly headers: Readonly<Record<string, string>> } => {
+  if (e._tag === "OAuthProblem") {
+    return {
+      status: oauthProblemStatus[e.error],
+      body: { error: e.error, error_description: e.description, msg: e.description },
+      headers: {}
+    }
+  }
+  return { ...oauthError(e), headers: e.retryAfter !== undefined ? { "retry-after": String(e.retryAfter) } : {} }
 }

@@ -30,6 +30,13 @@ import { ClickFlusherLive, ShortLinks } from "../shortLinks/ShortLinks.js"
 import { ShortLinkRouteLive } from "./pages/shortLinkRoute.js"
 import { ShareRoutesLive } from "./pages/shareRoutes.js"
 import { isMcpRequest, McpLive } from "./mcp/mcpRoute.js"
+import { RateWindows } from "../actors/rateWindows.js"
+import { OAuth } from "../oauth/OAuth.js"
+import { People } from "../people/People.js"
+import { Sessions } from "../people/sessions.js"
+import { OAuthRoutesLive } from "./oauth/oauthRoutes.js"
+import { OAuthPageRoutesLive } from "./pages/oauthPageRoutes.js"
+import { PeopleRoutesLive } from "./pages/peopleRoutes.js"
 
 /** Spec: JSON body at most 5 MB (413 above). */
 export const MAX_JSON_BODY = 5 * 1024 * 1024
@@ -92,7 +99,20 @@ const SystemRoutesLive = HttpApiBuilder.Router.use((router) =>
 )
 
 /** The feature services, built once for every edge of the gateway (REST handlers, pages). */
-const FeaturesLive = Layer.mergeAll(Posts.Default, Channels.Default, Connections.Default, Share.Default, Notifications.Default, FreeSlots.Default, ShortLinks.Default, Analytics.Default)
+const FeaturesLive = Layer.mergeAll(
+  Posts.Default,
+  Channels.Default,
+  Connections.Default,
+  Share.Default,
+  Notifications.Default,
+  FreeSlots.Default,
+  ShortLinks.Default,
+  Analytics.Default,
+  People.Default,
+  OAuth.Default,
+  Sessions.Live,
+  RateWindows.Live
+)
 
 const ApiLive = HttpApiBuilder.api(PublicApi).pipe(
   Layer.provide([AccountHttpLive, NetworksHttpLive, PostsHttpLive, MediaHttpLive, SlotsHttpLive, AnalyticsHttpLive]),
@@ -110,6 +130,9 @@ export const GatewayRoutesLive = Layer.mergeAll(
   McpLive,
   ShortLinkRouteLive,
   ClickFlusherLive,
+  PeopleRoutesLive,
+  OAuthPageRoutesLive,
+  OAuthRoutesLive,
   HttpApiScalar.layer({ path: "/public/v1/docs" }).pipe(Layer.provide(ApiLive))
 ).pipe(Layer.provide(FeaturesLive))
 

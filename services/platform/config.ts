@@ -22,6 +22,12 @@ export interface AppConfigShape {
   readonly healthPort: number
   readonly media: MediaConfig
   readonly http: HttpServerConfig
+  /**
+   * TRUST_PROXY: how many proxies in front of the gateway append to X-Forwarded-For
+   * (0, the default: the header is ignored and the client is the socket's address). Used
+   * for the per-IP windows of the OAuth endpoints (services/oauth/clientIp.ts).
+   */
+  readonly trustProxy: number
 }
 
 /** How long the gateway's HTTP server waits for a client (README: Configuration). */
@@ -156,7 +162,11 @@ export const appConfigFromEnv = Effect.gen(function* () {
     seedDemo: yield* Config.boolean("SEED_DEMO").pipe(Config.withDefault(true)),
     healthPort: yield* Config.integer("HEALTH_PORT").pipe(Config.withDefault(0)),
     media: yield* mediaConfigFromEnv,
-    http: yield* httpServerConfigFromEnv
+    http: yield* httpServerConfigFromEnv,
+    trustProxy: yield* Config.integer("TRUST_PROXY").pipe(
+      Config.withDefault(0),
+      Config.validate({ message: "TRUST_PROXY is the number of proxies in front of the gateway (0 to 10)", validation: (n) => n >= 0 && n <= 10 })
+    )
   } satisfies AppConfigShape
 })
 

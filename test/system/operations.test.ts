@@ -5,6 +5,7 @@ import { client } from "../support/http.js"
 import { processGroup, runToExit } from "../support/processes.js"
 import { createWorld, type TestWorld } from "../support/system.js"
 import { withDb } from "../support/tokens.js"
+import { closedPort } from "../support/ports.js"
 
 /**
  * What an operator relies on when running the services (README, Configuration), with
@@ -127,18 +128,6 @@ describe("/healthz and /readyz on a process without the gateway (HEALTH_PORT)", 
     PROCESS_TEST_TIMEOUT_MS
   )
 })
-
-/** A port nothing listens on: bound once by the system, then closed again. */
-const closedPort = () =>
-  new Promise<number>((resolve, reject) => {
-    const server = net.createServer()
-    server.once("error", reject)
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address()
-      const port = typeof address === "object" && address !== null ? address.port : 0
-      server.close(() => resolve(port))
-    })
-  })
 
 describe("Redis: only the gateway and the actor hosts (rate windows) use it", () => {
   it(

@@ -24,7 +24,9 @@ const expected: ReadonlyArray<readonly [Action, ReadonlyArray<Role>]> = [
   ["media.browse", ["owner", "admin", "editor"]],
   ["media.upload", ["owner", "admin", "editor"]],
   ["webhooks.manage", ["owner", "admin"]],
-  ["notifications.read", ["owner", "admin", "editor", "client"]]
+  ["notifications.read", ["owner", "admin", "editor", "client"]],
+  ["members.manage", ["owner", "admin"]],
+  ["apps.approve", ["owner", "admin", "editor", "client"]]
 ]
 
 const roles: ReadonlyArray<Role> = ["owner", "admin", "editor", "client"]
