@@ -102,6 +102,9 @@ const postCount = (workspaceId: string) =>
 const inAnHour = () => new Date(Date.now() + 3600_000).toISOString()
 
 const allTools = [
+  "find_free_slot",
+  "get_channel_analytics",
+  "get_post_analytics",
   "list_channels",
   "list_customers",
   "list_networks",
@@ -161,6 +164,35 @@ describe("resources: each network's rules", () => {
 })
 
 describe("every tool answers what the REST API answers", () => {
+  it("find_free_slot and the analytics tools: the answers of GET /find-slot and GET /analytics for the same input", async () => {
+    const w = await newWorkspace()
+    const mcp = await connect(w.apiKey)
+    for (const offset of [undefined, 0, 330, -600, 840]) {
+      const q = offset === undefined ? "" : `?tzOffsetMinutes=${offset}`
+      const args = offset === undefined ? {} : { tzOffsetMinutes: offset }
+      expect((await call(mcp, "find_free_slot", args)).body).toEqual((await w.api.get(`/public/v1/find-slot${q}`)).json)
+      expect((await call(mcp, "find_free_slot", { ...args, channelId: w.channelId })).body).toEqual(
+        (await w.api.get(`/public/v1/find-slot/${w.channelId}${q}`)).json
+      )
+    }
+    const outOfRange = await call(mcp, "find_free_slot", { tzOffsetMinutes: 841 })
+    expect(outOfRange).toEqual({ isError: true, body: (await w.api.get("/public/v1/find-slot?tzOffsetMinutes=841")).json })
+
+    for (const days of [7, 30, 90]) {
+      const rest = (await w.api.get(`/public/v1/analytics/${w.channelId}?date=${days}`)).json
+      expect((await call(mcp, "get_channel_analytics", { channelId: w.channelId, days })).body).toEqual({ metrics: rest })
+    }
+    const badRange = await call(mcp, "get_channel_analytics", { channelId: w.channelId, days: 14 })
+    expect(badRange).toEqual({ isError: true, body: (await w.api.get(`/public/v1/analytics/${w.channelId}?date=14`)).json })
+
+    const draft = await call(mcp, "create_post", { type: "draft", content: "Not out yet", channels: [w.channelId] })
+    const group = (draft.body["posts"] as ReadonlyArray<{ group: string }>)[0]!.group
+    const notPublished = await call(mcp, "get_post_analytics", { postId: group })
+    expect(notPublished.body).toEqual((await w.api.get(`/public/v1/analytics/post/${group}`)).json)
+    expect(notPublished.body).toMatchObject({ missing: true })
+    await mcp.close()
+  })
+
   it("reads: channels, customers, networks, rules, posts, media, notifications", async () => {
     const w = await newWorkspace()
     const customer = await sys.admin.createCustomer({ workspaceId: w.workspaceId, name: "Acme", approval: false })

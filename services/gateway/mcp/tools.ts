@@ -1,4 +1,4 @@
-import { Effect, ParseResult, Schema } from "effect"
+import { Effect, Option, ParseResult, Schema } from "effect"
 import { MAX_IDEMPOTENCY_KEY_LENGTH } from "../../../domain/idempotency.js"
 import { ChannelId, CustomerId, PostRef, Uuid } from "../../../domain/ids.js"
 import { networkListItem, networks, rulesByIdentifier } from "../../../domain/networks/index.js"
@@ -7,7 +7,12 @@ import { Channel, Customer, IntegrationSettings, TriggerPayload } from "../../..
 import { MediaItem, UploadFromUrlPayload } from "../../../protocol/http/media.js"
 import { NetworkItem, NetworkRules, Notification } from "../../../protocol/http/networks.js"
 import { CreatedPostRow, PostRow, WholePost } from "../../../protocol/http/postResources.js"
+import { StatisticsMetric, StatisticsMissing, type StatisticsAnswer } from "../../../protocol/http/analytics.js"
+import { FreeSlot } from "../../../protocol/http/slots.js"
 import { jsonSchemaOf } from "../../../protocol/mcp/jsonSchema.js"
+import { checkAnalyticsRange } from "../../../domain/analytics.js"
+import { Analytics } from "../../analytics/Analytics.js"
+import { FreeSlots } from "../../slots/FreeSlots.js"
 import { Channels } from "../../channels/Channels.js"
 import { MediaLibrary } from "../../media/mediaLibrary.js"
 import { Notifications } from "../../notifications/Notifications.js"
@@ -85,6 +90,10 @@ const writePost = ({ body, idempotencyKey }: { readonly idempotencyKey?: string 
     const answer = yield* posts.create(body, idempotencyKey ?? null, "mcp")
     return { posts: yield* Effect.orDie(decodeCreatedRows(answer.body)), replayed: answer.replayed }
   }).pipe(authorize("posts.write"))
+
+/** Statistics as a tool answers them: an object (MCP structured output), the metrics or why there are none. */
+const ToolStatistics = Schema.Union(Schema.Struct({ metrics: Schema.Array(StatisticsMetric) }), StatisticsMissing)
+const toolStatistics = (answer: StatisticsAnswer) => ("missing" in answer ? answer : { metrics: answer })
 
 /** What the tools' service calls need, all of it in the gateway (CurrentPrincipal is given per request). */
 export type McpToolServices = Effect.Effect.Context<ReturnType<(typeof toolList)[number]["call"]>>
@@ -314,6 +323,50 @@ const toolList = [
     input: Schema.Struct({ page: Schema.optional(PageArg.annotations({ description: "Starts at 1 (default 1)" })) }),
     output: Schema.Struct({ notifications: Schema.Array(Notification), page: Schema.Number }),
     run: ({ page }) => Effect.flatMap(Notifications, (n) => n.list(page ?? 1)).pipe(authorize("notifications.read"))
+  }),
+  defineTool({
+    name: "find_free_slot",
+    title: "Find the next free posting time",
+    description:
+      "The next free time to post (UTC), from the channels' posting times: the same answer as GET /find-slot (or /find-slot/{id} with channelId) for the same input. Times already taken by a queued or draft post are skipped; at least 5 minutes from now, at most 90 days ahead. tzOffsetMinutes (-840 to 840, minutes to add to UTC for local time) overrides the profile's time zone.",
+    annotations: readOnly,
+    input: Schema.Struct({
+      channelId: Schema.optional(ChannelIdArg.annotations({ description: "Only this channel's posting times (default: every channel)" })),
+      tzOffsetMinutes: Schema.optional(Schema.Number.annotations({ description: "Minutes to add to UTC to get local time, -840 to 840" }))
+    }),
+    output: FreeSlot,
+    run: ({ channelId, tzOffsetMinutes }) =>
+      Effect.flatMap(FreeSlots, (slots) =>
+        slots.find({ channelId: Option.fromNullable(channelId), tzOffsetMinutes: Option.fromNullable(tzOffsetMinutes) })
+      ).pipe(authorize("channels.read"))
+  }),
+  defineTool({
+    name: "get_channel_analytics",
+    title: "Channel statistics",
+    description:
+      "Daily statistics of a channel from its network (the same answer as GET /analytics/{channel}): each metric with its daily totals and percentageChange against the previous period. days: 7, 30 (default) or 90; a network that keeps less answers its longest range. {missing: true, message} when the network shares no statistics.",
+    annotations: { ...readOnly, openWorldHint: true },
+    input: Schema.Struct({
+      channelId: ChannelIdArg,
+      days: Schema.optional(Schema.Number.annotations({ description: "7, 30 or 90 (default 30)" }))
+    }),
+    output: ToolStatistics,
+    run: ({ channelId, days }) =>
+      Effect.gen(function* () {
+        const range = yield* checkAnalyticsRange(days)
+        const analytics = yield* Analytics
+        return toolStatistics(yield* analytics.channel(channelId, Option.some(range)))
+      }).pipe(authorize("channels.read"))
+  }),
+  defineTool({
+    name: "get_post_analytics",
+    title: "Post statistics",
+    description:
+      "Statistics of a published post on its channel (the same answer as GET /analytics/post/{id}): one point dated today per metric, short-link clicks included. {missing: true, message} before the post is published or when the network shares nothing.",
+    annotations: { ...readOnly, openWorldHint: true },
+    input: Schema.Struct({ postId: PostIdArg }),
+    output: ToolStatistics,
+    run: ({ postId }) => Effect.flatMap(Analytics, (analytics) => analytics.post(postId)).pipe(Effect.map(toolStatistics), authorize("posts.read"))
   })
 ]
 
