@@ -44,6 +44,8 @@ export class InvalidApiKey extends Schema.TaggedError<InvalidApiKey>()("InvalidA
 export class NoSubscription extends Schema.TaggedError<NoSubscription>()("NoSubscription", wire) {}
 // ---- 402 ----
 export class PaymentFailed extends Schema.TaggedError<PaymentFailed>()("PaymentFailed", wire) {}
+/** More of something than the workspace's plan allows (webhooks), with a fix. */
+export class PlanLimit extends Schema.TaggedError<PlanLimit>()("PlanLimit", wire) {}
 // ---- 403 ----
 export class Forbidden extends Schema.TaggedError<Forbidden>()("Forbidden", wire) {}
 export class EmailNotVerified extends Schema.TaggedError<EmailNotVerified>()("EmailNotVerified", wire) {}
@@ -54,6 +56,7 @@ export class ChannelNotFound extends Schema.TaggedError<ChannelNotFound>()("Chan
 export class MediaNotFound extends Schema.TaggedError<MediaNotFound>()("MediaNotFound", wire) {}
 export class UnknownNetwork extends Schema.TaggedError<UnknownNetwork>()("UnknownNetwork", wire) {}
 export class RouteNotFound extends Schema.TaggedError<RouteNotFound>()("RouteNotFound", wire) {}
+export class WebhookNotFound extends Schema.TaggedError<WebhookNotFound>()("WebhookNotFound", wire) {}
 // ---- 409 ----
 export class AlreadyExists extends Schema.TaggedError<AlreadyExists>()("AlreadyExists", wire) {}
 export class IdempotencyKeyReused extends Schema.TaggedError<IdempotencyKeyReused>()("IdempotencyKeyReused", wire) {}
@@ -94,7 +97,9 @@ export const ApiError = Schema.Union(
   ChangedMeanwhile,
   PayloadTooLarge,
   TooManyRequests,
-  ServerError
+  ServerError,
+  PlanLimit,
+  WebhookNotFound
 )
 export type ApiError = typeof ApiError.Type
 export type ApiErrorTag = ApiError["_tag"]
@@ -170,7 +175,8 @@ export const Messages = {
   multipartUnreadable: "The multipart/form-data body could not be read. Send the file in the field `file`.",
   uploadTooLarge: "The file is larger than the largest upload this server takes.",
   uploadTooLargeFix: "Send a smaller file.",
-  uploadNameRefused: "The file name cannot be used. Send the file with a plain name, for example photo.jpg."
+  uploadNameRefused: "The file name cannot be used. Send the file with a plain name, for example photo.jpg.",
+  webhookNotFound: "Webhook not found"
 } as const
 
 export const Errors = {
@@ -227,7 +233,10 @@ export const Errors = {
   payloadTooLarge: (message: string, fix: string) => make(PayloadTooLarge, message, { fix }),
   settingsAfterPublishing: () => make(InvalidRequest, Messages.settingsAfterPublishing, { fix: Messages.settingsAfterPublishingFix }),
   /** 400 from the media library: a refused file or address, with what to do. */
-  mediaRefused: (message: string, fix?: string) => make(MediaRefused, message, fix !== undefined ? { fix } : {})
+  mediaRefused: (message: string, fix?: string) => make(MediaRefused, message, fix !== undefined ? { fix } : {}),
+  /** 402: over a plan limit, with what to do. */
+  planLimit: (message: string, fix: string) => make(PlanLimit, message, { fix }),
+  webhookNotFound: () => make(WebhookNotFound, Messages.webhookNotFound)
 } as const
 
 /** `<channelName>: the post is too long, <n> of <max> characters.` */

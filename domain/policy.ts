@@ -23,6 +23,8 @@ export const permissions = {
   "media.browse": ["owner", "admin", "editor"],
   "media.upload": ["owner", "admin", "editor"],
   "webhooks.manage": ["owner", "admin"],
+  /** GET /api/webhooks: owners and admins with secrets, editors without, clients an empty list (spec). */
+  "webhooks.list": ["owner", "admin", "editor", "client"],
   /** GET /notifications: what happened to the workspace's posts and channels, for every member. */
   "notifications.read": ["owner", "admin", "editor", "client"]
 } as const satisfies Record<string, ReadonlyArray<Role>>

@@ -37,7 +37,9 @@ export const restStatus = {
   ChangedMeanwhile: 409,
   PayloadTooLarge: 413,
   TooManyRequests: 429,
-  ServerError: 500
+  ServerError: 500,
+  PlanLimit: 402,
+  WebhookNotFound: 404
 } as const satisfies Record<E.ApiErrorTag, number>
 
 export const statusOf = (e: E.ApiError): number => restStatus[e._tag]

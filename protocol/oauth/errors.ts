@@ -32,7 +32,9 @@ export const oauthErrorCode = {
   ChangedMeanwhile: "invalid_request",
   PayloadTooLarge: "invalid_request",
   TooManyRequests: "slow_down",
-  ServerError: "server_error"
+  ServerError: "server_error",
+  PlanLimit: "access_denied",
+  WebhookNotFound: "invalid_request"
 } as const satisfies Record<ApiErrorTag, string>
 
 export interface OAuthErrorBody {

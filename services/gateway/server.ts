@@ -23,6 +23,8 @@ import { isUploadRequest, MediaFilesRouteLive, MediaHttpLive, UPLOAD_PATH, withU
 import { NetworksHttpLive } from "./http/networksHttp.js"
 import { PostsHttpLive } from "./http/postsHttp.js"
 import { ShareRoutesLive } from "./pages/shareRoutes.js"
+import { WebhooksRoutesLive } from "./http/webhooksRoutes.js"
+import { Webhooks } from "../webhooks/Webhooks.js"
 
 /** Spec: JSON body at most 5 MB (413 above). */
 export const MAX_JSON_BODY = 5 * 1024 * 1024
@@ -83,7 +85,7 @@ const SystemRoutesLive = HttpApiBuilder.Router.use((router) =>
 )
 
 /** The feature services, built once for every edge of the gateway (REST handlers, pages). */
-const FeaturesLive = Layer.mergeAll(Posts.Default, Channels.Default, Connections.Default, Share.Default, Notifications.Default)
+const FeaturesLive = Layer.mergeAll(Posts.Default, Channels.Default, Connections.Default, Share.Default, Notifications.Default, Webhooks.Default)
 
 const ApiLive = HttpApiBuilder.api(PublicApi).pipe(
   Layer.provide([AccountHttpLive, NetworksHttpLive, PostsHttpLive, MediaHttpLive]),
@@ -98,6 +100,7 @@ export const GatewayRoutesLive = Layer.mergeAll(
   ShareRoutesLive,
   SocialCallbackRoutesLive,
   MediaFilesRouteLive,
+  WebhooksRoutesLive,
   HttpApiScalar.layer({ path: "/public/v1/docs" }).pipe(Layer.provide(ApiLive))
 ).pipe(Layer.provide(FeaturesLive))
 

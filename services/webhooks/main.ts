@@ -1,8 +1,97 @@
-import { Effect, Layer } from "effect"
+import { Chunk, Effect, FiberSet, Layer, Queue, Schedule } from "effect"
+import { LOG_RETENTION_DAYS } from "../../domain/webhooks.js"
+import { EventMessageJson } from "../../protocol/events.js"
+import { AppConfig } from "../platform/config.js"
+import { consumeJobs, JobOutcome } from "../platform/jetstreamConsumer.js"
+import { Nats } from "../platform/nats.js"
+import { OutboundHttp, OutboundHttpLive } from "../platform/outbound/OutboundHttp.js"
+import { runAttempt } from "./attempt.js"
+import { type ClaimedDelivery, makeDeliveriesStore } from "./deliveriesStore.js"
+import { fanOut } from "./fanout.js"
+import { leaseMsOf, webhookSettings } from "./settings.js"
+import { makeWebhooksRepo } from "./webhooksRepo.js"
 
 /**
- * The webhook dispatcher's place in the process. Delivery (EVENTS → matching webhooks,
- * signed, retried, logged) is the webhooks work; until it lands, events wait in the
- * EVENTS stream (kept 7 days), so none is lost by starting this service later.
+ * The webhook dispatcher (DESIGN "Webhook dispatcher"):
+ * - consumes EVENTS with a durable consumer (replicas share it) and records one delivery
+ *   per matching webhook in Postgres before any attempt, then acknowledges the event;
+ * - attempts what it just recorded at once when a slot is free; a poller claims the rest
+ *   (due retries, deliveries a dead dispatcher left) with FOR UPDATE SKIP LOCKED;
+ * - at most WEBHOOK_CONCURRENCY attempts in flight, at most WEBHOOK_PER_RECEIVER per
+ *   webhook, each bounded by the 15 s timeout, so one slow receiver delays no other;
+ * - prunes the log after 30 days.
  */
-export const WebhooksLive = Layer.scopedDiscard(Effect.logInfo("webhook dispatcher started"))
+const dispatcher = Layer.scopedDiscard(
+  Effect.gen(function* () {
+    const nats = yield* Nats
+    const settings = yield* webhookSettings
+    const { secretKey } = yield* AppConfig
+    const outbound = yield* OutboundHttp
+    const store = yield* makeDeliveriesStore
+    const repo = yield* makeWebhooksRepo
+    const leaseMs = leaseMsOf(settings)
+    const deps = { store, outbound, secretKey, settings }
+
+    // one token per free attempt slot
+    const slots = yield* Queue.bounded<true>(settings.concurrency)
+    yield* Queue.offerAll(slots, Array.from({ length: settings.concurrency }, () => true as const))
+    const attempts = yield* FiberSet.make<void, never>()
+
+    const start = (d: ClaimedDelivery) =>
+      FiberSet.run(
+        attempts,
+        runAttempt(d, deps).pipe(
+          Effect.catchAllCause((cause) => Effect.logWarning(`webhook delivery ${d.id}: attempt failed; the lease expires and it is tried again`, cause)),
+          Effect.asVoid,
+          Effect.ensuring(Queue.offer(slots, true))
+        )
+      )
+
+    /** Claims up to the free slots (only `ids` when given) and starts their attempts; answers how many. */
+    const claimAndStart = (ids?: ReadonlyArray<string>) =>
+      Effect.gen(function* () {
+        const tokens = Chunk.toReadonlyArray(yield* Queue.takeUpTo(slots, ids?.length ?? settings.concurrency))
+        if (tokens.length === 0) return 0
+        const claimed = yield* store
+          .claim({ limit: tokens.length, leaseMs, perWebhook: settings.perWebhook, ...(ids !== undefined ? { ids } : {}) })
+          .pipe(Effect.onError(() => Queue.offerAll(slots, tokens)))
+        yield* Queue.offerAll(slots, tokens.slice(claimed.length))
+        yield* Effect.forEach(claimed, start, { discard: true })
+        return claimed.length
+      })
+
+    yield* consumeJobs({
+      stream: nats.names.eventsStream,
+      durable: nats.names.webhookFanoutConsumer,
+      schema: EventMessageJson,
+      concurrency: settings.fanoutConcurrency,
+      handle: (message) =>
+        Effect.gen(function* () {
+          const ids = yield* fanOut(message, { repo, store })
+          // recorded: a failure to start now only leaves them to the poller
+          yield* claimAndStart(ids).pipe(Effect.catchAllCause((cause) => Effect.logWarning("starting new deliveries failed; the poller takes them", cause)))
+          return JobOutcome.Done()
+        })
+    })
+
+    // due retries and deliveries left by a dead dispatcher; at once again while it finds a full batch
+    const poll = claimAndStart().pipe(
+      Effect.catchAllCause((cause) => Effect.logWarning("claiming due webhook deliveries failed", cause).pipe(Effect.as(0))),
+      Effect.flatMap((n) => (n > 0 && n >= settings.concurrency / 2 ? Effect.void : Effect.sleep(settings.pollMs))),
+      Effect.forever
+    )
+    yield* Effect.forkScoped(poll)
+
+    const prune = store.prune(LOG_RETENTION_DAYS).pipe(
+      Effect.tap((n) => (n.attempts + n.deliveries > 0 ? Effect.logInfo("webhook log pruned", n) : Effect.void)),
+      Effect.catchAllCause((cause) => Effect.logWarning("pruning the webhook log failed", cause))
+    )
+    yield* Effect.forkScoped(prune.pipe(Effect.repeat(Schedule.spaced(settings.pruneEveryMs))))
+
+    // shutdown: attempts in flight finish (each bounded by the timeout); the rest wait for their lease
+    yield* Effect.addFinalizer(() => FiberSet.awaitEmpty(attempts).pipe(Effect.timeout(settings.timeoutMs + 1000), Effect.ignore))
+    yield* Effect.logInfo("webhook dispatcher started")
+  })
+)
+
+export const WebhooksLive = dispatcher.pipe(Layer.provide(Layer.orDie(OutboundHttpLive)), Layer.orDie)
