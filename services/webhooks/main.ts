@@ -36,6 +36,8 @@ const dispatcher = Layer.scopedDiscard(
     const slots = yield* Queue.bounded<true>(settings.concurrency)
     yield* Queue.offerAll(slots, Array.from({ length: settings.concurrency }, () => true as const))
     const attempts = yield* FiberSet.make<void, never>()
+    // a finished attempt wakes the poller: deliveries held back by the per-webhook limit go next
+    const wake = yield* Queue.sliding<true>(1)
 
     const start = (d: ClaimedDelivery) =>
       FiberSet.run(
@@ -43,7 +45,7 @@ const dispatcher = Layer.scopedDiscard(
         runAttempt(d, deps).pipe(
           Effect.catchAllCause((cause) => Effect.logWarning(`webhook delivery ${d.id}: attempt failed; the lease expires and it is tried again`, cause)),
           Effect.asVoid,
-          Effect.ensuring(Queue.offer(slots, true))
+          Effect.ensuring(Effect.zipRight(Queue.offer(slots, true), Queue.offer(wake, true)))
         )
       )
 
@@ -74,10 +76,11 @@ const dispatcher = Layer.scopedDiscard(
         })
     })
 
-    // due retries and deliveries left by a dead dispatcher; at once again while it finds a full batch
+    // due retries, deliveries held back by the per-webhook limit and those a dead dispatcher
+    // left: claimed again at once while it finds some, else after a finished attempt or pollMs
     const poll = claimAndStart().pipe(
       Effect.catchAllCause((cause) => Effect.logWarning("claiming due webhook deliveries failed", cause).pipe(Effect.as(0))),
-      Effect.flatMap((n) => (n > 0 && n >= settings.concurrency / 2 ? Effect.void : Effect.sleep(settings.pollMs))),
+      Effect.flatMap((n) => (n > 0 ? Effect.void : Queue.take(wake).pipe(Effect.timeout(settings.pollMs), Effect.ignore))),
       Effect.forever
     )
     yield* Effect.forkScoped(poll)
