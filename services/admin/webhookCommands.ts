@@ -1,5 +1,5 @@
 import { Effect, Option } from "effect"
-import { type ApiError, isApiError } from "../../domain/errors.js"
+import type { ApiError } from "../../domain/errors.js"
 import { WorkspaceId } from "../../domain/ids.js"
 import { CurrentPrincipal } from "../../protocol/http/security.js"
 import { authorize } from "../platform/policy.js"
@@ -18,8 +18,8 @@ const asOwner = (workspaceId: string) =>
 /** A refusal of the service, as the CLI's input error (exit 2) with the fix. */
 const refused = (e: ApiError) => new AdminInputError({ message: e.fix !== undefined ? `${e.error} ${e.fix}` : e.error })
 
-const inputErrors = <A, R>(effect: Effect.Effect<A, unknown, R>) =>
-  Effect.catchAll(effect, (e) => (isApiError(e) ? Effect.fail(refused(e)) : Effect.die(e)))
+const inputErrors = <A, R>(effect: Effect.Effect<A, ApiError | AdminInputError, R>) =>
+  Effect.catchAll(effect, (e) => Effect.fail(e instanceof AdminInputError ? e : refused(e)))
 
 export const createWebhook = (input: {
   readonly workspaceId: string

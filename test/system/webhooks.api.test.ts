@@ -1,3 +1,5 @@
+import { execFile } from "node:child_process"
+import { promisify } from "node:util"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { client } from "../support/http.js"
 import { createWorld, startServices, type RunningServices, type TestWorld } from "../support/system.js"
@@ -194,4 +196,26 @@ describe("PUT, DELETE, rotate-secret, Send Test", () => {
     const doc = (await client(sys.url).get("/public/v1/openapi.json")).json
     expect(Object.keys(doc.paths).some((p) => p.includes("webhooks"))).toBe(false)
   })
+})
+
+describe("admin CLI: webhook create and webhook test refuse clearly (exit 2)", () => {
+  const cli = async (...args: ReadonlyArray<string>) => {
+    try {
+      await promisify(execFile)("npx", ["tsx", "services/cli.ts", ...args], { cwd: process.cwd(), env: { ...process.env, ...world.env }, timeout: 60_000 })
+      return { code: 0, stderr: "" }
+    } catch (e) {
+      const failed = e as { code?: number; stderr?: string }
+      return { code: failed.code ?? -1, stderr: failed.stderr ?? "" }
+    }
+  }
+  it("a private URL and an unknown webhook", async () => {
+    const w = await newWorkspace()
+    const privateUrl = await cli("webhook", "create", "--workspace", w.workspaceId, "--name", "n", "--url", "http://192.168.0.1/in")
+    expect(privateUrl.code).toBe(2)
+    expect(privateUrl.stderr).toMatch(/^url must be a public http or https address \(private IPv4 address\)\. Use the address/m)
+    const unknown = await cli("webhook", "test", "--webhook", crypto.randomUUID())
+    expect(unknown.code).toBe(2)
+    expect(unknown.stderr).toMatch(/^No webhook /m)
+    expect((await w.api.get("/api/webhooks")).json).toEqual([])
+  }, 120_000)
 })
