@@ -187,6 +187,23 @@ describe("retries", () => {
   }, 30_000)
 })
 
+describe("plan limits at delivery", () => {
+  it("after a downgrade the webhooks beyond the plan's number get nothing; after the upgrade they get the next events", async () => {
+    const h = await hooked("/plan-1")
+    for (const n of [2, 3]) expect((await h.api.post("/api/webhooks", { name: `p${n}`, url: receiver.url(`/plan-${n}`), events: ["billing.changed"] })).status).toBe(201)
+    const setPlan = (plan: string) => withDb(world, (c) => c.query("UPDATE workspaces SET plan = $1 WHERE id = $2", [plan, h.workspaceId]))
+    await setPlan("standard")
+    await h.billing()
+    await waitFor("the first two delivered", async () => (receiver.at("/plan-1").length === 1 && receiver.at("/plan-2").length === 1 ? true : undefined))
+    await setPlan("team")
+    await h.billing()
+    await waitFor("all three delivered", async () => (receiver.at("/plan-3").length === 1 && receiver.at("/plan-1").length === 2 ? true : undefined))
+    // the event sent while it was paused never reached the third one
+    expect(receiver.at("/plan-3")).toHaveLength(1)
+    expect(receiver.at("/plan-2")).toHaveLength(2)
+  })
+})
+
 describe("redirects", () => {
   it("a 307 to another public address is followed (the POST and its body kept)", async () => {
     receiver.answer("/moved", () => ({ status: 307, headers: { location: receiver.url("/moved-here") } }))
