@@ -26,8 +26,8 @@ const encodeEvent = Schema.encode(ServiceEvent)
 
 /**
  * One event from EVENTS: a delivery row per matching webhook (its events, its channels,
- * switched on, not paused by the plan), recorded before any attempt; a redelivered event
- * adds none. Answers the ids recorded now, for the caller to attempt at once.
+ * switched on, not paused by the plan, made before the event), recorded before any
+ * attempt; a redelivered event adds none. Answers the ids recorded now, for the caller to attempt at once.
  */
 export const fanOut = (message: EventMessage, deps: { readonly repo: WebhooksRepo; readonly store: DeliveriesStore }) =>
   Effect.gen(function* () {
@@ -35,7 +35,11 @@ export const fanOut = (message: EventMessage, deps: { readonly repo: WebhooksRep
     if (message.event === "test") return []
     const webhooks = yield* deps.repo.list(message.workspaceId)
     const about = channelsOf(message)
-    const targets = webhooks.filter((w) => w.active && pausedReason(w.plan, w.rank) === null && receives(w, message.event, about))
+    // a webhook gets what happened after it was made: a consumer catching up on a backlog
+    // (a new deployment, a long outage) does not send it older events
+    const targets = webhooks.filter(
+      (w) => w.createdAt <= message.createdAt && w.active && pausedReason(w.plan, w.rank) === null && receives(w, message.event, about)
+    )
     if (targets.length === 0) return []
     // the data exactly as the outbox encoded it (same schema)
     const encoded = yield* encodeEvent(message).pipe(Effect.orDie)

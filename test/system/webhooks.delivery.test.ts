@@ -120,6 +120,25 @@ describe("a delivery that works", () => {
   })
 })
 
+describe("events from before a webhook was made", () => {
+  it("are not sent to it (a consumer catching up on a backlog)", async () => {
+    const h = await hooked("/backlog")
+    const n = names(world.namespace)
+    const js = nc.jetstream()
+    const old = { id: crypto.randomUUID(), workspaceId: h.workspaceId, event: "billing.changed", data: { plan: "team", test: true, event: "renewed" }, createdAt: new Date(Date.now() - 3600_000).toISOString() }
+    const ack = await js.publish(n.eventsSubject("billing.changed"), JSON.stringify(old))
+    const jsm = await nc.jetstreamManager()
+    await waitFor("the old event handled", async () => {
+      const info = await jsm.consumers.info(n.eventsStream, n.webhookFanoutConsumer)
+      return info.ack_floor.stream_seq >= ack.seq ? true : undefined
+    })
+    expect(await deliveryStates(h.webhook.id)).toEqual([])
+    await h.billing()
+    await waitForLog(h, "the new event delivered", (l) => l.length === 1)
+    expect(receiver.at("/backlog")).toHaveLength(1)
+  })
+})
+
 describe("retries", () => {
   it("a receiver that answers 500: 6 attempts with doubling waits, then it stops; same webhook-id and data, new createdAt and signature each time", async () => {
     receiver.answer("/500", () => ({ status: 500 }))
