@@ -21,6 +21,9 @@ import { makeWebhooksRepo } from "./webhooksRepo.js"
  *   webhook, each bounded by the 15 s timeout, so one slow receiver delays no other;
  * - prunes the log after 30 days.
  */
+/** How long the poller lets finished attempts gather before it claims for their slots. */
+const CLAIM_BATCH_MS = 5
+
 const dispatcher = Layer.scopedDiscard(
   Effect.gen(function* () {
     const nats = yield* Nats
@@ -49,17 +52,17 @@ const dispatcher = Layer.scopedDiscard(
         )
       )
 
-    /** Claims up to the free slots (only `ids` when given) and starts their attempts; answers how many. */
+    /** Claims up to the free slots (only `ids` when given) and starts their attempts; answers whether every free slot was filled. */
     const claimAndStart = (ids?: ReadonlyArray<string>) =>
       Effect.gen(function* () {
         const tokens = Chunk.toReadonlyArray(yield* Queue.takeUpTo(slots, ids?.length ?? settings.concurrency))
-        if (tokens.length === 0) return 0
+        if (tokens.length === 0) return false
         const claimed = yield* store
           .claim({ limit: tokens.length, leaseMs, perWebhook: settings.perWebhook, ...(ids !== undefined ? { ids } : {}) })
           .pipe(Effect.onError(() => Queue.offerAll(slots, tokens)))
         yield* Queue.offerAll(slots, tokens.slice(claimed.length))
         yield* Effect.forEach(claimed, start, { discard: true })
-        return claimed.length
+        return claimed.length === tokens.length
       })
 
     yield* consumeJobs({
@@ -77,10 +80,13 @@ const dispatcher = Layer.scopedDiscard(
     })
 
     // due retries, deliveries held back by the per-webhook limit and those a dead dispatcher
-    // left: claimed again at once while it finds some, else after a finished attempt or pollMs
+    // left: claimed again at once while every free slot finds one, else after a finished
+    // attempt (a few ms later, so one claim serves the slots freed meanwhile) or pollMs
     const poll = claimAndStart().pipe(
-      Effect.catchAllCause((cause) => Effect.logWarning("claiming due webhook deliveries failed", cause).pipe(Effect.as(0))),
-      Effect.flatMap((n) => (n > 0 ? Effect.void : Queue.take(wake).pipe(Effect.timeout(settings.pollMs), Effect.ignore))),
+      Effect.catchAllCause((cause) => Effect.logWarning("claiming due webhook deliveries failed", cause).pipe(Effect.as(false))),
+      Effect.flatMap((full) =>
+        full ? Effect.void : Queue.take(wake).pipe(Effect.timeout(settings.pollMs), Effect.ignore, Effect.zipRight(Effect.sleep(CLAIM_BATCH_MS)))
+      ),
       Effect.forever
     )
     yield* Effect.forkScoped(poll)
