@@ -52,17 +52,17 @@ const dispatcher = Layer.scopedDiscard(
         )
       )
 
-    /** Claims up to the free slots (only `ids` when given) and starts their attempts; answers whether every free slot was filled. */
+    /** Claims up to the free slots (only `ids` when given) and starts their attempts; answers how many slots it had and filled. */
     const claimAndStart = (ids?: ReadonlyArray<string>) =>
       Effect.gen(function* () {
         const tokens = Chunk.toReadonlyArray(yield* Queue.takeUpTo(slots, ids?.length ?? settings.concurrency))
-        if (tokens.length === 0) return false
+        if (tokens.length === 0) return { slots: 0, started: 0 }
         const claimed = yield* store
           .claim({ limit: tokens.length, leaseMs, perWebhook: settings.perWebhook, ...(ids !== undefined ? { ids } : {}) })
           .pipe(Effect.onError(() => Queue.offerAll(slots, tokens)))
         yield* Queue.offerAll(slots, tokens.slice(claimed.length))
         yield* Effect.forEach(claimed, start, { discard: true })
-        return claimed.length === tokens.length
+        return { slots: tokens.length, started: claimed.length }
       })
 
     yield* consumeJobs({
@@ -73,8 +73,12 @@ const dispatcher = Layer.scopedDiscard(
       handle: (message) =>
         Effect.gen(function* () {
           const ids = yield* fanOut(message, { repo, store })
-          // recorded: a failure to start now only leaves them to the poller
-          yield* claimAndStart(ids).pipe(Effect.catchAllCause((cause) => Effect.logWarning("starting new deliveries failed; the poller takes them", cause)))
+          // recorded: what cannot start now (no free slot, e.g. while the poller holds them
+          // for its claim, or a failure) is left to the poller, woken for it
+          const started = yield* claimAndStart(ids).pipe(
+            Effect.catchAllCause((cause) => Effect.logWarning("starting new deliveries failed; the poller takes them", cause).pipe(Effect.as({ slots: 0, started: 0 })))
+          )
+          if (started.started < ids.length) yield* Queue.offer(wake, true)
           return JobOutcome.Done()
         })
     })
@@ -83,9 +87,9 @@ const dispatcher = Layer.scopedDiscard(
     // left: claimed again at once while every free slot finds one, else after a finished
     // attempt (a few ms later, so one claim serves the slots freed meanwhile) or pollMs
     const poll = claimAndStart().pipe(
-      Effect.catchAllCause((cause) => Effect.logWarning("claiming due webhook deliveries failed", cause).pipe(Effect.as(false))),
-      Effect.flatMap((full) =>
-        full ? Effect.void : Queue.take(wake).pipe(Effect.timeout(settings.pollMs), Effect.ignore, Effect.zipRight(Effect.sleep(CLAIM_BATCH_MS)))
+      Effect.catchAllCause((cause) => Effect.logWarning("claiming due webhook deliveries failed", cause).pipe(Effect.as({ slots: 0, started: 0 }))),
+      Effect.flatMap(({ slots: free, started }) =>
+        free > 0 && started === free ? Effect.void : Queue.take(wake).pipe(Effect.timeout(settings.pollMs), Effect.ignore, Effect.zipRight(Effect.sleep(CLAIM_BATCH_MS)))
       ),
       Effect.forever
     )
