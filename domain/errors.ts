@@ -44,7 +44,7 @@ export class InvalidApiKey extends Schema.TaggedError<InvalidApiKey>()("InvalidA
 export class NoSubscription extends Schema.TaggedError<NoSubscription>()("NoSubscription", wire) {}
 // ---- 402 ----
 export class PaymentFailed extends Schema.TaggedError<PaymentFailed>()("PaymentFailed", wire) {}
-/** More than the plan allows (channels), with a fix naming the way out. */
+/** More than the plan allows (channels, webhooks), with a fix naming the way out. */
 export class PlanLimit extends Schema.TaggedError<PlanLimit>()("PlanLimit", wire) {}
 // ---- 403 ----
 export class Forbidden extends Schema.TaggedError<Forbidden>()("Forbidden", wire) {}
@@ -56,6 +56,7 @@ export class ChannelNotFound extends Schema.TaggedError<ChannelNotFound>()("Chan
 export class MediaNotFound extends Schema.TaggedError<MediaNotFound>()("MediaNotFound", wire) {}
 export class UnknownNetwork extends Schema.TaggedError<UnknownNetwork>()("UnknownNetwork", wire) {}
 export class RouteNotFound extends Schema.TaggedError<RouteNotFound>()("RouteNotFound", wire) {}
+export class WebhookNotFound extends Schema.TaggedError<WebhookNotFound>()("WebhookNotFound", wire) {}
 // ---- 409 ----
 export class AlreadyExists extends Schema.TaggedError<AlreadyExists>()("AlreadyExists", wire) {}
 export class IdempotencyKeyReused extends Schema.TaggedError<IdempotencyKeyReused>()("IdempotencyKeyReused", wire) {}
@@ -97,7 +98,8 @@ export const ApiError = Schema.Union(
   ChangedMeanwhile,
   PayloadTooLarge,
   TooManyRequests,
-  ServerError
+  ServerError,
+  WebhookNotFound
 )
 export type ApiError = typeof ApiError.Type
 export type ApiErrorTag = ApiError["_tag"]
@@ -173,7 +175,8 @@ export const Messages = {
   multipartUnreadable: "The multipart/form-data body could not be read. Send the file in the field `file`.",
   uploadTooLarge: "The file is larger than the largest upload this server takes.",
   uploadTooLargeFix: "Send a smaller file.",
-  uploadNameRefused: "The file name cannot be used. Send the file with a plain name, for example photo.jpg."
+  uploadNameRefused: "The file name cannot be used. Send the file with a plain name, for example photo.jpg.",
+  webhookNotFound: "Webhook not found"
 } as const
 
 export const Errors = {
@@ -232,7 +235,8 @@ export const Errors = {
   payloadTooLarge: (message: string, fix: string) => make(PayloadTooLarge, message, { fix }),
   settingsAfterPublishing: () => make(InvalidRequest, Messages.settingsAfterPublishing, { fix: Messages.settingsAfterPublishingFix }),
   /** 400 from the media library: a refused file or address, with what to do. */
-  mediaRefused: (message: string, fix?: string) => make(MediaRefused, message, fix !== undefined ? { fix } : {})
+  mediaRefused: (message: string, fix?: string) => make(MediaRefused, message, fix !== undefined ? { fix } : {}),
+  webhookNotFound: () => make(WebhookNotFound, Messages.webhookNotFound)
 } as const
 
 /** `<channelName>: the post is too long, <n> of <max> characters.` */

@@ -23,6 +23,8 @@ export const permissions = {
   "media.browse": ["owner", "admin", "editor"],
   "media.upload": ["owner", "admin", "editor"],
   "webhooks.manage": ["owner", "admin"],
+  /** GET /api/webhooks: owners and admins with secrets, editors without, clients an empty list (spec). */
+  "webhooks.list": ["owner", "admin", "editor", "client"],
   /** GET /notifications: what happened to the workspace's posts and channels, for every member. */
   "notifications.read": ["owner", "admin", "editor", "client"],
   /** The members page: change a member's role, pause or resume a member (people in the app). */

@@ -1,6 +1,8 @@
 import { NodeRuntime } from "@effect/platform-node"
 import { Console, Effect, Either, Layer, Logger } from "effect"
 import { makeAdminOperations } from "./admin/operations.js"
+import { createWebhook, testWebhook } from "./admin/webhookCommands.js"
+import { Webhooks } from "./webhooks/Webhooks.js"
 import { parseAdminArgs, usage, type AdminCommand } from "./admin/cliArgs.js"
 import { AppConfigLive } from "./platform/config.js"
 import { DatabaseLive } from "./platform/db.js"
@@ -31,6 +33,12 @@ const run = (command: AdminCommand) =>
         const { _tag, ...billing } = command
         return yield* ops.setBilling(billing)
       }
+      case "WebhookCreate": {
+        const { _tag, ...webhook } = command
+        return yield* createWebhook(webhook)
+      }
+      case "WebhookTest":
+        return yield* testWebhook(command.webhookId)
     }
   })
 
@@ -43,7 +51,7 @@ const fail = (code: number) => (e: { readonly message: string }) =>
 const main = (command: AdminCommand) =>
   run(command).pipe(
     Effect.flatMap((result) => Console.log(JSON.stringify(result))),
-    Effect.provide(DatabaseLive.pipe(Layer.provideMerge(AppConfigLive))),
+    Effect.provide(Webhooks.Default.pipe(Layer.provideMerge(DatabaseLive), Layer.provideMerge(AppConfigLive))),
     // stdout is the command's JSON answer only: log lines (OUTBOUND_ALLOW at start, …) go to stderr
     Effect.provide(Logger.replace(Logger.defaultLogger, Logger.withConsoleError(Logger.logfmtLogger))),
     Effect.catchTags({ AdminInputError: fail(2), DatabaseUnavailable: fail(1), SecretKeyMissing: fail(1), PublicUrlInvalid: fail(1) }),

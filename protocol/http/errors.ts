@@ -38,7 +38,8 @@ export const restStatus = {
   ChangedMeanwhile: 409,
   PayloadTooLarge: 413,
   TooManyRequests: 429,
-  ServerError: 500
+  ServerError: 500,
+  WebhookNotFound: 404
 } as const satisfies Record<E.ApiErrorTag, number>
 
 export const statusOf = (e: E.ApiError): number => restStatus[e._tag]

@@ -34,7 +34,8 @@ export const oauthErrorCode = {
   ChangedMeanwhile: "invalid_request",
   PayloadTooLarge: "invalid_request",
   TooManyRequests: "slow_down",
-  ServerError: "server_error"
+  ServerError: "server_error",
+  WebhookNotFound: "invalid_request"
 } as const satisfies Record<ApiErrorTag, string>
 
 export interface OAuthErrorBody {

@@ -27,6 +27,15 @@ export type AdminCommand =
     }
   | { readonly _tag: "KeyRotate"; readonly workspaceId: string }
   | ({ readonly _tag: "BillingSet"; readonly workspaceId: string; readonly event: BillingEvent } & Partial<BillingDetails>)
+  | {
+      readonly _tag: "WebhookCreate"
+      readonly workspaceId: string
+      readonly name: string
+      readonly url: string
+      readonly events: ReadonlyArray<string>
+      readonly channelIds: ReadonlyArray<string>
+    }
+  | { readonly _tag: "WebhookTest"; readonly webhookId: string }
 
 /** What a billing event may carry besides its name (`billing.changed` data); left out: null. */
 export interface BillingDetails {
@@ -48,6 +57,8 @@ export const usage = `Usage: npm run -s admin -- <command>
   key rotate --workspace W
   billing set --workspace W --event ${billingEvents.join("|")}
               [--plan P] [--amount N --currency C --period month|year --period-end ISO] [--test]
+  webhook create --workspace W --name N --url U [--events a,b] [--channels c1,c2]
+  webhook test --webhook ID
 Prints JSON on stdout.`
 
 const flagsWithoutValue = new Set(["approval", "trial", "test"])
@@ -186,6 +197,28 @@ export const parseAdminArgs = (argv: ReadonlyArray<string>): Either.Either<Admin
         const event = yield* required("event")
         if (!isBillingEvent(event)) return yield* Either.left(`--event must be one of ${billingEvents.join(", ")}.`)
         return { _tag: "BillingSet", workspaceId: yield* workspace(), event, ...(yield* billingDetails(flags)) } as const
+      }
+      case "webhook create": {
+        const bad = allowed(["workspace", "name", "url", "events", "channels"])
+        if (bad) return yield* Either.left(bad)
+        const list = (name: string) => (flags.get(name) ?? "").split(",").map((v) => v.trim()).filter((v) => v !== "")
+        const channelIds = list("channels")
+        if (channelIds.some((c) => !isUuid(c))) return yield* Either.left("--channels must be channel ids (UUIDs), separated by commas.")
+        return {
+          _tag: "WebhookCreate",
+          workspaceId: yield* workspace(),
+          name: yield* required("name"),
+          url: yield* required("url"),
+          events: list("events"),
+          channelIds
+        } as const
+      }
+      case "webhook test": {
+        const bad = allowed(["webhook"])
+        if (bad) return yield* Either.left(bad)
+        const webhookId = yield* required("webhook")
+        if (!isUuid(webhookId)) return yield* Either.left("--webhook must be a webhook id (UUID).")
+        return { _tag: "WebhookTest", webhookId } as const
       }
       default:
         return yield* Either.left(`Unknown command ${noun} ${verb}.`)

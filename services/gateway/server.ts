@@ -37,6 +37,8 @@ import { Sessions } from "../people/sessions.js"
 import { OAuthRoutesLive } from "./oauth/oauthRoutes.js"
 import { OAuthPageRoutesLive } from "./pages/oauthPageRoutes.js"
 import { PeopleRoutesLive } from "./pages/peopleRoutes.js"
+import { WebhooksRoutesLive } from "./http/webhooksRoutes.js"
+import { Webhooks } from "../webhooks/Webhooks.js"
 
 /** Spec: JSON body at most 5 MB (413 above). */
 export const MAX_JSON_BODY = 5 * 1024 * 1024
@@ -111,7 +113,8 @@ const FeaturesLive = Layer.mergeAll(
   People.Default,
   OAuth.Default,
   Sessions.Live,
-  RateWindows.Live
+  RateWindows.Live,
+  Webhooks.Default
 )
 
 const ApiLive = HttpApiBuilder.api(PublicApi).pipe(
@@ -133,6 +136,7 @@ export const GatewayRoutesLive = Layer.mergeAll(
   PeopleRoutesLive,
   OAuthPageRoutesLive,
   OAuthRoutesLive,
+  WebhooksRoutesLive,
   HttpApiScalar.layer({ path: "/public/v1/docs" }).pipe(Layer.provide(ApiLive))
 ).pipe(Layer.provide(FeaturesLive))
 

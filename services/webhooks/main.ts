@@ -1,8 +1,110 @@
-import { Effect, Layer } from "effect"
+import { Chunk, Effect, FiberSet, Layer, Queue, Schedule } from "effect"
+import { LOG_RETENTION_DAYS } from "../../domain/webhooks.js"
+import { EventMessageJson } from "../../protocol/events.js"
+import { AppConfig } from "../platform/config.js"
+import { consumeJobs, JobOutcome } from "../platform/jetstreamConsumer.js"
+import { Nats } from "../platform/nats.js"
+import { OutboundHttp, OutboundHttpLive } from "../platform/outbound/OutboundHttp.js"
+import { runAttempt } from "./attempt.js"
+import { type ClaimedDelivery, makeDeliveriesStore } from "./deliveriesStore.js"
+import { fanOut } from "./fanout.js"
+import { leaseMsOf, webhookSettings } from "./settings.js"
+import { makeWebhooksRepo } from "./webhooksRepo.js"
 
 /**
- * The webhook dispatcher's place in the process. Delivery (EVENTS → matching webhooks,
- * signed, retried, logged) is the webhooks work; until it lands, events wait in the
- * EVENTS stream (kept 7 days), so none is lost by starting this service later.
+ * The webhook dispatcher (DESIGN "Webhook dispatcher"):
+ * - consumes EVENTS with a durable consumer (replicas share it) and records one delivery
+ *   per matching webhook in Postgres before any attempt, then acknowledges the event;
+ * - attempts what it just recorded at once when a slot is free; a poller claims the rest
+ *   (due retries, deliveries a dead dispatcher left) with FOR UPDATE SKIP LOCKED;
+ * - at most WEBHOOK_CONCURRENCY attempts in flight, at most WEBHOOK_PER_RECEIVER per
+ *   webhook, each bounded by the 15 s timeout, so one slow receiver delays no other;
+ * - prunes the log after 30 days.
  */
-export const WebhooksLive = Layer.scopedDiscard(Effect.logInfo("webhook dispatcher started"))
+/** How long the poller lets finished attempts gather before it claims for their slots. */
+const CLAIM_BATCH_MS = 5
+
+const dispatcher = Layer.scopedDiscard(
+  Effect.gen(function* () {
+    const nats = yield* Nats
+    const settings = yield* webhookSettings
+    const { secretKey } = yield* AppConfig
+    const outbound = yield* OutboundHttp
+    const store = yield* makeDeliveriesStore
+    const repo = yield* makeWebhooksRepo
+    const leaseMs = leaseMsOf(settings)
+    const deps = { store, outbound, secretKey, settings }
+
+    // one token per free attempt slot
+    const slots = yield* Queue.bounded<true>(settings.concurrency)
+    yield* Queue.offerAll(slots, Array.from({ length: settings.concurrency }, () => true as const))
+    const attempts = yield* FiberSet.make<void, never>()
+    // a finished attempt wakes the poller: deliveries held back by the per-webhook limit go next
+    const wake = yield* Queue.sliding<true>(1)
+
+    const start = (d: ClaimedDelivery) =>
+      FiberSet.run(
+        attempts,
+        runAttempt(d, deps).pipe(
+          Effect.catchAllCause((cause) => Effect.logWarning(`webhook delivery ${d.id}: attempt failed; the lease expires and it is tried again`, cause)),
+          Effect.asVoid,
+          Effect.ensuring(Effect.zipRight(Queue.offer(slots, true), Queue.offer(wake, true)))
+        )
+      )
+
+    /** Claims up to the free slots (only `ids` when given) and starts their attempts; answers how many slots it had and filled. */
+    const claimAndStart = (ids?: ReadonlyArray<string>) =>
+      Effect.gen(function* () {
+        const tokens = Chunk.toReadonlyArray(yield* Queue.takeUpTo(slots, ids?.length ?? settings.concurrency))
+        if (tokens.length === 0) return { slots: 0, started: 0 }
+        const claimed = yield* store
+          .claim({ limit: tokens.length, leaseMs, perWebhook: settings.perWebhook, ...(ids !== undefined ? { ids } : {}) })
+          .pipe(Effect.onError(() => Queue.offerAll(slots, tokens)))
+        yield* Queue.offerAll(slots, tokens.slice(claimed.length))
+        yield* Effect.forEach(claimed, start, { discard: true })
+        return { slots: tokens.length, started: claimed.length }
+      })
+
+    yield* consumeJobs({
+      stream: nats.names.eventsStream,
+      durable: nats.names.webhookFanoutConsumer,
+      schema: EventMessageJson,
+      concurrency: settings.fanoutConcurrency,
+      handle: (message) =>
+        Effect.gen(function* () {
+          const ids = yield* fanOut(message, { repo, store })
+          // recorded: what cannot start now (no free slot, e.g. while the poller holds them
+          // for its claim, or a failure) is left to the poller, woken for it
+          const started = yield* claimAndStart(ids).pipe(
+            Effect.catchAllCause((cause) => Effect.logWarning("starting new deliveries failed; the poller takes them", cause).pipe(Effect.as({ slots: 0, started: 0 })))
+          )
+          if (started.started < ids.length) yield* Queue.offer(wake, true)
+          return JobOutcome.Done()
+        })
+    })
+
+    // due retries, deliveries held back by the per-webhook limit and those a dead dispatcher
+    // left: claimed again at once while every free slot finds one, else after a finished
+    // attempt (a few ms later, so one claim serves the slots freed meanwhile) or pollMs
+    const poll = claimAndStart().pipe(
+      Effect.catchAllCause((cause) => Effect.logWarning("claiming due webhook deliveries failed", cause).pipe(Effect.as({ slots: 0, started: 0 }))),
+      Effect.flatMap(({ slots: free, started }) =>
+        free > 0 && started === free ? Effect.void : Queue.take(wake).pipe(Effect.timeout(settings.pollMs), Effect.ignore, Effect.zipRight(Effect.sleep(CLAIM_BATCH_MS)))
+      ),
+      Effect.forever
+    )
+    yield* Effect.forkScoped(poll)
+
+    const prune = store.prune(LOG_RETENTION_DAYS).pipe(
+      Effect.tap((n) => (n.attempts + n.deliveries > 0 ? Effect.logInfo("webhook log pruned", n) : Effect.void)),
+      Effect.catchAllCause((cause) => Effect.logWarning("pruning the webhook log failed", cause))
+    )
+    yield* Effect.forkScoped(prune.pipe(Effect.repeat(Schedule.spaced(settings.pruneEveryMs))))
+
+    // shutdown: attempts in flight finish (each bounded by the timeout); the rest wait for their lease
+    yield* Effect.addFinalizer(() => FiberSet.awaitEmpty(attempts).pipe(Effect.timeout(settings.timeoutMs + 1000), Effect.ignore))
+    yield* Effect.logInfo("webhook dispatcher started")
+  })
+)
+
+export const WebhooksLive = dispatcher.pipe(Layer.provide(Layer.orDie(OutboundHttpLive)), Layer.orDie)

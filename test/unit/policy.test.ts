@@ -24,6 +24,7 @@ const expected: ReadonlyArray<readonly [Action, ReadonlyArray<Role>]> = [
   ["media.browse", ["owner", "admin", "editor"]],
   ["media.upload", ["owner", "admin", "editor"]],
   ["webhooks.manage", ["owner", "admin"]],
+  ["webhooks.list", ["owner", "admin", "editor", "client"]],
   ["notifications.read", ["owner", "admin", "editor", "client"]],
   ["members.manage", ["owner", "admin"]],
   ["apps.approve", ["owner", "admin", "editor", "client"]]
