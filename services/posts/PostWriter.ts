@@ -4,14 +4,14 @@ import { Data, Effect, Either, Layer, Option } from "effect"
 import { Errors, RuleProblem } from "../../domain/errors.js"
 import { canonicalJson, decideWithStored } from "../../domain/idempotency.js"
 import { findNetwork } from "../../domain/networks/index.js"
-import { normalizePostBody } from "../../domain/posts/body.js"
+import { normalizePostBody, readSettings } from "../../domain/posts/body.js"
 import { PostMessages } from "../../domain/posts/messages.js"
 import { readZonedDate } from "../../domain/posts/dates.js"
 import type { MediaRef, NormalizedPost, PostEntry } from "../../domain/posts/normalizedPost.js"
 import {
   checkPostAgainstNetworks,
   kindOfAddress,
-  settingsProblems,
+  settingsChangeProblems,
   unknownChannelIds,
   type ChannelForRules,
   type MediaForRules,
@@ -307,7 +307,8 @@ export class PostWriter extends Effect.Service<PostWriter>()("posts/PostWriter",
             postId: r.postId,
             group: groupId,
             integration: r.channelId,
-            status: r.status === "draft" ? "draft" : "queued",
+            // what the channel is: an edit keeps published and in-flight channels as they are
+            status: r.status,
             previewUrl: shareUrl(publicUrl, shareToken)
           }))
           // only successful answers are kept; a live record of another owner wins (hand-over race)
@@ -360,10 +361,10 @@ export class PostWriter extends Effect.Service<PostWriter>()("posts/PostWriter",
             if (!(["draft", "queued", "error"] as ReadonlyArray<string>).includes(target.status)) {
               return yield* Effect.fail(Errors.settingsAfterPublishing())
             }
-            const { __type: _ignored, ...incoming } = command.settings
+            const incoming = readSettings(command.settings)
             const merged = { ...decodeSettings(target.settings), ...incoming }
             const network = findNetwork(target.network)
-            const problems = Option.isSome(network) ? settingsProblems(target.channelName, network.value, merged) : []
+            const problems = Option.isSome(network) ? settingsChangeProblems(target.channelName, network.value, incoming, merged) : []
             if (problems.length > 0) {
               return yield* Effect.fail(
                 Errors.fixBeforeSaving(problems.map((message) => new RuleProblem({ channelId: target.channelId, channelName: target.channelName, message })))

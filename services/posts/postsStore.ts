@@ -158,7 +158,7 @@ export const makePostsStore = Effect.gen(function* () {
   const load = (workspaceId: string, groupId: GroupId, lock: boolean) =>
     Effect.gen(function* () {
       const groups = yield* sql`
-        SELECT id, workspace_id, status, approval_status, approved_by, publish_at, repeat_days, short_link,
+        SELECT id, workspace_id, approval_status, approved_by, publish_at, repeat_days, short_link,
                creation_method, author, share_token, created_at, updated_at
         FROM post_groups WHERE id = ${groupId} AND workspace_id = ${workspaceId} AND deleted_at IS NULL
         ${lock ? sql`FOR UPDATE` : sql``}`.pipe(Effect.flatMap(decodeGroups))
@@ -397,7 +397,7 @@ export const makePostsStore = Effect.gen(function* () {
       if (posts.length === 0) return []
       const groupIds = [...new Set(posts.map((p) => p.groupId))]
       const groups = yield* sql`
-        SELECT id, workspace_id, status, approval_status, approved_by, publish_at, repeat_days, short_link,
+        SELECT id, workspace_id, approval_status, approved_by, publish_at, repeat_days, short_link,
                creation_method, author, share_token, created_at, updated_at
         FROM post_groups WHERE id IN ${sql.in(groupIds)}`.pipe(Effect.flatMap(decodeGroups))
       const roots = yield* sql`

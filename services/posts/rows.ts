@@ -9,7 +9,7 @@ const Json = Schema.Unknown
 export const GroupRow = Schema.Struct({
   id: GroupId,
   workspaceId: WorkspaceId,
-  status: Schema.Literal("draft", "review", "scheduled", "changes", "published", "partial", "error"),
+  // no `status`: the whole-post status is derived from the channels when answering (domain/posts/states.ts)
   approvalStatus: Schema.NullOr(Schema.Literal("requested", "approved", "changes")),
   approvedBy: Schema.NullOr(Schema.String),
   publishAt: Schema.DateFromSelf,
