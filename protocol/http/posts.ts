@@ -1,6 +1,7 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { JSONSchema, Schema } from "effect"
 import { Uuid } from "../../domain/ids.js"
+import { MAX_IDEMPOTENCY_KEY_LENGTH } from "../../domain/idempotency.js"
 import { expecting } from "../../domain/fieldProblem.js"
 import { FullPostBody, SettingsBody, SimplePostBody } from "../../domain/posts/body.js"
 import { IdParam, optionalParam } from "./common.js"
@@ -52,7 +53,17 @@ export const PostsApi = HttpApiGroup.make("posts")
   .add(
     HttpApiEndpoint.post("createPosts", "/posts")
       .setPayload(PostsBodyDoc)
-      .setHeaders(Schema.Struct({ "idempotency-key": Schema.optional(Schema.String) }))
+      .setHeaders(
+        Schema.Struct({
+          // checked with the rest of the body by the writer (domain/idempotency.ts); documented here
+          "idempotency-key": Schema.optional(
+            Schema.String.annotations({
+              description: "Same key and same body within 24 hours replays the first answer (header Idempotent-Replayed: true)",
+              jsonSchema: { type: "string", minLength: 1, maxLength: MAX_IDEMPOTENCY_KEY_LENGTH }
+            })
+          )
+        })
+      )
       .addSuccess(Schema.Array(CreatedPostRow))
       .addError(InvalidRequest)
       .addError(InvalidJson)
