@@ -58,7 +58,16 @@ export class CreatePosts extends Schema.TaggedRequest<CreatePosts>()("CreatePost
     TooManyRequests
   ),
   success: PostsAnswer,
-  payload: { body: Schema.Unknown, idempotencyKey: Schema.NullOr(Schema.String) }
+  payload: {
+    body: Schema.Unknown,
+    idempotencyKey: Schema.NullOr(Schema.String),
+    /**
+     * Files the body gives by path, already found in or imported into the library by the
+     * gateway (domain/posts/mediaByPath.ts): path → media id. Kept apart from the body so
+     * the body's hash (Idempotency-Key) is what the client sent.
+     */
+    mediaByPath: Schema.optionalWith(Schema.Record({ key: Schema.String, value: Schema.String }), { default: () => ({}) })
+  }
 }) {}
 
 /** The whole post after a change, rendered by the actor from what it committed. */

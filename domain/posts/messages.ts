@@ -24,6 +24,7 @@ export const PostMessages = {
   contentEmpty: (at: string) => `${at} is empty. Write the text of the post.`,
   contentEmptyAfterHtml: (at: string) => `${at} is empty once HTML is turned into text. Write the text of the post.`,
   tagEmpty: (at: string) => `${at} must not be empty.`,
+  mediaPathRefused: (path: string, reason: string) => `The file at ${path} could not be taken into the media library: ${reason}`,
   notWaitingForApproval: "This post is not waiting for approval."
 } as const
 

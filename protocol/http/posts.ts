@@ -15,6 +15,7 @@ import {
   InvalidJson,
   InvalidRequest,
   Forbidden,
+  MediaRefused,
   PostNotFound,
   RuleViolations,
   TooManyRequests
@@ -71,6 +72,7 @@ export const PostsApi = HttpApiGroup.make("posts")
       .addError(InvalidDate)
       .addError(RuleViolations)
       .addError(ChannelNotFound)
+      .addError(MediaRefused)
       .addError(PostNotFound)
       .addError(IdempotencyKeyReused)
       .addError(IdempotencyKeyRunning)

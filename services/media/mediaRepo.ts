@@ -83,7 +83,19 @@ export const makeMediaRepo = Effect.gen(function* () {
     return wanted.length === 0 ? Effect.succeed([] as ReadonlyArray<MediaForPost>) : findManyQuery({ workspaceId, ids: wanted })
   }
 
-  return { insert, list, findMany }
+  const findByPathsQuery = SqlSchema.findAll({
+    Request: Schema.Struct({ workspaceId: Schema.String, paths: Schema.Array(Schema.String) }),
+    Result: MediaForPost,
+    execute: ({ paths, workspaceId }) => sql`
+      SELECT id, name, path, alt, mime, type, size, width, height FROM media
+      WHERE workspace_id = ${workspaceId} AND path IN ${sql.in(paths)}`
+  })
+
+  /** The workspace's media whose public address is one of `paths` (a post naming an upload by its path). */
+  const findByPaths = (workspaceId: string, paths: ReadonlyArray<string>) =>
+    paths.length === 0 ? Effect.succeed([] as ReadonlyArray<MediaForPost>) : findByPathsQuery({ workspaceId, paths: [...new Set(paths)] })
+
+  return { insert, list, findMany, findByPaths }
 })
 
 /** The repository as a service, built once per process. */

@@ -5,6 +5,7 @@ import { Errors, RuleProblem } from "../../domain/errors.js"
 import { canonicalJson, decideWithStored } from "../../domain/idempotency.js"
 import { findNetwork } from "../../domain/networks/index.js"
 import { normalizePostBody, readSettings } from "../../domain/posts/body.js"
+import { mediaIdsOf, withMediaByPath } from "../../domain/posts/mediaByPath.js"
 import { PostMessages } from "../../domain/posts/messages.js"
 import { readZonedDate } from "../../domain/posts/dates.js"
 import type { MediaRef, NormalizedPost, PostEntry } from "../../domain/posts/normalizedPost.js"
@@ -243,13 +244,12 @@ export class PostWriter extends Effect.Service<PostWriter>()("posts/PostWriter",
         // the channels and media the body names, in this workspace only
         const channelIds = given.entries.map((e) => e.channelId)
         const channels = yield* channelsRepo.findMany({ workspaceId, ids: channelIds })
-        // settings a channel's connection answers fill what the post leaves out (a Discord channel id)
-        const post = withChannelDefaults(given, channels)
-        const library = yield* mediaRepo.findMany(
-          workspaceId,
-          post.entries.flatMap((e) => e.items.flatMap((i) => i.media.flatMap((m) => (m.id === null ? [] : [m.id]))))
-        )
+        const byPath = new Map(Object.entries(command.mediaByPath))
+        const library = yield* mediaRepo.findMany(workspaceId, [...mediaIdsOf(given), ...byPath.values()])
         const libraryById: ReadonlyMap<string, MediaForPost> = new Map(library.map((m) => [m.id, m]))
+        // files given by path are their library items; settings a channel's connection
+        // answers fill what the post leaves out (a Discord channel id)
+        const post = withChannelDefaults(withMediaByPath(given, (id) => libraryById.has(id), byPath), channels)
         const context: RulesContext = {
           channels: channels.flatMap(channelForRules),
           media: (id) => {
