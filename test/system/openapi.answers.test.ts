@@ -68,17 +68,23 @@ const check = (method: string, template: string, res: { status: number; json: an
   validated.add(at)
 }
 
+/** A new workspace with a test-network channel (under a customer when given). */
+const workspace = async (customer: "none" | "with customer" = "none") => {
+  const ws = await sys.admin.createWorkspace()
+  const customerId = customer === "none" ? null : (await sys.admin.createCustomer({ workspaceId: ws.workspaceId, name: "Client A", approval: false })).customerId
+  const newChannel = async (name: string, under: string | null) =>
+    (await sys.admin.createChannel({ workspaceId: ws.workspaceId, network: "test", name, customerId: under, postingTimes: [] })).channelId
+  return { ws, api: client(sys.url, ws.apiKey), customerId, channel: await newChannel("T", customerId), newChannel }
+}
+
 const DAY = 86_400_000
 const at = (ms: number) => new Date(Date.now() + ms).toISOString()
 const NO_SUCH = "6f1c2d3e-4a5b-4c6d-8e7f-9a0b1c2d3e4f"
 
 describe("real answers of every served endpoint validate against the served document (ajv, JSON Schema 2020-12)", () => {
   it("account, channels, networks, notifications", async () => {
-    const ws = await sys.admin.createWorkspace()
-    const api = client(sys.url, ws.apiKey)
-    const { customerId } = await sys.admin.createCustomer({ workspaceId: ws.workspaceId, name: "Client A", approval: false })
-    const channel = (await sys.admin.createChannel({ workspaceId: ws.workspaceId, network: "test", name: "T", customerId, postingTimes: [] })).channelId
-    const spare = (await sys.admin.createChannel({ workspaceId: ws.workspaceId, network: "test", name: "Spare", customerId: null, postingTimes: [] })).channelId
+    const { api, channel, customerId, newChannel } = await workspace("with customer")
+    const spare = await newChannel("Spare", null)
 
     check("get", "/is-connected", await api.get("/public/v1/is-connected"))
     check("get", "/is-connected", await client(sys.url).get("/public/v1/is-connected"))
@@ -127,10 +133,8 @@ describe("real answers of every served endpoint validate against the served docu
   })
 
   it("posts: every operation, its answers and its refusals", async () => {
-    const ws = await sys.admin.createWorkspace()
-    const api = client(sys.url, ws.apiKey)
-    const channel = (await sys.admin.createChannel({ workspaceId: ws.workspaceId, network: "test", name: "T", customerId: null, postingTimes: [] })).channelId
-    const other = (await sys.admin.createChannel({ workspaceId: ws.workspaceId, network: "test", name: "U", customerId: null, postingTimes: [] })).channelId
+    const { api, channel, newChannel } = await workspace()
+    const other = await newChannel("U", null)
     const body = {
       type: "schedule",
       date: at(DAY),
@@ -179,9 +183,7 @@ describe("real answers of every served endpoint validate against the served docu
   })
 
   it("the limits: 413 over 5 MB, 429 over 90 posts an hour", async () => {
-    const ws = await sys.admin.createWorkspace()
-    const api = client(sys.url, ws.apiKey)
-    const channel = (await sys.admin.createChannel({ workspaceId: ws.workspaceId, network: "test", name: "T", customerId: null, postingTimes: [] })).channelId
+    const { api, channel } = await workspace()
     check("post", "/posts", await api.post("/public/v1/posts", { type: "draft", content: "x".repeat(5 * 1024 * 1024 + 10), channels: [channel] }))
     let last = await api.post("/public/v1/posts", { type: "draft", content: "0", channels: [channel] })
     for (let i = 1; i <= 90 && last.status === 200; i++) last = await api.post("/public/v1/posts", { type: "draft", content: `${i}`, channels: [channel] })

@@ -82,7 +82,7 @@ describe("media given by path", () => {
     const w = await newWorkspace()
     const form = new FormData()
     form.append("file", new Blob([image], { type: "image/png" }), "photo.png")
-    const uploaded = await (await fetch(`${sys.url}/public/v1/upload`, { method: "POST", headers: { authorization: w.apiKey }, body: form })).json()
+    const uploaded = (await (await fetch(`${sys.url}/public/v1/upload`, { method: "POST", headers: { authorization: w.apiKey }, body: form })).json()) as { id: string; path: string }
     const before = requests.length
     const res = await w.api.post("/public/v1/posts", { type: "draft", posts: [{ integration: { id: w.test }, value: [{ content: "Photo", image: [{ id: "r4nd0m", path: uploaded.path }] }] }] })
     expect(res.status, res.text).toBe(200)
