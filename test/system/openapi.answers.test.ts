@@ -77,6 +77,15 @@ const workspace = async (customer: "none" | "with customer" = "none") => {
   return { ws, api: client(sys.url, ws.apiKey), customerId, channel: await newChannel("T", customerId), newChannel }
 }
 
+/** Validates a request body a client sends against the operation's documented request body. */
+const accepts = (method: string, template: string, body: unknown) => {
+  const at = `${method.toUpperCase()} ${template} request`
+  const schema = doc.paths[`/public/v1${template}`]?.[method]?.requestBody?.content?.["application/json"]?.schema
+  if (schema === undefined) return void problems.push(`${at}: no documented JSON body`)
+  const validate = ajv.compile(JSON.parse(JSON.stringify(schema).replaceAll('"#/components/', `"${DOC_ID}#/components/`)))
+  if (!validate(body)) problems.push(`${at}: ${ajv.errorsText(validate.errors)} in ${JSON.stringify(body).slice(0, 300)}`)
+}
+
 const DAY = 86_400_000
 const at = (ms: number) => new Date(Date.now() + ms).toISOString()
 const NO_SUCH = "6f1c2d3e-4a5b-4c6d-8e7f-9a0b1c2d3e4f"
@@ -201,6 +210,26 @@ describe("real answers of every served endpoint validate against the served docu
       expect(res.status).toBe(status)
       check("get", "/groups", res)
     }
+    expect(problems).toEqual([])
+  })
+
+  it("the request bodies clients send (both POST /posts forms as the reference clients send them) fit the documented bodies", () => {
+    const channel = NO_SUCH
+    accepts("post", "/posts", {
+      type: "schedule",
+      date: "2024-12-31T12:00:00Z",
+      shortLink: false,
+      tags: [],
+      posts: [{ integration: { id: channel }, value: [{ content: "<p>Hi</p>", image: [{ id: "x1", path: "https://a.example/a.jpg" }], delay: 0 }], settings: { __type: "x" } }]
+    })
+    accepts("post", "/posts", { type: "update", groupId: channel, tags: ["launch", { value: "v", label: "L" }], posts: [{ channelId: channel, group: channel, value: [{ id: channel, content: "x", media: [channel] }] }] })
+    accepts("post", "/posts", { type: "now", content: "Hello", channels: [channel, { channelId: channel, content: "Own", media: [channel], settings: {}, thread: [{ content: "t", delay: 5 }] }], thread: [{ content: "t" }], creationMethod: "agent", inter: 7 })
+    accepts("put", "/posts/{id}/date", { date: "2030-01-01T00:00:00Z" })
+    accepts("put", "/posts/{id}/status", { status: "schedule" })
+    accepts("put", "/posts/{id}/settings", { settings: { audience: "everyone" } })
+    accepts("put", "/posts/{id}/release-id", { releaseId: "1", releaseUrl: "https://t.example/1" })
+    accepts("post", "/integration-trigger/{id}", { methodName: "echo", data: { text: "hi" } })
+    accepts("post", "/upload-from-url", { url: "https://a.example/a.png" })
     expect(problems).toEqual([])
   })
 
