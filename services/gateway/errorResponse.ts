@@ -2,8 +2,8 @@ import { HttpApiError, HttpServerError, HttpServerRequest, HttpServerResponse } 
 import { Cause, Effect, Option, Predicate } from "effect"
 import { type ApiError, Errors, errorBody, isApiError, Messages } from "../../domain/errors.js"
 import { INVALID_ID } from "../../domain/ids.js"
-import { statusOf } from "../../protocol/http/errors.js"
 import { decodeIssueProblem } from "../../domain/fieldProblem.js"
+import { statusOf } from "../../protocol/http/errors.js"
 
 /**
  * The REST surface's one mapping: every failure becomes the spec's error body, with the

@@ -165,6 +165,11 @@ describe("400 answers say in plain words which field is wrong and what is allowe
     const missing = await w.api.put(`/public/v1/posts/${rows[0]!.postId}/settings`, {})
     expectPlain400(missing)
     expect(missing.json.error).toBe("settings is required.")
+    for (const body of ["", "[]", "null", "\"text\""]) {
+      const res = await w.api.request("PUT", `/public/v1/posts/${rows[0]!.postId}/settings`, body, { "content-type": "application/json" })
+      expectPlain400(res)
+      expect(res.json.error).toBe("The request body must be a JSON object with the documented fields.")
+    }
   })
 
   it("PUT date, release-id, integration-trigger, upload-from-url with wrong types", async () => {
