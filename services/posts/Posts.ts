@@ -72,14 +72,18 @@ export class Posts extends Effect.Service<Posts>()("posts/Posts", {
         const paths = pathsToResolve(normalized.right, (id) => known.has(id))
         if (paths.length === 0) return {}
         if (idempotencyKey !== null && Option.isSome(yield* idempotency.find(workspaceId, idempotencyKey, new Date()))) return {}
-        const byPath = new Map<string, string>((yield* mediaRepo.findByPaths(workspaceId, paths)).map((m) => [m.path, m.id]))
-        for (const path of paths.filter((p) => !byPath.has(p))) {
-          const imported = yield* library.importFromUrl({ workspaceId, url: path }).pipe(
-            Effect.mapError((e) => Errors.mediaRefused(PostMessages.mediaPathRefused(path, e.error), e.fix))
-          )
-          byPath.set(path, imported.id)
-        }
-        return Object.fromEntries(byPath)
+        const own = (yield* mediaRepo.findByPaths(workspaceId, paths)).map((m) => [m.path, m.id] as const)
+        const found = new Set(own.map(([path]) => path))
+        const imported = yield* Effect.forEach(
+          paths.filter((p) => !found.has(p)),
+          (path) =>
+            library.importFromUrl({ workspaceId, url: path }).pipe(
+              Effect.map((media) => [path, media.id] as const),
+              Effect.mapError((e) => Errors.mediaRefused(PostMessages.mediaPathRefused(path, e.error), e.fix))
+            ),
+          { concurrency: 4 }
+        )
+        return Object.fromEntries([...own, ...imported])
       }).pipe(storageDefects)
 
     /** POST /posts (both body forms), with the optional Idempotency-Key. */
