@@ -183,6 +183,10 @@ describe("real answers of every served endpoint validate against the served docu
     check("get", "/posts/{id}/missing", await api.get(`/public/v1/posts/${NO_SUCH}/missing`))
     check("put", "/posts/{id}/release-id", await api.put(`/public/v1/posts/${postId}/release-id`, { releaseId: "live-1", releaseUrl: "https://t.example/1" }))
     check("put", "/posts/{id}/release-id", await api.put(`/public/v1/posts/${postId}/release-id`, {}))
+    // an edit next to the live channel answers what each channel is
+    const edited = await api.post("/public/v1/posts", { ...body, type: "draft", groupId: group })
+    expect(edited.json.map((r: any) => r.status).sort()).toEqual(["draft", "published"])
+    check("post", "/posts", edited)
     check("delete", "/posts/{id}", await api.del(`/public/v1/posts/${postId}`))
     check("delete", "/posts/{id}", await api.del(`/public/v1/posts/${postId}`))
     const second = await api.post("/public/v1/posts", { type: "draft", content: "Bye", channels: [channel] })
