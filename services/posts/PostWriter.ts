@@ -29,6 +29,7 @@ import {
   requestChanges,
   retry,
   setStatus,
+  wholePostStatus,
   type PostStep
 } from "../../domain/posts/states.js"
 import { GroupId } from "../../domain/ids.js"
@@ -420,7 +421,8 @@ export class PostWriter extends Effect.Service<PostWriter>()("posts/PostWriter",
           Effect.gen(function* () {
             const found = yield* channelsRepo.disconnect(workspaceId, command.channelId)
             if (Option.isNone(found)) return yield* Effect.fail(Errors.channelNotFound())
-            yield* store.removeWithChannel(workspaceId, command.channelId, removedWithChannel)
+            const left = yield* store.removeWithChannel(workspaceId, command.channelId, removedWithChannel)
+            yield* store.setGroupStatuses(left.map((g) => ({ id: g.id, status: wholePostStatus(g.statuses, g.approvalStatus) })))
             return { success: true as const }
           })
         )

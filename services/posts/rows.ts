@@ -90,6 +90,14 @@ export const StoredItemRow = Schema.Struct({
 })
 export type StoredItem = typeof StoredItemRow.Type
 
+/** A whole post's approval and the statuses of its channels (after some were removed). */
+export const GroupChannelsRow = Schema.Struct({
+  id: Schema.String,
+  approvalStatus: Schema.NullOr(Schema.Literal("requested", "approved", "changes")),
+  statuses: Schema.Array(ChannelStatusLiteral)
+})
+export type GroupChannels = typeof GroupChannelsRow.Type
+
 /** A post found by its share token. */
 export const SharedPostRow = Schema.Struct({
   id: GroupId,

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { client } from "../support/http.js"
 import { png } from "../support/mediaFiles.js"
 import { createWorld, startServices, type RunningServices, type TestWorld } from "../support/system.js"
-import { issueUserToken } from "../support/tokens.js"
+import { issueUserToken, withDb } from "../support/tokens.js"
 
 /**
  * What post answers report, as a strict client reads them: the whole-post status derived
@@ -78,6 +78,9 @@ describe("whole-post status is derived from the channels every time", () => {
     const post = await w.whole(rows[0]!.group)
     expect(post.channels.map((c: any) => c.channelId)).toEqual([a])
     expect(post.status).toBe("published")
+    // the stored copy (for SQL readers) follows as well
+    const stored = await withDb(world, async (c) => (await c.query("SELECT status FROM post_groups WHERE id = $1", [rows[0]!.group])).rows[0].status)
+    expect(stored).toBe("published")
   })
 })
 
