@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { client } from "../support/http.js"
 import { png } from "../support/mediaFiles.js"
 import { createWorld, startServices, type RunningServices, type TestWorld } from "../support/system.js"
+import { withDb } from "../support/tokens.js"
 
 /**
  * The served OpenAPI document describes what is served: real answers of every served
@@ -92,7 +93,7 @@ const NO_SUCH = "6f1c2d3e-4a5b-4c6d-8e7f-9a0b1c2d3e4f"
 
 describe("real answers of every served endpoint validate against the served document (ajv, JSON Schema 2020-12)", () => {
   it("account, channels, networks, notifications", async () => {
-    const { api, channel, customerId, newChannel } = await workspace("with customer")
+    const { api, channel, customerId, newChannel, ws } = await workspace("with customer")
     const spare = await newChannel("Spare", null)
 
     check("get", "/is-connected", await api.get("/public/v1/is-connected"))
@@ -119,6 +120,12 @@ describe("real answers of every served endpoint validate against the served docu
     check("get", "/networks", await api.get("/public/v1/networks"))
     check("get", "/rules/{identifier}", await api.get("/public/v1/rules/x"))
     check("get", "/rules/{identifier}", await api.get("/public/v1/rules/nope"))
+    // a network without settings answers the text `No additional settings required`
+    check("get", "/rules/{identifier}", await api.get("/public/v1/rules/threads"))
+    const threads = (await sys.admin.createChannel({ workspaceId: ws.workspaceId, network: "threads", name: "Th", customerId: null, postingTimes: [] })).channelId
+    const bare = await api.get(`/public/v1/integration-settings/${threads}`)
+    expect(bare.json.output.settings).toBe("No additional settings required")
+    check("get", "/integration-settings/{id}", bare)
     expect(problems).toEqual([])
   })
 
@@ -150,7 +157,7 @@ describe("real answers of every served endpoint validate against the served docu
       shortLink: false,
       tags: [{ value: "t", label: "Launch" }],
       posts: [
-        { integration: { id: channel }, value: [{ content: "Hello", image: [] }, { content: "More", delay: 5 }], settings: { __type: "test", audience: "everyone" } },
+        { integration: { id: channel }, value: [{ content: "Hello", image: [{ id: "cli-made-up", path: `${originUrl}/photo.png` }] }, { content: "More", delay: 5 }], settings: { __type: "test", audience: "everyone" } },
         { integration: { id: other }, value: [{ content: "Hi" }] }
       ]
     }
@@ -177,6 +184,17 @@ describe("real answers of every served endpoint validate against the served docu
     check("put", "/posts/{id}/status", await api.put(`/public/v1/posts/${group}/status`, { status: "later" }))
     check("put", "/posts/{id}/settings", await api.put(`/public/v1/posts/${postId}/settings`, { settings: { audience: "followers" } }))
     check("put", "/posts/{id}/settings", await api.put(`/public/v1/posts/${postId}/settings`, { settings: { audience: "nobody" } }))
+    // a failed channel with a file: error objects and media items as the whole post and the rows show them
+    const error = JSON.stringify({ message: "The network refused it.", fix: "Retry." })
+    await withDb(world, async (c) => {
+      await c.query("UPDATE posts SET status = 'error', error = $2 WHERE id = $1", [postId, error])
+      await c.query("UPDATE post_items SET status = 'error', error = $2 WHERE post_id = $1 AND position = 0", [postId, error])
+    })
+    const failed = await api.get(`/public/v1/posts/${group}`)
+    expect(failed.json.status).toBe("error")
+    expect(failed.json.channels[0].root.media[0]).toMatchObject({ type: "image", mime: "image/png" })
+    check("get", "/posts/{id}", failed)
+    check("get", "/posts", await api.get(`/public/v1/posts?endDate=${encodeURIComponent(at(4 * DAY))}`))
     check("post", "/posts/{id}/retry", await api.post(`/public/v1/posts/${group}/retry`))
     check("post", "/posts/{id}/retry", await api.post(`/public/v1/posts/${NO_SUCH}/retry`))
     check("get", "/posts/{id}/missing", await api.get(`/public/v1/posts/${postId}/missing`))
