@@ -1,8 +1,7 @@
-import http from "node:http"
-import type { AddressInfo } from "node:net"
 import Ajv2020 from "ajv/dist/2020.js"
 import addFormats from "ajv-formats"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { startLoopbackServer, type LoopbackServer } from "../../services/platform/outbound/testing.js"
 import { client } from "../support/http.js"
 import { png } from "../support/mediaFiles.js"
 import { createWorld, startServices, type RunningServices, type TestWorld } from "../support/system.js"
@@ -17,7 +16,7 @@ import { withDb } from "../support/tokens.js"
 
 let world: TestWorld
 let sys: RunningServices
-let origin: http.Server
+let origin: LoopbackServer
 let originUrl: string
 let doc: any
 
@@ -27,13 +26,12 @@ addFormats(ajv)
 
 beforeAll(async () => {
   // a file server on loopback that only this test's outbound client may reach
-  origin = http.createServer((_req, res) => {
+  origin = await startLoopbackServer((_req, res) => {
     const body = png(20, 10)
     res.writeHead(200, { "content-type": "image/png", "content-length": body.length }).end(body)
   })
-  await new Promise<void>((resolve) => origin.listen(0, "127.0.0.1", resolve))
-  const port = (origin.address() as AddressInfo).port
-  originUrl = `http://127.0.0.1:${port}`
+  const port = origin.origin.port
+  originUrl = origin.url("")
   world = await createWorld("openapianswers")
   sys = await startServices(world, ["gateway", "actors"], { OUTBOUND_ALLOW: `127.0.0.1:${port}`, X_CLIENT_ID: "x-client", X_CLIENT_SECRET: "x-secret" })
   doc = (await client(sys.url).get("/public/v1/openapi.json")).json
@@ -42,7 +40,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await sys?.stop()
   await world?.drop()
-  origin?.close()
+  await origin?.close()
 })
 
 /** Every (method path status) validated, and every problem found. */

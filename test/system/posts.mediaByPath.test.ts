@@ -1,6 +1,5 @@
-import http from "node:http"
-import type { AddressInfo } from "node:net"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { startLoopbackServer, type LoopbackServer } from "../../services/platform/outbound/testing.js"
 import { client } from "../support/http.js"
 import { mp4, png } from "../support/mediaFiles.js"
 import { createWorld, startServices, type RunningServices, type TestWorld } from "../support/system.js"
@@ -14,16 +13,14 @@ import { createWorld, startServices, type RunningServices, type TestWorld } from
 
 let world: TestWorld
 let sys: RunningServices
-let origin: http.Server
+let origin: LoopbackServer
 let originUrl: string
 
 const image = png(30, 20)
 const video = mp4({ frames: 20 })
-const requests: Array<string> = []
 
 beforeAll(async () => {
-  origin = http.createServer((req, res) => {
-    requests.push(req.url ?? "")
+  origin = await startLoopbackServer((req, res) => {
     const send = (type: string, body: Uint8Array) => res.writeHead(200, { "content-type": type, "content-length": body.length }).end(body)
     // names that lie about what the file is: the content decides
     if (req.url === "/clip.mp4") return send("video/mp4", image)
@@ -31,16 +28,14 @@ beforeAll(async () => {
     if (req.url === "/page.png") return send("text/html", new TextEncoder().encode("<html><body>not a file</body></html>"))
     res.writeHead(404).end()
   })
-  await new Promise<void>((resolve) => origin.listen(0, "127.0.0.1", resolve))
-  const port = (origin.address() as AddressInfo).port
-  originUrl = `http://127.0.0.1:${port}`
+  originUrl = origin.url("")
   world = await createWorld("postsmediapath")
-  sys = await startServices(world, ["gateway", "actors"], { OUTBOUND_ALLOW: `127.0.0.1:${port}` })
+  sys = await startServices(world, ["gateway", "actors"], { OUTBOUND_ALLOW: `127.0.0.1:${origin.origin.port}` })
 })
 afterAll(async () => {
   await sys?.stop()
   await world?.drop()
-  origin?.close()
+  await origin?.close()
 })
 
 const newWorkspace = async () => {
@@ -83,10 +78,10 @@ describe("media given by path", () => {
     const form = new FormData()
     form.append("file", new Blob([image], { type: "image/png" }), "photo.png")
     const uploaded = (await (await fetch(`${sys.url}/public/v1/upload`, { method: "POST", headers: { authorization: w.apiKey }, body: form })).json()) as { id: string; path: string }
-    const before = requests.length
+    const before = origin.requests.length
     const res = await w.api.post("/public/v1/posts", { type: "draft", posts: [{ integration: { id: w.test }, value: [{ content: "Photo", image: [{ id: "r4nd0m", path: uploaded.path }] }] }] })
     expect(res.status, res.text).toBe(200)
-    expect(requests.length).toBe(before)
+    expect(origin.requests.length).toBe(before)
     const media = (await w.api.get(`/public/v1/posts/${res.json[0].group}`)).json.channels[0].root.media
     expect(media).toEqual([expect.objectContaining({ id: uploaded.id, url: uploaded.path, mime: "image/png", type: "image", width: 30, height: 20 })])
     expect((await w.api.get("/public/v1/media")).json).toHaveLength(1)

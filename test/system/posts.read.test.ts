@@ -1,6 +1,5 @@
-import http from "node:http"
-import type { AddressInfo } from "node:net"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { startLoopbackServer, type LoopbackServer } from "../../services/platform/outbound/testing.js"
 import { client } from "../support/http.js"
 import { jpeg } from "../support/mediaFiles.js"
 import { createWorld, startServices, type RunningServices, type TestWorld } from "../support/system.js"
@@ -16,24 +15,22 @@ import { waitFor } from "../support/wait.js"
 let world: TestWorld
 let sys: RunningServices
 // a file server on loopback: a post's image given by path is imported from it
-let origin: http.Server
+let origin: LoopbackServer
 let originUrl: string
 
 beforeAll(async () => {
-  origin = http.createServer((_req, res) => {
+  origin = await startLoopbackServer((_req, res) => {
     const body = jpeg(12, 8)
     res.writeHead(200, { "content-type": "image/jpeg", "content-length": body.length }).end(body)
   })
-  await new Promise<void>((resolve) => origin.listen(0, "127.0.0.1", resolve))
-  const port = (origin.address() as AddressInfo).port
-  originUrl = `http://127.0.0.1:${port}`
+  originUrl = origin.url("")
   world = await createWorld("postsread")
-  sys = await startServices(world, undefined, { OUTBOUND_ALLOW: `127.0.0.1:${port}` })
+  sys = await startServices(world, undefined, { OUTBOUND_ALLOW: `127.0.0.1:${origin.origin.port}` })
 })
 afterAll(async () => {
   await sys?.stop()
   await world?.drop()
-  origin?.close()
+  await origin?.close()
 })
 
 const DAY = 86_400_000
