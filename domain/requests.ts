@@ -1,5 +1,5 @@
 import { Schema } from "effect"
-import { fieldPath } from "./posts/fieldProblem.js"
+import { fieldPath } from "./fieldProblem.js"
 
 /**
  * What every request must respect before any field is read (the edge of the API):

@@ -62,7 +62,13 @@ export class CreatePosts extends Schema.TaggedRequest<CreatePosts>()("CreatePost
     body: Schema.Unknown,
     idempotencyKey: Schema.NullOr(Schema.String),
     /** The surface's own creationMethod when the body gives none (MCP: `mcp`); else how the caller signed in. */
-    defaultCreationMethod: Schema.optional(Schema.Literal("mcp"))
+    defaultCreationMethod: Schema.optional(Schema.Literal("mcp")),
+    /**
+     * Files the body gives by path, already found in or imported into the library by the
+     * gateway (domain/posts/mediaByPath.ts): path → media id. Kept apart from the body so
+     * the body's hash (Idempotency-Key) is what the client sent.
+     */
+    mediaByPath: Schema.optionalWith(Schema.Record({ key: Schema.String, value: Schema.String }), { default: () => ({}) })
   }
 }) {}
 

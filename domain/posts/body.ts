@@ -4,11 +4,11 @@ import { Errors, type InvalidDate, type InvalidId, type InvalidRequest } from ".
 import { isUuid } from "../ids.js"
 import { objectWithAtMost } from "../requests.js"
 import { isTooFarInPast, readZonedDate } from "./dates.js"
-import { expecting, fieldProblem } from "./fieldProblem.js"
+import { expecting, fieldProblem } from "../fieldProblem.js"
 import { PostLimits } from "./limits.js"
 import { PostMessages } from "./messages.js"
 import type { CreationMethod, MediaRef, NormalizedPost, PostEntry, PostItem, PostType, TagRef } from "./normalizedPost.js"
-import { htmlToPlainText } from "./plainText.js"
+import { htmlToPlainText, looksLikeHtml } from "./plainText.js"
 
 /**
  * The POST /posts body as clients send it (spec "Posts", both forms) and its reading into
@@ -38,7 +38,7 @@ const MediaListBody = expecting(
 
 /** One channel's network settings (also PUT /posts/{id}/settings). */
 export const SettingsObject = objectWithAtMost(PostLimits.settingsKeys)
-const SettingsBody = expecting(SettingsObject, `an object with at most ${PostLimits.settingsKeys} keys`)
+export const SettingsBody = expecting(SettingsObject, `an object with at most ${PostLimits.settingsKeys} keys`)
 
 const DelayBody = expecting(
   Schema.Number.pipe(Schema.int(), Schema.between(0, PostLimits.delayMinutes)),
@@ -239,10 +239,17 @@ const readItemMedia = (
   return fromImage.length > 0 ? readMedia(fromImage, `${at}.image`) : readMedia(fromMedia, `${at}.media`)
 }
 
-/** `__type` names the network in reference clients; the channel already says which. */
-const readSettings = (settings: Readonly<Record<string, unknown>> | null | undefined): Readonly<Record<string, unknown>> => {
+/** `__type` names the network in reference clients; the channel already says which (also PUT /posts/{id}/settings). */
+export const readSettings = (settings: Readonly<Record<string, unknown>> | null | undefined): Readonly<Record<string, unknown>> => {
   const { __type: _ignored, ...rest } = settings ?? {}
   return rest
+}
+
+/** Content is required: text that is empty once HTML is turned into text is no content. */
+const readContent = (raw: string, at: string): Result<string> => {
+  const text = htmlToPlainText(raw)
+  if (text.trim() !== "") return Either.right(text)
+  return bad(looksLikeHtml(raw) ? PostMessages.contentEmptyAfterHtml(at) : PostMessages.contentEmpty(at))
 }
 
 const withFirstDelayZero = (items: NonEmptyReadonlyArray<PostItem>): NonEmptyReadonlyArray<PostItem> => {
@@ -303,7 +310,8 @@ const readFull = (raw: unknown, now: Date): Result<NormalizedPost> =>
       const items: Array<PostItem> = []
       for (const [j, item] of entry.value.entries()) {
         const media = yield* readItemMedia(item.image, item.media, `${at}.value[${j}]`)
-        items.push({ content: htmlToPlainText(item.content), media, delay: item.delay ?? 0 })
+        const content = yield* readContent(item.content, `${at}.value[${j}].content`)
+        items.push({ content, media, delay: item.delay ?? 0 })
       }
       if (!nonEmpty(items)) return yield* bad(PostMessages.noItems(at))
       entries.push({ channelId, groupId, items: withFirstDelayZero(items), settings: readSettings(entry.settings) })
@@ -321,8 +329,8 @@ const readFull = (raw: unknown, now: Date): Result<NormalizedPost> =>
 const readThread = (thread: ReadonlyArray<RawThreadItem>, at: string): Result<ReadonlyArray<PostItem>> =>
   Either.all(
     thread.map((item, i) =>
-      readMedia(item.media ?? [], `${at}[${i}].media`).pipe(
-        Either.map((media): PostItem => ({ content: htmlToPlainText(item.content), media, delay: item.delay ?? 0 }))
+      Either.all([readMedia(item.media ?? [], `${at}[${i}].media`), readContent(item.content, `${at}[${i}].content`)]).pipe(
+        Either.map(([media, content]): PostItem => ({ content, media, delay: item.delay ?? 0 }))
       )
     )
   )
@@ -337,11 +345,12 @@ const readSimple = (raw: unknown, now: Date): Result<NormalizedPost> =>
       const at = `channels[${i}]`
       const own = typeof channel === "string" ? null : channel
       const channelId = yield* id(typeof channel === "string" ? channel : channel.channelId)
-      const content = own?.content ?? body.content
-      if (content == null) return yield* bad(PostMessages.contentMissing)
+      const given = own?.content ?? body.content
+      if (given == null) return yield* bad(PostMessages.contentMissing)
+      const content = yield* readContent(given, own?.content != null ? `${at}.content` : "content")
       const media = own?.media == null ? sharedMedia : yield* readMedia(own.media, `${at}.media`)
       const thread = own?.thread == null ? sharedThread : yield* readThread(own.thread, `${at}.thread`)
-      const first: PostItem = { content: htmlToPlainText(content), media, delay: 0 }
+      const first: PostItem = { content, media, delay: 0 }
       entries.push({ channelId, groupId: null, items: [first, ...thread], settings: readSettings(own?.settings) })
     }
     if (!nonEmpty(entries)) return yield* bad(PostMessages.noChannels)

@@ -21,7 +21,10 @@ export const PostMessages = {
   mediaAliasConflict: (at: string) => `${at} has both image and media. Give the files in one of them.`,
   mediaRefEmpty: (at: string) => `${at} needs an id from POST /upload or a path.`,
   contentMissing: "content is required: the text of the post.",
+  contentEmpty: (at: string) => `${at} is empty. Write the text of the post.`,
+  contentEmptyAfterHtml: (at: string) => `${at} is empty once HTML is turned into text. Write the text of the post.`,
   tagEmpty: (at: string) => `${at} must not be empty.`,
+  mediaPathRefused: (path: string, reason: string) => `The file at ${path} could not be taken into the media library: ${reason}`,
   notWaitingForApproval: "This post is not waiting for approval."
 } as const
 
@@ -43,7 +46,10 @@ export const RuleMessages = {
     `${channel}: the setting ${key} (${label}) is required.`,
   settingNotAnOption: (channel: string, key: string, options: ReadonlyArray<string>) =>
     `${channel}: the setting ${key} must be one of ${options.join(", ")}.`,
-  settingNotANumber: (channel: string, key: string) => `${channel}: the setting ${key} must be a number of 0 or more.`
+  settingNotANumber: (channel: string, key: string) => `${channel}: the setting ${key} must be a number of 0 or more.`,
+  settingUnknown: (channel: string, key: string, network: string, keys: ReadonlyArray<string>) =>
+    `${channel}: ${key} is not a setting of ${network}. ` +
+    (keys.length === 0 ? `${network} has no settings.` : `Its settings: ${keys.join(", ")}.`)
 } as const
 
 /**

@@ -91,6 +91,24 @@ export const settingsProblems = (
     return problem === null ? [] : [problem]
   })
 
+/**
+ * PUT /posts/{id}/settings: keys the channel's network does not have are refused (spec:
+ * keys from GET /integration-settings/{id}), then the merged settings are checked as POST
+ * /posts checks them. POST /posts itself reads the reference clients' bodies, which carry
+ * settings of the reference's own networks, so there unknown keys are kept and ignored.
+ */
+export const settingsChangeProblems = (
+  channelName: string,
+  network: Network,
+  incoming: Readonly<Record<string, unknown>>,
+  merged: Readonly<Record<string, unknown>>
+): ReadonlyArray<string> => [
+  ...Object.keys(incoming)
+    .filter((key) => !network.settings.some((s) => s.key === key))
+    .map((key) => RuleMessages.settingUnknown(channelName, key, network.name, network.settings.map((s) => s.key))),
+  ...settingsProblems(channelName, network, merged)
+]
+
 const itemName = (index: number): string => (index === 0 ? "the post" : `follow-up ${index}`)
 
 const itemProblems = (

@@ -52,9 +52,12 @@ export type WholePostStatus = (typeof wholePostStatuses)[number]
 export type ApprovalStatus = "requested" | "approved" | "changes"
 
 /**
- * The whole-post status from its channels and approval. Order matters: a post waiting on
- * its client shows that first; a failure shows before anything still to come, because it
- * needs a person; drafts next to published channels read `draft` (someone must schedule them).
+ * The whole-post status from its channels and approval: answers derive it from the
+ * channels as they are at that moment (services/posts/render.ts), so no change (an edit,
+ * a deleted channel, a worker's outcome) can leave it stale. Order matters: a post waiting
+ * on its client shows that first; a failure shows before anything still to come, because
+ * it needs a person; channels still to go out read `scheduled`; live channels next to
+ * drafts read `partial` (something is live, not everything; a person must schedule the rest).
  */
 export const wholePostStatus = (
   channels: ReadonlyArray<ChannelStatus>,
@@ -67,7 +70,7 @@ export const wholePostStatus = (
   if (has("error", "unconfirmed")) return has("published") ? "partial" : "error"
   if (channels.every((c) => c === "published")) return "published"
   if (has("queued", "publishing", "pending")) return "scheduled"
-  return "draft"
+  return has("published") ? "partial" : "draft"
 }
 
 // ---- The transition table -----------------------------------------------------------------

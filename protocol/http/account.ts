@@ -3,7 +3,8 @@ import { Schema } from "effect"
 import { Authentication } from "./security.js"
 import { Uuid } from "../../domain/ids.js"
 import { MAX_TOOL_DATA_KEYS, objectWithAtMost } from "../../domain/requests.js"
-import { IdParam, SuccessTrue } from "./common.js"
+import { expecting } from "../../domain/fieldProblem.js"
+import { IdParam, optionalParam, SuccessTrue } from "./common.js"
 import { ChannelNotFound, Forbidden, FormConnect, InvalidId, InvalidJson, InvalidRequest, PlanLimit, UnknownNetwork } from "./errors.js"
 
 export const Channel = Schema.Struct({
@@ -52,17 +53,17 @@ export const IntegrationSettings = Schema.Struct({
 }).annotations({ identifier: "IntegrationSettings" })
 
 export const SocialParams = Schema.Struct({
-  customer: Schema.optional(Uuid.annotations({ description: "Put the new channel under this customer id" })),
-  refresh: Schema.optional(Uuid.annotations({ description: "Channel id to reconnect instead of adding a channel" })),
-  instance: Schema.optional(
-    Schema.String.pipe(Schema.maxLength(200)).annotations({ description: "The server to sign in to, for networks with many servers (a Mastodon instance such as https://fosstodon.org); default: the server's MASTODON_URL" })
+  customer: optionalParam(Uuid.annotations({ description: "Put the new channel under this customer id" })),
+  refresh: optionalParam(Uuid.annotations({ description: "Channel id to reconnect instead of adding a channel" })),
+  instance: optionalParam(
+    expecting(Schema.String.pipe(Schema.maxLength(200)), "an address of at most 200 characters").annotations({ description: "The server to sign in to, for networks with many servers (a Mastodon instance such as https://fosstodon.org); default: the server's MASTODON_URL" })
   )
 })
 
 export const TriggerPayload = Schema.Struct({
-  methodName: Schema.String.annotations({ description: "A tool name from the channel's tools" }),
+  methodName: expecting(Schema.String, "a tool name from the channel's tools").annotations({ description: "A tool name from the channel's tools" }),
   data: Schema.optional(
-    objectWithAtMost(MAX_TOOL_DATA_KEYS).annotations({ description: `Keys from the tool's dataSchema; at most ${MAX_TOOL_DATA_KEYS}` })
+    expecting(objectWithAtMost(MAX_TOOL_DATA_KEYS), `an object with at most ${MAX_TOOL_DATA_KEYS} keys`).annotations({ description: `Keys from the tool's dataSchema; at most ${MAX_TOOL_DATA_KEYS}` })
   )
 })
 
@@ -74,7 +75,7 @@ export const AccountApi = HttpApiGroup.make("account")
   )
   .add(
     HttpApiEndpoint.get("listIntegrations", "/integrations")
-      .setUrlParams(Schema.Struct({ group: Schema.optional(Uuid) }))
+      .setUrlParams(Schema.Struct({ group: optionalParam(Uuid.annotations({ description: "Only channels of this customer id" })) }))
       .addSuccess(Schema.Array(Channel))
       .addError(InvalidId)
       .annotate(OpenApi.Summary, "List channels")

@@ -42,6 +42,45 @@ const withoutLibraryDecodeError = (spec: Json): Json => {
 }
 
 /**
+ * Effect marks "any value" schemas with `$id: "/schemas/unknown"`, once per use: one id
+ * for many schemas is invalid JSON Schema (a validator refuses the document). An
+ * unconstrained schema needs no id, so the marks are dropped.
+ */
+const withoutRepeatedIds = (node: unknown): void => {
+  if (Array.isArray(node)) return node.forEach(withoutRepeatedIds)
+  if (!isJson(node)) return
+  if (typeof node["$id"] === "string" && node["$id"].startsWith("/schemas/")) delete node["$id"]
+  Object.values(node).forEach(withoutRepeatedIds)
+}
+
+/**
+ * Response headers HttpApi cannot declare: `Retry-After` on every 429 (spec: Limits rule
+ * 1) and `Idempotent-Replayed` on a replayed POST /posts (spec: POST /posts rule 4).
+ */
+const withResponseHeaders = (spec: Json): void => {
+  for (const [path, item] of Object.entries(isJson(spec["paths"]) ? spec["paths"] : {})) {
+    for (const [method, operation] of Object.entries(isJson(item) ? item : {})) {
+      const responses = isJson(operation) && isJson(operation["responses"]) ? operation["responses"] : {}
+      const tooMany = responses["429"]
+      if (isJson(tooMany)) {
+        tooMany["headers"] = {
+          "Retry-After": { description: "Seconds until the window restarts", required: true, schema: { type: "integer", minimum: 0 } }
+        }
+      }
+      const ok = responses["200"]
+      if (path === "/public/v1/posts" && method === "post" && isJson(ok)) {
+        ok["headers"] = {
+          "Idempotent-Replayed": {
+            description: "`true` when this is the kept answer of an earlier request with the same Idempotency-Key and body; absent otherwise",
+            schema: { type: "string", enum: ["true"] }
+          }
+        }
+      }
+    }
+  }
+}
+
+/**
  * The public API under /public/v1 (each group applies Authentication itself: an
  * API-level middleware would also guard /healthz and the other raw routes): the single
  * HttpApi every handler, the OpenAPI document, the docs page and the typed test client
@@ -66,4 +105,8 @@ export class PublicApi extends HttpApi.make("public")
     OpenApi.Description,
     "Schedule posts to many social network accounts at once. Send the key in the Authorization header."
   )
-  .annotate(OpenApi.Transform, (spec) => withoutLibraryDecodeError(spec)) {}
+  .annotate(OpenApi.Transform, (spec) => {
+    withoutRepeatedIds(spec)
+    withResponseHeaders(spec)
+    return withoutLibraryDecodeError(spec)
+  }) {}

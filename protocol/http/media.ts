@@ -1,6 +1,8 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, Multipart, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
+import { expecting } from "../../domain/fieldProblem.js"
 import { MAX_URL_LENGTH } from "../../domain/requests.js"
+import { optionalParam } from "./common.js"
 import { InvalidJson, InvalidRequest, MediaRefused, PayloadTooLarge, Forbidden } from "./errors.js"
 import { Authentication } from "./security.js"
 
@@ -19,25 +21,23 @@ export const MediaItem = Schema.Struct({
 /** POST /upload: one file in the field `file`. */
 export const UploadPayload = HttpApiSchema.Multipart(
   Schema.Struct({
-    file: Multipart.SingleFileSchema.annotations({
+    file: expecting(Multipart.SingleFileSchema, "one file (multipart form data, field file)").annotations({
       description: "JPG, PNG, GIF, WEBP, MP4, MOV or WEBM; the type is read from the content, not the name"
     })
   })
 )
 
 export const UploadFromUrlPayload = Schema.Struct({
-  url: Schema.String.pipe(
-    Schema.maxLength(MAX_URL_LENGTH, { message: () => `Expected an address of at most ${MAX_URL_LENGTH} characters.` })
-  ).annotations({ description: `Public http or https address of the file itself (not a page); at most ${MAX_URL_LENGTH} characters.` })
+  url: expecting(Schema.String.pipe(Schema.maxLength(MAX_URL_LENGTH)), `an http or https address of at most ${MAX_URL_LENGTH} characters`).annotations({ description: `Public http or https address of the file itself (not a page); at most ${MAX_URL_LENGTH} characters.` })
 })
 
 export const MediaListParams = Schema.Struct({
-  page: Schema.optional(
-    Schema.NumberFromString.pipe(Schema.int(), Schema.between(1, 1_000_000)).annotations({
+  page: optionalParam(
+    expecting(Schema.NumberFromString.pipe(Schema.int(), Schema.between(1, 1_000_000)), "a whole number from 1").annotations({
       description: "Starts at 1 (default 1); 40 items per page"
     })
   ),
-  search: Schema.optional(Schema.String.annotations({ description: "Files whose name or alt text contains this text" }))
+  search: optionalParam(Schema.String.annotations({ description: "Files whose name or alt text contains this text" }))
 })
 
 export const MediaApi = HttpApiGroup.make("media")

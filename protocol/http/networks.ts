@@ -1,6 +1,8 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
+import { expecting } from "../../domain/fieldProblem.js"
 import { Authentication } from "./security.js"
+import { optionalParam } from "./common.js"
 import { Forbidden, InvalidRequest, UnknownNetwork } from "./errors.js"
 import { Needs, SettingsList } from "./account.js"
 
@@ -28,8 +30,8 @@ export const Notification = Schema.Struct({
 }).annotations({ identifier: "Notification" })
 
 export const NotificationsParams = Schema.Struct({
-  page: Schema.optional(
-    Schema.NumberFromString.pipe(Schema.int(), Schema.between(1, 1_000_000)).annotations({
+  page: optionalParam(
+    expecting(Schema.NumberFromString.pipe(Schema.int(), Schema.between(1, 1_000_000)), "a whole number from 1").annotations({
       description: "Starts at 1 (default 1); 50 per page"
     })
   )

@@ -1,4 +1,5 @@
 import { Schema } from "effect"
+import { channelStatuses } from "../../domain/posts/states.js"
 
 /** Spec: Resources → Post row (GET /posts item), one row per channel. */
 export const PostRow = Schema.Struct({
@@ -9,7 +10,7 @@ export const PostRow = Schema.Struct({
   releaseURL: Schema.NullOr(Schema.String),
   releaseId: Schema.NullOr(Schema.String),
   state: Schema.Literal("DRAFT", "QUEUE", "PUBLISHED", "ERROR"),
-  status: Schema.Literal("draft", "queued", "publishing", "pending", "published", "error", "unconfirmed"),
+  status: Schema.Literal(...channelStatuses),
   error: Schema.NullOr(Schema.Struct({ message: Schema.String, fix: Schema.String })),
   intervalInDays: Schema.NullOr(Schema.Number),
   creationMethod: Schema.String,
@@ -72,6 +73,7 @@ export const WholePost = Schema.Struct({
   shareUrl: Schema.String,
   channels: Schema.Array(
     Schema.Struct({
+      postId: Schema.String.annotations({ description: "The channel's per-channel post id (PUT /posts/{id}/settings and release-id take it)" }),
       channelId: Schema.String,
       channelName: Schema.String,
       provider: Schema.String,
@@ -95,6 +97,8 @@ export const CreatedPostRow = Schema.Struct({
   postId: Schema.String,
   group: Schema.String,
   integration: Schema.String,
-  status: Schema.Literal("draft", "queued"),
+  status: Schema.Literal(...channelStatuses).annotations({
+    description: "What the channel is after the request: `draft` or `queued` for what it wrote; a channel an edit kept (published, publishing, pending, unconfirmed) says so"
+  }),
   previewUrl: Schema.String
 }).annotations({ identifier: "CreatedPost" })

@@ -1,8 +1,10 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import { JSONSchema, Schema } from "effect"
 import { Uuid } from "../../domain/ids.js"
-import { FullPostBody, SettingsObject, SimplePostBody } from "../../domain/posts/body.js"
-import { IdParam } from "./common.js"
+import { MAX_IDEMPOTENCY_KEY_LENGTH } from "../../domain/idempotency.js"
+import { expecting } from "../../domain/fieldProblem.js"
+import { FullPostBody, SettingsBody, SimplePostBody } from "../../domain/posts/body.js"
+import { IdParam, optionalParam } from "./common.js"
 import {
   ChangedMeanwhile,
   ChannelNotFound,
@@ -13,6 +15,7 @@ import {
   InvalidJson,
   InvalidRequest,
   Forbidden,
+  MediaRefused,
   PostNotFound,
   RuleViolations,
   TooManyRequests
@@ -37,9 +40,9 @@ export const PostsApi = HttpApiGroup.make("posts")
     HttpApiEndpoint.get("listPosts", "/posts")
       .setUrlParams(
         Schema.Struct({
-          startDate: Schema.optional(Schema.String),
-          endDate: Schema.optional(Schema.String),
-          customer: Schema.optional(Uuid)
+          startDate: optionalParam(Schema.String.annotations({ description: "ISO 8601; default 30 days ago" })),
+          endDate: optionalParam(Schema.String.annotations({ description: "ISO 8601; default 30 days from now" })),
+          customer: optionalParam(Uuid.annotations({ description: "Only posts on channels of this customer id" }))
         })
       )
       .addSuccess(Schema.Struct({ posts: Schema.Array(PostRow) }))
@@ -51,7 +54,17 @@ export const PostsApi = HttpApiGroup.make("posts")
   .add(
     HttpApiEndpoint.post("createPosts", "/posts")
       .setPayload(PostsBodyDoc)
-      .setHeaders(Schema.Struct({ "idempotency-key": Schema.optional(Schema.String) }))
+      .setHeaders(
+        Schema.Struct({
+          // checked with the rest of the body by the writer (domain/idempotency.ts); documented here
+          "idempotency-key": Schema.optional(
+            Schema.String.annotations({
+              description: "Same key and same body within 24 hours replays the first answer (header Idempotent-Replayed: true)",
+              jsonSchema: { type: "string", minLength: 1, maxLength: MAX_IDEMPOTENCY_KEY_LENGTH }
+            })
+          )
+        })
+      )
       .addSuccess(Schema.Array(CreatedPostRow))
       .addError(InvalidRequest)
       .addError(InvalidJson)
@@ -59,6 +72,7 @@ export const PostsApi = HttpApiGroup.make("posts")
       .addError(InvalidDate)
       .addError(RuleViolations)
       .addError(ChannelNotFound)
+      .addError(MediaRefused)
       .addError(PostNotFound)
       .addError(IdempotencyKeyReused)
       .addError(IdempotencyKeyRunning)
@@ -92,8 +106,8 @@ export const PostsApi = HttpApiGroup.make("posts")
       .setPath(IdParam)
       .setPayload(
         Schema.Struct({
-          releaseId: Schema.String.annotations({ description: "The post's id on the network" }),
-          releaseUrl: Schema.optional(Schema.String.annotations({ description: "The post's address on the network" }))
+          releaseId: expecting(Schema.String, "a string: the post's id on the network").annotations({ description: "The post's id on the network" }),
+          releaseUrl: Schema.optional(expecting(Schema.String, "a string: the post's address on the network").annotations({ description: "The post's address on the network" }))
         })
       )
       .addSuccess(WholePost)
@@ -123,7 +137,7 @@ export const PostsApi = HttpApiGroup.make("posts")
   .add(
     HttpApiEndpoint.put("movePost", "/posts/:id/date")
       .setPath(IdParam)
-      .setPayload(Schema.Struct({ date: Schema.String }))
+      .setPayload(Schema.Struct({ date: expecting(Schema.String, "an ISO 8601 date with a time zone, for example 2025-01-31T09:00:00Z") }))
       .addSuccess(WholePost)
       .addError(InvalidRequest)
       .addError(InvalidJson)
@@ -137,7 +151,7 @@ export const PostsApi = HttpApiGroup.make("posts")
   .add(
     HttpApiEndpoint.put("setPostStatus", "/posts/:id/status")
       .setPath(IdParam)
-      .setPayload(Schema.Struct({ status: Schema.Literal("draft", "schedule") }))
+      .setPayload(Schema.Struct({ status: expecting(Schema.Literal("draft", "schedule"), "draft or schedule") }))
       .addSuccess(WholePost)
       .addError(InvalidRequest)
       .addError(InvalidJson)
@@ -150,7 +164,7 @@ export const PostsApi = HttpApiGroup.make("posts")
   .add(
     HttpApiEndpoint.put("setPostSettings", "/posts/:id/settings")
       .setPath(IdParam)
-      .setPayload(Schema.Struct({ settings: SettingsObject }))
+      .setPayload(Schema.Struct({ settings: SettingsBody }))
       .addSuccess(WholePost)
       .addError(InvalidRequest)
       .addError(InvalidJson)

@@ -2,6 +2,7 @@ import { HttpApiError, HttpServerError, HttpServerRequest, HttpServerResponse } 
 import { Cause, Effect, Option, Predicate } from "effect"
 import { type ApiError, Errors, errorBody, isApiError, Messages } from "../../domain/errors.js"
 import { INVALID_ID } from "../../domain/ids.js"
+import { decodeIssueProblem } from "../../domain/fieldProblem.js"
 import { statusOf } from "../../protocol/http/errors.js"
 
 /**
@@ -13,16 +14,11 @@ import { statusOf } from "../../protocol/http/errors.js"
 const tooLarge = (u: unknown): boolean =>
   u instanceof Error && (u.message === "maxBytes exceeded" || tooLarge(u.cause))
 
-/** A schema failure: an invalid id wins, else the first issue names the field. */
+/** A schema failure: an invalid id wins, else one plain sentence about the deepest field (domain/fieldProblem.ts). */
 export const decodeErrorToApiError = (e: HttpApiError.HttpApiDecodeError): ApiError => {
   if (e.issues.some((i) => i.message === INVALID_ID)) return Errors.invalidId()
-  const first = e.issues[0]
-  if (first === undefined) return Errors.badRequest(Messages.requestInvalid)
-  if (first.path.length === 0) return Errors.badRequest(Messages.requestNotJsonObject)
-  const field = first.path.map(String).join(".")
-  return Errors.badRequest(
-    first._tag === "Missing" ? `Missing field ${field}.` : `Wrong field ${field}: ${first.message.replace(/\s+/g, " ")}`
-  )
+  if (e.issues.every((i) => i.path.length === 0 && i._tag !== "Missing")) return Errors.badRequest(Messages.requestNotJsonObject)
+  return Errors.badRequest(decodeIssueProblem(e.issues, "The request"))
 }
 
 /**

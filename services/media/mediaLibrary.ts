@@ -13,7 +13,7 @@ import { CurrentPrincipal } from "../../protocol/http/security.js"
 import { policyRequire } from "../platform/policy.js"
 import { AppConfig } from "../platform/config.js"
 import { isOutboundError, type OutboundError } from "../platform/outbound/errors.js"
-import { makeOutboundHttp, OutboundHttp } from "../platform/outbound/OutboundHttp.js"
+import { OutboundHttp, outboundHttpFromEnv } from "../platform/outbound/OutboundHttp.js"
 import { inspectStoredFile, readHead } from "./inspectStoredFile.js"
 import { makeMediaRepo } from "./mediaRepo.js"
 import { MediaStorage } from "./storage.js"
@@ -36,8 +36,9 @@ export class MediaLibrary extends Effect.Service<MediaLibrary>()("media/MediaLib
     const storage = yield* MediaStorage
     const repo = yield* makeMediaRepo
     // The outbound client in the context when one is given (tests allow one loopback origin
-    // with OutboundHttpTest); otherwise the production client, public addresses only.
-    const outbound = Option.getOrElse(yield* Effect.serviceOption(OutboundHttp), () => makeOutboundHttp())
+    // with OutboundHttpTest); otherwise the process's client: public addresses and OUTBOUND_ALLOW.
+    const given = yield* Effect.serviceOption(OutboundHttp)
+    const outbound = Option.isSome(given) ? given.value : yield* Effect.orDie(outboundHttpFromEnv)
 
     /** Checks a file on local disk and adds it to the workspace's library. */
     const addFile = (input: {

@@ -66,13 +66,17 @@ export const makeMediaRepo = Effect.gen(function* () {
       LIMIT ${MEDIA_PAGE_SIZE} OFFSET ${(page - 1) * MEDIA_PAGE_SIZE}`
   })
 
-  const findManyQuery = SqlSchema.findAll({
-    Request: Schema.Struct({ workspaceId: Schema.String, ids: Schema.Array(Schema.String) }),
-    Result: MediaForPost,
-    execute: ({ ids, workspaceId }) => sql`
-      SELECT id, name, path, alt, mime, type, size, width, height FROM media
-      WHERE workspace_id = ${workspaceId} AND id IN ${sql.in(ids)}`
-  })
+  /** The workspace's media whose `column` is one of `values` (built once per column). */
+  const findWhereIn = (column: "id" | "path") =>
+    SqlSchema.findAll({
+      Request: Schema.Struct({ workspaceId: Schema.String, values: Schema.Array(Schema.String) }),
+      Result: MediaForPost,
+      execute: ({ values, workspaceId }) => sql`
+        SELECT id, name, path, alt, mime, type, size, width, height FROM media
+        WHERE workspace_id = ${workspaceId} AND ${sql(column)} IN ${sql.in(values)}`
+    })
+  const findManyQuery = findWhereIn("id")
+  const findByPathsQuery = findWhereIn("path")
 
   /**
    * The workspace's media among `ids` (for posts: image[].id and media resolve here).
@@ -80,10 +84,14 @@ export const makeMediaRepo = Effect.gen(function* () {
    */
   const findMany = (workspaceId: string, ids: ReadonlyArray<string>) => {
     const wanted = [...new Set(ids.filter(isUuid))]
-    return wanted.length === 0 ? Effect.succeed([] as ReadonlyArray<MediaForPost>) : findManyQuery({ workspaceId, ids: wanted })
+    return wanted.length === 0 ? Effect.succeed([] as ReadonlyArray<MediaForPost>) : findManyQuery({ workspaceId, values: wanted })
   }
 
-  return { insert, list, findMany }
+  /** The workspace's media whose public address is one of `paths` (a post naming an upload by its path). */
+  const findByPaths = (workspaceId: string, paths: ReadonlyArray<string>) =>
+    paths.length === 0 ? Effect.succeed([] as ReadonlyArray<MediaForPost>) : findByPathsQuery({ workspaceId, values: [...new Set(paths)] })
+
+  return { insert, list, findMany, findByPaths }
 })
 
 /** The repository as a service, built once per process. */

@@ -4,14 +4,15 @@ import { Data, Effect, Either, Layer, Option } from "effect"
 import { Errors, RuleProblem } from "../../domain/errors.js"
 import { canonicalJson, decideWithStored } from "../../domain/idempotency.js"
 import { findNetwork } from "../../domain/networks/index.js"
-import { normalizePostBody } from "../../domain/posts/body.js"
+import { normalizePostBody, readSettings } from "../../domain/posts/body.js"
+import { mediaIdsOf, withMediaByPath } from "../../domain/posts/mediaByPath.js"
 import { PostMessages } from "../../domain/posts/messages.js"
 import { readZonedDate } from "../../domain/posts/dates.js"
 import type { MediaRef, NormalizedPost, PostEntry } from "../../domain/posts/normalizedPost.js"
 import {
   checkPostAgainstNetworks,
   kindOfAddress,
-  settingsProblems,
+  settingsChangeProblems,
   unknownChannelIds,
   type ChannelForRules,
   type MediaForRules,
@@ -28,6 +29,7 @@ import {
   requestChanges,
   retry,
   setStatus,
+  wholePostStatus,
   type PostStep
 } from "../../domain/posts/states.js"
 import { GroupId } from "../../domain/ids.js"
@@ -243,13 +245,12 @@ export class PostWriter extends Effect.Service<PostWriter>()("posts/PostWriter",
         // the channels and media the body names, in this workspace only
         const channelIds = given.entries.map((e) => e.channelId)
         const channels = yield* channelsRepo.findMany({ workspaceId, ids: channelIds })
-        // settings a channel's connection answers fill what the post leaves out (a Discord channel id)
-        const post = withChannelDefaults(given, channels)
-        const library = yield* mediaRepo.findMany(
-          workspaceId,
-          post.entries.flatMap((e) => e.items.flatMap((i) => i.media.flatMap((m) => (m.id === null ? [] : [m.id]))))
-        )
+        const byPath = new Map(Object.entries(command.mediaByPath))
+        const library = yield* mediaRepo.findMany(workspaceId, [...mediaIdsOf(given), ...byPath.values()])
         const libraryById: ReadonlyMap<string, MediaForPost> = new Map(library.map((m) => [m.id, m]))
+        // files given by path are their library items; settings a channel's connection
+        // answers fill what the post leaves out (a Discord channel id)
+        const post = withChannelDefaults(withMediaByPath(given, (id) => libraryById.has(id), byPath), channels)
         const context: RulesContext = {
           channels: channels.flatMap(channelForRules),
           media: (id) => {
@@ -307,7 +308,8 @@ export class PostWriter extends Effect.Service<PostWriter>()("posts/PostWriter",
             postId: r.postId,
             group: groupId,
             integration: r.channelId,
-            status: r.status === "draft" ? "draft" : "queued",
+            // what the channel is: an edit keeps published and in-flight channels as they are
+            status: r.status,
             previewUrl: shareUrl(publicUrl, shareToken)
           }))
           // only successful answers are kept; a live record of another owner wins (hand-over race)
@@ -360,10 +362,10 @@ export class PostWriter extends Effect.Service<PostWriter>()("posts/PostWriter",
             if (!(["draft", "queued", "error"] as ReadonlyArray<string>).includes(target.status)) {
               return yield* Effect.fail(Errors.settingsAfterPublishing())
             }
-            const { __type: _ignored, ...incoming } = command.settings
+            const incoming = readSettings(command.settings)
             const merged = { ...decodeSettings(target.settings), ...incoming }
             const network = findNetwork(target.network)
-            const problems = Option.isSome(network) ? settingsProblems(target.channelName, network.value, merged) : []
+            const problems = Option.isSome(network) ? settingsChangeProblems(target.channelName, network.value, incoming, merged) : []
             if (problems.length > 0) {
               return yield* Effect.fail(
                 Errors.fixBeforeSaving(problems.map((message) => new RuleProblem({ channelId: target.channelId, channelName: target.channelName, message })))
@@ -419,7 +421,8 @@ export class PostWriter extends Effect.Service<PostWriter>()("posts/PostWriter",
           Effect.gen(function* () {
             const found = yield* channelsRepo.disconnect(workspaceId, command.channelId)
             if (Option.isNone(found)) return yield* Effect.fail(Errors.channelNotFound())
-            yield* store.removeWithChannel(workspaceId, command.channelId, removedWithChannel)
+            const left = yield* store.removeWithChannel(workspaceId, command.channelId, removedWithChannel)
+            yield* store.setGroupStatuses(left.map((g) => ({ id: g.id, status: wholePostStatus(g.statuses, g.approvalStatus) })))
             return { success: true as const }
           })
         )

@@ -2,16 +2,22 @@ import { SqlClient } from "@effect/sql"
 import { Effect, Either, Option } from "effect"
 import { Errors } from "../../domain/errors.js"
 import type { PostRef } from "../../domain/ids.js"
+import { normalizePostBody } from "../../domain/posts/body.js"
 import { postsRange } from "../../domain/posts/listRange.js"
+import { mediaIdsOf, pathsToResolve } from "../../domain/posts/mediaByPath.js"
+import { PostMessages } from "../../domain/posts/messages.js"
 import { CreatePosts, DeletePost, LinkRelease, MovePost, RetryPost, ReviewPost, SetPostSettings, SetPostStatus } from "../../protocol/actors.js"
 import { CurrentPrincipal } from "../../protocol/http/security.js"
 import { ActorClient, ActorClientLive } from "../gateway/actorClient.js"
-import { policyRequire } from "../platform/policy.js"
-import { storageDefects } from "../platform/storageDefects.js"
-import { PostsStore } from "./postsStore.js"
+import { MediaLibrary } from "../media/mediaLibrary.js"
+import { MediaRepo } from "../media/mediaRepo.js"
 import { freshCredentials } from "../networks/credentialsStore.js"
 import { NetworkAdapters } from "../networks/registry.js"
 import { AppConfig } from "../platform/config.js"
+import { policyRequire } from "../platform/policy.js"
+import { storageDefects } from "../platform/storageDefects.js"
+import { IdempotencyRepo } from "./idempotencyRepo.js"
+import { PostsStore } from "./postsStore.js"
 import { decodeSettings, decodeStoredMedia } from "./rows.js"
 
 /**
@@ -26,6 +32,9 @@ export class Posts extends Effect.Service<Posts>()("posts/Posts", {
     const adapters = yield* NetworkAdapters
     const sql = yield* SqlClient.SqlClient
     const config = yield* AppConfig
+    const mediaRepo = yield* MediaRepo
+    const library = yield* MediaLibrary
+    const idempotency = yield* IdempotencyRepo
     const principal = CurrentPrincipal
 
     /** GET /posts: one row per channel in the range (default 30 days back to 30 ahead), oldest first. */
@@ -49,12 +58,48 @@ export class Posts extends Effect.Service<Posts>()("posts/Posts", {
     const send = <A, I, E, EI>(command: Parameters<typeof actors.send<A, I, E, EI>>[1]) =>
       Effect.flatMap(principal, (p) => actors.send(p, command))
 
+    /**
+     * Files the body gives only by path (domain/posts/mediaByPath.ts): an address of the
+     * workspace's library is that item; any other http(s) address is imported through the
+     * SSRF-safe client, here at the edge so the workspace's actor never waits on the
+     * network. Nothing to do for a body the actor will refuse, or a request it will replay.
+     */
+    const mediaByPath = (workspaceId: string, body: unknown, idempotencyKey: string | null) =>
+      Effect.gen(function* () {
+        const normalized = normalizePostBody(body, new Date())
+        if (Either.isLeft(normalized)) return {}
+        const known = new Set<string>((yield* mediaRepo.findMany(workspaceId, mediaIdsOf(normalized.right))).map((m) => m.id))
+        const paths = pathsToResolve(normalized.right, (id) => known.has(id))
+        if (paths.length === 0) return {}
+        if (idempotencyKey !== null && Option.isSome(yield* idempotency.find(workspaceId, idempotencyKey, new Date()))) return {}
+        const own = (yield* mediaRepo.findByPaths(workspaceId, paths)).map((m) => [m.path, m.id] as const)
+        const found = new Set(own.map(([path]) => path))
+        const imported = yield* Effect.forEach(
+          paths.filter((p) => !found.has(p)),
+          (path) =>
+            library.importFromUrl({ workspaceId, url: path }).pipe(
+              Effect.map((media) => [path, media.id] as const),
+              Effect.mapError((e) => Errors.mediaRefused(PostMessages.mediaPathRefused(path, e.error), e.fix))
+            ),
+          { concurrency: 4 }
+        )
+        return Object.fromEntries([...own, ...imported])
+      }).pipe(storageDefects)
+
     /** POST /posts (both body forms), with the optional Idempotency-Key; MCP passes its creationMethod `mcp`. */
     const create = (body: unknown, idempotencyKey: string | null, defaultCreationMethod?: "mcp") =>
-      send(new CreatePosts({ body, idempotencyKey, ...(defaultCreationMethod === undefined ? {} : { defaultCreationMethod }) })).pipe(
-        Effect.withSpan("Posts.create"),
-        policyRequire("posts.write")
-      )
+      Effect.gen(function* () {
+        const { workspaceId } = yield* principal
+        const byPath = yield* mediaByPath(workspaceId, body, idempotencyKey)
+        return yield* send(
+          new CreatePosts({
+            body,
+            idempotencyKey,
+            mediaByPath: byPath,
+            ...(defaultCreationMethod === undefined ? {} : { defaultCreationMethod })
+          })
+        )
+      }).pipe(Effect.withSpan("Posts.create"), policyRequire("posts.write"))
 
     /** PUT /posts/{id}/date (the date is read by the writer, like every date of a post). */
     const move = (id: PostRef, date: string) =>
@@ -106,7 +151,7 @@ export class Posts extends Effect.Service<Posts>()("posts/Posts", {
 
     return { list, get, create, move, setStatus, setSettings, remove, review, missing, retry, linkRelease }
   }),
-  dependencies: [PostsStore.Live, ActorClientLive, NetworkAdapters.Default]
+  dependencies: [PostsStore.Live, ActorClientLive, NetworkAdapters.Default, MediaRepo.Live, MediaLibrary.Default, IdempotencyRepo.Live]
 }) {
   /** Without its stores and the actor client: a test gives those (services/platform/testLayer.ts). */
   static readonly Test = Posts.DefaultWithoutDependencies

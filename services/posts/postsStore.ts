@@ -2,12 +2,12 @@ import { SqlClient } from "@effect/sql"
 import { Context, Effect, Layer, Option, Schema } from "effect"
 import { Errors } from "../../domain/errors.js"
 import { GroupId } from "../../domain/ids.js"
-import { keptOnEdit, type ChannelStatus, type PostEvent, type PostSnapshot, type PostStep } from "../../domain/posts/states.js"
+import { keptOnEdit, type ChannelStatus, type PostEvent, type PostSnapshot, type PostStep, type WholePostStatus } from "../../domain/posts/states.js"
 import { AppConfig } from "../platform/config.js"
 import * as Outbox from "../platform/outbox.js"
 import { approvalEvent, isApprovalEvent, isPublishingEvent, publishingEvent } from "./postEvents.js"
 import { shareUrl, postRow, wholePost } from "./render.js"
-import { ActivityRow, ChannelPostRow, CommentRow, GroupRow, ItemRow, RootItemRow, SharedPostRow, StoredItemRow, TagRow, type StoredItem, type StoredMedia } from "./rows.js"
+import { ActivityRow, ChannelPostRow, CommentRow, GroupChannelsRow, GroupRow, ItemRow, RootItemRow, SharedPostRow, StoredItemRow, TagRow, type GroupChannels, type StoredItem, type StoredMedia } from "./rows.js"
 
 /** An item to write for a channel (create and edit). */
 export interface ItemWrite {
@@ -47,6 +47,7 @@ const decodeRootItems = Schema.decodeUnknown(Schema.Array(RootItemRow))
 const decodeComments = Schema.decodeUnknown(Schema.Array(CommentRow))
 const decodeStoredItems = Schema.decodeUnknown(Schema.Array(StoredItemRow))
 const decodeShared = Schema.decodeUnknown(Schema.Array(SharedPostRow))
+const decodeGroupChannels = Schema.decodeUnknown(Schema.Array(GroupChannelsRow))
 
 export const makePostsStore = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
@@ -158,7 +159,7 @@ export const makePostsStore = Effect.gen(function* () {
   const load = (workspaceId: string, groupId: GroupId, lock: boolean) =>
     Effect.gen(function* () {
       const groups = yield* sql`
-        SELECT id, workspace_id, status, approval_status, approved_by, publish_at, repeat_days, short_link,
+        SELECT id, workspace_id, approval_status, approved_by, publish_at, repeat_days, short_link,
                creation_method, author, share_token, created_at, updated_at
         FROM post_groups WHERE id = ${groupId} AND workspace_id = ${workspaceId} AND deleted_at IS NULL
         ${lock ? sql`FOR UPDATE` : sql``}`.pipe(Effect.flatMap(decodeGroups))
@@ -397,7 +398,7 @@ export const makePostsStore = Effect.gen(function* () {
       if (posts.length === 0) return []
       const groupIds = [...new Set(posts.map((p) => p.groupId))]
       const groups = yield* sql`
-        SELECT id, workspace_id, status, approval_status, approved_by, publish_at, repeat_days, short_link,
+        SELECT id, workspace_id, approval_status, approved_by, publish_at, repeat_days, short_link,
                creation_method, author, share_token, created_at, updated_at
         FROM post_groups WHERE id IN ${sql.in(groupIds)}`.pipe(Effect.flatMap(decodeGroups))
       const roots = yield* sql`
@@ -457,13 +458,28 @@ export const makePostsStore = Effect.gen(function* () {
         WHERE channel_id = ${channelId} AND workspace_id = ${workspaceId}
           AND deleted_at IS NULL AND status IN ${sql.in(statuses)}
         RETURNING id, group_id`
-      if (removed.length === 0) return
+      if (removed.length === 0) return [] as ReadonlyArray<GroupChannels>
       const groups = [...new Set(removed.map((r) => r.groupId))]
       yield* sql`
         UPDATE post_groups g SET deleted_at = now(), updated_at = now()
         WHERE g.id IN ${sql.in(groups)} AND g.deleted_at IS NULL
           AND NOT EXISTS (SELECT 1 FROM posts p WHERE p.group_id = g.id AND p.deleted_at IS NULL)`
+      // the posts left with fewer channels, for their whole-post status
+      return yield* sql`
+        SELECT g.id, g.approval_status, array_agg(p.status ORDER BY p.ordinal) AS statuses
+        FROM post_groups g JOIN posts p ON p.group_id = g.id AND p.deleted_at IS NULL
+        WHERE g.id IN ${sql.in(groups)} AND g.deleted_at IS NULL
+        GROUP BY g.id, g.approval_status`.pipe(Effect.flatMap(decodeGroupChannels))
     })
+
+  /** The stored whole-post status (kept for SQL readers; answers derive it: render.ts). */
+  const setGroupStatuses = (statuses: ReadonlyArray<{ readonly id: string; readonly status: WholePostStatus }>) =>
+    statuses.length === 0
+      ? Effect.void
+      : sql`
+          UPDATE post_groups g SET status = s.status, updated_at = now()
+          FROM jsonb_to_recordset(${JSON.stringify(statuses)}::jsonb) AS s(id uuid, status text)
+          WHERE g.id = s.id`.pipe(Effect.asVoid)
 
   /** The post a share link opens, with who reviews it (the customer of its first channel). */
   const findByShareToken = (token: string) =>
@@ -492,6 +508,7 @@ export const makePostsStore = Effect.gen(function* () {
     deleteGroup,
     addComment,
     removeWithChannel,
+    setGroupStatuses,
     findByShareToken
   }
 })

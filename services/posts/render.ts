@@ -1,4 +1,4 @@
-import { legacyState } from "../../domain/posts/states.js"
+import { legacyState, wholePostStatus } from "../../domain/posts/states.js"
 import { isoOrNull, isoUtc } from "../../domain/time.js"
 import type { WholePost } from "../../protocol/http/postResources.js"
 import {
@@ -67,7 +67,7 @@ export const wholePost = (parts: WholePostParts): WholePost => {
   const { group } = parts
   return {
     id: group.id,
-    status: group.status,
+    status: wholePostStatus(parts.posts.map((p) => p.status), group.approvalStatus),
     approvalStatus: group.approvalStatus,
     approvedBy: group.approvedBy,
     publishAt: isoUtc(group.publishAt),
@@ -84,6 +84,7 @@ export const wholePost = (parts: WholePostParts): WholePost => {
       if (root === undefined) return []
       return [
         {
+          postId: post.id,
           channelId: post.channelId,
           channelName: post.channelName,
           provider: post.network,

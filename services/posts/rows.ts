@@ -9,7 +9,7 @@ const Json = Schema.Unknown
 export const GroupRow = Schema.Struct({
   id: GroupId,
   workspaceId: WorkspaceId,
-  status: Schema.Literal("draft", "review", "scheduled", "changes", "published", "partial", "error"),
+  // no `status`: the whole-post status is derived from the channels when answering (domain/posts/states.ts)
   approvalStatus: Schema.NullOr(Schema.Literal("requested", "approved", "changes")),
   approvedBy: Schema.NullOr(Schema.String),
   publishAt: Schema.DateFromSelf,
@@ -89,6 +89,14 @@ export const StoredItemRow = Schema.Struct({
   delayMinutes: Schema.Number
 })
 export type StoredItem = typeof StoredItemRow.Type
+
+/** A whole post's approval and the statuses of its channels (after some were removed). */
+export const GroupChannelsRow = Schema.Struct({
+  id: Schema.String,
+  approvalStatus: Schema.NullOr(Schema.Literal("requested", "approved", "changes")),
+  statuses: Schema.Array(ChannelStatusLiteral)
+})
+export type GroupChannels = typeof GroupChannelsRow.Type
 
 /** A post found by its share token. */
 export const SharedPostRow = Schema.Struct({

@@ -1,3 +1,5 @@
+import { readFileSync } from "node:fs"
+import { connect } from "nats"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { client } from "../support/http.js"
 import { createWorld, startServices, type RunningServices, type TestWorld } from "../support/system.js"
@@ -6,7 +8,9 @@ import { withDb } from "../support/tokens.js"
 /**
  * Bodies and answers larger than a NATS message (1 MiB on a server with default settings):
  * the spec accepts JSON bodies up to 5 MB, and a whole post can be as large. Every command
- * must work for them, and every answer must reach the client (none lost, none a 500).
+ * of the workspace actors (protocol/actors.ts) must work for them, and every answer must
+ * reach the client (none lost, none a 500). The servers these tests run on, and the NATS
+ * servers deploy/ starts, keep NATS's default max_payload: nothing here depends on raising it.
  */
 
 let world: TestWorld
@@ -79,9 +83,58 @@ describe("a 4.9 MB body through every command, and answers over 1 MiB", () => {
     expect((await api.get(`/public/v1/posts/${group}`)).json.channels[0].root.content).toBe(next)
   })
 
+  it("POST /posts/{id}/retry: the 4.9 MB whole post of a failed channel, queued again", async () => {
+    const error = JSON.stringify({ message: "The network refused it.", fix: "Retry." })
+    await withDb(world, async (c) => {
+      await c.query("UPDATE posts SET status = 'error', error = $2 WHERE group_id = $1", [group, error])
+      await c.query("UPDATE post_items SET status = 'error', error = $2, due_at = NULL WHERE post_id IN (SELECT id FROM posts WHERE group_id = $1)", [group, error])
+    })
+    const res = await api.post(`/public/v1/posts/${group}/retry`)
+    expect(res.status).toBe(200)
+    expect(res.json.channels[0].root).toMatchObject({ state: "queued" })
+    expect(res.json.channels[0].root.content.length).toBeGreaterThan(4 * MB)
+  })
+
+  it("PUT /posts/{id}/release-id with a 4.9 MB body: linked, answered whole", async () => {
+    const releaseUrl = `https://lists.example/${"a".repeat(4.9 * MB - 1000)}`
+    const res = await api.put(`/public/v1/posts/${group}/release-id`, { releaseId: "issue-42", releaseUrl })
+    expect(res.status).toBe(200)
+    expect(res.json.channels[0].root).toMatchObject({ state: "published", releaseId: "issue-42" })
+    expect(res.json.channels[0].root.releaseUrl).toBe(releaseUrl)
+  })
+
   it("DELETE /posts/{id}", async () => {
     const res = await api.del(`/public/v1/posts/${group}`)
     expect(res).toMatchObject({ status: 200, json: { error: false, success: true } })
+  })
+
+  it("the client approves a 4.9 MB post in review on its share page (ReviewPost)", async () => {
+    const res = await api.post("/public/v1/posts", { type: "review", date: inDays(2), content, channels: [channelId] })
+    expect(res.status).toBe(200)
+    const token = new URL(res.json[0].previewUrl).pathname.split("/").pop()
+    const approved = await fetch(`${sys.url}/p/${token}/approve`, { method: "POST", redirect: "manual" })
+    expect(approved.status).toBe(303)
+    const post = (await api.get(`/public/v1/posts/${res.json[0].group}`)).json
+    expect(post).toMatchObject({ status: "scheduled", approvalStatus: "approved" })
+  })
+
+  it("DELETE /integrations/{id} (DeleteChannel) removes the channel's large posts", async () => {
+    const res = await api.del(`/public/v1/integrations/${channelId}`)
+    expect(res).toMatchObject({ status: 200, json: { success: true } })
+    expect((await api.get("/public/v1/posts?startDate=2020-01-01T00:00:00Z&endDate=2099-01-01T00:00:00Z")).json.posts).toEqual([])
+  })
+
+  it("the NATS server these ran on has the default 1 MiB max_payload, as deploy/ configures NATS", async () => {
+    const nc = await connect({ servers: world.natsUrl.split(",") })
+    try {
+      expect(nc.info?.max_payload).toBe(MB)
+    } finally {
+      await nc.close()
+    }
+    // deploy/ starts nats-server without raising max_payload (compose and the local cluster script)
+    for (const file of ["deploy/compose.yaml", "deploy/nats-cluster.sh", "deploy/local-servers.sh"]) {
+      expect(readFileSync(file, "utf8")).not.toMatch(/max_payload|max-payload/)
+    }
   })
 
   it("nothing large is left behind once answered", async () => {

@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { startLoopbackServer, type LoopbackServer } from "../../services/platform/outbound/testing.js"
 import { client } from "../support/http.js"
+import { jpeg } from "../support/mediaFiles.js"
 import { createWorld, startServices, type RunningServices, type TestWorld } from "../support/system.js"
 import { withDb } from "../support/tokens.js"
 import { waitFor } from "../support/wait.js"
@@ -12,14 +14,23 @@ import { waitFor } from "../support/wait.js"
 
 let world: TestWorld
 let sys: RunningServices
+// a file server on loopback: a post's image given by path is imported from it
+let origin: LoopbackServer
+let originUrl: string
 
 beforeAll(async () => {
+  origin = await startLoopbackServer((_req, res) => {
+    const body = jpeg(12, 8)
+    res.writeHead(200, { "content-type": "image/jpeg", "content-length": body.length }).end(body)
+  })
+  originUrl = origin.url("")
   world = await createWorld("postsread")
-  sys = await startServices(world)
+  sys = await startServices(world, undefined, { OUTBOUND_ALLOW: `127.0.0.1:${origin.origin.port}` })
 })
 afterAll(async () => {
   await sys?.stop()
   await world?.drop()
+  await origin?.close()
 })
 
 const DAY = 86_400_000
@@ -244,7 +255,7 @@ describe("GET /posts/{id}: the whole post", () => {
       date,
       tags: [{ value: "t", label: "Tagged" }],
       posts: [
-        { integration: { id: a }, value: [{ content: "root A", image: [{ id: "cli-id", path: "https://cdn.example.com/x.jpg", alt: "X" }] }, { content: "reply A", delay: 4 }] },
+        { integration: { id: a }, value: [{ content: "root A", image: [{ id: "cli-id", path: `${originUrl}/x.jpg`, alt: "X" }] }, { content: "reply A", delay: 4 }] },
         { integration: { id: b }, value: [{ content: "root B" }] }
       ]
     })
@@ -279,7 +290,8 @@ describe("GET /posts/{id}: the whole post", () => {
       channelId: a,
       position: 0,
       content: "root A",
-      media: [{ id: expect.any(String), alt: "X", url: "https://cdn.example.com/x.jpg", mime: expect.any(String), name: "x.jpg", size: expect.any(Number), type: "image", width: expect.any(Number), height: expect.any(Number) }],
+      // imported into the library: its id, address, type and size
+      media: [{ id: expect.stringMatching(uuid), alt: "X", url: expect.stringMatching(/\/media\//), mime: "image/jpeg", name: "x.jpg", size: jpeg(12, 8).length, type: "image", width: 12, height: 8 }],
       settings: expect.objectContaining({ __type: "test" }),
       delay: 0,
       state: "queued",

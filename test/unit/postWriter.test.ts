@@ -65,7 +65,6 @@ const storedDraft: LoadedPost = {
   group: {
     id: groupId,
     workspaceId,
-    status: "draft",
     approvalStatus: null,
     approvedBy: null,
     publishAt: new Date(Date.now() + 3600_000),

@@ -74,7 +74,7 @@ describe("states: whole-post status", () => {
     [["published", "unconfirmed"], null, "partial"],
     [["error", "queued"], null, "error"],
     [["unconfirmed"], null, "error"],
-    [["published", "draft"], null, "draft"],
+    [["published", "draft"], null, "partial"],
     [[], null, "draft"]
   ])("%j with approval %s is %s", (channels, approval, status) => {
     expect(wholePostStatus(channels, approval)).toBe(status)

@@ -31,13 +31,13 @@ export const makeOutboundHttp = (options?: { readonly resolver?: Resolver; reado
 }
 
 /** The client of every process: public addresses, plus the origins of OUTBOUND_ALLOW. */
-export const OutboundHttpLive: Layer.Layer<OutboundHttp, OutboundAllowInvalid> = Layer.effect(
-  OutboundHttp,
-  Effect.map(outboundAllowFromEnv(systemResolver), (allow) => makeOutboundHttp({ allow })).pipe(
-    // a ConfigError of a plain string with a default cannot happen; a bad entry stops the process
-    Effect.catchTag("ConfigError", (e) => Effect.die(e))
-  )
+/** The client as the environment configures it (OUTBOUND_ALLOW). */
+export const outboundHttpFromEnv: Effect.Effect<OutboundHttpShape, OutboundAllowInvalid> = Effect.map(outboundAllowFromEnv(systemResolver), (allow) => makeOutboundHttp({ allow })).pipe(
+  // a ConfigError of a plain string with a default cannot happen; a bad entry stops the process
+  Effect.catchTag("ConfigError", (e) => Effect.die(e))
 )
+
+export const OutboundHttpLive: Layer.Layer<OutboundHttp, OutboundAllowInvalid> = Layer.effect(OutboundHttp, outboundHttpFromEnv)
 
 export const outboundHttpWithResolver = (resolver: Resolver) =>
   Layer.succeed(OutboundHttp, makeOutboundHttp({ resolver }))

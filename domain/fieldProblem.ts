@@ -1,16 +1,47 @@
 import { Option, type ParseResult, Schema, SchemaAST } from "effect"
 
 /**
- * Turns a Schema decode failure of a request body into one plain sentence naming the
- * field, e.g. `posts[0].value[0].content is required.` Schema's own text lists every
- * union member; a client needs the one field to fix.
+ * Turns a Schema decode failure of a request into one plain sentence naming the field,
+ * e.g. `posts[0].value[0].content is required.` or `status must be draft or schedule.`
+ * Schema's own text (type names, every union member, the value sent, a server temp path
+ * of a multipart part) never reaches a client: a client needs the one field to fix and
+ * what it may hold. Two readers share the rule: `fieldProblem` for bodies a service
+ * decodes itself (POST /posts), `decodeIssueProblem` for what HttpApi decoded.
  */
 
 const ExpectedId: unique symbol = Symbol.for("domain/posts/Expected")
 
-/** Annotates a schema with what a client must send, used as `<field> must be <expected>.` */
+/** Every message `expecting` gives starts so; anything else is Schema's own text. */
+const MUST_BE = "must be "
+
+/** Whether an issue lies inside the value (a field or an element of it), not in the value itself. */
+const goesDeeper = (issue: ParseResult.ParseIssue): boolean => {
+  switch (issue._tag) {
+    case "Pointer":
+      return true
+    case "Refinement":
+    case "Transformation":
+      return issue.kind !== "Predicate" && issue.kind !== "Transformation" && goesDeeper(issue.issue)
+    case "Composite":
+      return (Array.isArray(issue.issues) ? issue.issues : [issue.issues]).some(goesDeeper)
+    default:
+      return false
+  }
+}
+
+/**
+ * Annotates a schema with what a client must send, used as `<field> must be <expected>.`
+ * The same words become the schema's message where the value itself is wrong, so a
+ * failure HttpApi decodes reads the same; a problem deeper inside keeps its own field.
+ */
 export const expecting = <A, I, R>(schema: Schema.Schema<A, I, R>, expected: string): Schema.Schema<A, I, R> =>
-  schema.annotations({ [ExpectedId]: expected })
+  schema.annotations({
+    [ExpectedId]: expected,
+    message: (issue) => {
+      const own = !goesDeeper(issue)
+      return { message: own ? `${MUST_BE}${expected}` : "", override: own }
+    }
+  })
 
 const expectedOf = (ast: SchemaAST.AST): string | undefined =>
   Option.getOrUndefined(SchemaAST.getAnnotation<string>(ExpectedId)(ast))
@@ -74,4 +105,25 @@ export const fieldProblem = (error: ParseResult.ParseError, root: string): strin
   const field = found.path.length === 0 ? root : fieldPath(found.path)
   if (found.missing) return `${field} is required.`
   return found.expected !== undefined ? `${field} must be ${found.expected}.` : `${field} is not valid.`
+}
+
+/** One issue of a failure as HttpApi reports it (ParseResult.ArrayFormatterIssue). */
+export interface DecodeIssue {
+  readonly _tag: string
+  readonly path: ReadonlyArray<PropertyKey>
+  readonly message: string
+}
+
+/**
+ * One sentence for a failure HttpApi decoded (body, query, path, headers, multipart):
+ * the deepest issue names the field; only `expecting`'s words say what is allowed.
+ * `root` names the whole request body when the issue is about it.
+ */
+export const decodeIssueProblem = (issues: ReadonlyArray<DecodeIssue>, root: string): string => {
+  const deepest = issues.reduce<DecodeIssue | undefined>((best, i) => (best === undefined || i.path.length > best.path.length ? i : best), undefined)
+  if (deepest === undefined) return `${root} is not valid.`
+  const field = deepest.path.length === 0 ? root : fieldPath(deepest.path)
+  if (deepest._tag === "Missing") return `${field} is required.`
+  if (deepest._tag === "Unexpected") return `${field} is not a field of this request.`
+  return deepest.message.startsWith(MUST_BE) ? `${field} ${deepest.message}.` : `${field} is not valid.`
 }
