@@ -127,6 +127,25 @@ describe("real answers of every served endpoint validate against the served docu
     expect(problems).toEqual([])
   })
 
+  it("free slots and analytics", async () => {
+    const { api, channel } = await workspace()
+    check("get", "/find-slot", await api.get("/public/v1/find-slot"))
+    check("get", "/find-slot", await api.get("/public/v1/find-slot?tzOffsetMinutes=330"))
+    check("get", "/find-slot", await api.get("/public/v1/find-slot?tzOffsetMinutes=900"))
+    check("get", "/find-slot/{id}", await api.get(`/public/v1/find-slot/${channel}`))
+    check("get", "/find-slot/{id}", await api.get(`/public/v1/find-slot/${NO_SUCH}`))
+    check("get", "/find-slot/{id}", await api.get("/public/v1/find-slot/nope"))
+    check("get", "/analytics/{integration}", await api.get(`/public/v1/analytics/${channel}`))
+    check("get", "/analytics/{integration}", await api.get(`/public/v1/analytics/${channel}?date=90`))
+    check("get", "/analytics/{integration}", await api.get(`/public/v1/analytics/${channel}?date=14`))
+    check("get", "/analytics/{integration}", await api.get(`/public/v1/analytics/${NO_SUCH}`))
+    const draft = await api.post("/public/v1/posts", { type: "draft", content: "Statistics later", channels: [channel] })
+    check("get", "/analytics/post/{postId}", await api.get(`/public/v1/analytics/post/${draft.json[0].postId}`))
+    check("get", "/analytics/post/{postId}", await api.get(`/public/v1/analytics/post/${NO_SUCH}`))
+    check("get", "/analytics/post/{postId}", await api.get("/public/v1/analytics/post/nope"))
+    expect(problems).toEqual([])
+  })
+
   it("media", async () => {
     const ws = await sys.admin.createWorkspace()
     const api = client(sys.url, ws.apiKey)
@@ -270,7 +289,8 @@ describe("real answers of every served endpoint validate against the served docu
     const operations = Object.entries<any>(doc.paths).flatMap(([path, item]) =>
       Object.keys(item).map((method) => `${method.toUpperCase()} ${path.replace(/^\/public\/v1/, "")}`)
     )
-    expect(operations.length).toBe(24)
+    // the 28 endpoints of the spec
+    expect(operations.length).toBe(28)
     const missing = operations.flatMap((op) => [
       ...([...validated].some((v) => v === `${op} 200`) ? [] : [`${op} 200`]),
       ...([...validated].some((v) => v.startsWith(`${op} 4`)) ? [] : [`${op} 4xx`])

@@ -85,7 +85,7 @@ describe("POST /api/webhooks", () => {
     expect(channel.status).toBe(400)
     const missing = await w.api.post("/api/webhooks", { url: receiver.url("/a") })
     expect(missing.status).toBe(400)
-    expect(missing.json.error).toBe("Missing field name.")
+    expect(missing.json.error).toBe("name is required.")
     const notJson = await w.api.post("/api/webhooks", "{nope")
     expect(notJson.status).toBe(400)
     expect(notJson.json.error).toBe("The request body is not valid JSON.")
