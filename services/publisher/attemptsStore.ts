@@ -1,6 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { Context, Effect, Layer, Option, Schema } from "effect"
 import type { ActivityEntry, ChannelStatus, PostSnapshot, WholePostStatus } from "../../domain/posts/states.js"
+import { PublishMessages } from "../../domain/posts/messages.js"
 import { ChannelStatusLiteral, StoredMedia } from "../posts/rows.js"
 
 /** An item as its attempt needs it: what to send, where, with which credentials, in reply to what. */
@@ -60,6 +61,9 @@ export interface AttemptResult {
 }
 
 const errorJson = (error: AttemptResult["error"]) => (error === null ? null : JSON.stringify(error))
+
+/** The error of follow-ups stopped behind an item that did not go out (compared as jsonb to find them again). */
+const stoppedError = JSON.stringify(PublishMessages.previousItemNotLive)
 
 /**
  * Publish attempts and the state they move (DESIGN "Publisher": an attempt row committed
@@ -175,10 +179,26 @@ export const makeAttemptsStore = Effect.gen(function* () {
     )
   }
 
-  /** The follow-up after `position` becomes due its `delay` minutes from now. */
+  /**
+   * The item at `position` went live: follow-ups stopped because it had not (a late answer
+   * that wins over `unconfirmed`) wait again, and the next one becomes due its `delay`
+   * minutes from now.
+   */
   const scheduleNextFollowUp = (postId: string, position: number) =>
-    sql`UPDATE post_items SET due_at = now() + make_interval(mins => delay_minutes)
-      WHERE post_id = ${postId} AND position = ${position + 1} AND status = 'queued'`.pipe(Effect.asVoid)
+    Effect.gen(function* () {
+      yield* sql`UPDATE post_items SET status = 'queued', error = NULL, due_at = NULL
+        WHERE post_id = ${postId} AND position > ${position} AND status = 'error' AND error = ${stoppedError}::jsonb`
+      yield* sql`UPDATE post_items SET due_at = now() + make_interval(mins => delay_minutes)
+        WHERE post_id = ${postId} AND position = ${position + 1} AND status = 'queued'`
+    })
+
+  /**
+   * The item at `position` failed or is unconfirmed: the follow-ups still waiting behind it
+   * end `error` with a message that says why (a retry of the post queues them again).
+   */
+  const stopFollowUpsAfter = (postId: string, position: number) =>
+    sql`UPDATE post_items SET status = 'error', error = ${stoppedError}::jsonb, due_at = NULL
+      WHERE post_id = ${postId} AND position > ${position} AND status = 'queued'`.pipe(Effect.asVoid)
 
   /** The whole post, locked, with the status of each of its channels; None when it is gone. */
   const loadGroupForOutcome = (groupId: string) =>
@@ -221,6 +241,7 @@ export const makeAttemptsStore = Effect.gen(function* () {
     concludeAttempt,
     moveItem,
     scheduleNextFollowUp,
+    stopFollowUpsAfter,
     loadGroupForOutcome,
     moveChannelPost,
     setGroupStatus,

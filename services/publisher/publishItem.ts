@@ -197,7 +197,7 @@ const runAttempt = (item: ItemToPublish, attemptId: string, mode: AttemptMode, r
 
 const outcomeOf = (result: Conclusion): AttemptOutcome =>
   result._tag === "Published"
-    ? { kind: "published" }
+    ? { kind: "published", releaseUrl: result.releaseUrl }
     : result._tag === "Rejected"
       ? { kind: "rejected", error: result.message, fix: result.fix }
       : { kind: "unconfirmed", ...lostAnswer }
@@ -223,8 +223,11 @@ const recordOutcome = (item: ItemToPublish, attemptId: string, conclusion: Concl
         // only the item's latest attempt moves it: after a retry the new attempt decides
         const moved = yield* attempts.moveItem(item.id, attempt.value, result)
         if (Option.isNone(moved)) return // moved meanwhile (deleted, linked by hand): its outcome changes nothing
-        // the next follow-up becomes due `delay` minutes after this one went live
+        // the next follow-up becomes due `delay` minutes after this one went live; behind an
+        // item that did not go out, the follow-ups end `error` saying why (a retry queues them)
         if (outcome.kind === "published") yield* attempts.scheduleNextFollowUp(item.postId, item.position)
+        else yield* attempts.stopFollowUpsAfter(item.postId, item.position)
+        // a follow-up's outcome stays on the follow-up: it does not fail its post (retried alone)
         if (item.position !== 0) return
         const post = yield* attempts.loadGroupForOutcome(item.groupId)
         if (Option.isNone(post)) return
