@@ -39,7 +39,8 @@ const MovedItemRow = Schema.Struct({ publishedAt: Schema.NullOr(Schema.DateFromS
 /** The whole post as the outcome of its root item sees it (domain/posts/states.ts afterAttempt). */
 const GroupForOutcomeRow = Schema.Struct({
   publishAt: Schema.DateFromSelf,
-  approvalStatus: Schema.NullOr(Schema.Literal("requested", "approved", "changes"))
+  approvalStatus: Schema.NullOr(Schema.Literal("requested", "approved", "changes")),
+  repeatDays: Schema.NullOr(Schema.Number)
 })
 const ChannelOfGroupRow = Schema.Struct({ channelId: Schema.String, status: ChannelStatusLiteral })
 
@@ -200,16 +201,19 @@ export const makeAttemptsStore = Effect.gen(function* () {
     sql`UPDATE post_items SET status = 'error', error = ${stoppedError}::jsonb, due_at = NULL
       WHERE post_id = ${postId} AND position > ${position} AND status = 'queued'`.pipe(Effect.asVoid)
 
-  /** The whole post, locked, with the status of each of its channels; None when it is gone. */
+  /** The whole post, locked, with the status of each of its channels and its repeat; None when it is gone. */
   const loadGroupForOutcome = (groupId: string) =>
     Effect.gen(function* () {
-      const groups = yield* sql`SELECT publish_at, approval_status FROM post_groups WHERE id = ${groupId} FOR UPDATE`.pipe(
+      const groups = yield* sql`SELECT publish_at, approval_status, repeat_days FROM post_groups WHERE id = ${groupId} FOR UPDATE`.pipe(
         Effect.flatMap(decodeGroups)
       )
       const channels = yield* sql`SELECT channel_id, status FROM posts WHERE group_id = ${groupId} AND deleted_at IS NULL`.pipe(
         Effect.flatMap(decodeChannels)
       )
-      return Option.map(Option.fromNullable(groups[0]), (g): PostSnapshot => ({ publishAt: g.publishAt, approval: g.approvalStatus, channels }))
+      return Option.map(
+        Option.fromNullable(groups[0]),
+        (g): PostSnapshot & { readonly repeatDays: number | null } => ({ publishAt: g.publishAt, approval: g.approvalStatus, channels, repeatDays: g.repeatDays })
+      )
     })
 
   /** Moves the channel's post to its new status with the attempt's release or error. */

@@ -5,6 +5,7 @@ import { Nats } from "../platform/nats.js"
 import { NetworkAdapters } from "../networks/registry.js"
 import { AttemptsStore } from "./attemptsStore.js"
 import { publishItem } from "./publishItem.js"
+import { RepeatStore } from "./repeatStore.js"
 import { runTokenRefresher } from "./tokenRefresher.js"
 
 /**
@@ -36,4 +37,4 @@ const publisher = Layer.scopedDiscard(
   })
 )
 
-export const PublisherLive = publisher.pipe(Layer.provide(Layer.merge(NetworkAdapters.Default, AttemptsStore.Live)))
+export const PublisherLive = publisher.pipe(Layer.provide(Layer.mergeAll(NetworkAdapters.Default, AttemptsStore.Live, RepeatStore.Live)))

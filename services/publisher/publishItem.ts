@@ -2,6 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { Data, Duration, Effect, Either, Option, Schedule } from "effect"
 import { findNetwork } from "../../domain/networks/index.js"
 import { PublishMessages } from "../../domain/posts/messages.js"
+import { nextOccurrenceAt } from "../../domain/posts/repeat.js"
 import { afterAttempt, type AttemptOutcome } from "../../domain/posts/states.js"
 import { type NetworkAdapter, PublishAnswer, type PublishRequest, SearchAnswer } from "../networks/adapter.js"
 import { NetworkAdapters } from "../networks/registry.js"
@@ -11,6 +12,7 @@ import { freshCredentials } from "../networks/credentialsStore.js"
 import { isPublishingEvent, publishingEvent } from "../posts/postEvents.js"
 import { decodeSettings } from "../posts/rows.js"
 import { AttemptsStore, type AttemptResult, type ItemToPublish } from "./attemptsStore.js"
+import { RepeatStore } from "./repeatStore.js"
 
 /** How the publisher runs its jobs (services/publisher/main.ts reads them from the environment). */
 export interface PublishSettings {
@@ -237,6 +239,11 @@ const recordOutcome = (item: ItemToPublish, attemptId: string, conclusion: Concl
         yield* attempts.moveChannelPost(item.postId, channel.to, result)
         yield* attempts.setGroupStatus(item.groupId, step.status)
         yield* attempts.addActivity(item.groupId, step.activity)
+        // a repeating post's first channel to go live makes its next occurrence (once: unique repeat_of)
+        if (channel.to === "published" && post.value.repeatDays !== null) {
+          const repeats = yield* RepeatStore
+          yield* repeats.createNextOccurrence(item.groupId, nextOccurrenceAt(post.value.publishAt, post.value.repeatDays, new Date()))
+        }
         const publishedAt = moved.value.publishedAt ?? new Date()
         const channelAttempt = {
           postId: item.postId,
