@@ -10,7 +10,7 @@ import m0003 from "./migrations/0003_publishing.js"
 import m0004 from "./migrations/0004_publish_jobs.js"
 import m0005 from "./migrations/0005_actor_fencing.js"
 import m0006 from "./migrations/0006_networks.js"
-import m0007 from "./migrations/0007_repeat_occurrences.js"
+import m0007 from "./migrations/0007_repeats_and_pauses.js"
 
 /** Every migration, in order. Add new ones here; ids only ever grow. */
 export const migrations = {
@@ -20,7 +20,7 @@ export const migrations = {
   "4_publish_jobs": m0004,
   "5_actor_fencing": m0005,
   "6_networks": m0006,
-  "7_repeat_occurrences": m0007
+  "7_repeats_and_pauses": m0007
 }
 
 export class DatabaseUnavailable extends Data.TaggedError("DatabaseUnavailable")<{ readonly message: string }> {}

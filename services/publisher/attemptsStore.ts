@@ -22,7 +22,9 @@ export const ItemToPublish = Schema.Struct({
   replyTo: Schema.NullOr(Schema.String),
   rootReleaseId: Schema.NullOr(Schema.String),
   /** Queued again by a retry after an unconfirmed outcome: ask the network before sending. */
-  searchFirst: Schema.Boolean
+  searchFirst: Schema.Boolean,
+  /** How long the channel's publishing still pauses after the network's 429 (0: not paused). */
+  pausedMs: Schema.Number
 })
 export type ItemToPublish = typeof ItemToPublish.Type
 
@@ -83,7 +85,8 @@ export const makeAttemptsStore = Effect.gen(function* () {
              i.position, i.content, i.media, i.status, p.settings, c.credentials,
              (SELECT prev.release_id FROM post_items prev WHERE prev.post_id = i.post_id AND prev.position = i.position - 1) AS reply_to,
              (SELECT root.release_id FROM post_items root WHERE root.post_id = i.post_id AND root.position = 0 AND i.position > 0) AS root_release_id,
-             i.search_first
+             i.search_first,
+             greatest(0, coalesce(ceil(extract(epoch FROM (c.publish_paused_until - now())) * 1000), 0))::int AS paused_ms
       FROM post_items i JOIN posts p ON p.id = i.post_id JOIN channels c ON c.id = p.channel_id
       WHERE i.id = ${itemId} AND p.deleted_at IS NULL
       FOR UPDATE OF i`.pipe(
@@ -146,6 +149,11 @@ export const makeAttemptsStore = Effect.gen(function* () {
   const closeUnsent = (attemptId: string, outcome: "rate_limited" | "not_sent", reason: string) =>
     sql`UPDATE publish_attempts SET finished_at = now(), outcome = ${outcome}, error = ${JSON.stringify({ message: reason, fix: "" })}
       WHERE id = ${attemptId} AND outcome IS NULL`.pipe(Effect.asVoid)
+
+  /** The network answered 429 for this channel: no call to it for `ms`, from any process. */
+  const pauseChannel = (channelId: string, ms: number) =>
+    sql`UPDATE channels SET publish_paused_until = greatest(coalesce(publish_paused_until, now()), now() + ${ms} * interval '1 millisecond')
+      WHERE id = ${channelId}`.pipe(Effect.asVoid)
 
   /**
    * Records the attempt's outcome; its number, or None when another job concluded it
@@ -242,6 +250,7 @@ export const makeAttemptsStore = Effect.gen(function* () {
     openAttempt,
     renewLease,
     closeUnsent,
+    pauseChannel,
     concludeAttempt,
     moveItem,
     scheduleNextFollowUp,

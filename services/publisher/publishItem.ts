@@ -12,6 +12,7 @@ import { freshCredentials } from "../networks/credentialsStore.js"
 import { isPublishingEvent, publishingEvent } from "../posts/postEvents.js"
 import { decodeSettings } from "../posts/rows.js"
 import { AttemptsStore, type AttemptResult, type ItemToPublish } from "./attemptsStore.js"
+import { PublishLimiter } from "./publishLimiter.js"
 import { RepeatStore } from "./repeatStore.js"
 
 /** How the publisher runs its jobs (services/publisher/main.ts reads them from the environment). */
@@ -37,8 +38,16 @@ type Start = Data.TaggedEnum<{
   Nothing: {}
   /** Another job holds the item's open attempt: come back when its lease ends. */
   Busy: { readonly leaseLeftMs: number }
-  /** An attempt of ours: send, or (an earlier attempt may have sent it) search. */
-  Run: { readonly item: ItemToPublish; readonly attemptId: string; readonly mode: AttemptMode; readonly reachedNothing: number }
+  /** The channel is paused by the network's 429, or its network's or channel's limits are full: come back later. */
+  Wait: { readonly delayMs: number }
+  /** An attempt of ours: send, or (an earlier attempt may have sent it) search; `release` gives the limiter's slot back. */
+  Run: {
+    readonly item: ItemToPublish
+    readonly attemptId: string
+    readonly mode: AttemptMode
+    readonly reachedNothing: number
+    readonly release: Effect.Effect<void>
+  }
 }>
 const Start = Data.taggedEnum<Start>()
 
@@ -67,6 +76,9 @@ const startAttempt = (itemId: string, owner: string, leaseMs: number) =>
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const attempts = yield* AttemptsStore
+    const limiter = yield* PublishLimiter
+    // the slot taken inside the transaction is given back if the transaction does not commit
+    let slot: Effect.Effect<void> = Effect.void
     return yield* sql.withTransaction(
       Effect.gen(function* () {
         const item = yield* attempts.lockItem(itemId)
@@ -74,11 +86,18 @@ const startAttempt = (itemId: string, owner: string, leaseMs: number) =>
         const open = yield* attempts.findOpenAttempt(itemId)
         const history = yield* attempts.attemptHistory(itemId)
         const { reachedNothing } = history
+        if (Option.isSome(open) && open.value.leaseLeftMs > 0 && open.value.leaseOwner !== owner) {
+          return Start.Busy({ leaseLeftMs: open.value.leaseLeftMs })
+        }
+        // nothing new goes to a channel the network asked to wait (429 Retry-After); a search may
+        if (Option.isNone(open) && item.value.pausedMs > 0) return Start.Wait({ delayMs: item.value.pausedMs })
+        const admission = yield* limiter.admit(item.value.network, item.value.channelId)
+        if (admission._tag === "Wait") return Start.Wait({ delayMs: admission.delayMs })
+        slot = admission.release
+        const release = admission.release
         if (Option.isSome(open)) {
-          const { id, leaseLeftMs, leaseOwner } = open.value
-          if (leaseLeftMs > 0 && leaseOwner !== owner) return Start.Busy({ leaseLeftMs })
-          yield* attempts.takeOver(id, owner, leaseMs)
-          return Start.Run({ item: item.value, attemptId: id, mode: "search", reachedNothing })
+          yield* attempts.takeOver(open.value.id, owner, leaseMs)
+          return Start.Run({ item: item.value, attemptId: open.value.id, mode: "search", reachedNothing, release })
         }
         const attemptId = yield* attempts.openAttempt({
           itemId,
@@ -88,9 +107,9 @@ const startAttempt = (itemId: string, owner: string, leaseMs: number) =>
           leaseMs
         })
         if (item.value.searchFirst) yield* attempts.clearSearchFirst(itemId)
-        return Start.Run({ item: item.value, attemptId, mode: item.value.searchFirst ? "search-first" : "send", reachedNothing })
+        return Start.Run({ item: item.value, attemptId, mode: item.value.searchFirst ? "search-first" : "send", reachedNothing, release })
       })
-    )
+    ).pipe(Effect.onError(() => slot))
   })
 
 /** Keeps the attempt ours while its job runs; stops quietly if another job took it over. */
@@ -132,10 +151,13 @@ export const publishItem = (itemId: string, settings: PublishSettings) =>
     const start = yield* startAttempt(itemId, owner, settings.leaseMs)
     if (start._tag === "Nothing") return JobOutcome.Done()
     if (start._tag === "Busy") return JobOutcome.Retry({ delayMs: start.leaseLeftMs + 250 })
-    const { attemptId, item, mode, reachedNothing } = start
+    // back to JetStream with a delay: a worker slot never sleeps through another network's wait
+    if (start._tag === "Wait") return JobOutcome.Retry({ delayMs: start.delayMs })
+    const { attemptId, item, mode, reachedNothing, release } = start
     return yield* Effect.forkScoped(holdLease(attemptId, owner, settings.leaseMs)).pipe(
       Effect.zipRight(runAttempt(item, attemptId, mode, reachedNothing, settings)),
-      Effect.scoped
+      Effect.scoped,
+      Effect.ensuring(release)
     )
   }).pipe(Effect.withSpan("publisher.publishItem", { attributes: { itemId } }))
 
@@ -187,8 +209,12 @@ const runAttempt = (item: ItemToPublish, attemptId: string, mode: AttemptMode, r
     return yield* PublishAnswer.$match(answer, {
       Published: ({ releaseId, releaseUrl }) => conclude({ _tag: "Published", releaseId, releaseUrl }),
       Rejected: ({ fix, message }) => conclude({ _tag: "Rejected", message, fix }),
+      // the channel waits out the network's Retry-After, in every process; other channels and networks go on
       RateLimited: ({ retryAfterMs }) =>
-        closeUnsent(attemptId, "rate_limited", `rate limited for ${retryAfterMs} ms`).pipe(Effect.as(JobOutcome.Retry({ delayMs: retryAfterMs }))),
+        closeUnsent(attemptId, "rate_limited", `rate limited for ${retryAfterMs} ms`).pipe(
+          Effect.zipRight(Effect.flatMap(AttemptsStore, (attempts) => attempts.pauseChannel(item.channelId, retryAfterMs))),
+          Effect.as(JobOutcome.Retry({ delayMs: retryAfterMs }))
+        ),
       FailedBeforeSending: ({ reason }) =>
         reachedNothing + 1 >= MAX_SENDS_THAT_REACHED_NOTHING
           ? conclude(unreachable(networkName, reason))
