@@ -7,6 +7,7 @@ import { afterAttempt, type AttemptOutcome } from "../../domain/posts/states.js"
 import { type NetworkAdapter, PublishAnswer, type PublishRequest, SearchAnswer } from "../networks/adapter.js"
 import { NetworkAdapters } from "../networks/registry.js"
 import { JobOutcome } from "../platform/jetstreamConsumer.js"
+import { pausePoint } from "../platform/testHooks.js"
 import * as Outbox from "../platform/outbox.js"
 import { freshCredentials } from "../networks/credentialsStore.js"
 import { isPublishingEvent, publishingEvent } from "../posts/postEvents.js"
@@ -155,6 +156,7 @@ export const publishItem = (itemId: string, settings: PublishSettings) =>
     if (start._tag === "Wait") return JobOutcome.Retry({ delayMs: start.delayMs })
     const { attemptId, item, mode, reachedNothing, release } = start
     return yield* Effect.forkScoped(holdLease(attemptId, owner, settings.leaseMs)).pipe(
+      Effect.zipRight(pausePoint("publisher.attemptRecorded")),
       Effect.zipRight(runAttempt(item, attemptId, mode, reachedNothing, settings)),
       Effect.scoped,
       Effect.ensuring(release)
@@ -206,6 +208,7 @@ const runAttempt = (item: ItemToPublish, attemptId: string, mode: AttemptMode, r
         onTimeout: () => PublishAnswer.NoAnswer({ reason: `no answer within ${settings.networkTimeoutMs} ms` })
       })
     )
+    yield* pausePoint("publisher.answered")
     return yield* PublishAnswer.$match(answer, {
       Published: ({ releaseId, releaseUrl }) => conclude({ _tag: "Published", releaseId, releaseUrl }),
       Rejected: ({ fix, message }) => conclude({ _tag: "Rejected", message, fix }),

@@ -4,6 +4,7 @@ import { headers as natsHeaders } from "nats"
 import { publishingPaused } from "../../domain/billing.js"
 import { PublishJobJson } from "../../protocol/jobs.js"
 import { Nats } from "../platform/nats.js"
+import { pausePoint } from "../platform/testHooks.js"
 import { DueItemsStore, type PublishJobRow } from "./dueItemsStore.js"
 
 /**
@@ -80,6 +81,7 @@ export const claimDueItems = (batch = 100) =>
         return jobs
       })
     )
+    if (jobs.length > 0) yield* pausePoint("scheduler.claimed")
     yield* enqueueAll(jobs)
     return jobs.length
   })
