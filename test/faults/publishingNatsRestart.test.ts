@@ -1,4 +1,6 @@
+import { connect } from "nats"
 import { inject } from "vitest"
+import { names } from "../../protocol/names.js"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { everyItemSettles, privateNats, separateServices, testNetworkCopies, type SeparateServices } from "../support/publishingProcesses.js"
 import { simulatorEnv, startSimulator } from "../support/simulator/index.js"
@@ -67,5 +69,13 @@ describe("NATS killed and restarted while a publish job is in flight", () => {
     expect(onTest.get(inFlight)).toBe(1)
     for (const [n, text] of after.entries()) expect(n % 2 === 0 ? onTest.get(text) : sim.postsOf("mastodon").filter((p) => p.text === text).length).toBe(1)
     for (const text of before) expect(sim.postsOf("mastodon").filter((p) => p.text === text)).toHaveLength(1)
+    // the job whose acknowledgement was lost with the server came back and was settled: PUBLISH (a work queue) empties
+    const nc = await connect({ servers: nats.url })
+    try {
+      const jsm = await nc.jetstreamManager()
+      await waitFor("PUBLISH still holds jobs", async () => ((await jsm.streams.info(names(world.namespace).publishStream)).state.messages === 0 ? true : undefined), 60_000)
+    } finally {
+      await nc.close()
+    }
   }, 240_000)
 })
