@@ -38,12 +38,15 @@ const enqueue = (job: PublishJobRow) =>
     yield* store.markEnqueued(job, ack.seq)
   })
 
+/** Jobs put on PUBLISH at once: a minute with thousands of due items is not enqueued one round trip at a time. */
+const ENQUEUE_CONCURRENCY = 32
+
 /** Enqueues each job; one that fails stays unacknowledged for the sweeper. */
 const enqueueAll = (jobs: ReadonlyArray<PublishJobRow>) =>
   Effect.forEach(
     jobs,
     (job) => enqueue(job).pipe(Effect.catchAllCause((cause) => Effect.logWarning(`publish job ${publishMessageId(job)} not enqueued; the sweeper retries`, cause))),
-    { discard: true }
+    { discard: true, concurrency: ENQUEUE_CONCURRENCY }
   )
 
 /**
@@ -85,6 +88,9 @@ export const claimDueItems = (batch = 100) =>
     yield* enqueueAll(jobs)
     return jobs.length
   })
+
+/** Claims batch after batch until fewer than a batch were due, so a busy minute is not spread over many ticks. */
+export const claimAllDueItems = (batch = 500) => claimDueItems(batch).pipe(Effect.repeat({ while: (claimed) => claimed === batch }))
 
 /**
  * Jobs whose enqueue JetStream never acknowledged (the publish failed, or the process died

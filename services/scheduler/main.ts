@@ -3,7 +3,7 @@ import { makeFenceStore } from "../actors/fencing.js"
 import { makeActorPayloads } from "../platform/actorPayloads.js"
 import * as Outbox from "../platform/outbox.js"
 import { makeIdempotencyRepo } from "../posts/idempotencyRepo.js"
-import { claimDueItems, enqueueUnacknowledgedJobs, requeueLostJobs } from "./dueItems.js"
+import { claimAllDueItems, enqueueUnacknowledgedJobs, requeueLostJobs } from "./dueItems.js"
 import { DueItemsStore } from "./dueItemsStore.js"
 
 const every = <A, E, R>(interval: Duration.DurationInput, name: string, task: Effect.Effect<A, E, R>) =>
@@ -29,7 +29,7 @@ export const SchedulerLive = Layer.scopedDiscard(
     const anHourAgo = () => new Date(Date.now() - 3600_000)
     // events go to EVENTS right after their commit; this only repairs what was left behind
     yield* every("2 seconds", "outbox sweeper", Outbox.sweep({ olderThanSeconds: 3 }))
-    yield* every("500 millis", "due items", claimDueItems())
+    yield* every("500 millis", "due items", claimAllDueItems())
     yield* every("2 seconds", "unacknowledged publish jobs", enqueueUnacknowledgedJobs())
     yield* every("15 seconds", "lost publish jobs", requeueLostJobs())
     yield* every("1 minute", "idempotency expiry", Effect.suspend(() => idempotency.expire(new Date())))
