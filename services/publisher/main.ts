@@ -6,7 +6,7 @@ import { NetworkAdapters } from "../networks/registry.js"
 import { AttemptsStore } from "./attemptsStore.js"
 import { publishItem } from "./publishItem.js"
 import { PublishLimiter } from "./publishLimiter.js"
-import { RepeatStore } from "./repeatStore.js"
+import { RepeatStore } from "../posts/repeatStore.js"
 import { runTokenRefresher } from "./tokenRefresher.js"
 
 /**

@@ -14,7 +14,7 @@ import { isPublishingEvent, publishingEvent } from "../posts/postEvents.js"
 import { decodeSettings } from "../posts/rows.js"
 import { AttemptsStore, type AttemptResult, type ItemToPublish } from "./attemptsStore.js"
 import { PublishLimiter } from "./publishLimiter.js"
-import { RepeatStore } from "./repeatStore.js"
+import { RepeatStore } from "../posts/repeatStore.js"
 
 /** How the publisher runs its jobs (services/publisher/main.ts reads them from the environment). */
 export interface PublishSettings {

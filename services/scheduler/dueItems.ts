@@ -2,7 +2,9 @@ import { SqlClient } from "@effect/sql"
 import { Clock, Effect, Option, Schema } from "effect"
 import { headers as natsHeaders } from "nats"
 import { publishingPaused } from "../../domain/billing.js"
+import { nextOccurrenceAt } from "../../domain/posts/repeat.js"
 import { PublishJobJson } from "../../protocol/jobs.js"
+import { RepeatStore } from "../posts/repeatStore.js"
 import { Nats } from "../platform/nats.js"
 import { pausePoint } from "../platform/testHooks.js"
 import { DueItemsStore, type PublishJobRow } from "./dueItemsStore.js"
@@ -160,4 +162,21 @@ export const requeueLostJobs = (options: { readonly minAgeMs?: number; readonly 
     )
     yield* enqueueAll(reclaimed)
     return reclaimed.length
+  })
+
+/**
+ * Makes the next occurrence of repeating posts that went live without one: linked by hand
+ * (PUT /posts/{id}/release-id) rather than published by the publisher, which makes it in its
+ * outcome's transaction. Idempotent: the unique repeat_of keeps it to one, whoever wins.
+ */
+export const createMissingRepeats = (batch = 100) =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const repeats = yield* RepeatStore
+    const live = yield* repeats.liveWithoutNext(batch)
+    const now = new Date(yield* Clock.currentTimeMillis)
+    for (const occurrence of live) {
+      yield* sql.withTransaction(repeats.createNextOccurrence(occurrence.id, nextOccurrenceAt(occurrence.publishAt, occurrence.repeatDays, now)))
+    }
+    return live.length
   })

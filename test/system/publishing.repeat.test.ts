@@ -1,6 +1,7 @@
 import { Effect, Option } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { RepeatStore } from "../../services/publisher/repeatStore.js"
+import { RepeatStore } from "../../services/posts/repeatStore.js"
+import { createMissingRepeats } from "../../services/scheduler/dueItems.js"
 import { client } from "../support/http.js"
 import { createWorld, startServices, type RunningServices, type TestWorld } from "../support/system.js"
 import { withDb } from "../support/tokens.js"
@@ -89,6 +90,25 @@ describe("a repeating post", () => {
     expect(third[0]!.publishAt.getTime()).toBe(Date.parse(first.publishAt) + 14 * DAY)
     expect(await q("SELECT count(*)::int AS n FROM test_network_posts WHERE content = 'weekly tip'")).toEqual([{ n: 2 }])
   }, 60_000)
+
+  it("an occurrence linked live by hand (PUT /posts/{id}/release-id) gets its next occurrence from the scheduler, once", async () => {
+    const { apiKey, workspaceId } = await sys.admin.createWorkspace()
+    const c = (await sys.admin.createChannel({ workspaceId, network: "test", name: "Linked", customerId: null, postingTimes: [] })).channelId
+    const api = client(sys.url, apiKey)
+    const res = await api.post("/public/v1/posts", { type: "now", repeatDays: 3, posts: [{ integration: { id: c }, value: [{ content: "linked repeat" }], settings: { outcome: "reject" } }] })
+    const { group, postId } = res.json[0]
+    await waitFor("not failed", async () => ((await api.get(`/public/v1/posts/${group}`)).json.status === "error" ? true : undefined))
+    expect(await occurrencesAfter(group)).toEqual([])
+    expect((await api.put(`/public/v1/posts/${postId}/release-id`, { releaseId: "by-hand-1" })).status).toBe(200)
+    const sweep = () => sys.runtime.runPromise(Effect.provide(createMissingRepeats(), RepeatStore.Live))
+    await Promise.all([sweep(), sweep()])
+    const next = await occurrencesAfter(group)
+    expect(next).toHaveLength(1)
+    const publishAt = Date.parse((await api.get(`/public/v1/posts/${group}`)).json.publishAt)
+    expect(next[0]!.publishAt.getTime()).toBe(publishAt + 3 * DAY)
+    await sweep()
+    expect(await occurrencesAfter(group)).toHaveLength(1)
+  })
 
   it("a post without a repeat makes no next occurrence", async () => {
     const { apiKey, workspaceId } = await sys.admin.createWorkspace()

@@ -4,10 +4,13 @@ import { Context, Effect, Layer, Option, Schema } from "effect"
 
 const CreatedRow = Schema.Struct({ id: Schema.String })
 const decodeCreated = Schema.decodeUnknown(Schema.Array(CreatedRow))
+const RepeatingRow = Schema.Struct({ id: Schema.String, publishAt: Schema.DateFromSelf, repeatDays: Schema.Number })
+const decodeRepeating = Schema.decodeUnknown(Schema.Array(RepeatingRow))
 
 /**
  * The next occurrence of a repeating post (domain/posts/repeat.ts decides its time). SQL
- * only; runs in the caller's transaction, the one that records the publish outcome.
+ * only; runs in the caller's transaction (the publisher's: the one that records the
+ * outcome; the scheduler's sweep: its own).
  */
 export const makeRepeatStore = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
@@ -49,9 +52,22 @@ export const makeRepeatStore = Effect.gen(function* () {
       return Option.some(id)
     })
 
-  return { createNextOccurrence }
+  /**
+   * Occurrences that went live (a channel published, by the publisher or linked with PUT
+   * /posts/{id}/release-id) and repeat, but have no next occurrence yet: what the
+   * scheduler's sweep completes, oldest first.
+   */
+  const liveWithoutNext = (limit: number) =>
+    sql`
+      SELECT g.id, g.publish_at, g.repeat_days FROM post_groups g
+      WHERE g.repeat_days IS NOT NULL AND g.deleted_at IS NULL
+        AND NOT EXISTS (SELECT 1 FROM post_groups n WHERE n.repeat_of = g.id)
+        AND EXISTS (SELECT 1 FROM posts p WHERE p.group_id = g.id AND p.status = 'published' AND p.deleted_at IS NULL)
+      ORDER BY g.publish_at LIMIT ${limit}`.pipe(Effect.flatMap(decodeRepeating))
+
+  return { createNextOccurrence, liveWithoutNext }
 })
 
-export class RepeatStore extends Context.Tag("publisher/RepeatStore")<RepeatStore, Effect.Effect.Success<typeof makeRepeatStore>>() {
+export class RepeatStore extends Context.Tag("posts/RepeatStore")<RepeatStore, Effect.Effect.Success<typeof makeRepeatStore>>() {
   static readonly Live = Layer.effect(RepeatStore, makeRepeatStore)
 }
