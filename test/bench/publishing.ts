@@ -17,7 +17,7 @@ import pg from "pg"
 import { makeAdminOperations } from "../../services/admin/operations.js"
 import { processGroup } from "../support/processes.js"
 import { urlsFromEnv } from "../support/servers.js"
-import { simulatorEnv, startSimulator } from "../support/simulator/index.js"
+import { seedAccount, simulatorEnv, startSimulator } from "../support/simulator/index.js"
 import { createWorld, infrastructure } from "../support/system.js"
 
 const posts = Number(process.argv[3] ?? 10_000)
@@ -50,7 +50,7 @@ const main = async () => {
     const channels = await Promise.all(
       Array.from({ length: workspaces }, async (_, i) => {
         const ws = await admin.runPromise(ops.createWorkspace({ name: `Bench ${i}`, plan: "ultimate" }))
-        const credentials = (await (await fetch(`${sim.origin}/_sim/accounts/telegram`, { method: "POST", body: JSON.stringify({ title: `Bench ${i}` }) })).json()) as Record<string, unknown>
+        const credentials = await seedAccount(sim, "telegram", { title: `Bench ${i}` })
         const { channelId } = await admin.runPromise(
           ops.createChannel({ workspaceId: ws.workspaceId, network: "telegram", name: `Bench ${i}`, customerId: null, postingTimes: [], credentials })
         )

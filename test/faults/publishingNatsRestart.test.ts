@@ -3,7 +3,7 @@ import { inject } from "vitest"
 import { names } from "../../protocol/names.js"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { everyItemSettles, privateNats, separateServices, testNetworkCopies, type SeparateServices } from "../support/publishingProcesses.js"
-import { simulatorEnv, startSimulator } from "../support/simulator/index.js"
+import { seedAccount, simulatorEnv, startSimulator } from "../support/simulator/index.js"
 import type { Simulator } from "../support/simulator/core.js"
 import { createWorld, type TestWorld } from "../support/system.js"
 import { withDb } from "../support/tokens.js"
@@ -36,8 +36,7 @@ afterAll(async () => {
   await sim?.close()
 })
 
-const seed = async (network: string) =>
-  (await (await fetch(`${sim.origin}/_sim/accounts/${network}`, { method: "POST", body: "{}" })).json()) as Record<string, unknown>
+const seed = (network: string) => seedAccount(sim, network)
 
 describe("NATS killed and restarted while a publish job is in flight", () => {
   it("the job is delivered again and settles its item; every post before and after goes out exactly once", async () => {

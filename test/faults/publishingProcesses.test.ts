@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest"
 import { everyItemSettles, freeze, separateServices, testNetworkCopies, type SeparateServices } from "../support/publishingProcesses.js"
-import { simulatorEnv, startSimulator } from "../support/simulator/index.js"
+import { seedAccount, simulatorEnv, startSimulator } from "../support/simulator/index.js"
 import type { FaultMode, Simulator } from "../support/simulator/core.js"
 import { createWorld, type TestWorld } from "../support/system.js"
 import { withDb } from "../support/tokens.js"
@@ -35,8 +35,7 @@ afterAll(async () => {
 })
 afterEach(() => sim.clearFaults())
 
-const seed = async (network: string, input: Record<string, unknown> = {}) =>
-  (await (await fetch(`${sim.origin}/_sim/accounts/${network}`, { method: "POST", body: JSON.stringify(input) })).json()) as Record<string, unknown>
+const seed = (network: string) => seedAccount(sim, network)
 
 const workspace = async () => {
   const ws = await services.createWorkspace()

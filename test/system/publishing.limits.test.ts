@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { client } from "../support/http.js"
-import { simulatorEnv, startSimulator } from "../support/simulator/index.js"
+import { seedAccount, simulatorEnv, startSimulator } from "../support/simulator/index.js"
 import type { Simulator } from "../support/simulator/core.js"
 import { createWorld, startServices, type RunningServices, type TestWorld } from "../support/system.js"
 import { withDb } from "../support/tokens.js"
@@ -29,8 +29,7 @@ afterAll(async () => {
   await sim?.close()
 })
 
-const seed = async (network: string, input: Record<string, unknown>) =>
-  (await (await fetch(`${sim.origin}/_sim/accounts/${network}`, { method: "POST", body: JSON.stringify(input) })).json()) as Record<string, unknown>
+const seed = (network: string, input: Record<string, unknown>) => seedAccount(sim, network, input)
 
 describe("a network answers 429 with Retry-After", () => {
   it("the channel waits it out, every post to it; another channel of the network and another network do not wait", async () => {

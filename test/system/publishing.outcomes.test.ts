@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { PublishMessages } from "../../domain/posts/messages.js"
 import { client } from "../support/http.js"
-import { simulatorEnv, startSimulator } from "../support/simulator/index.js"
+import { seedAccount, simulatorEnv, startSimulator } from "../support/simulator/index.js"
 import type { Simulator } from "../support/simulator/core.js"
 import { createWorld, startServices, type RunningServices, type TestWorld } from "../support/system.js"
 import { withDb } from "../support/tokens.js"
@@ -168,7 +168,7 @@ describe("a follow-up the network refuses", () => {
   it("does not fail its post (no post.failed, the channel stays published) and is retried alone", async () => {
     const { apiKey, workspaceId } = await sys.admin.createWorkspace("Follow-ups", "ultimate")
     const api = client(sys.url, apiKey)
-    const credentials = (await (await fetch(`${sim.origin}/_sim/accounts/mastodon`, { method: "POST", body: "{}" })).json()) as Record<string, unknown>
+    const credentials = await seedAccount(sim, "mastodon")
     const { channelId } = await sys.admin.createChannel({ workspaceId, network: "mastodon", name: "Replies", customerId: null, postingTimes: [], credentials })
     const text = `fu root ${crypto.randomUUID().slice(0, 8)}`
     const reply = `fu reply ${crypto.randomUUID().slice(0, 8)}`
