@@ -129,14 +129,8 @@ export const makeAttemptsStore = Effect.gen(function* () {
   }) =>
     Effect.gen(function* () {
       const attemptId = crypto.randomUUID()
-      yield* sql`INSERT INTO publish_attempts ${sql.insert({
-        id: attemptId,
-        itemId: input.itemId,
-        workspaceId: input.workspaceId,
-        attempt: input.attempt,
-        leaseOwner: input.owner
-      })}`
-      yield* sql`UPDATE publish_attempts SET lease_until = ${leaseFor(input.leaseMs)} WHERE id = ${attemptId}`
+      yield* sql`INSERT INTO publish_attempts (id, item_id, workspace_id, attempt, lease_owner, lease_until)
+        VALUES (${attemptId}, ${input.itemId}, ${input.workspaceId}, ${input.attempt}, ${input.owner}, ${leaseFor(input.leaseMs)})`
       return attemptId
     })
 
