@@ -8,6 +8,7 @@
  * simulator from this process with as many calls in flight as the publishers may make.
  *
  *   npm run bench -- publishing [posts=10000] [workspaces=100] [publishers=2]
+ *   (PUBLISHER_CONCURRENCY: jobs per publisher process, default 32; BENCH_DEBUG=1: where the time went)
  *
  * The posts are written straight to Postgres (as POST /posts would leave them, queued):
  * the API's 90 posts an hour per workspace would otherwise take hours to fill the minute.
@@ -23,7 +24,7 @@ import { createWorld, infrastructure } from "../support/system.js"
 const posts = Number(process.argv[3] ?? 10_000)
 const workspaces = Number(process.argv[4] ?? 100)
 const publishers = Number(process.argv[5] ?? 2)
-const PUBLISHER_CONCURRENCY = 32
+const PUBLISHER_CONCURRENCY = Number(process.env["PUBLISHER_CONCURRENCY"] ?? 32)
 const TIMEOUT_MS = Number(process.env["BENCH_TIMEOUT_MS"] ?? 15 * 60_000)
 
 const percentile = (sorted: ReadonlyArray<number>, p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0
