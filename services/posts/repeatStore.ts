@@ -14,13 +14,18 @@ const decodeRepeating = Schema.decodeUnknown(Schema.Array(RepeatingRow))
  */
 export const makeRepeatStore = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
+  /** The occurrence `g` still has a channel to repeat on (a series whose channels were all removed ends). */
+  const hasConnectedChannel = sql`EXISTS (
+    SELECT 1 FROM posts p JOIN channels c ON c.id = p.channel_id AND c.deleted_at IS NULL
+    WHERE p.group_id = g.id AND p.deleted_at IS NULL)`
 
   /**
    * Copies the occurrence `groupId` to `publishAt`: the whole post (scheduled, same repeat,
    * tags, approval already given), one queued channel post per channel still connected,
    * with the same settings and items (the first due at `publishAt`, follow-ups after it).
    * Once per occurrence (unique `repeat_of`): the id of the new occurrence, or None when
-   * it exists already or the occurrence is not repeating (any more).
+   * it exists already, the occurrence is not repeating (any more) or none of its channels
+   * is still connected.
    */
   const createNextOccurrence = (groupId: string, publishAt: Date) =>
     Effect.gen(function* () {
@@ -30,7 +35,7 @@ export const makeRepeatStore = Effect.gen(function* () {
                                  short_link, creation_method, author, share_token, repeat_of)
         SELECT ${id}, workspace_id, 'scheduled', approval_status, approved_by, ${publishAt}, repeat_days,
                short_link, creation_method, author, ${randomBytes(24).toString("base64url")}, id
-        FROM post_groups WHERE id = ${groupId} AND repeat_days IS NOT NULL AND deleted_at IS NULL
+        FROM post_groups g WHERE id = ${groupId} AND repeat_days IS NOT NULL AND deleted_at IS NULL AND ${hasConnectedChannel}
         ON CONFLICT (repeat_of) DO NOTHING
         RETURNING id`.pipe(Effect.flatMap(decodeCreated))
       if (created.length === 0) return Option.none<string>()
@@ -63,6 +68,7 @@ export const makeRepeatStore = Effect.gen(function* () {
       WHERE g.repeat_days IS NOT NULL AND g.deleted_at IS NULL
         AND NOT EXISTS (SELECT 1 FROM post_groups n WHERE n.repeat_of = g.id)
         AND EXISTS (SELECT 1 FROM posts p WHERE p.group_id = g.id AND p.status = 'published' AND p.deleted_at IS NULL)
+        AND ${hasConnectedChannel}
       ORDER BY g.publish_at LIMIT ${limit}`.pipe(Effect.flatMap(decodeRepeating))
 
   return { createNextOccurrence, liveWithoutNext }

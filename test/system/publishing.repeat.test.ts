@@ -110,6 +110,19 @@ describe("a repeating post", () => {
     expect(await occurrencesAfter(group)).toHaveLength(1)
   })
 
+  it("a series whose channels were all removed ends: no next occurrence", async () => {
+    const { apiKey, workspaceId } = await sys.admin.createWorkspace()
+    const c = (await sys.admin.createChannel({ workspaceId, network: "test", name: "Removed", customerId: null, postingTimes: [] })).channelId
+    const api = client(sys.url, apiKey)
+    const res = await api.post("/public/v1/posts", { type: "now", inter: 1, posts: [{ integration: { id: c }, value: [{ content: "removed repeat" }], settings: { outcome: "reject" } }] })
+    const { group, postId } = res.json[0]
+    await waitFor("not failed", async () => ((await api.get(`/public/v1/posts/${group}`)).json.status === "error" ? true : undefined))
+    expect((await api.put(`/public/v1/posts/${postId}/release-id`, { releaseId: "by-hand-2" })).status).toBe(200)
+    expect((await api.del(`/public/v1/integrations/${c}`)).status).toBe(200)
+    await sys.runtime.runPromise(Effect.provide(createMissingRepeats(), RepeatStore.Live))
+    expect(await occurrencesAfter(group)).toEqual([])
+  })
+
   it("a post without a repeat makes no next occurrence", async () => {
     const { apiKey, workspaceId } = await sys.admin.createWorkspace()
     const c = (await sys.admin.createChannel({ workspaceId, network: "test", name: "Once", customerId: null, postingTimes: [] })).channelId
