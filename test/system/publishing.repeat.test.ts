@@ -36,6 +36,22 @@ const publishedEverywhere = (api: ReturnType<typeof client>, group: string) =>
     return post.status === "published" ? post : undefined
   }, 20_000)
 
+/** The scheduler's sweep for repeats that went live without a next occurrence, run now. */
+const sweep = () => sys.runtime.runPromise(Effect.provide(createMissingRepeats(), RepeatStore.Live))
+
+/** A repeating post the network refused, then linked live by hand: the publisher made no next occurrence. */
+const linkedByHand = async (repeat: { readonly inter?: number; readonly repeatDays?: number }) => {
+  const { apiKey, workspaceId } = await sys.admin.createWorkspace()
+  const channelId = (await sys.admin.createChannel({ workspaceId, network: "test", name: "Linked", customerId: null, postingTimes: [] })).channelId
+  const api = client(sys.url, apiKey)
+  const res = await api.post("/public/v1/posts", { type: "now", ...repeat, posts: [{ integration: { id: channelId }, value: [{ content: "linked repeat" }], settings: { outcome: "reject" } }] })
+  const { group, postId } = res.json[0]
+  await waitFor("not failed", async () => ((await api.get(`/public/v1/posts/${group}`)).json.status === "error" ? true : undefined))
+  expect(await occurrencesAfter(group)).toEqual([])
+  expect((await api.put(`/public/v1/posts/${postId}/release-id`, { releaseId: `by-hand-${crypto.randomUUID()}` })).status).toBe(200)
+  return { api, group: group as string, channelId }
+}
+
 describe("a repeating post", () => {
   it("publishes, and its next occurrence is scheduled N days later on the same channels, once; that one repeats in turn", async () => {
     const { apiKey, workspaceId } = await sys.admin.createWorkspace()
@@ -92,15 +108,7 @@ describe("a repeating post", () => {
   }, 60_000)
 
   it("an occurrence linked live by hand (PUT /posts/{id}/release-id) gets its next occurrence from the scheduler, once", async () => {
-    const { apiKey, workspaceId } = await sys.admin.createWorkspace()
-    const c = (await sys.admin.createChannel({ workspaceId, network: "test", name: "Linked", customerId: null, postingTimes: [] })).channelId
-    const api = client(sys.url, apiKey)
-    const res = await api.post("/public/v1/posts", { type: "now", repeatDays: 3, posts: [{ integration: { id: c }, value: [{ content: "linked repeat" }], settings: { outcome: "reject" } }] })
-    const { group, postId } = res.json[0]
-    await waitFor("not failed", async () => ((await api.get(`/public/v1/posts/${group}`)).json.status === "error" ? true : undefined))
-    expect(await occurrencesAfter(group)).toEqual([])
-    expect((await api.put(`/public/v1/posts/${postId}/release-id`, { releaseId: "by-hand-1" })).status).toBe(200)
-    const sweep = () => sys.runtime.runPromise(Effect.provide(createMissingRepeats(), RepeatStore.Live))
+    const { api, group } = await linkedByHand({ repeatDays: 3 })
     await Promise.all([sweep(), sweep()])
     const next = await occurrencesAfter(group)
     expect(next).toHaveLength(1)
@@ -111,15 +119,9 @@ describe("a repeating post", () => {
   })
 
   it("a series whose channels were all removed ends: no next occurrence", async () => {
-    const { apiKey, workspaceId } = await sys.admin.createWorkspace()
-    const c = (await sys.admin.createChannel({ workspaceId, network: "test", name: "Removed", customerId: null, postingTimes: [] })).channelId
-    const api = client(sys.url, apiKey)
-    const res = await api.post("/public/v1/posts", { type: "now", inter: 1, posts: [{ integration: { id: c }, value: [{ content: "removed repeat" }], settings: { outcome: "reject" } }] })
-    const { group, postId } = res.json[0]
-    await waitFor("not failed", async () => ((await api.get(`/public/v1/posts/${group}`)).json.status === "error" ? true : undefined))
-    expect((await api.put(`/public/v1/posts/${postId}/release-id`, { releaseId: "by-hand-2" })).status).toBe(200)
-    expect((await api.del(`/public/v1/integrations/${c}`)).status).toBe(200)
-    await sys.runtime.runPromise(Effect.provide(createMissingRepeats(), RepeatStore.Live))
+    const { api, group, channelId } = await linkedByHand({ inter: 1 })
+    expect((await api.del(`/public/v1/integrations/${channelId}`)).status).toBe(200)
+    await sweep()
     expect(await occurrencesAfter(group)).toEqual([])
   })
 
