@@ -77,6 +77,11 @@ export const PublishMessages = {
   lostAnswer: {
     message: "The network did not answer, and a search could not tell whether the post went live.",
     fix: "Check the channel on the network. If the post is live, link it with PUT /posts/{id}/release-id; if not, retry it."
+  },
+  /** A follow-up whose previous item failed or could not be confirmed: it has nothing to reply to. */
+  previousItemNotLive: {
+    message: "Not sent, because the item before this follow-up did not go out (it failed or could not be confirmed).",
+    fix: "Retry the post with POST /posts/{id}/retry; this follow-up then goes out after the item before it."
   }
 } as const
 

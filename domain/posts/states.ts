@@ -488,7 +488,7 @@ export const linkRelease = (current: PostSnapshot, channelId: string, input: { r
 // ---- Publishing outcomes (worker) ------------------------------------------------------------
 
 export type AttemptOutcome =
-  | { readonly kind: "published" }
+  | { readonly kind: "published"; readonly releaseUrl?: string | null }
   | { readonly kind: "rejected"; readonly error: string; readonly fix: string }
   | { readonly kind: "unconfirmed"; readonly error: string; readonly fix: string }
 
@@ -508,7 +508,11 @@ export const afterAttempt = (current: PostSnapshot, channelId: string, outcome: 
   if (to === undefined) return step(base)
   switch (outcome.kind) {
     case "published":
-      return step({ ...base, events: [{ name: "post.published", channelId }] })
+      return step({
+        ...base,
+        activity: [entry("System", "published", outcome.releaseUrl ?? null)],
+        events: [{ name: "post.published", channelId }]
+      })
     case "rejected":
       return step({
         ...base,

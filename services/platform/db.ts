@@ -10,6 +10,7 @@ import m0003 from "./migrations/0003_publishing.js"
 import m0004 from "./migrations/0004_publish_jobs.js"
 import m0005 from "./migrations/0005_actor_fencing.js"
 import m0006 from "./migrations/0006_networks.js"
+import m0007 from "./migrations/0007_repeats_and_pauses.js"
 import m0008 from "./migrations/0008_webhooks.js"
 import m0009 from "./migrations/0009_oauth.js"
 import m0010 from "./migrations/0010_billing_links.js"
@@ -22,6 +23,7 @@ export const migrations = {
   "4_publish_jobs": m0004,
   "5_actor_fencing": m0005,
   "6_networks": m0006,
+  "7_repeats_and_pauses": m0007,
   "8_webhooks": m0008,
   "9_oauth": m0009,
   "10_billing_links": m0010,

@@ -1,6 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { Context, Effect, Layer, Option, Schema } from "effect"
 import type { ActivityEntry, ChannelStatus, PostSnapshot, WholePostStatus } from "../../domain/posts/states.js"
+import { PublishMessages } from "../../domain/posts/messages.js"
 import { ChannelStatusLiteral, StoredMedia } from "../posts/rows.js"
 
 /** An item as its attempt needs it: what to send, where, with which credentials, in reply to what. */
@@ -21,7 +22,9 @@ export const ItemToPublish = Schema.Struct({
   replyTo: Schema.NullOr(Schema.String),
   rootReleaseId: Schema.NullOr(Schema.String),
   /** Queued again by a retry after an unconfirmed outcome: ask the network before sending. */
-  searchFirst: Schema.Boolean
+  searchFirst: Schema.Boolean,
+  /** How long the channel's publishing still pauses after the network's 429 (0: not paused). */
+  pausedMs: Schema.Number
 })
 export type ItemToPublish = typeof ItemToPublish.Type
 
@@ -38,7 +41,8 @@ const MovedItemRow = Schema.Struct({ publishedAt: Schema.NullOr(Schema.DateFromS
 /** The whole post as the outcome of its root item sees it (domain/posts/states.ts afterAttempt). */
 const GroupForOutcomeRow = Schema.Struct({
   publishAt: Schema.DateFromSelf,
-  approvalStatus: Schema.NullOr(Schema.Literal("requested", "approved", "changes"))
+  approvalStatus: Schema.NullOr(Schema.Literal("requested", "approved", "changes")),
+  repeatDays: Schema.NullOr(Schema.Number)
 })
 const ChannelOfGroupRow = Schema.Struct({ channelId: Schema.String, status: ChannelStatusLiteral })
 
@@ -61,6 +65,9 @@ export interface AttemptResult {
 
 const errorJson = (error: AttemptResult["error"]) => (error === null ? null : JSON.stringify(error))
 
+/** The error of follow-ups stopped behind an item that did not go out (compared as jsonb to find them again). */
+const stoppedError = JSON.stringify(PublishMessages.previousItemNotLive)
+
 /**
  * Publish attempts and the state they move (DESIGN "Publisher": an attempt row committed
  * before the network is called, its outcome after). SQL only; every method runs in the
@@ -78,7 +85,8 @@ export const makeAttemptsStore = Effect.gen(function* () {
              i.position, i.content, i.media, i.status, p.settings, c.credentials,
              (SELECT prev.release_id FROM post_items prev WHERE prev.post_id = i.post_id AND prev.position = i.position - 1) AS reply_to,
              (SELECT root.release_id FROM post_items root WHERE root.post_id = i.post_id AND root.position = 0 AND i.position > 0) AS root_release_id,
-             i.search_first
+             i.search_first,
+             greatest(0, coalesce(ceil(extract(epoch FROM (c.publish_paused_until - now())) * 1000), 0))::int AS paused_ms
       FROM post_items i JOIN posts p ON p.id = i.post_id JOIN channels c ON c.id = p.channel_id
       WHERE i.id = ${itemId} AND p.deleted_at IS NULL
       FOR UPDATE OF i`.pipe(
@@ -121,14 +129,8 @@ export const makeAttemptsStore = Effect.gen(function* () {
   }) =>
     Effect.gen(function* () {
       const attemptId = crypto.randomUUID()
-      yield* sql`INSERT INTO publish_attempts ${sql.insert({
-        id: attemptId,
-        itemId: input.itemId,
-        workspaceId: input.workspaceId,
-        attempt: input.attempt,
-        leaseOwner: input.owner
-      })}`
-      yield* sql`UPDATE publish_attempts SET lease_until = ${leaseFor(input.leaseMs)} WHERE id = ${attemptId}`
+      yield* sql`INSERT INTO publish_attempts (id, item_id, workspace_id, attempt, lease_owner, lease_until)
+        VALUES (${attemptId}, ${input.itemId}, ${input.workspaceId}, ${input.attempt}, ${input.owner}, ${leaseFor(input.leaseMs)})`
       return attemptId
     })
 
@@ -141,6 +143,11 @@ export const makeAttemptsStore = Effect.gen(function* () {
   const closeUnsent = (attemptId: string, outcome: "rate_limited" | "not_sent", reason: string) =>
     sql`UPDATE publish_attempts SET finished_at = now(), outcome = ${outcome}, error = ${JSON.stringify({ message: reason, fix: "" })}
       WHERE id = ${attemptId} AND outcome IS NULL`.pipe(Effect.asVoid)
+
+  /** The network answered 429 for this channel: no call to it for `ms`, from any process. */
+  const pauseChannel = (channelId: string, ms: number) =>
+    sql`UPDATE channels SET publish_paused_until = greatest(coalesce(publish_paused_until, now()), now() + ${ms} * interval '1 millisecond')
+      WHERE id = ${channelId}`.pipe(Effect.asVoid)
 
   /**
    * Records the attempt's outcome; its number, or None when another job concluded it
@@ -175,21 +182,40 @@ export const makeAttemptsStore = Effect.gen(function* () {
     )
   }
 
-  /** The follow-up after `position` becomes due its `delay` minutes from now. */
+  /**
+   * The item at `position` went live: follow-ups stopped because it had not (a late answer
+   * that wins over `unconfirmed`) wait again, and the next one becomes due its `delay`
+   * minutes from now.
+   */
   const scheduleNextFollowUp = (postId: string, position: number) =>
-    sql`UPDATE post_items SET due_at = now() + make_interval(mins => delay_minutes)
-      WHERE post_id = ${postId} AND position = ${position + 1} AND status = 'queued'`.pipe(Effect.asVoid)
+    Effect.gen(function* () {
+      yield* sql`UPDATE post_items SET status = 'queued', error = NULL, due_at = NULL
+        WHERE post_id = ${postId} AND position > ${position} AND status = 'error' AND error = ${stoppedError}::jsonb`
+      yield* sql`UPDATE post_items SET due_at = now() + make_interval(mins => delay_minutes)
+        WHERE post_id = ${postId} AND position = ${position + 1} AND status = 'queued'`
+    })
 
-  /** The whole post, locked, with the status of each of its channels; None when it is gone. */
+  /**
+   * The item at `position` failed or is unconfirmed: the follow-ups still waiting behind it
+   * end `error` with a message that says why (a retry of the post queues them again).
+   */
+  const stopFollowUpsAfter = (postId: string, position: number) =>
+    sql`UPDATE post_items SET status = 'error', error = ${stoppedError}::jsonb, due_at = NULL
+      WHERE post_id = ${postId} AND position > ${position} AND status = 'queued'`.pipe(Effect.asVoid)
+
+  /** The whole post, locked, with the status of each of its channels and its repeat; None when it is gone. */
   const loadGroupForOutcome = (groupId: string) =>
     Effect.gen(function* () {
-      const groups = yield* sql`SELECT publish_at, approval_status FROM post_groups WHERE id = ${groupId} FOR UPDATE`.pipe(
+      const groups = yield* sql`SELECT publish_at, approval_status, repeat_days FROM post_groups WHERE id = ${groupId} FOR UPDATE`.pipe(
         Effect.flatMap(decodeGroups)
       )
       const channels = yield* sql`SELECT channel_id, status FROM posts WHERE group_id = ${groupId} AND deleted_at IS NULL`.pipe(
         Effect.flatMap(decodeChannels)
       )
-      return Option.map(Option.fromNullable(groups[0]), (g): PostSnapshot => ({ publishAt: g.publishAt, approval: g.approvalStatus, channels }))
+      return Option.map(
+        Option.fromNullable(groups[0]),
+        (g): PostSnapshot & { readonly repeatDays: number | null } => ({ publishAt: g.publishAt, approval: g.approvalStatus, channels, repeatDays: g.repeatDays })
+      )
     })
 
   /** Moves the channel's post to its new status with the attempt's release or error. */
@@ -218,9 +244,11 @@ export const makeAttemptsStore = Effect.gen(function* () {
     openAttempt,
     renewLease,
     closeUnsent,
+    pauseChannel,
     concludeAttempt,
     moveItem,
     scheduleNextFollowUp,
+    stopFollowUpsAfter,
     loadGroupForOutcome,
     moveChannelPost,
     setGroupStatus,

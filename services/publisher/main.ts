@@ -6,6 +6,8 @@ import { NetworkAdapters } from "../networks/registry.js"
 import { ShortLinksStore } from "../shortLinks/shortLinksStore.js"
 import { AttemptsStore } from "./attemptsStore.js"
 import { publishItem } from "./publishItem.js"
+import { PublishLimiter } from "./publishLimiter.js"
+import { RepeatStore } from "../posts/repeatStore.js"
 import { runTokenRefresher } from "./tokenRefresher.js"
 
 /**
@@ -17,7 +19,7 @@ import { runTokenRefresher } from "./tokenRefresher.js"
 const publisher = Layer.scopedDiscard(
   Effect.gen(function* () {
     const nats = yield* Nats
-    const concurrency = yield* Config.integer("PUBLISHER_CONCURRENCY").pipe(Config.withDefault(4))
+    const concurrency = yield* Config.integer("PUBLISHER_CONCURRENCY").pipe(Config.withDefault(16))
     const ackWaitMs = yield* Config.integer("PUBLISHER_ACK_WAIT_MS").pipe(Config.withDefault(30_000))
     const networkTimeoutMs = yield* Config.integer("PUBLISH_TIMEOUT_MS").pipe(Config.withDefault(60_000))
     // an attempt's lease lasts as long as a message's ack wait: a dead job loses both together
@@ -37,4 +39,6 @@ const publisher = Layer.scopedDiscard(
   })
 )
 
-export const PublisherLive = publisher.pipe(Layer.provide(Layer.mergeAll(NetworkAdapters.Default, AttemptsStore.Live, ShortLinksStore.Live)))
+export const PublisherLive = publisher.pipe(
+  Layer.provide(Layer.mergeAll(NetworkAdapters.Default, AttemptsStore.Live, ShortLinksStore.Live, RepeatStore.Live, PublishLimiter.Live))
+)

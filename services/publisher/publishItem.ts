@@ -2,16 +2,20 @@ import { SqlClient } from "@effect/sql"
 import { Data, Duration, Effect, Either, Option, Schedule } from "effect"
 import { findNetwork } from "../../domain/networks/index.js"
 import { PublishMessages } from "../../domain/posts/messages.js"
+import { nextOccurrenceAt } from "../../domain/posts/repeat.js"
 import { afterAttempt, type AttemptOutcome } from "../../domain/posts/states.js"
 import { type NetworkAdapter, PublishAnswer, type PublishRequest, SearchAnswer } from "../networks/adapter.js"
 import { NetworkAdapters } from "../networks/registry.js"
 import { JobOutcome } from "../platform/jetstreamConsumer.js"
+import { pausePoint } from "../platform/testHooks.js"
 import * as Outbox from "../platform/outbox.js"
 import { freshCredentials } from "../networks/credentialsStore.js"
 import { isPublishingEvent, publishingEvent } from "../posts/postEvents.js"
 import { decodeSettings } from "../posts/rows.js"
 import { AttemptsStore, type AttemptResult, type ItemToPublish } from "./attemptsStore.js"
 import { textToSend } from "./shortenLinks.js"
+import { PublishLimiter } from "./publishLimiter.js"
+import { RepeatStore } from "../posts/repeatStore.js"
 
 /** How the publisher runs its jobs (services/publisher/main.ts reads them from the environment). */
 export interface PublishSettings {
@@ -36,8 +40,16 @@ type Start = Data.TaggedEnum<{
   Nothing: {}
   /** Another job holds the item's open attempt: come back when its lease ends. */
   Busy: { readonly leaseLeftMs: number }
-  /** An attempt of ours: send, or (an earlier attempt may have sent it) search. */
-  Run: { readonly item: ItemToPublish; readonly attemptId: string; readonly mode: AttemptMode; readonly reachedNothing: number }
+  /** The channel is paused by the network's 429, or its network's or channel's limits are full: come back later. */
+  Wait: { readonly delayMs: number }
+  /** An attempt of ours: send, or (an earlier attempt may have sent it) search; `release` gives the limiter's slot back. */
+  Run: {
+    readonly item: ItemToPublish
+    readonly attemptId: string
+    readonly mode: AttemptMode
+    readonly reachedNothing: number
+    readonly release: Effect.Effect<void>
+  }
 }>
 const Start = Data.taggedEnum<Start>()
 
@@ -66,6 +78,9 @@ const startAttempt = (itemId: string, owner: string, leaseMs: number) =>
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const attempts = yield* AttemptsStore
+    const limiter = yield* PublishLimiter
+    // the slot taken inside the transaction is given back if the transaction does not commit
+    let slot: Effect.Effect<void> = Effect.void
     return yield* sql.withTransaction(
       Effect.gen(function* () {
         const item = yield* attempts.lockItem(itemId)
@@ -73,11 +88,18 @@ const startAttempt = (itemId: string, owner: string, leaseMs: number) =>
         const open = yield* attempts.findOpenAttempt(itemId)
         const history = yield* attempts.attemptHistory(itemId)
         const { reachedNothing } = history
+        if (Option.isSome(open) && open.value.leaseLeftMs > 0 && open.value.leaseOwner !== owner) {
+          return Start.Busy({ leaseLeftMs: open.value.leaseLeftMs })
+        }
+        // nothing new goes to a channel the network asked to wait (429 Retry-After); a search may
+        if (Option.isNone(open) && item.value.pausedMs > 0) return Start.Wait({ delayMs: item.value.pausedMs })
+        const admission = yield* limiter.admit(item.value.network, item.value.channelId)
+        if (admission._tag === "Wait") return Start.Wait({ delayMs: admission.delayMs })
+        slot = admission.release
+        const release = admission.release
         if (Option.isSome(open)) {
-          const { id, leaseLeftMs, leaseOwner } = open.value
-          if (leaseLeftMs > 0 && leaseOwner !== owner) return Start.Busy({ leaseLeftMs })
-          yield* attempts.takeOver(id, owner, leaseMs)
-          return Start.Run({ item: item.value, attemptId: id, mode: "search", reachedNothing })
+          yield* attempts.takeOver(open.value.id, owner, leaseMs)
+          return Start.Run({ item: item.value, attemptId: open.value.id, mode: "search", reachedNothing, release })
         }
         const attemptId = yield* attempts.openAttempt({
           itemId,
@@ -87,9 +109,9 @@ const startAttempt = (itemId: string, owner: string, leaseMs: number) =>
           leaseMs
         })
         if (item.value.searchFirst) yield* attempts.clearSearchFirst(itemId)
-        return Start.Run({ item: item.value, attemptId, mode: item.value.searchFirst ? "search-first" : "send", reachedNothing })
+        return Start.Run({ item: item.value, attemptId, mode: item.value.searchFirst ? "search-first" : "send", reachedNothing, release })
       })
-    )
+    ).pipe(Effect.onError(() => slot))
   })
 
 /** Keeps the attempt ours while its job runs; stops quietly if another job took it over. */
@@ -131,10 +153,14 @@ export const publishItem = (itemId: string, settings: PublishSettings) =>
     const start = yield* startAttempt(itemId, owner, settings.leaseMs)
     if (start._tag === "Nothing") return JobOutcome.Done()
     if (start._tag === "Busy") return JobOutcome.Retry({ delayMs: start.leaseLeftMs + 250 })
-    const { attemptId, item, mode, reachedNothing } = start
+    // back to JetStream with a delay: a worker slot never sleeps through another network's wait
+    if (start._tag === "Wait") return JobOutcome.Retry({ delayMs: start.delayMs })
+    const { attemptId, item, mode, reachedNothing, release } = start
     return yield* Effect.forkScoped(holdLease(attemptId, owner, settings.leaseMs)).pipe(
+      Effect.zipRight(pausePoint("publisher.attemptRecorded")),
       Effect.zipRight(runAttempt(item, attemptId, mode, reachedNothing, settings)),
-      Effect.scoped
+      Effect.scoped,
+      Effect.ensuring(release)
     )
   }).pipe(Effect.withSpan("publisher.publishItem", { attributes: { itemId } }))
 
@@ -183,11 +209,16 @@ const runAttempt = (item: ItemToPublish, attemptId: string, mode: AttemptMode, r
         onTimeout: () => PublishAnswer.NoAnswer({ reason: `no answer within ${settings.networkTimeoutMs} ms` })
       })
     )
+    yield* pausePoint("publisher.answered")
     return yield* PublishAnswer.$match(answer, {
       Published: ({ releaseId, releaseUrl }) => conclude({ _tag: "Published", releaseId, releaseUrl }),
       Rejected: ({ fix, message }) => conclude({ _tag: "Rejected", message, fix }),
+      // the channel waits out the network's Retry-After, in every process; other channels and networks go on
       RateLimited: ({ retryAfterMs }) =>
-        closeUnsent(attemptId, "rate_limited", `rate limited for ${retryAfterMs} ms`).pipe(Effect.as(JobOutcome.Retry({ delayMs: retryAfterMs }))),
+        closeUnsent(attemptId, "rate_limited", `rate limited for ${retryAfterMs} ms`).pipe(
+          Effect.zipRight(Effect.flatMap(AttemptsStore, (attempts) => attempts.pauseChannel(item.channelId, retryAfterMs))),
+          Effect.as(JobOutcome.Retry({ delayMs: retryAfterMs }))
+        ),
       FailedBeforeSending: ({ reason }) =>
         reachedNothing + 1 >= MAX_SENDS_THAT_REACHED_NOTHING
           ? conclude(unreachable(networkName, reason))
@@ -198,7 +229,7 @@ const runAttempt = (item: ItemToPublish, attemptId: string, mode: AttemptMode, r
 
 const outcomeOf = (result: Conclusion): AttemptOutcome =>
   result._tag === "Published"
-    ? { kind: "published" }
+    ? { kind: "published", releaseUrl: result.releaseUrl }
     : result._tag === "Rejected"
       ? { kind: "rejected", error: result.message, fix: result.fix }
       : { kind: "unconfirmed", ...lostAnswer }
@@ -224,8 +255,11 @@ const recordOutcome = (item: ItemToPublish, attemptId: string, conclusion: Concl
         // only the item's latest attempt moves it: after a retry the new attempt decides
         const moved = yield* attempts.moveItem(item.id, attempt.value, result)
         if (Option.isNone(moved)) return // moved meanwhile (deleted, linked by hand): its outcome changes nothing
-        // the next follow-up becomes due `delay` minutes after this one went live
+        // the next follow-up becomes due `delay` minutes after this one went live; behind an
+        // item that did not go out, the follow-ups end `error` saying why (a retry queues them)
         if (outcome.kind === "published") yield* attempts.scheduleNextFollowUp(item.postId, item.position)
+        else yield* attempts.stopFollowUpsAfter(item.postId, item.position)
+        // a follow-up's outcome stays on the follow-up: it does not fail its post (retried alone)
         if (item.position !== 0) return
         const post = yield* attempts.loadGroupForOutcome(item.groupId)
         if (Option.isNone(post)) return
@@ -235,6 +269,11 @@ const recordOutcome = (item: ItemToPublish, attemptId: string, conclusion: Concl
         yield* attempts.moveChannelPost(item.postId, channel.to, result)
         yield* attempts.setGroupStatus(item.groupId, step.status)
         yield* attempts.addActivity(item.groupId, step.activity)
+        // a repeating post's first channel to go live makes its next occurrence (once: unique repeat_of)
+        if (channel.to === "published" && post.value.repeatDays !== null) {
+          const repeats = yield* RepeatStore
+          yield* repeats.createNextOccurrence(item.groupId, nextOccurrenceAt(post.value.publishAt, post.value.repeatDays, new Date()))
+        }
         const publishedAt = moved.value.publishedAt ?? new Date()
         const channelAttempt = {
           postId: item.postId,

@@ -2,8 +2,11 @@ import { SqlClient } from "@effect/sql"
 import { Clock, Effect, Option, Schema } from "effect"
 import { headers as natsHeaders } from "nats"
 import { publishingPaused } from "../../domain/billing.js"
+import { nextOccurrenceAt } from "../../domain/posts/repeat.js"
 import { PublishJobJson } from "../../protocol/jobs.js"
+import { RepeatStore } from "../posts/repeatStore.js"
 import { Nats } from "../platform/nats.js"
+import { pausePoint } from "../platform/testHooks.js"
 import { DueItemsStore, type PublishJobRow } from "./dueItemsStore.js"
 
 /**
@@ -37,12 +40,15 @@ const enqueue = (job: PublishJobRow) =>
     yield* store.markEnqueued(job, ack.seq)
   })
 
+/** Jobs put on PUBLISH at once: a minute with thousands of due items is not enqueued one round trip at a time. */
+const ENQUEUE_CONCURRENCY = 32
+
 /** Enqueues each job; one that fails stays unacknowledged for the sweeper. */
 const enqueueAll = (jobs: ReadonlyArray<PublishJobRow>) =>
   Effect.forEach(
     jobs,
     (job) => enqueue(job).pipe(Effect.catchAllCause((cause) => Effect.logWarning(`publish job ${publishMessageId(job)} not enqueued; the sweeper retries`, cause))),
-    { discard: true }
+    { discard: true, concurrency: ENQUEUE_CONCURRENCY }
   )
 
 /**
@@ -80,9 +86,13 @@ export const claimDueItems = (batch = 100) =>
         return jobs
       })
     )
+    if (jobs.length > 0) yield* pausePoint("scheduler.claimed")
     yield* enqueueAll(jobs)
     return jobs.length
   })
+
+/** Claims batch after batch until fewer than a batch were due, so a busy minute is not spread over many ticks. */
+export const claimAllDueItems = (batch = 500) => claimDueItems(batch).pipe(Effect.repeat({ while: (claimed) => claimed === batch }))
 
 /**
  * Jobs whose enqueue JetStream never acknowledged (the publish failed, or the process died
@@ -152,4 +162,21 @@ export const requeueLostJobs = (options: { readonly minAgeMs?: number; readonly 
     )
     yield* enqueueAll(reclaimed)
     return reclaimed.length
+  })
+
+/**
+ * Makes the next occurrence of repeating posts that went live without one: linked by hand
+ * (PUT /posts/{id}/release-id) rather than published by the publisher, which makes it in its
+ * outcome's transaction. Idempotent: the unique repeat_of keeps it to one, whoever wins.
+ */
+export const createMissingRepeats = (batch = 100) =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const repeats = yield* RepeatStore
+    const live = yield* repeats.liveWithoutNext(batch)
+    const now = new Date(yield* Clock.currentTimeMillis)
+    for (const occurrence of live) {
+      yield* sql.withTransaction(repeats.createNextOccurrence(occurrence.id, nextOccurrenceAt(occurrence.publishAt, occurrence.repeatDays, now)))
+    }
+    return live.length
   })

@@ -128,9 +128,10 @@ describe("states: POST /posts creates a post", () => {
 
 describe("states: the worker's outcomes", () => {
   it.each(["queued", "publishing", "pending"] as const)("%s, published → published, post.published", (from) => {
-    const step = afterAttempt(snapshot([from, "queued"]), "c1", { kind: "published" })
+    const step = afterAttempt(snapshot([from, "queued"]), "c1", { kind: "published", releaseUrl: "https://n.example/1" })
     expect(statusesAfter(step)).toEqual(["published", "queued"])
     expect(step.events).toEqual([{ name: "post.published", channelId: "c1" }])
+    expect(step.activity).toEqual([{ actor: "System", action: "published", detail: "https://n.example/1" }])
   })
 
   it("queued, the network rejects → error, post.failed (its fail notification follows from it), activity failed", () => {

@@ -30,3 +30,7 @@ export const simulatorEnv = (sim: Simulator): Record<string, string> => ({
   DISCORD_CLIENT_SECRET: "sim-secret",
   DISCORD_BOT_TOKEN_ID: "sim-bot-token"
 })
+
+/** Makes an account on a simulated network (POST /_sim/accounts/<network>): the admin CLI's `--credentials` for it. */
+export const seedAccount = async (sim: Simulator, network: string, input: Record<string, unknown> = {}): Promise<Record<string, unknown>> =>
+  (await (await fetch(`${sim.origin}/_sim/accounts/${network}`, { method: "POST", body: JSON.stringify(input) })).json()) as Record<string, unknown>

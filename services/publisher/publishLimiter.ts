@@ -1,0 +1,90 @@
+import { Config, ConfigError, Context, Effect, Either, Layer, Schema } from "effect"
+import { publishLimitsOf, windowWaitMs, type PublishLimits } from "../../domain/networks/publishLimits.js"
+
+/** What the limiter says about a call: go (and give the slot back when done), or come back later. */
+export type Admission =
+  | { readonly _tag: "Admitted"; readonly release: Effect.Effect<void> }
+  | { readonly _tag: "Wait"; readonly delayMs: number }
+
+/** A job turned away for a full slot comes back after this (plus jitter), without holding a worker slot. */
+export const SLOT_RETRY_MS = 200
+
+const LimitsOverride = Schema.Record({
+  key: Schema.String,
+  value: Schema.partial(
+    Schema.Struct({
+      concurrency: Schema.Number.pipe(Schema.int(), Schema.positive()),
+      channelConcurrency: Schema.Number.pipe(Schema.int(), Schema.positive()),
+      channelPerMinute: Schema.Number.pipe(Schema.int(), Schema.nonNegative())
+    })
+  )
+})
+
+const decodeOverrides = Schema.decodeUnknownEither(Schema.parseJson(LimitsOverride))
+
+/**
+ * PUBLISH_LIMITS: JSON overrides by network identifier (`default` for every network), e.g.
+ * `{"default":{"channelConcurrency":2},"mastodon":{"channelPerMinute":30}}`.
+ */
+export const publishLimitsConfig = Config.string("PUBLISH_LIMITS").pipe(
+  Config.withDefault("{}"),
+  Config.mapOrFail((text) =>
+    Either.mapLeft(decodeOverrides(text), () =>
+      ConfigError.InvalidData(["PUBLISH_LIMITS"], `must be JSON like {"default":{"concurrency":32,"channelConcurrency":4,"channelPerMinute":0}}`)
+    )
+  )
+)
+
+/**
+ * The publisher's per-network and per-channel limits in this process (domain/networks/publishLimits.ts).
+ * A call that does not fit is not waited for here: the job goes back to JetStream with a
+ * delay, so a busy network never holds a worker slot that another network could use.
+ */
+export const makePublishLimiter = (overrides: Readonly<Record<string, Partial<PublishLimits>>>, now: () => number = Date.now) => {
+  const inFlight = new Map<string, number>()
+  const started = new Map<string, Array<number>>()
+  const limitsByNetwork = new Map<string, PublishLimits>()
+  const limitsOf = (network: string) => {
+    let limits = limitsByNetwork.get(network)
+    if (limits === undefined) {
+      limits = publishLimitsOf(network, overrides)
+      limitsByNetwork.set(network, limits)
+    }
+    return limits
+  }
+  const jitter = () => Math.floor(Math.random() * SLOT_RETRY_MS)
+
+  const admit = (network: string, channelId: string): Effect.Effect<Admission> =>
+    Effect.sync(() => {
+      const limits = limitsOf(network)
+      const networkKey = `n:${network}`
+      const channelKey = `c:${channelId}`
+      if ((inFlight.get(networkKey) ?? 0) >= limits.concurrency || (inFlight.get(channelKey) ?? 0) >= limits.channelConcurrency) {
+        return { _tag: "Wait", delayMs: SLOT_RETRY_MS + jitter() } as const
+      }
+      const at = now()
+      const recent = (started.get(channelKey) ?? []).filter((t) => t > at - 60_000)
+      const waitMs = windowWaitMs(recent, limits.channelPerMinute, at)
+      if (waitMs > 0) return { _tag: "Wait", delayMs: waitMs + jitter() } as const
+      if (limits.channelPerMinute > 0) started.set(channelKey, [...recent, at])
+      inFlight.set(networkKey, (inFlight.get(networkKey) ?? 0) + 1)
+      inFlight.set(channelKey, (inFlight.get(channelKey) ?? 0) + 1)
+      let released = false
+      const release = Effect.sync(() => {
+        if (released) return
+        released = true
+        for (const key of [networkKey, channelKey]) {
+          const left = (inFlight.get(key) ?? 1) - 1
+          if (left <= 0) inFlight.delete(key)
+          else inFlight.set(key, left)
+        }
+      })
+      return { _tag: "Admitted", release } as const
+    })
+
+  return { admit }
+}
+
+export class PublishLimiter extends Context.Tag("publisher/PublishLimiter")<PublishLimiter, ReturnType<typeof makePublishLimiter>>() {
+  static readonly Live = Layer.effect(PublishLimiter, Effect.map(publishLimitsConfig, (overrides) => makePublishLimiter(overrides)))
+}
