@@ -103,7 +103,7 @@ describe("the 8 events, each delivered with exactly its data fields", () => {
       await c.query("UPDATE channels SET credentials = $2 WHERE id = $1", [x.channelId, sealCredentials(key, { ...current, expiresAt: new Date(Date.now() + 60_000).toISOString(), refreshToken: "spent" })])
     })
     // billing.changed: the admin CLI (no NATS in it: the scheduler's sweeper publishes the row)
-    await cli("billing", "set", "--workspace", ws.workspaceId, "--event", "renewed")
+    await cli("billing", "set", "--workspace", ws.workspaceId, "--event", "renewed", "--amount", "29", "--currency", "USD", "--period", "month", "--test")
 
     const byEvent = await waitFor("all 8 events delivered", async () => {
       const seen = new Map(receiver.at("/all").map((r) => [JSON.parse(r.body).event as string, r]))
@@ -130,7 +130,7 @@ describe("the 8 events, each delivered with exactly its data fields", () => {
     expect(data("approval.approved")).toMatchObject({ groupId: approve.group, channelIds: [channelId], approvalStatus: "approved" })
     expect(data("approval.changes")).toMatchObject({ groupId: change.group, comment: "Use the new logo", approvalStatus: "changes" })
     expect(data("channel.disconnected")).toEqual({ channelId: x.channelId, provider: "x", name: "Spent" })
-    expect(data("billing.changed")).toMatchObject({ plan: "ultimate", test: true, event: "renewed" })
+    expect(data("billing.changed")).toMatchObject({ plan: "ultimate", test: true, event: "renewed", amount: 29, currency: "USD", period: "month" })
 
     // every delivery logged, the Send Test among them
     const log = (await api.get(`/api/webhooks/${created.webhookId}/deliveries`)).json as Array<{ event: string; ok: boolean }>
