@@ -6,6 +6,7 @@ import { isRole, stripBearer, tokenKindOf, type Principal } from "../../domain/r
 import { Authentication } from "../../protocol/http/security.js"
 import { tokenHash } from "../platform/secrets.js"
 import { makeTokensRepo, type TokenRow } from "../repos/tokensRepo.js"
+import { TokenCache, TokenCacheLive } from "./tokenCache.js"
 
 /** The rules of the spec's Authentication part, given the stored token row. */
 export const principalOf = (token: string, row: TokenRow, now: Date) => {
@@ -35,9 +36,15 @@ export const principalOf = (token: string, row: TokenRow, now: Date) => {
   return Effect.succeed(principal)
 }
 
-/** Authenticates the raw `Authorization` header value. */
+/**
+ * Authenticates the raw `Authorization` header value: the token's row from the cache
+ * (tokenCache.ts: dropped on every change that commits), else from Postgres; the rules
+ * applied to it on every request.
+ */
 export const makeAuthenticate = Effect.gen(function* () {
-  const { findByHash: lookup } = yield* makeTokensRepo
+  const { findByHash } = yield* makeTokensRepo
+  const cache = yield* TokenCache
+  const lookup = (hash: Buffer) => cache.lookup(hash, findByHash(hash))
   return (header: string) =>
     Effect.gen(function* () {
       const token = stripBearer(header)
@@ -55,4 +62,4 @@ export const AuthenticationLive = Layer.effect(
     const authenticate = yield* makeAuthenticate
     return Authentication.of({ apiKey: (key) => authenticate(Redacted.value(key)) })
   })
-)
+).pipe(Layer.provide(TokenCacheLive))

@@ -10,6 +10,7 @@ import m0003 from "./migrations/0003_publishing.js"
 import m0004 from "./migrations/0004_publish_jobs.js"
 import m0005 from "./migrations/0005_actor_fencing.js"
 import m0006 from "./migrations/0006_networks.js"
+import m0012 from "./migrations/0012_auth_invalidation.js"
 
 /** Every migration, in order. Add new ones here; ids only ever grow. */
 export const migrations = {
@@ -18,7 +19,8 @@ export const migrations = {
   "3_publishing": m0003,
   "4_publish_jobs": m0004,
   "5_actor_fencing": m0005,
-  "6_networks": m0006
+  "6_networks": m0006,
+  "12_auth_invalidation": m0012
 }
 
 export class DatabaseUnavailable extends Data.TaggedError("DatabaseUnavailable")<{ readonly message: string }> {}
