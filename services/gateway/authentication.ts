@@ -8,6 +8,8 @@ import { tokenHash } from "../platform/secrets.js"
 import { makeTokensRepo, type TokenRow } from "../repos/tokensRepo.js"
 import { TokenCache, TokenCacheLive } from "./tokenCache.js"
 
+type AuthenticationError = Effect.Effect.Error<ReturnType<typeof principalOf>> | ReturnType<typeof Errors.noApiKey>
+
 /** The rules of the spec's Authentication part, given the stored token row. */
 export const principalOf = (token: string, row: TokenRow, now: Date) => {
   if (tokenKindOf(token) !== row.kind) return Effect.fail(Errors.invalidApiKey())
@@ -45,15 +47,17 @@ export const makeAuthenticate = Effect.gen(function* () {
   const { findByHash } = yield* makeTokensRepo
   const cache = yield* TokenCache
   const lookup = (hash: Buffer) => cache.lookup(hash, findByHash(hash))
-  return (header: string) =>
-    Effect.gen(function* () {
-      const token = stripBearer(header)
-      if (token === "") return yield* Effect.fail(Errors.noApiKey())
-      if (tokenKindOf(token) === null) return yield* Effect.fail(Errors.invalidApiKey())
-      const row = yield* lookup(tokenHash(token)).pipe(Effect.orDie)
-      if (Option.isNone(row)) return yield* Effect.fail(Errors.invalidApiKey())
-      return yield* principalOf(token, row.value, new Date())
-    })
+  // plain combinators rather than a generator: this runs on every request
+  return (header: string) => {
+    const token = stripBearer(header)
+    if (token === "") return Effect.fail(Errors.noApiKey())
+    if (tokenKindOf(token) === null) return Effect.fail(Errors.invalidApiKey())
+    return Effect.flatMap(
+      Effect.orDie(lookup(tokenHash(token))),
+      (row): Effect.Effect<Principal, AuthenticationError> =>
+        Option.isNone(row) ? Effect.fail(Errors.invalidApiKey()) : principalOf(token, row.value, new Date())
+    )
+  }
 })
 
 export const AuthenticationLive = Layer.effect(

@@ -1,5 +1,5 @@
 import { createServer } from "node:http"
-import { HttpApiBuilder, HttpApiScalar, OpenApi, HttpServer, HttpIncomingMessage, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { HttpApiBuilder, HttpApiScalar, OpenApi, HttpServer, HttpIncomingMessage, HttpMethod, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { Context, Effect, Layer, Option } from "effect"
 import { Errors } from "../../domain/errors.js"
@@ -57,6 +57,10 @@ const ErrorMiddlewareLive = HttpApiBuilder.middleware(
     Effect.gen(function* () {
       const request = yield* HttpServerRequest.HttpServerRequest
       yield* checkRequestHead(request)
+      // a request without a body (most reads): no body checks or limits to set up
+      if (!HttpMethod.hasBody(request.method) && request.headers["content-length"] === undefined && request.headers["transfer-encoding"] === undefined) {
+        return yield* app
+      }
       const declared = Number(request.headers["content-length"] ?? "0")
       // POST /upload has its own limit (MAX_UPLOAD_BYTES, streamed to disk) instead of 5 MB
       if (isUploadRequest(request)) return yield* withUploadLimits(app, declared, config.media)
