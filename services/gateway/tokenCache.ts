@@ -15,6 +15,9 @@ import type { TokenRow } from "../repos/tokensRepo.js"
  * notification. While that connection is down (not yet up, dropped, reconnecting) the
  * cache is neither read nor filled, and it is emptied again once LISTEN is back, so a
  * replica that may have missed a notification never answers from what it held before.
+ * A cached row is used only after a fence on that connection (below), so a change that
+ * committed before the request arrived has always been read: "at once" holds even when
+ * the notification is slower than the client's next request.
  */
 export interface TokenCacheShape {
   /** The row for `hash`: from the cache, else `load` (kept when no invalidation came meanwhile). */
@@ -40,6 +43,44 @@ export const makeTokenCache = (databaseUrl: string) =>
       let closed = false
       let client: pg.Client | null = null
       let retry: NodeJS.Timeout | null = null
+
+      // requests waiting for a fence not sent yet, and whether one is on its way
+      let waiting: Array<(fenced: boolean) => void> = []
+      let fencing = false
+
+      /**
+       * Calls `done(true)` once every notification committed before this call has been
+       * read: Postgres signals the listening backend during the commit, before the writer
+       * hears "committed", and that backend sends pending notifications before it answers
+       * a query. So an empty query sent on the LISTEN connection after the request
+       * arrived answers only after any invalidation its client could have caused.
+       * Requests arriving meanwhile share the next fence: one round trip on this idle
+       * connection per batch of requests, never a token lookup. `done(false)`: no fence
+       * (the connection is down), so the caller reads Postgres.
+       */
+      const fence = (done: (fenced: boolean) => void) => {
+        waiting.push(done)
+        if (!fencing) sendFence()
+      }
+      const sendFence = () => {
+        const current = client
+        const batch = waiting
+        waiting = []
+        if (current === null || !listening) {
+          for (const done of batch) done(false)
+          return
+        }
+        fencing = true
+        const settle = (fenced: boolean) => {
+          fencing = false
+          for (const done of batch) done(fenced && listening && client === current)
+          if (waiting.length > 0) sendFence()
+        }
+        current.query("").then(
+          () => settle(true),
+          () => settle(false)
+        )
+      }
 
       const invalidate = () => {
         generation++
@@ -80,12 +121,18 @@ export const makeTokenCache = (databaseUrl: string) =>
       listen()
 
       const shape: TokenCacheShape = {
-        lookup: (hash, load) =>
+        lookup: <E, R>(hash: Buffer, load: Effect.Effect<Option.Option<TokenRow>, E, R>) =>
           Effect.suspend(() => {
             if (!listening) return load
             const key = hash.toString("base64")
-            const hit = entries.get(key)
-            if (hit !== undefined) return Effect.succeed(Option.some(hit))
+            if (entries.has(key)) {
+              return Effect.async<Option.Option<TokenRow>, E, R>((resume) => {
+                fence((fenced) => {
+                  const hit = fenced ? entries.get(key) : undefined
+                  resume(hit === undefined ? load : Effect.succeed(Option.some(hit)))
+                })
+              })
+            }
             const started = generation
             return Effect.tap(load, (row) =>
               Effect.sync(() => {
