@@ -1,4 +1,5 @@
-import { Effect, Layer, Option, Redacted } from "effect"
+import { HttpRouter, HttpServerRequest } from "@effect/platform"
+import { Context, Effect, FiberRef, HashMap, Layer, Option, Redacted } from "effect"
 import { billingGate } from "../../domain/billing.js"
 import { Errors } from "../../domain/errors.js"
 import { WorkspaceId } from "../../domain/ids.js"
@@ -6,6 +7,7 @@ import { isRole, stripBearer, tokenKindOf, type Principal } from "../../domain/r
 import { Authentication } from "../../protocol/http/security.js"
 import { tokenHash } from "../platform/secrets.js"
 import { makeTokensRepo, type TokenRow } from "../repos/tokensRepo.js"
+import { markRoute } from "./requestMetrics.js"
 import { TokenCache, TokenCacheLive } from "./tokenCache.js"
 
 type AuthenticationError = Effect.Effect.Error<ReturnType<typeof principalOf>> | ReturnType<typeof Errors.noApiKey>
@@ -60,10 +62,21 @@ export const makeAuthenticate = Effect.gen(function* () {
   }
 })
 
+/** The rest of the request's log lines name the workspace (logs: `workspaceId`). */
+const annotateWorkspace = (principal: Principal) =>
+  FiberRef.update(FiberRef.currentLogAnnotations, HashMap.set<string, unknown>("workspaceId", principal.workspaceId))
+
 export const AuthenticationLive = Layer.effect(
   Authentication,
   Effect.gen(function* () {
     const authenticate = yield* makeAuthenticate
-    return Authentication.of({ apiKey: (key) => authenticate(Redacted.value(key)) })
+    return Authentication.of({
+      apiKey: (key) =>
+        Effect.contextWithEffect((context: Context.Context<HttpRouter.RouteContext | HttpServerRequest.HttpServerRequest>) => {
+          // every API route passes here once matched: its template labels the HTTP metrics
+          markRoute(Context.get(context, HttpServerRequest.HttpServerRequest).source, Context.get(context, HttpRouter.RouteContext).route.path)
+          return authenticate(Redacted.value(key)).pipe(Effect.tap(annotateWorkspace))
+        })
+    })
   })
 ).pipe(Layer.provide(TokenCacheLive))

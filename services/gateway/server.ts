@@ -18,6 +18,9 @@ import { guardChunkedBodies } from "./chunkedBodyGuard.js"
 import { cutOffStalledClients, settleAnswersOnClose } from "./closedConnections.js"
 import { apiErrorResponse, causeToResponse } from "./errorResponse.js"
 import { checkRequestBody, checkRequestHead } from "./requestGuard.js"
+import { makeRequestLogs } from "./requestLogs.js"
+import { observeRequests } from "./requestMetrics.js"
+import { metricsResponse } from "../platform/metrics.js"
 import { AccountHttpLive } from "./http/accountHttp.js"
 import { isUploadRequest, MediaFilesRouteLive, MediaHttpLive, UPLOAD_PATH, withUploadLimits } from "./http/mediaHttp.js"
 import { NetworksHttpLive } from "./http/networksHttp.js"
@@ -41,6 +44,7 @@ const makeNodeServer = (timeouts: HttpServerConfig) => () => {
     connectionsCheckingInterval: Math.min(1000, timeouts.headersTimeoutMs)
   })
   settleAnswersOnClose(server)
+  observeRequests(server)
   cutOffStalledClients(server, timeouts.requestIdleTimeoutMs)
   guardChunkedBodies(server, MAX_JSON_BODY, (url) => url.split("?")[0] === UPLOAD_PATH)
   return server
@@ -53,8 +57,8 @@ const makeNodeServer = (timeouts: HttpServerConfig) => () => {
  * error body.
  */
 const ErrorMiddlewareLive = HttpApiBuilder.middleware(
-  Effect.map(AppConfig, (config) => (app) =>
-    Effect.gen(function* () {
+  Effect.map(Effect.zip(AppConfig, makeRequestLogs), ([config, requestLogs]) => (app) =>
+    Effect.flatMap(HttpServerRequest.HttpServerRequest, (incoming) => requestLogs(incoming, Effect.gen(function* () {
       const request = yield* HttpServerRequest.HttpServerRequest
       yield* checkRequestHead(request)
       // a request without a body (most reads): no body checks or limits to set up
@@ -70,7 +74,7 @@ const ErrorMiddlewareLive = HttpApiBuilder.middleware(
         Effect.zipRight(checkRequestBody(request), app),
         Option.some(MAX_JSON_BODY + 64 * 1024)
       )
-    }).pipe(Effect.catchAllCause((cause) => causeToResponse(cause, config.supportEmail)))
+    }).pipe(Effect.catchAllCause((cause) => causeToResponse(cause, config.supportEmail)))))
   )
 )
 
@@ -82,6 +86,7 @@ const SystemRoutesLive = HttpApiBuilder.Router.use((router) =>
     const document = OpenApi.fromApi(PublicApi)
     yield* router.get("/healthz", alive)
     yield* router.get("/readyz", readiness(checks))
+    yield* router.get("/metrics", metricsResponse)
     yield* router.get("/public/v1/openapi.json", HttpServerResponse.unsafeJson(document))
   })
 )

@@ -11,6 +11,7 @@ import { freshCredentials } from "../networks/credentialsStore.js"
 import { isPublishingEvent, publishingEvent } from "../posts/postEvents.js"
 import { decodeSettings } from "../posts/rows.js"
 import { AttemptsStore, type AttemptResult, type ItemToPublish } from "./attemptsStore.js"
+import { publishAttempts } from "../platform/metrics.js"
 
 /** How the publisher runs its jobs (services/publisher/main.ts reads them from the environment). */
 export interface PublishSettings {
@@ -216,6 +217,7 @@ const recordOutcome = (item: ItemToPublish, attemptId: string, conclusion: Concl
     const attempts = yield* AttemptsStore
     const outcome = outcomeOf(conclusion)
     const result = resultOf(conclusion, outcome)
+    publishAttempts.inc({ network: item.network, outcome: outcome.kind })
     yield* Outbox.transaction(
       Effect.gen(function* () {
         const attempt = yield* attempts.concludeAttempt(attemptId, result)

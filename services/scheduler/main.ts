@@ -3,6 +3,7 @@ import { makeFenceStore } from "../actors/fencing.js"
 import { makeActorPayloads } from "../platform/actorPayloads.js"
 import * as Outbox from "../platform/outbox.js"
 import { makeIdempotencyRepo } from "../posts/idempotencyRepo.js"
+import { BacklogMetricsLive } from "./backlogMetrics.js"
 import { claimDueItems, enqueueUnacknowledgedJobs, requeueLostJobs } from "./dueItems.js"
 import { DueItemsStore } from "./dueItemsStore.js"
 
@@ -37,4 +38,4 @@ export const SchedulerLive = Layer.scopedDiscard(
     yield* every("1 minute", "actor payload expiry", Effect.suspend(() => payloads.expire(anHourAgo())))
     yield* Effect.logInfo("scheduler started")
   })
-).pipe(Layer.provide(DueItemsStore.Live))
+).pipe(Layer.provide(DueItemsStore.Live), Layer.merge(BacklogMetricsLive))
