@@ -7,6 +7,7 @@ import { AppConfig, AppConfigLive } from "./platform/config.js"
 import { DatabaseLive } from "./platform/db.js"
 import { HealthServerLive, natsCheck, postgresCheck, redisCheck } from "./platform/health.js"
 import { LoggingLive } from "./platform/logging.js"
+import { TracingLive } from "./platform/tracing.js"
 import { NatsLive } from "./platform/nats.js"
 import { RedisLive } from "./platform/redis.js"
 import { PublisherLive } from "./publisher/main.js"
@@ -77,5 +78,7 @@ Effect.logInfo(`starting ${selected.join(", ")}`).pipe(
   Effect.zipRight(program),
   // JSON lines or pretty (LOG_FORMAT, LOG_LEVEL), secrets redacted: services/platform/logging.ts
   Effect.provide(LoggingLive({ service: selected.join("+") })),
+  // OpenTelemetry over OTLP/HTTP when OTEL_EXPORTER_OTLP_ENDPOINT is set: services/platform/tracing.ts
+  Effect.provide(TracingLive(selected.join("+"))),
   NodeRuntime.runMain({ disableErrorReporting: false, disablePrettyLogger: true })
 )

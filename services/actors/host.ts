@@ -15,6 +15,7 @@ import { RateWindows } from "./rateWindows.js"
 import { makeWorkspaceMemory, WorkspaceMemory } from "./workspaceMemory.js"
 import { observeCommand } from "./commandMetrics.js"
 import { observeMailboxDepth, observeShardsOwned } from "../platform/metrics.js"
+import { withRemoteParent } from "../platform/tracing.js"
 
 const decodeRequest = Schema.decodeUnknown(ActorRequestJson)
 const decodeEnvelope = Schema.decodeUnknown(ActorEnvelopeJson)
@@ -88,6 +89,7 @@ export const ActorHostLive = Layer.scopedDiscard(
               )
         ),
         Effect.flatMap((reply) => Effect.sync(() => msg.respond(reply))),
+        withRemoteParent(msg.headers?.get("traceparent"), "actor.command", { shard }),
         Effect.ensuring(Effect.sync(() => inFlight.set(shard, (inFlight.get(shard) ?? 1) - 1)))
       )
       runFork(program)

@@ -27,5 +27,11 @@ CREATE TRIGGER users_auth_changed AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE O
   FOR EACH STATEMENT EXECUTE FUNCTION auth_changed();
 CREATE TRIGGER workspaces_auth_changed AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON workspaces
   FOR EACH STATEMENT EXECUTE FUNCTION auth_changed();
+
+-- Traces (services/platform/tracing.ts): work that waits in Postgres keeps the W3C trace
+-- context of the request that made it. The actor's transaction sets app.trace_parent
+-- (only while tracing is on), so the writers need not know: the defaults pick it up.
+ALTER TABLE post_items ADD COLUMN trace_parent text DEFAULT nullif(current_setting('app.trace_parent', true), '');
+ALTER TABLE outbox ADD COLUMN trace_parent text DEFAULT nullif(current_setting('app.trace_parent', true), '');
 `)
 })
