@@ -91,7 +91,7 @@ const main = async () => {
     const startService = async (env: Record<string, string>) => {
       const service = await group.start(world, [], {
         nodeArgs: ["dist/services/main.js"],
-        env: { SEED_DEMO: "false", LOG_LEVEL: "warning", ...env },
+        env: { SEED_DEMO: "false", ...env },
         ready: /all services up/,
         label: "service"
       })
