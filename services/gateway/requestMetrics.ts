@@ -29,13 +29,29 @@ const routeOf = (req: IncomingMessage, res: ServerResponse) => {
   return res.statusCode === 404 ? "unmatched" : "other"
 }
 
+/** The series of one route, method and status, looked up once (prom-client hashes labels on every call). */
+const series = new Map<
+  string,
+  { readonly count: ReturnType<typeof httpRequests.labels>; readonly duration: ReturnType<typeof httpRequestDuration.labels> }
+>()
+const seriesOf = (route: string, method: string, status: number) => {
+  const key = `${route} ${method} ${status}`
+  let found = series.get(key)
+  if (found === undefined) {
+    const labels = { route, method, status: String(status) }
+    found = { count: httpRequests.labels(labels), duration: httpRequestDuration.labels(labels) }
+    series.set(key, found)
+  }
+  return found
+}
+
 export const observeRequests = (server: Server) => {
   server.prependListener("request", (req: IncomingMessage, res: ServerResponse) => {
     const started = performance.now()
     res.once("close", () => {
-      const labels = { route: routeOf(req, res), method: req.method ?? "", status: String(res.statusCode) }
-      httpRequests.inc(labels)
-      httpRequestDuration.observe(labels, (performance.now() - started) / 1000)
+      const { count, duration } = seriesOf(routeOf(req, res), req.method ?? "", res.statusCode)
+      count.inc()
+      duration.observe((performance.now() - started) / 1000)
     })
   })
 }

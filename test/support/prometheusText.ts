@@ -22,10 +22,12 @@ const metricName = /^[a-zA-Z_:][a-zA-Z0-9_:]*$/
 const labelName = /^[a-zA-Z_][a-zA-Z0-9_]*$/
 const types = new Set(["counter", "gauge", "histogram", "summary", "untyped"])
 
+/** As Prometheus reads values (Go's ParseFloat): NaN and Inf in any case, e.g. prom-client's `Nan`. */
 const parseValue = (text: string, line: string): number => {
-  if (text === "+Inf") return Infinity
-  if (text === "-Inf") return -Infinity
-  if (text === "NaN") return NaN
+  const lower = text.toLowerCase()
+  if (lower === "+inf" || lower === "inf") return Infinity
+  if (lower === "-inf") return -Infinity
+  if (lower === "nan") return NaN
   if (!/^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/.test(text)) throw new Error(`bad value ${JSON.stringify(text)} in: ${line}`)
   return Number(text)
 }
