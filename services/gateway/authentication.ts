@@ -1,10 +1,11 @@
 import { HttpRouter, HttpServerRequest } from "@effect/platform"
-import { Context, Effect, FiberRef, HashMap, Layer, Option, Redacted } from "effect"
+import { Context, Effect, FiberRef, Layer, Option, Redacted } from "effect"
 import { billingGate } from "../../domain/billing.js"
 import { Errors } from "../../domain/errors.js"
 import { WorkspaceId } from "../../domain/ids.js"
 import { isRole, stripBearer, tokenKindOf, type Principal } from "../../domain/roles.js"
 import { Authentication } from "../../protocol/http/security.js"
+import { currentRequestFields } from "../platform/logging.js"
 import { tokenHash } from "../platform/secrets.js"
 import { makeTokensRepo, type TokenRow } from "../repos/tokensRepo.js"
 import { markRoute } from "./requestMetrics.js"
@@ -64,7 +65,9 @@ export const makeAuthenticate = Effect.gen(function* () {
 
 /** The rest of the request's log lines name the workspace (logs: `workspaceId`). */
 const annotateWorkspace = (principal: Principal) =>
-  FiberRef.update(FiberRef.currentLogAnnotations, HashMap.set<string, unknown>("workspaceId", principal.workspaceId))
+  Effect.map(FiberRef.get(currentRequestFields), (fields) => {
+    if (fields !== null) fields.workspaceId = principal.workspaceId
+  })
 
 export const AuthenticationLive = Layer.effect(
   Authentication,

@@ -58,23 +58,26 @@ const makeNodeServer = (timeouts: HttpServerConfig) => () => {
  */
 const ErrorMiddlewareLive = HttpApiBuilder.middleware(
   Effect.map(Effect.zip(AppConfig, makeRequestLogs), ([config, requestLogs]) => (app) =>
-    Effect.flatMap(HttpServerRequest.HttpServerRequest, (incoming) => requestLogs(incoming, Effect.gen(function* () {
-      const request = yield* HttpServerRequest.HttpServerRequest
-      yield* checkRequestHead(request)
+    Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
       // a request without a body (most reads): no body checks or limits to set up
-      if (!HttpMethod.hasBody(request.method) && request.headers["content-length"] === undefined && request.headers["transfer-encoding"] === undefined) {
-        return yield* app
-      }
-      const declared = Number(request.headers["content-length"] ?? "0")
-      // POST /upload has its own limit (MAX_UPLOAD_BYTES, streamed to disk) instead of 5 MB
-      if (isUploadRequest(request)) return yield* withUploadLimits(app, declared, config.media)
-      if (declared > MAX_JSON_BODY) return apiErrorResponse(Errors.bodyTooLarge())
-      // a backstop just above the limit: bodies without Content-Length are answered by the guard
-      return yield* HttpIncomingMessage.withMaxBodySize(
-        Effect.zipRight(checkRequestBody(request), app),
-        Option.some(MAX_JSON_BODY + 64 * 1024)
-      )
-    }).pipe(Effect.catchAllCause((cause) => causeToResponse(cause, config.supportEmail)))))
+      const bodyless = !HttpMethod.hasBody(request.method) && request.headers["content-length"] === undefined &&
+        request.headers["transfer-encoding"] === undefined
+      const answer = bodyless
+        ? Effect.zipRight(checkRequestHead(request), app)
+        : Effect.gen(function* () {
+            yield* checkRequestHead(request)
+            const declared = Number(request.headers["content-length"] ?? "0")
+            // POST /upload has its own limit (MAX_UPLOAD_BYTES, streamed to disk) instead of 5 MB
+            if (isUploadRequest(request)) return yield* withUploadLimits(app, declared, config.media)
+            if (declared > MAX_JSON_BODY) return apiErrorResponse(Errors.bodyTooLarge())
+            // a backstop just above the limit: bodies without Content-Length are answered by the guard
+            return yield* HttpIncomingMessage.withMaxBodySize(
+              Effect.zipRight(checkRequestBody(request), app),
+              Option.some(MAX_JSON_BODY + 64 * 1024)
+            )
+          })
+      return requestLogs(request, answer.pipe(Effect.catchAllCause((cause) => causeToResponse(cause, config.supportEmail))))
+    })
   )
 )
 

@@ -1,4 +1,4 @@
-import { Cause, Config, Effect, HashMap, Inspectable, Layer, List, Logger, LogLevel, Option } from "effect"
+import { Cause, Config, Effect, FiberRef, FiberRefs, HashMap, Inspectable, Layer, List, Logger, LogLevel, Option } from "effect"
 
 /**
  * Every process's log lines (README: Operations):
@@ -44,16 +44,34 @@ const textOf = (value: unknown): string => {
 
 const messageText = (message: unknown): string => (Array.isArray(message) ? message.map(textOf).join(" ") : textOf(message))
 
+/**
+ * What a log line says about the request it was written for (`requestId`, `workspaceId`).
+ * A plain object in a FiberRef rather than log annotations: setting annotations on every
+ * request compares hash maps, this compares one reference (the gateway's hot path).
+ */
+export interface RequestFields {
+  readonly requestId: string
+  workspaceId?: string
+}
+export const currentRequestFields = FiberRef.unsafeMake<RequestFields | null>(null)
+
+const requestAnnotations = (context: FiberRefs.FiberRefs, annotations: HashMap.HashMap<string, unknown>) => {
+  const request = FiberRefs.getOrDefault(context, currentRequestFields)
+  if (request === null) return annotations
+  const withId = HashMap.set(annotations, "requestId", request.requestId)
+  return request.workspaceId === undefined ? withId : HashMap.set(withId, "workspaceId", request.workspaceId)
+}
+
 /** `fallbackService`: the services this process runs, when no `service` annotation is in scope. */
 export const jsonLogger = (fallbackService: string) =>
-  Logger.make<unknown, string>(({ annotations, cause, date, logLevel, message, spans }) => {
+  Logger.make<unknown, string>(({ annotations, cause, context, date, logLevel, message, spans }) => {
     const line: Record<string, unknown> = {
       time: date.toISOString(),
       level: logLevel.label.toLowerCase(),
       service: fallbackService,
       message: redactSecrets(messageText(message))
     }
-    for (const [key, value] of HashMap.toEntries(annotations)) line[key] = redactSecrets(textOf(value))
+    for (const [key, value] of HashMap.toEntries(requestAnnotations(context, annotations))) line[key] = redactSecrets(textOf(value))
     if (!Cause.isEmpty(cause)) line["cause"] = redactSecrets(Cause.pretty(cause))
     const now = date.getTime()
     for (const span of List.toArray(spans)) line[`${span.label}_ms`] = now - span.startTime
@@ -67,7 +85,7 @@ const prettyRedacted = (pretty: Logger.Logger<unknown, void>) =>
       ...options,
       message: redactSecrets(messageText(options.message)),
       cause: Cause.isEmpty(options.cause) ? options.cause : Cause.fail(redactSecrets(Cause.pretty(options.cause))),
-      annotations: HashMap.map(options.annotations, (v) => redactSecrets(textOf(v)))
+      annotations: HashMap.map(requestAnnotations(options.context, options.annotations), (v) => redactSecrets(textOf(v)))
     })
   )
 
