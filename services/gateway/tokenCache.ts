@@ -32,6 +32,7 @@ export const AUTH_CHANGED_CHANNEL = "auth_changed"
 /** Enough for every live token of a large deployment; above it the oldest entries go first. */
 const MAX_ENTRIES = 100_000
 const RECONNECT_DELAY_MS = 1_000
+const FENCE_TIMEOUT_MS = 2_000
 
 export const makeTokenCache = (databaseUrl: string) =>
   Effect.acquireRelease(
@@ -71,11 +72,20 @@ export const makeTokenCache = (databaseUrl: string) =>
           return
         }
         fencing = true
+        let settled = false
         const settle = (fenced: boolean) => {
+          if (settled) return
+          settled = true
+          clearTimeout(timer)
           fencing = false
           for (const done of batch) done(fenced && listening && client === current)
           if (waiting.length > 0) sendFence()
         }
+        // a connection that stops answering is treated as lost: requests read Postgres meanwhile
+        const timer = setTimeout(() => {
+          settle(false)
+          lost(current)
+        }, FENCE_TIMEOUT_MS)
         current.query("").then(
           () => settle(true),
           () => settle(false)
