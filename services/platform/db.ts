@@ -11,7 +11,7 @@ import m0003 from "./migrations/0003_publishing.js"
 import m0004 from "./migrations/0004_publish_jobs.js"
 import m0005 from "./migrations/0005_actor_fencing.js"
 import m0006 from "./migrations/0006_networks.js"
-import m0012 from "./migrations/0012_auth_invalidation.js"
+import m0012 from "./migrations/0012_operations.js"
 
 /** Every migration, in order. Add new ones here; ids only ever grow. */
 export const migrations = {
@@ -21,7 +21,7 @@ export const migrations = {
   "4_publish_jobs": m0004,
   "5_actor_fencing": m0005,
   "6_networks": m0006,
-  "12_auth_invalidation": m0012
+  "12_operations": m0012
 }
 
 export class DatabaseUnavailable extends Data.TaggedError("DatabaseUnavailable")<{ readonly message: string }> {}

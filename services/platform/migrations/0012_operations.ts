@@ -2,6 +2,8 @@ import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 
 /**
+ * What operations need in the schema (README: Operations).
+ *
  * Invalidation of the gateways' authentication caches (services/gateway/tokenCache.ts):
  * every change to a table the token lookup reads (api_tokens, memberships, users,
  * workspaces) notifies AUTH_CHANGED_CHANNEL when it commits. A trigger rather than a
