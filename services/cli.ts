@@ -1,11 +1,12 @@
 import { NodeRuntime } from "@effect/platform-node"
-import { Console, Effect, Either, Layer, Logger } from "effect"
+import { Console, Effect, Either, Layer } from "effect"
 import { makeAdminOperations } from "./admin/operations.js"
 import { createWebhook, testWebhook } from "./admin/webhookCommands.js"
 import { Webhooks } from "./webhooks/Webhooks.js"
 import { parseAdminArgs, usage, type AdminCommand } from "./admin/cliArgs.js"
 import { AppConfigLive } from "./platform/config.js"
 import { DatabaseLive } from "./platform/db.js"
+import { LoggingLive } from "./platform/logging.js"
 
 /**
  * The operators' CLI: `npm run -s admin -- <noun> <verb> --flags`. JSON on stdout;
@@ -53,7 +54,7 @@ const main = (command: AdminCommand) =>
     Effect.flatMap((result) => Console.log(JSON.stringify(result))),
     Effect.provide(Webhooks.Default.pipe(Layer.provideMerge(DatabaseLive), Layer.provideMerge(AppConfigLive))),
     // stdout is the command's JSON answer only: log lines (OUTBOUND_ALLOW at start, …) go to stderr
-    Effect.provide(Logger.replace(Logger.defaultLogger, Logger.withConsoleError(Logger.logfmtLogger))),
+    Effect.provide(LoggingLive({ service: "admin", stream: "stderr" })),
     Effect.catchTags({ AdminInputError: fail(2), DatabaseUnavailable: fail(1), SecretKeyMissing: fail(1), PublicUrlInvalid: fail(1) }),
     Effect.catchAllCause((cause) => fail(1)({ message: `admin: ${cause.toString()}` }))
   )

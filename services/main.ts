@@ -6,6 +6,8 @@ import { GatewayLive } from "./gateway/server.js"
 import { AppConfig, AppConfigLive } from "./platform/config.js"
 import { DatabaseLive } from "./platform/db.js"
 import { HealthServerLive, natsCheck, postgresCheck, redisCheck } from "./platform/health.js"
+import { LoggingLive } from "./platform/logging.js"
+import { TracingLive } from "./platform/tracing.js"
 import { NatsLive } from "./platform/nats.js"
 import { RedisLive } from "./platform/redis.js"
 import { PublisherLive } from "./publisher/main.js"
@@ -18,11 +20,11 @@ import { WebhooksLive } from "./webhooks/main.js"
  *   node dist/services/main.js gateway actors  just these (tsx services/main.ts … in development)
  */
 const services = {
-  gateway: GatewayLive,
-  actors: ActorHostLive,
-  scheduler: SchedulerLive,
-  publisher: PublisherLive,
-  webhooks: WebhooksLive
+  gateway: GatewayLive.pipe(Layer.annotateLogs("service", "gateway")),
+  actors: ActorHostLive.pipe(Layer.annotateLogs("service", "actors")),
+  scheduler: SchedulerLive.pipe(Layer.annotateLogs("service", "scheduler")),
+  publisher: PublisherLive.pipe(Layer.annotateLogs("service", "publisher")),
+  webhooks: WebhooksLive.pipe(Layer.annotateLogs("service", "webhooks"))
 } as const
 type ServiceName = keyof typeof services
 const isServiceName = (s: string): s is ServiceName => s in services
@@ -74,5 +76,9 @@ const program = Layer.build(Services).pipe(
 
 Effect.logInfo(`starting ${selected.join(", ")}`).pipe(
   Effect.zipRight(program),
-  NodeRuntime.runMain({ disableErrorReporting: false })
+  // JSON lines or pretty (LOG_FORMAT, LOG_LEVEL), secrets redacted: services/platform/logging.ts
+  Effect.provide(LoggingLive({ service: selected.join("+") })),
+  // OpenTelemetry over OTLP/HTTP when OTEL_EXPORTER_OTLP_ENDPOINT is set: services/platform/tracing.ts
+  Effect.provide(TracingLive(selected.join("+"))),
+  NodeRuntime.runMain({ disableErrorReporting: false, disablePrettyLogger: true })
 )

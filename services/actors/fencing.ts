@@ -1,5 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { Context, Data, Effect, Layer, Option } from "effect"
+import { currentTraceparent } from "../platform/tracing.js"
 
 /**
  * The lease a command runs under (DESIGN: every write is fenced by the lease's epoch) and
@@ -38,8 +39,12 @@ export const makeFenceStore = Effect.gen(function* () {
 
   /** In the caller's transaction: the lease still holds (FOR SHARE: a new owner's claim waits for this commit). */
   const check = (shard: number, epoch: number) =>
-    sql<{ epoch: number }>`SELECT epoch FROM shard_fences WHERE shard = ${shard} FOR SHARE`.pipe(
-      Effect.flatMap((rows) => (rows[0]?.epoch === epoch ? Effect.void : Effect.fail(new LeaseLost({ shard }))))
+    Effect.flatMap(currentTraceparent, (traceparent) =>
+      (traceparent === null
+        ? sql<{ epoch: number }>`SELECT epoch FROM shard_fences WHERE shard = ${shard} FOR SHARE`
+        : // tracing on: the rows this transaction writes keep its trace (trace_parent defaults, migration 0012)
+          sql<{ epoch: number }>`SELECT epoch, set_config('app.trace_parent', ${traceparent}, true) FROM shard_fences WHERE shard = ${shard} FOR SHARE`
+      ).pipe(Effect.flatMap((rows) => (rows[0]?.epoch === epoch ? Effect.void : Effect.fail(new LeaseLost({ shard })))))
     )
 
   /**

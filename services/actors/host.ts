@@ -13,6 +13,9 @@ import { makeMailboxes } from "./mailboxes.js"
 import { LEASE_ROUND_MS, makeLeaseManager, tickSafely } from "./shardLeases.js"
 import { RateWindows } from "./rateWindows.js"
 import { makeWorkspaceMemory, WorkspaceMemory } from "./workspaceMemory.js"
+import { observeCommand } from "./commandMetrics.js"
+import { observeMailboxDepth, observeShardsOwned } from "../platform/metrics.js"
+import { withRemoteParent } from "../platform/tracing.js"
 
 const decodeRequest = Schema.decodeUnknown(ActorRequestJson)
 const decodeEnvelope = Schema.decodeUnknown(ActorEnvelopeJson)
@@ -62,7 +65,12 @@ export const ActorHostLive = Layer.scopedDiscard(
         return encodeReply({ _tag: "Stored", ref: yield* payloads.put(JSON.stringify(exit)) })
       })
 
+    // /metrics: commands taken and not answered yet, shards held (services/platform/metrics.ts)
+    observeMailboxDepth(() => [...inFlight.values()].reduce((a, b) => a + b, 0))
+    observeShardsOwned(() => epochs.size)
+
     const onMessage = (shard: number, msg: Msg) => {
+      const started = performance.now()
       inFlight.set(shard, (inFlight.get(shard) ?? 0) + 1)
       const program = Effect.gen(function* () {
         const epoch = epochs.get(shard)
@@ -70,6 +78,7 @@ export const ActorHostLive = Layer.scopedDiscard(
         if (epoch === undefined || !manager.holds(shard)) return notOwner
         const envelope = yield* envelopeOf(msg)
         const exit = yield* dispatch(envelope, mailboxes).pipe(Effect.provideService(CurrentLease, { shard, epoch }))
+        observeCommand(envelope.command._tag, exit, started)
         return yield* replyOf(exit)
       }).pipe(
         Effect.catchAllCause((cause) =>
@@ -80,6 +89,7 @@ export const ActorHostLive = Layer.scopedDiscard(
               )
         ),
         Effect.flatMap((reply) => Effect.sync(() => msg.respond(reply))),
+        withRemoteParent(msg.headers?.get("traceparent"), "actor.command", { shard }),
         Effect.ensuring(Effect.sync(() => inFlight.set(shard, (inFlight.get(shard) ?? 1) - 1)))
       )
       runFork(program)

@@ -1,5 +1,9 @@
 import { SqlClient } from "@effect/sql"
+import { mkdirSync, writeFileSync } from "node:fs"
+import path from "node:path"
 import { Console, Effect } from "effect"
+import { AppConfig } from "../platform/config.js"
+import { jsonLines } from "../platform/logging.js"
 import { makeAdminOperations } from "./operations.js"
 
 /**
@@ -29,6 +33,16 @@ export const seedDemoWorkspace = Effect.gen(function* () {
     })
   )
   if (created === null) return
+  // JSON log lines (not a terminal) never carry a secret: the credentials go to a file only this user reads
+  if (yield* jsonLines()) {
+    const { dataDir } = yield* AppConfig
+    const file = path.resolve(dataDir, "demo-workspace.json")
+    yield* Effect.sync(() => {
+      mkdirSync(dataDir, { recursive: true })
+      writeFileSync(file, `${JSON.stringify({ ...created, ownerEmail: "owner@demo.localhost" }, null, 2)}\n`, { mode: 0o600 })
+    })
+    return yield* Effect.logInfo(`created a demo workspace ${created.workspaceId}; its API key and owner password are in ${file}`)
+  }
   yield* Console.log(
     [
       "",

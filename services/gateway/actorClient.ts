@@ -1,11 +1,12 @@
 import { Context, Data, Duration, Effect, Layer, Option, Schedule, Schema } from "effect"
-import { ErrorCode, NatsError } from "nats"
+import { ErrorCode, headers as natsHeaders, NatsError } from "nats"
 import type { Principal } from "../../domain/roles.js"
 import { shardOf } from "../../domain/shards.js"
 import { ActorEnvelopeJson, ActorReplyJson, ActorRequestJson, INLINE_PAYLOAD_BYTES, type ActorCommand } from "../../protocol/actors.js"
 import { ActorPayloads } from "../platform/actorPayloads.js"
 import { AppConfig } from "../platform/config.js"
 import { Nats } from "../platform/nats.js"
+import { currentTraceparent } from "../platform/tracing.js"
 
 /** Nobody took the command, or its host said it no longer owns the shard: nothing ran. */
 class NoOwner extends Data.TaggedError("NoOwner") {}
@@ -59,8 +60,12 @@ export const ActorClientLive = Layer.effect(
         }).pipe(Effect.orDie)
         const ask = Effect.gen(function* () {
           const payload = yield* message
+          // the actor's span continues this request's trace (nothing added when tracing is off)
+          const traceparent = yield* currentTraceparent
+          const headers = traceparent === null ? undefined : natsHeaders()
+          headers?.set("traceparent", traceparent ?? "")
           const msg = yield* Effect.tryPromise({
-            try: () => nats.connection.request(subject, payload, { timeout: ATTEMPT_MS }),
+            try: () => nats.connection.request(subject, payload, { timeout: ATTEMPT_MS, ...(headers === undefined ? {} : { headers }) }),
             catch: (e) =>
               e instanceof NatsError && e.code === ErrorCode.NoResponders
                 ? new NoOwner()

@@ -1,5 +1,5 @@
 import { createServer } from "node:http"
-import { HttpApiBuilder, HttpApiScalar, OpenApi, HttpServer, HttpIncomingMessage, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { HttpApiBuilder, HttpApiScalar, OpenApi, HttpServer, HttpIncomingMessage, HttpMethod, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { Context, Effect, Layer, Option } from "effect"
 import { Errors } from "../../domain/errors.js"
@@ -14,10 +14,14 @@ import { Channels } from "../channels/Channels.js"
 import { Posts } from "../posts/Posts.js"
 import { Share } from "../share/Share.js"
 import { AuthenticationLive } from "./authentication.js"
+import { TokenCacheLive } from "./tokenCache.js"
 import { guardChunkedBodies } from "./chunkedBodyGuard.js"
 import { cutOffStalledClients, settleAnswersOnClose } from "./closedConnections.js"
 import { apiErrorResponse, causeToResponse } from "./errorResponse.js"
 import { checkRequestBody, checkRequestHead } from "./requestGuard.js"
+import { makeRequestLogs } from "./requestLogs.js"
+import { observeRequests } from "./requestMetrics.js"
+import { metricsResponse } from "../platform/metrics.js"
 import { AccountHttpLive } from "./http/accountHttp.js"
 import { isUploadRequest, MediaFilesRouteLive, MediaHttpLive, UPLOAD_PATH, withUploadLimits } from "./http/mediaHttp.js"
 import { NetworksHttpLive } from "./http/networksHttp.js"
@@ -57,6 +61,7 @@ const makeNodeServer = (timeouts: HttpServerConfig) => () => {
     connectionsCheckingInterval: Math.min(1000, timeouts.headersTimeoutMs)
   })
   settleAnswersOnClose(server)
+  observeRequests(server)
   cutOffStalledClients(server, timeouts.requestIdleTimeoutMs)
   guardChunkedBodies(server, MAX_JSON_BODY, (url) => url.split("?")[0] === UPLOAD_PATH)
   return server
@@ -69,22 +74,29 @@ const makeNodeServer = (timeouts: HttpServerConfig) => () => {
  * error body.
  */
 const ErrorMiddlewareLive = HttpApiBuilder.middleware(
-  Effect.map(AppConfig, (config) => (app) =>
-    Effect.gen(function* () {
-      const request = yield* HttpServerRequest.HttpServerRequest
+  Effect.map(Effect.zip(AppConfig, makeRequestLogs), ([config, requestLogs]) => (app) =>
+    Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
+      // a request without a body (most reads): no body checks or limits to set up
+      const bodyless = !HttpMethod.hasBody(request.method) && request.headers["content-length"] === undefined &&
+        request.headers["transfer-encoding"] === undefined
       // MCP makes the same edge checks itself and answers them as JSON-RPC errors (services/gateway/mcp/mcpRoute.ts)
       const mcp = isMcpRequest(request)
-      if (!mcp) yield* checkRequestHead(request)
-      const declared = Number(request.headers["content-length"] ?? "0")
-      // POST /upload has its own limit (MAX_UPLOAD_BYTES, streamed to disk) instead of 5 MB
-      if (isUploadRequest(request)) return yield* withUploadLimits(app, declared, config.media)
-      if (declared > MAX_JSON_BODY) return apiErrorResponse(Errors.bodyTooLarge())
-      // a backstop just above the limit: bodies without Content-Length are answered by the guard
-      return yield* HttpIncomingMessage.withMaxBodySize(
-        mcp ? app : Effect.zipRight(checkRequestBody(request), app),
-        Option.some(MAX_JSON_BODY + 64 * 1024)
-      )
-    }).pipe(Effect.catchAllCause((cause) => causeToResponse(cause, config.supportEmail)))
+      const answer = bodyless && !mcp
+        ? Effect.zipRight(checkRequestHead(request), app)
+        : Effect.gen(function* () {
+            if (!mcp) yield* checkRequestHead(request)
+            const declared = Number(request.headers["content-length"] ?? "0")
+            // POST /upload has its own limit (MAX_UPLOAD_BYTES, streamed to disk) instead of 5 MB
+            if (isUploadRequest(request)) return yield* withUploadLimits(app, declared, config.media)
+            if (declared > MAX_JSON_BODY) return apiErrorResponse(Errors.bodyTooLarge())
+            // a backstop just above the limit: bodies without Content-Length are answered by the guard
+            return yield* HttpIncomingMessage.withMaxBodySize(
+              mcp ? app : Effect.zipRight(checkRequestBody(request), app),
+              Option.some(MAX_JSON_BODY + 64 * 1024)
+            )
+          })
+      return requestLogs(request, answer.pipe(Effect.catchAllCause((cause) => causeToResponse(cause, config.supportEmail))))
+    })
   )
 )
 
@@ -96,6 +108,7 @@ const SystemRoutesLive = HttpApiBuilder.Router.use((router) =>
     const document = OpenApi.fromApi(PublicApi)
     yield* router.get("/healthz", alive)
     yield* router.get("/readyz", readiness(checks))
+    yield* router.get("/metrics", metricsResponse)
     yield* router.get("/public/v1/openapi.json", HttpServerResponse.unsafeJson(document))
   })
 )
@@ -114,7 +127,9 @@ const FeaturesLive = Layer.mergeAll(
   OAuth.Default,
   Sessions.Live,
   RateWindows.Live,
-  Webhooks.Default
+  Webhooks.Default,
+  // one token cache per gateway, for every route that authenticates (API, MCP, app webhook API)
+  TokenCacheLive
 )
 
 const ApiLive = HttpApiBuilder.api(PublicApi).pipe(

@@ -1,9 +1,10 @@
 import { NodeContext } from "@effect/platform-node"
-import { SqlClient } from "@effect/sql"
+import { SqlClient, SqlError } from "@effect/sql"
 import { PgClient, PgMigrator } from "@effect/sql-pg"
 import { Data, Effect, Layer, Redacted, Schedule, String as Str } from "effect"
 import pg from "pg"
 import { AppConfig } from "./config.js"
+import { trackPool } from "./metrics.js"
 import m0001 from "./migrations/0001_core.js"
 import m0002 from "./migrations/0002_posts.js"
 import m0003 from "./migrations/0003_publishing.js"
@@ -14,6 +15,7 @@ import m0007 from "./migrations/0007_repeats_and_pauses.js"
 import m0008 from "./migrations/0008_webhooks.js"
 import m0009 from "./migrations/0009_oauth.js"
 import m0010 from "./migrations/0010_billing_links.js"
+import m0012 from "./migrations/0012_operations.js"
 
 /** Every migration, in order. Add new ones here; ids only ever grow. */
 export const migrations = {
@@ -27,6 +29,7 @@ export const migrations = {
   "8_webhooks": m0008,
   "9_oauth": m0009,
   "10_billing_links": m0010,
+  "12_operations": m0012
 }
 
 export class DatabaseUnavailable extends Data.TaggedError("DatabaseUnavailable")<{ readonly message: string }> {}
@@ -72,10 +75,28 @@ export const ensureDatabase = (url: string) =>
 
 export const redactUrl = (url: string) => url.replace(/\/\/([^:@/]+):[^@/]*@/, "//$1:***@")
 
+/** The pool is made here (not by PgClient.layer) so /metrics can show its use (pg_pool_*). */
+const acquirePool = (url: Redacted.Redacted, maxConnections: number) =>
+  Effect.acquireRelease(
+    Effect.gen(function* () {
+      const pool = new pg.Pool({ connectionString: Redacted.value(url), max: maxConnections, application_name: "post-scheduler", types })
+      pool.on("error", () => undefined)
+      const untrack = trackPool(pool)
+      yield* Effect.tryPromise({
+        try: () => pool.query("SELECT 1"),
+        catch: (cause) => new SqlError.SqlError({ cause, message: "PgClient: Failed to connect" })
+      }).pipe(
+        Effect.timeoutFail({ duration: "5 seconds", onTimeout: () => new SqlError.SqlError({ cause: new Error("Connection timed out"), message: "PgClient: Connection timed out" }) }),
+        Effect.tapError(() => Effect.promise(() => pool.end()))
+      )
+      return { pool, untrack }
+    }),
+    ({ pool, untrack }) => Effect.sync(untrack).pipe(Effect.zipRight(Effect.promise(() => pool.end())), Effect.timeoutOption(1000))
+  ).pipe(Effect.map(({ pool }) => pool))
+
 export const pgClientLayer = (url: Redacted.Redacted, maxConnections = 20) =>
-  PgClient.layer({
-    url,
-    maxConnections,
+  PgClient.layerFromPool({
+    acquire: acquirePool(url, maxConnections),
     transformResultNames: Str.snakeToCamel,
     transformQueryNames: Str.camelToSnake,
     transformJson: false,

@@ -4,11 +4,12 @@ import { NodeHttpServer } from "@effect/platform-node"
 import { SqlClient } from "@effect/sql"
 import { Data, Effect, Layer } from "effect"
 import { AppConfig } from "./config.js"
+import { metricsResponse } from "./metrics.js"
 import { Nats } from "./nats.js"
 import { Redis } from "./redis.js"
 
 /**
- * /healthz and /readyz, the same on every process: the gateway answers them on its own
+ * /healthz and /readyz (and /metrics: metrics.ts), the same on every process: the gateway answers them on its own
  * port, a process without the gateway on a small server of its own (HEALTH_PORT).
  * /readyz asks only the servers this process uses.
  */
@@ -72,7 +73,11 @@ export const HealthServerLive = <R>(checks: Effect.Effect<ReadonlyArray<Readines
     Effect.gen(function* () {
       const config = yield* AppConfig
       const ready = readiness(yield* checks)
-      const routes = HttpRouter.empty.pipe(HttpRouter.get("/healthz", alive), HttpRouter.get("/readyz", ready))
+      const routes = HttpRouter.empty.pipe(
+        HttpRouter.get("/healthz", alive),
+        HttpRouter.get("/readyz", ready),
+        HttpRouter.get("/metrics", metricsResponse)
+      )
       const announce = Layer.effectDiscard(
         Effect.flatMap(HttpServer.HttpServer, (server) => Effect.logInfo(`health checks listening on ${addressText(server.address)}`))
       )

@@ -1,6 +1,7 @@
 import { Data, Duration, Effect, FiberSet, Queue, Schema, type Scope } from "effect"
 import { AckPolicy, type ConsumerConfig, type ConsumerInfo, type JsMsg } from "nats"
 import { Nats, NatsFailure } from "./nats.js"
+import { withRemoteParent } from "./tracing.js"
 
 /**
  * The one JetStream consumer every worker uses (publisher, webhook dispatcher): a durable
@@ -208,7 +209,12 @@ export const consumeJobs = <A, R>(options: ConsumerOptions<A, R>): Effect.Effect
                 Effect.runSync(Queue.offer(slots, true))
                 return
               }
-              run(job(msg).pipe(Effect.ensuring(Queue.offer(slots, true))))
+              run(
+                job(msg).pipe(
+                  withRemoteParent(msg.headers?.get("traceparent"), `consume ${options.durable}`, { subject: msg.subject }),
+                  Effect.ensuring(Queue.offer(slots, true))
+                )
+              )
             }
           } as Parameters<typeof consumer.fetch>[0])
           return batch.closed()

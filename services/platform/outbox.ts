@@ -77,7 +77,8 @@ const OutboxRow = Schema.Struct({
   workspaceId: Schema.String,
   event: Schema.String,
   data: Schema.Unknown,
-  createdAt: Schema.DateFromSelf
+  createdAt: Schema.DateFromSelf,
+  traceParent: Schema.optionalWith(Schema.NullOr(Schema.String), { default: () => null })
 })
 type OutboxRow = typeof OutboxRow.Type
 const decodeRows = Schema.decodeUnknown(Schema.Array(OutboxRow))
@@ -89,6 +90,8 @@ const publishRows = (nats: NatsShape, rows: ReadonlyArray<OutboxRow>) =>
     (row) => {
       const h = natsHeaders()
       h.set("Nats-Msg-Id", row.id)
+      // the webhook dispatcher continues the trace of the change (only set while tracing is on)
+      if (row.traceParent !== null) h.set("traceparent", row.traceParent)
       // protocol/events.ts EventMessage; data was encoded by `write` and is sent as stored
       const message = { id: row.id, workspaceId: row.workspaceId, event: row.event, data: row.data, createdAt: row.createdAt.toISOString() }
       return Effect.tryPromise(() => nats.jetstream.publish(nats.names.eventsSubject(row.event), JSON.stringify(message), { headers: h }))
@@ -107,7 +110,7 @@ const publishAfterCommit = (rowIds: ReadonlyArray<string>) =>
     if (Option.isNone(nats)) return // a process without NATS (the admin CLI): the sweeper publishes
     const sql = yield* SqlClient.SqlClient
     const rows = yield* sql`
-      SELECT id, workspace_id, event, data, created_at FROM outbox WHERE id IN ${sql.in(rowIds)} AND published_at IS NULL`.pipe(
+      SELECT id, workspace_id, event, data, created_at, trace_parent FROM outbox WHERE id IN ${sql.in(rowIds)} AND published_at IS NULL`.pipe(
       Effect.flatMap(decodeRows)
     )
     if (rows.length === 0) return
@@ -131,7 +134,7 @@ export const sweep = (options: { readonly olderThanSeconds: number; readonly bat
     return yield* sql.withTransaction(
       Effect.gen(function* () {
         const rows = yield* sql`
-          SELECT id, workspace_id, event, data, created_at FROM outbox
+          SELECT id, workspace_id, event, data, created_at, trace_parent FROM outbox
           WHERE published_at IS NULL AND created_at < now() - make_interval(secs => ${options.olderThanSeconds})
           ORDER BY created_at LIMIT ${options.batch ?? 200} FOR UPDATE SKIP LOCKED`.pipe(Effect.flatMap(decodeRows))
         if (rows.length === 0) return 0

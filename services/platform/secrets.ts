@@ -1,8 +1,8 @@
-import { createCipheriv, createDecipheriv, createHash, randomBytes } from "node:crypto"
+import { createCipheriv, createDecipheriv, createHash, hash, randomBytes } from "node:crypto"
 import { Redacted } from "effect"
 
-/** SHA-256 of a token: what the database stores instead of the token itself. */
-export const tokenHash = (token: string): Buffer => createHash("sha256").update(token, "utf8").digest()
+/** SHA-256 of a token: what the database stores instead of the token itself (one-shot: it runs on every request). */
+export const tokenHash = (token: string): Buffer => hash("sha256", token, "buffer")
 
 /** A new random token with the given prefix, e.g. `svc_live_…` (32 bytes, base64url). */
 export const newToken = (prefix: string): string => `${prefix}${randomBytes(32).toString("base64url")}`

@@ -16,6 +16,7 @@ import { AttemptsStore, type AttemptResult, type ItemToPublish } from "./attempt
 import { textToSend } from "./shortenLinks.js"
 import { PublishLimiter } from "./publishLimiter.js"
 import { RepeatStore } from "../posts/repeatStore.js"
+import { publishAttempts } from "../platform/metrics.js"
 
 /** How the publisher runs its jobs (services/publisher/main.ts reads them from the environment). */
 export interface PublishSettings {
@@ -248,6 +249,7 @@ const recordOutcome = (item: ItemToPublish, attemptId: string, conclusion: Concl
     const attempts = yield* AttemptsStore
     const outcome = outcomeOf(conclusion)
     const result = resultOf(conclusion, outcome)
+    publishAttempts.inc({ network: item.network, outcome: outcome.kind })
     yield* Outbox.transaction(
       Effect.gen(function* () {
         const attempt = yield* attempts.concludeAttempt(attemptId, result)

@@ -7,6 +7,7 @@ import { PublishJobJson } from "../../protocol/jobs.js"
 import { RepeatStore } from "../posts/repeatStore.js"
 import { Nats } from "../platform/nats.js"
 import { pausePoint } from "../platform/testHooks.js"
+import { injectTraceparent, withRemoteParent } from "../platform/tracing.js"
 import { DueItemsStore, type PublishJobRow } from "./dueItemsStore.js"
 
 /**
@@ -27,27 +28,31 @@ export const publishMessageId = (job: { readonly itemId: string; readonly claim:
 /** A new claim's job is left to its claimer this long before the sweeper publishes it too. */
 export const ENQUEUE_GRACE_MS = 5_000
 
-/** Puts one job on PUBLISH and records JetStream's acknowledgement (with the message's sequence). */
-const enqueue = (job: PublishJobRow) =>
+/**
+ * Puts one job on PUBLISH and records JetStream's acknowledgement (with the message's
+ * sequence). With tracing on, in a span of the trace the item was written in, carried on
+ * to the publisher in the message's headers.
+ */
+const enqueue = (job: PublishJobRow, traceParent: string | null = null) =>
   Effect.gen(function* () {
     const nats = yield* Nats
     const store = yield* DueItemsStore
-    const h = natsHeaders()
+    const h = yield* injectTraceparent(natsHeaders())
     h.set("Nats-Msg-Id", publishMessageId(job))
     const ack = yield* Effect.tryPromise(() =>
       nats.jetstream.publish(nats.names.publishSubject(job.channelId), encodeJob({ itemId: job.itemId, workspaceId: job.workspaceId }), { headers: h })
     )
     yield* store.markEnqueued(job, ack.seq)
-  })
+  }).pipe(withRemoteParent(traceParent, "scheduler.enqueue", { itemId: job.itemId }))
 
 /** Jobs put on PUBLISH at once: a minute with thousands of due items is not enqueued one round trip at a time. */
 const ENQUEUE_CONCURRENCY = 32
 
 /** Enqueues each job; one that fails stays unacknowledged for the sweeper. */
-const enqueueAll = (jobs: ReadonlyArray<PublishJobRow>) =>
+const enqueueAll = (jobs: ReadonlyArray<PublishJobRow>, traces: ReadonlyMap<string, string | null> = new Map()) =>
   Effect.forEach(
     jobs,
-    (job) => enqueue(job).pipe(Effect.catchAllCause((cause) => Effect.logWarning(`publish job ${publishMessageId(job)} not enqueued; the sweeper retries`, cause))),
+    (job) => enqueue(job, traces.get(job.itemId) ?? null).pipe(Effect.catchAllCause((cause) => Effect.logWarning(`publish job ${publishMessageId(job)} not enqueued; the sweeper retries`, cause))),
     { discard: true, concurrency: ENQUEUE_CONCURRENCY }
   )
 
@@ -74,21 +79,21 @@ export const claimDueItems = (batch = 100) =>
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const store = yield* DueItemsStore
-    const jobs = yield* sql.withTransaction(
+    const claimed = yield* sql.withTransaction(
       Effect.gen(function* () {
         yield* applyBillingHolds
         const claimed = yield* store.claimDue(batch)
-        if (claimed.length === 0) return []
+        if (claimed.length === 0) return { jobs: [], traces: new Map<string, string | null>() }
         // a channel's post is publishing once its first item is
         yield* store.markPostsPublishing(claimed.filter((c) => c.position === 0).map((c) => c.postId))
         const jobs = claimed.map(({ channelId, claim, itemId, workspaceId }) => ({ itemId, claim, workspaceId, channelId }))
         yield* store.recordJobs(jobs)
-        return jobs
+        return { jobs, traces: new Map(claimed.map((c) => [c.itemId, c.traceParent])) }
       })
     )
-    if (jobs.length > 0) yield* pausePoint("scheduler.claimed")
-    yield* enqueueAll(jobs)
-    return jobs.length
+    if (claimed.jobs.length > 0) yield* pausePoint("scheduler.claimed")
+    yield* enqueueAll(claimed.jobs, claimed.traces)
+    return claimed.jobs.length
   })
 
 /** Claims batch after batch until fewer than a batch were due, so a busy minute is not spread over many ticks. */

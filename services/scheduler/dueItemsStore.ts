@@ -18,7 +18,11 @@ const BillingRow = Schema.Struct({
 })
 
 /** A claimed item: its job, and where it stands in its channel's post. */
-const ClaimedItemRow = Schema.extend(PublishJobRow, Schema.Struct({ position: Schema.Number, postId: Schema.String }))
+// traceParent: the request's trace the item was written in (services/platform/tracing.ts)
+const ClaimedItemRow = Schema.extend(
+  PublishJobRow,
+  Schema.Struct({ position: Schema.Number, postId: Schema.String, traceParent: Schema.optionalWith(Schema.NullOr(Schema.String), { default: () => null }) })
+)
 
 /** An enqueued job, with the sequence of its message on PUBLISH. */
 const EnqueuedJobRow = Schema.extend(PublishJobRow, Schema.Struct({ streamSequence: Schema.NullOr(Schema.Number) }))
@@ -72,7 +76,7 @@ export const makeDueItemsStore = Effect.gen(function* () {
         ORDER BY i.due_at LIMIT ${batch} FOR UPDATE OF i SKIP LOCKED)
       UPDATE post_items i SET status = 'publishing', claimed_at = now(), attempts = i.attempts + 1
       FROM due, posts p WHERE i.id = due.id AND p.id = i.post_id
-      RETURNING i.id AS item_id, i.attempts AS claim, i.workspace_id, p.channel_id, i.position, i.post_id`.pipe(Effect.flatMap(decodeClaimed))
+      RETURNING i.id AS item_id, i.attempts AS claim, i.workspace_id, p.channel_id, i.position, i.post_id, i.trace_parent`.pipe(Effect.flatMap(decodeClaimed))
 
   /** Channel posts whose first item was claimed: publishing, one more attempt. */
   const markPostsPublishing = (postIds: ReadonlyArray<string>) =>

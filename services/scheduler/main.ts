@@ -4,6 +4,7 @@ import { makeActorPayloads } from "../platform/actorPayloads.js"
 import * as Outbox from "../platform/outbox.js"
 import { makeIdempotencyRepo } from "../posts/idempotencyRepo.js"
 import { RepeatStore } from "../posts/repeatStore.js"
+import { BacklogMetricsLive } from "./backlogMetrics.js"
 import { claimAllDueItems, createMissingRepeats, enqueueUnacknowledgedJobs, requeueLostJobs } from "./dueItems.js"
 import { DueItemsStore } from "./dueItemsStore.js"
 
@@ -40,4 +41,4 @@ export const SchedulerLive = Layer.scopedDiscard(
     yield* every("1 minute", "actor payload expiry", Effect.suspend(() => payloads.expire(anHourAgo())))
     yield* Effect.logInfo("scheduler started")
   })
-).pipe(Layer.provide(Layer.merge(DueItemsStore.Live, RepeatStore.Live)))
+).pipe(Layer.provide(Layer.merge(DueItemsStore.Live, RepeatStore.Live)), Layer.merge(BacklogMetricsLive))

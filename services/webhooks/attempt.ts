@@ -1,5 +1,6 @@
 import { Effect } from "effect"
 import { MAX_REDIRECTS, pausedReason, waitAfterAttempt } from "../../domain/webhooks.js"
+import { webhookDeliveries } from "../platform/metrics.js"
 import type { OutboundError } from "../platform/outbound/errors.js"
 import type { OutboundHttpShape } from "../platform/outbound/OutboundHttp.js"
 import { decryptSecret } from "../platform/secrets.js"
@@ -95,5 +96,6 @@ export const runAttempt = (d: ClaimedDelivery, deps: AttemptDeps) =>
       result.ok || attempt >= d.maxAttempts ? null : new Date(result.sentAt.getTime() + waitAfterAttempt(attempt, deps.settings.retryBaseMs))
     const logId = crypto.randomUUID()
     yield* deps.store.recordAttempt(d, logId, attempt, result, { nextAt })
+    webhookDeliveries.inc({ outcome: result.ok ? "delivered" : nextAt === null ? "gave_up" : "failed" })
     return { id: logId, attempt, ...result }
   }).pipe(Effect.withSpan("webhooks.attempt", { attributes: { deliveryId: d.id, event: d.event } }))

@@ -105,6 +105,8 @@ export interface StartOptions {
   readonly label?: string
   /** Another program than services/main.ts (relative to the repository), e.g. a test consumer. */
   readonly script?: string
+  /** Node's arguments instead of `--import tsx <script> <services…>`, e.g. the built `dist/services/main.js`. */
+  readonly nodeArgs?: ReadonlyArray<string>
 }
 
 /**
@@ -117,7 +119,8 @@ export const processGroup = () => {
   const start = async (world: TestWorld, services: ReadonlyArray<string>, options: StartOptions = {}): Promise<ServiceProcess> => {
     const label = options.label ?? services.join("+")
     const ready = options.ready ?? startedLines[services[0] ?? ""] ?? /starting/
-    const child = spawn(process.execPath, ["--import", "tsx", options.script ?? "services/main.ts", ...services], {
+    const args = options.nodeArgs ?? ["--import", "tsx", options.script ?? "services/main.ts", ...services]
+    const child = spawn(process.execPath, [...args], {
       cwd: root,
       env: serviceEnv(world, options.env),
       stdio: ["ignore", "pipe", "pipe"]

@@ -1,4 +1,7 @@
 import net from "node:net"
+import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs"
+import { tmpdir } from "node:os"
+import path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { DEVELOPMENT_SECRET_KEY } from "../../services/platform/config.js"
 import { client } from "../support/http.js"
@@ -185,13 +188,37 @@ describe("the demo workspace (SEED_DEMO)", () => {
   it(
     "by default on an empty database: the demo workspace is created and its API key printed once",
     async () => {
-      const first = await processes.start(fresh, ["scheduler"], { ready: /API key: +(svc_live_\S+)/ })
+      // the pretty form (a terminal) prints it; JSON log lines never carry it (next test)
+      const first = await processes.start(fresh, ["scheduler"], { ready: /API key: +(svc_live_\S+)/, env: { LOG_FORMAT: "pretty" } })
       await first.kill("SIGTERM")
       expect(await workspaceCount()).toBe(1)
       const again = await processes.start(fresh, ["scheduler"], { ready: allUpLine })
       await again.kill("SIGTERM")
       expect(again.output()).not.toMatch(/demo workspace/)
       expect(await workspaceCount()).toBe(1)
+    },
+    PROCESS_TEST_TIMEOUT_MS
+  )
+
+  it(
+    "with JSON log lines: the key goes to DATA_DIR/demo-workspace.json (owner-only), never into a log line",
+    async () => {
+      const empty = await createWorld("seeddemojson")
+      const dataDir = mkdtempSync(path.join(tmpdir(), "demo-"))
+      try {
+        const started = await processes.start(empty, ["scheduler"], { ready: allUpLine, env: { DATA_DIR: dataDir, LOG_FORMAT: "json" } })
+        await started.kill("SIGTERM")
+        const file = path.join(dataDir, "demo-workspace.json")
+        const saved = JSON.parse(readFileSync(file, "utf8"))
+        expect(saved.apiKey).toMatch(/^svc_live_/)
+        expect(statSync(file).mode & 0o777).toBe(0o600)
+        expect(started.output()).toContain(file)
+        expect(started.output()).not.toContain(saved.apiKey)
+        expect(started.output()).not.toContain(saved.password)
+      } finally {
+        rmSync(dataDir, { recursive: true, force: true })
+        await empty.drop()
+      }
     },
     PROCESS_TEST_TIMEOUT_MS
   )
