@@ -27,29 +27,36 @@ export const publishMessageId = (job: { readonly itemId: string; readonly claim:
 /** A new claim's job is left to its claimer this long before the sweeper publishes it too. */
 export const ENQUEUE_GRACE_MS = 5_000
 
-/** Puts one job on PUBLISH and records JetStream's acknowledgement (with the message's sequence). */
+/** Puts one job on PUBLISH; JetStream's acknowledgement with the message's sequence. */
 const enqueue = (job: PublishJobRow) =>
   Effect.gen(function* () {
     const nats = yield* Nats
-    const store = yield* DueItemsStore
     const h = natsHeaders()
     h.set("Nats-Msg-Id", publishMessageId(job))
     const ack = yield* Effect.tryPromise(() =>
       nats.jetstream.publish(nats.names.publishSubject(job.channelId), encodeJob({ itemId: job.itemId, workspaceId: job.workspaceId }), { headers: h })
     )
-    yield* store.markEnqueued(job, ack.seq)
+    return { ...job, sequence: ack.seq }
   })
 
 /** Jobs put on PUBLISH at once: a minute with thousands of due items is not enqueued one round trip at a time. */
-const ENQUEUE_CONCURRENCY = 32
+const ENQUEUE_CONCURRENCY = 64
 
-/** Enqueues each job; one that fails stays unacknowledged for the sweeper. */
+/** Enqueues each job and records the acknowledged ones in one statement; one that fails stays unacknowledged for the sweeper. */
 const enqueueAll = (jobs: ReadonlyArray<PublishJobRow>) =>
-  Effect.forEach(
-    jobs,
-    (job) => enqueue(job).pipe(Effect.catchAllCause((cause) => Effect.logWarning(`publish job ${publishMessageId(job)} not enqueued; the sweeper retries`, cause))),
-    { discard: true, concurrency: ENQUEUE_CONCURRENCY }
-  )
+  Effect.gen(function* () {
+    const store = yield* DueItemsStore
+    const acknowledged = yield* Effect.forEach(
+      jobs,
+      (job) =>
+        enqueue(job).pipe(
+          Effect.map(Option.some),
+          Effect.catchAllCause((cause) => Effect.logWarning(`publish job ${publishMessageId(job)} not enqueued; the sweeper retries`, cause).pipe(Effect.as(Option.none())))
+        ),
+      { concurrency: ENQUEUE_CONCURRENCY }
+    )
+    yield* store.markEnqueued(acknowledged.flatMap(Option.toArray))
+  })
 
 /**
  * Holds the due items of workspaces whose publishing billing pauses, and releases the held

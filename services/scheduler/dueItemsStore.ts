@@ -85,10 +85,14 @@ export const makeDueItemsStore = Effect.gen(function* () {
   const recordJobs = (jobs: ReadonlyArray<PublishJobRow>) =>
     jobs.length === 0 ? Effect.void : sql`INSERT INTO publish_jobs ${sql.insert(jobs)} ON CONFLICT DO NOTHING`.pipe(Effect.asVoid)
 
-  /** JetStream acknowledged the job's message, stored at `sequence`. */
-  const markEnqueued = (job: PublishJobRow, sequence: number) =>
-    sql`UPDATE publish_jobs SET enqueued_at = coalesce(enqueued_at, now()), stream_sequence = ${sequence}
-      WHERE item_id = ${job.itemId} AND claim = ${job.claim}`.pipe(Effect.asVoid)
+  /** JetStream acknowledged these jobs' messages, each stored at its `sequence`. */
+  const markEnqueued = (jobs: ReadonlyArray<PublishJobRow & { readonly sequence: number }>) =>
+    jobs.length === 0
+      ? Effect.void
+      : sql`UPDATE publish_jobs j SET enqueued_at = coalesce(j.enqueued_at, now()), stream_sequence = t.sequence
+          FROM jsonb_to_recordset(${JSON.stringify(jobs.map((j) => ({ item_id: j.itemId, claim: j.claim, sequence: j.sequence })))}::jsonb)
+            AS t(item_id uuid, claim int, sequence bigint)
+          WHERE j.item_id = t.item_id AND j.claim = t.claim`.pipe(Effect.asVoid)
 
   /** Jobs older than `graceMs` whose enqueue was never acknowledged, locked (SKIP LOCKED) for this sweeper. */
   const unacknowledgedJobs = (options: { readonly graceMs: number; readonly batch: number }) =>
