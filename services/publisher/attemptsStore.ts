@@ -38,6 +38,8 @@ export const ItemForAttempt = Schema.extend(
   Schema.Struct({
     /** The channel must be reconnected: its refresh failed. */
     refreshNeeded: Schema.Boolean,
+    /** How long until the item is due (0: due): the scheduler claims a little ahead of it. */
+    dueInMs: Schema.Number,
     /** Follow-ups after this item (their scheduling is skipped for a post without any). */
     hasNext: Schema.Boolean,
     /** How many attempts the item had, and how many of them reached nothing (`not_sent`). */
@@ -105,6 +107,7 @@ export const makeAttemptsStore = Effect.gen(function* () {
              (SELECT prev.release_id FROM post_items prev WHERE prev.post_id = i.post_id AND prev.position = i.position - 1) AS reply_to,
              (SELECT root.release_id FROM post_items root WHERE root.post_id = i.post_id AND root.position = 0 AND i.position > 0) AS root_release_id,
              EXISTS (SELECT 1 FROM post_items nxt WHERE nxt.post_id = i.post_id AND nxt.position > i.position) AS has_next,
+             greatest(0, coalesce(ceil(extract(epoch FROM (i.due_at - now())) * 1000), 0))::int AS due_in_ms,
              i.search_first,
              greatest(0, coalesce(ceil(extract(epoch FROM (c.publish_paused_until - now())) * 1000), 0))::int AS paused_ms,
              h.n AS attempts, h.reached_nothing, o.id AS open_attempt_id, o.lease_owner AS open_lease_owner,

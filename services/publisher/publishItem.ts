@@ -88,6 +88,8 @@ const startAttempt = (itemId: string, owner: string, leaseMs: number) =>
     const { reachedNothing } = item
     const leaseLeftMs = item.openLeaseLeftMs ?? 0
     if (item.openAttemptId !== null && leaseLeftMs > 0 && item.openLeaseOwner !== owner) return Start.Busy({ leaseLeftMs })
+    // claimed ahead of its due time (scheduler CLAIM_LEAD_MS): the job waits in JetStream, not in a worker slot
+    if (item.openAttemptId === null && item.dueInMs > 0) return Start.Wait({ delayMs: item.dueInMs })
     // nothing new goes to a channel the network asked to wait (429 Retry-After); a search may
     if (item.openAttemptId === null && item.pausedMs > 0) return Start.Wait({ delayMs: item.pausedMs })
     const admission = yield* limiter.admit(item.network, item.channelId)

@@ -39,18 +39,22 @@ const decodeClaims = Schema.decodeUnknown(Schema.Array(ClaimRow))
 export const makeDueItemsStore = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
 
-  /** Workspaces that have due items not held yet, or items held for billing. */
-  const workspacesWithDueOrHeldItems = sql`
-    SELECT DISTINCT w.id, w.billing_state, w.past_due_since
-    FROM workspaces w JOIN post_items i ON i.workspace_id = w.id
-    WHERE (i.status = 'queued' AND i.due_at <= now() AND i.held IS NULL) OR i.held = 'billing'`.pipe(Effect.flatMap(decodeBilling))
+  /** Due within `leadMs` from now (the claim's lead: see claimDue). */
+  const dueBy = (leadMs: number) => sql`now() + ${leadMs} * interval '1 millisecond'`
 
-  /** Holds the due items of these workspaces for billing. */
-  const holdForBilling = (workspaceIds: ReadonlyArray<string>) =>
+  /** Workspaces that have items due within `leadMs` not held yet, or items held for billing. */
+  const workspacesWithDueOrHeldItems = (leadMs: number) =>
+    sql`
+      SELECT DISTINCT w.id, w.billing_state, w.past_due_since
+      FROM workspaces w JOIN post_items i ON i.workspace_id = w.id
+      WHERE (i.status = 'queued' AND i.due_at <= ${dueBy(leadMs)} AND i.held IS NULL) OR i.held = 'billing'`.pipe(Effect.flatMap(decodeBilling))
+
+  /** Holds the items of these workspaces due within `leadMs` for billing. */
+  const holdForBilling = (workspaceIds: ReadonlyArray<string>, leadMs = 0) =>
     workspaceIds.length === 0
       ? Effect.void
       : sql`UPDATE post_items SET held = 'billing', held_at = coalesce(held_at, now())
-          WHERE workspace_id IN ${sql.in(workspaceIds)} AND status = 'queued' AND due_at <= now() AND held IS NULL`.pipe(Effect.asVoid)
+          WHERE workspace_id IN ${sql.in(workspaceIds)} AND status = 'queued' AND due_at <= ${dueBy(leadMs)} AND held IS NULL`.pipe(Effect.asVoid)
 
   /** Releases the items these workspaces had held for billing. */
   const releaseBillingHolds = (workspaceIds: ReadonlyArray<string>) =>
@@ -61,14 +65,15 @@ export const makeDueItemsStore = Effect.gen(function* () {
         )
 
   /**
-   * Claims up to `batch` due items not held (FOR UPDATE SKIP LOCKED, so schedulers share
-   * the work): each is marked publishing and its claim counted.
+   * Claims up to `batch` items not held that are due within `leadMs` (FOR UPDATE SKIP
+   * LOCKED, so schedulers share the work): each is marked publishing and its claim counted.
+   * The lead puts the jobs in the publishers before the due second; they send at it.
    */
-  const claimDue = (batch: number) =>
+  const claimDue = (batch: number, leadMs: number) =>
     sql`
       WITH due AS (
         SELECT i.id FROM post_items i JOIN posts p ON p.id = i.post_id AND p.deleted_at IS NULL
-        WHERE i.status = 'queued' AND i.due_at <= now() AND i.held IS NULL
+        WHERE i.status = 'queued' AND i.due_at <= ${dueBy(leadMs)} AND i.held IS NULL
         ORDER BY i.due_at LIMIT ${batch} FOR UPDATE OF i SKIP LOCKED)
       UPDATE post_items i SET status = 'publishing', claimed_at = now(), attempts = i.attempts + 1
       FROM due, posts p WHERE i.id = due.id AND p.id = i.post_id
