@@ -139,9 +139,10 @@ export const makeAttemptsStore = Effect.gen(function* () {
   /**
    * Opens the item's attempt number `attempt`, leased to `owner`, in one statement with the
    * item locked: only while the item is still publishing with the search-first flag the job
-   * read (the flag is spent here) and no attempt numbered `attempt` or later exists. Another
-   * job that opened one since our read took that number: the unique (item, attempt) makes
-   * ours insert nothing. The attempt's id, or None when the item changed under us.
+   * read (the flag is spent here), no attempt is open and none numbered `attempt` or later
+   * exists. Another job that opened one since our read took that number: the unique
+   * (item, attempt) makes ours insert nothing. The attempt's id, or None when the item
+   * changed under us.
    */
   const openAttempt = (input: {
     readonly itemId: string
@@ -157,7 +158,7 @@ export const makeAttemptsStore = Effect.gen(function* () {
       opened AS (
         INSERT INTO publish_attempts (id, item_id, workspace_id, attempt, lease_owner, lease_until)
         SELECT ${crypto.randomUUID()}, item.id, ${input.workspaceId}, ${input.attempt}, ${input.owner}, ${leaseFor(input.leaseMs)} FROM item
-        WHERE NOT EXISTS (SELECT 1 FROM publish_attempts a WHERE a.item_id = item.id AND a.attempt >= ${input.attempt})
+        WHERE NOT EXISTS (SELECT 1 FROM publish_attempts a WHERE a.item_id = item.id AND (a.attempt >= ${input.attempt} OR a.outcome IS NULL))
         ON CONFLICT (item_id, attempt) DO NOTHING
         RETURNING id, item_id),
       spent AS (
