@@ -172,7 +172,8 @@ const runAttempt = (item: ItemForAttempt, attemptId: string, mode: AttemptMode, 
     const networkName = Option.match(findNetwork(item.network), { onNone: () => item.network, onSome: (n) => n.name })
     const conclude = (conclusion: Conclusion) => recordOutcome(item, attemptId, conclusion).pipe(Effect.as(JobOutcome.Done()))
     if (Option.isNone(adapter)) return yield* conclude(noAdapter(networkName))
-    // tokens that expire soon are refreshed first (under the channel's lock); a refused refresh disconnects it
+    // tokens that never expire are used as read with the item; others are refreshed first when they
+    // expire soon (under the channel's lock), and a refused refresh disconnects the channel
     const stored = yield* storedCredentials(adapter.value, item)
     const credentials = Option.isSome(stored) ? stored.value : yield* freshCredentials(item.channelId, adapter.value)
     if (Either.isLeft(credentials)) {
