@@ -157,6 +157,12 @@ export interface NetworkAdapter {
    * the README's table, decoded by the adapter, answered with what to store.
    */
   readonly verify: (credentials: unknown) => Effect.Effect<Connected, ConnectFailed>
+  /**
+   * True when `refresh` never changes the credentials (tokens that do not expire): a
+   * publish then uses the stored ones without taking the channel's lock. Unset: refreshed
+   * under the lock before every publish.
+   */
+  readonly tokensNeverExpire?: boolean
   /** Called before every publish and tool call: refreshes tokens that expire soon. */
   readonly refresh: (credentials: Redacted.Redacted<Credentials>) => Effect.Effect<Refresh>
   /** The post itself (previousReleaseId null). */

@@ -39,6 +39,27 @@ export type NotUsable =
   | { readonly _tag: "Disconnected"; readonly reason: string }
   | { readonly _tag: "Unavailable"; readonly reason: string }
 
+/** A channel whose refresh failed is used again only once it is reconnected. */
+const mustReconnect: NotUsable = { _tag: "Disconnected", reason: "the channel must be reconnected" }
+
+/**
+ * The credentials a publish read with its item, usable as they are when the network's
+ * tokens never expire (no refresh, so no channel lock); None when they must go through
+ * freshCredentials.
+ */
+export const storedCredentials = (
+  adapter: NetworkAdapter,
+  channel: { readonly credentials: Uint8Array | null; readonly refreshNeeded: boolean }
+) =>
+  Effect.map(AppConfig, ({ secretKey }): Option.Option<Either.Either<Redacted.Redacted<Credentials>, NotUsable>> => {
+    if (adapter.tokensNeverExpire !== true) return Option.none()
+    if (channel.refreshNeeded) return Option.some(Either.left(mustReconnect))
+    return Option.some(Option.match(openCredentials(secretKey, channel.credentials), {
+      onNone: () => Either.left<NotUsable>({ _tag: "Unreadable" }),
+      onSome: (c) => Either.right(c)
+    }))
+  })
+
 /**
  * A channel's credentials as publishing and tools use them: read, refreshed when the
  * adapter says they expire, the new ones saved. The channel row is locked while a refresh
@@ -58,7 +79,7 @@ export const freshCredentials = (channelId: string, adapter: NetworkAdapter) =>
         const row = rows[0]
         if (row === undefined) return Either.left<NotUsable>({ _tag: "Disconnected", reason: "the channel was removed" })
         if (row.refreshNeeded) {
-          return Either.left<NotUsable>({ _tag: "Disconnected", reason: "the channel must be reconnected" })
+          return Either.left(mustReconnect)
         }
         const credentials = openCredentials(secretKey, row.credentials)
         if (Option.isNone(credentials)) return Either.left<NotUsable>({ _tag: "Unreadable" })

@@ -68,6 +68,7 @@ export const makeTestNetworkAdapter = Effect.gen(function* () {
     // created by the admin CLI (no credentials): there is nobody to sign in to
     connect: { kind: "form" },
     verify: () => Effect.succeed({ credentials: {}, profile: { accountId: crypto.randomUUID(), name: "Test network", profile: "test", picture: null } }),
+    tokensNeverExpire: true,
     refresh: () => Effect.succeed(Refresh.Unchanged()),
     publish,
     publishFollowUp: publish,

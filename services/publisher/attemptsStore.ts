@@ -28,15 +28,35 @@ export const ItemToPublish = Schema.Struct({
 })
 export type ItemToPublish = typeof ItemToPublish.Type
 
-/** The attempt of an item that has no outcome yet, and how long its job's lease still runs. */
-const OpenAttemptRow = Schema.Struct({ id: Schema.String, leaseOwner: Schema.NullOr(Schema.String), leaseLeftMs: Schema.Number })
-export type OpenAttempt = typeof OpenAttemptRow.Type
+/**
+ * An item as its job first reads it, in one statement without a lock: the item, its
+ * channel and credentials, its open attempt (if any) and its attempt history. What the job
+ * decides from it is made safe by the guarded statement that opens or takes over the attempt.
+ */
+export const ItemForAttempt = Schema.extend(
+  ItemToPublish,
+  Schema.Struct({
+    /** The channel must be reconnected: its refresh failed. */
+    refreshNeeded: Schema.Boolean,
+    /** How long until the item is due (0: due): the scheduler claims a little ahead of it. */
+    dueInMs: Schema.Number,
+    /** Follow-ups after this item (their scheduling is skipped for a post without any). */
+    hasNext: Schema.Boolean,
+    /** How many attempts the item had, and how many of them reached nothing (`not_sent`). */
+    attempts: Schema.Number,
+    reachedNothing: Schema.Number,
+    /** The latest attempt without an outcome, its lease's owner and how long that lease still runs. */
+    openAttemptId: Schema.NullOr(Schema.String),
+    openLeaseOwner: Schema.NullOr(Schema.String),
+    openLeaseLeftMs: Schema.NullOr(Schema.Number)
+  })
+)
+export type ItemForAttempt = typeof ItemForAttempt.Type
 
-/** How many attempts an item had, and how many of them reached nothing. */
-const AttemptHistoryRow = Schema.Struct({ n: Schema.Number, reachedNothing: Schema.Number })
+const IdRow = Schema.Struct({ id: Schema.String })
 
-const ConcludedRow = Schema.Struct({ attempt: Schema.Number })
-const MovedItemRow = Schema.Struct({ publishedAt: Schema.NullOr(Schema.DateFromSelf) })
+/** A concluded attempt: whether it moved its item, and the item's publish time. */
+const ConcludedRow = Schema.Struct({ moved: Schema.Boolean, publishedAt: Schema.NullOr(Schema.DateFromSelf) })
 
 /** The whole post as the outcome of its root item sees it (domain/posts/states.ts afterAttempt). */
 const GroupForOutcomeRow = Schema.Struct({
@@ -47,11 +67,9 @@ const GroupForOutcomeRow = Schema.Struct({
 const ChannelOfGroupRow = Schema.Struct({ channelId: Schema.String, status: ChannelStatusLiteral })
 
 // decoders built once: building a schema on every query costs more than the query's decode
-const decodeItems = Schema.decodeUnknown(Schema.Array(ItemToPublish))
-const decodeOpenAttempts = Schema.decodeUnknown(Schema.Array(OpenAttemptRow))
-const decodeHistory = Schema.decodeUnknown(Schema.Array(AttemptHistoryRow))
+const decodeItems = Schema.decodeUnknown(Schema.Array(ItemForAttempt))
+const decodeIds = Schema.decodeUnknown(Schema.Array(IdRow))
 const decodeConcluded = Schema.decodeUnknown(Schema.Array(ConcludedRow))
-const decodeMovedItems = Schema.decodeUnknown(Schema.Array(MovedItemRow))
 const decodeGroups = Schema.decodeUnknown(Schema.Array(GroupForOutcomeRow))
 const decodeChannels = Schema.decodeUnknown(Schema.Array(ChannelOfGroupRow))
 
@@ -78,61 +96,77 @@ export const makeAttemptsStore = Effect.gen(function* () {
 
   const leaseFor = (leaseMs: number) => sql`now() + ${leaseMs} * interval '1 millisecond'`
 
-  /** The item with what its attempt needs, locked so one job at a time starts an attempt on it. */
-  const lockItem = (itemId: string) =>
+  /**
+   * The item with what its attempt needs, its open attempt and its history, in one
+   * statement and without a lock (a job's first round trip; see openAttempt and takeOver).
+   */
+  const loadItem = (itemId: string) =>
     sql`
       SELECT i.id, i.post_id, p.group_id, i.workspace_id, p.channel_id, c.name AS channel_name, c.network,
-             i.position, i.content, i.media, i.status, p.settings, c.credentials,
+             i.position, i.content, i.media, i.status, p.settings, c.credentials, c.refresh_needed,
              (SELECT prev.release_id FROM post_items prev WHERE prev.post_id = i.post_id AND prev.position = i.position - 1) AS reply_to,
              (SELECT root.release_id FROM post_items root WHERE root.post_id = i.post_id AND root.position = 0 AND i.position > 0) AS root_release_id,
+             EXISTS (SELECT 1 FROM post_items nxt WHERE nxt.post_id = i.post_id AND nxt.position > i.position) AS has_next,
+             greatest(0, coalesce(ceil(extract(epoch FROM (i.due_at - now())) * 1000), 0))::int AS due_in_ms,
              i.search_first,
-             greatest(0, coalesce(ceil(extract(epoch FROM (c.publish_paused_until - now())) * 1000), 0))::int AS paused_ms
+             greatest(0, coalesce(ceil(extract(epoch FROM (c.publish_paused_until - now())) * 1000), 0))::int AS paused_ms,
+             h.n AS attempts, h.reached_nothing, o.id AS open_attempt_id, o.lease_owner AS open_lease_owner,
+             greatest(0, ceil(extract(epoch FROM (o.lease_until - now())) * 1000))::int AS open_lease_left_ms
       FROM post_items i JOIN posts p ON p.id = i.post_id JOIN channels c ON c.id = p.channel_id
-      WHERE i.id = ${itemId} AND p.deleted_at IS NULL
-      FOR UPDATE OF i`.pipe(
+      CROSS JOIN LATERAL (
+        SELECT count(*)::int AS n, (count(*) FILTER (WHERE outcome = 'not_sent'))::int AS reached_nothing
+        FROM publish_attempts WHERE item_id = i.id) h
+      LEFT JOIN LATERAL (
+        SELECT id, lease_owner, lease_until FROM publish_attempts
+        WHERE item_id = i.id AND outcome IS NULL ORDER BY attempt DESC LIMIT 1) o ON true
+      WHERE i.id = ${itemId} AND p.deleted_at IS NULL`.pipe(
       Effect.flatMap(decodeItems),
       Effect.map((rows) => Option.fromNullable(rows[0]))
     )
 
-  /** The item's latest attempt without an outcome, if any. */
-  const findOpenAttempt = (itemId: string) =>
-    sql`
-      SELECT id, lease_owner, greatest(0, ceil(extract(epoch FROM (lease_until - now())) * 1000))::int AS lease_left_ms
-      FROM publish_attempts WHERE item_id = ${itemId} AND outcome IS NULL ORDER BY attempt DESC LIMIT 1`.pipe(
-      Effect.flatMap(decodeOpenAttempts),
-      Effect.map((rows) => Option.fromNullable(rows[0]))
-    )
-
-  /** How many attempts the item had, and how many of them reached nothing (`not_sent`). */
-  const attemptHistory = (itemId: string) =>
-    sql`
-      SELECT count(*)::int AS n, (count(*) FILTER (WHERE outcome = 'not_sent'))::int AS reached_nothing
-      FROM publish_attempts WHERE item_id = ${itemId}`.pipe(
-      Effect.flatMap(decodeHistory),
-      Effect.map((rows) => ({ attempts: rows[0]?.n ?? 0, reachedNothing: rows[0]?.reachedNothing ?? 0 }))
-    )
-
-  /** The search-first flag is spent by the attempt that reads it (a crash after it searches anyway: a taken-over attempt never sends). */
-  const clearSearchFirst = (itemId: string) => sql`UPDATE post_items SET search_first = false WHERE id = ${itemId} AND search_first`.pipe(Effect.asVoid)
-
-  /** Makes an open attempt whose job died ours, with a fresh lease. */
+  /**
+   * Makes an open attempt whose job died ours, with a fresh lease: only while it is still
+   * open and its lease has run out, so of two jobs that saw it so, one wins. Whether we won.
+   */
   const takeOver = (attemptId: string, owner: string, leaseMs: number) =>
-    sql`UPDATE publish_attempts SET lease_owner = ${owner}, lease_until = ${leaseFor(leaseMs)} WHERE id = ${attemptId}`.pipe(Effect.asVoid)
+    sql`UPDATE publish_attempts SET lease_owner = ${owner}, lease_until = ${leaseFor(leaseMs)}
+      WHERE id = ${attemptId} AND outcome IS NULL AND (lease_until IS NULL OR lease_until <= now())
+      RETURNING id`.pipe(
+      Effect.flatMap(decodeIds),
+      Effect.map((rows) => rows.length > 0)
+    )
 
-  /** Opens the item's next attempt, leased to `owner`. */
+  /**
+   * Opens the item's attempt number `attempt`, leased to `owner`, in one statement with the
+   * item locked: only while the item is still publishing with the search-first flag the job
+   * read (the flag is spent here), no attempt is open and none numbered `attempt` or later
+   * exists. Another job that opened one since our read took that number: the unique
+   * (item, attempt) makes ours insert nothing. The attempt's id, or None when the item
+   * changed under us.
+   */
   const openAttempt = (input: {
     readonly itemId: string
     readonly workspaceId: string
     readonly attempt: number
+    readonly searchFirst: boolean
     readonly owner: string
     readonly leaseMs: number
   }) =>
-    Effect.gen(function* () {
-      const attemptId = crypto.randomUUID()
-      yield* sql`INSERT INTO publish_attempts (id, item_id, workspace_id, attempt, lease_owner, lease_until)
-        VALUES (${attemptId}, ${input.itemId}, ${input.workspaceId}, ${input.attempt}, ${input.owner}, ${leaseFor(input.leaseMs)})`
-      return attemptId
-    })
+    sql`
+      WITH item AS (
+        SELECT id FROM post_items WHERE id = ${input.itemId} AND status = 'publishing' AND search_first = ${input.searchFirst} FOR UPDATE),
+      opened AS (
+        INSERT INTO publish_attempts (id, item_id, workspace_id, attempt, lease_owner, lease_until)
+        SELECT ${crypto.randomUUID()}, item.id, ${input.workspaceId}, ${input.attempt}, ${input.owner}, ${leaseFor(input.leaseMs)} FROM item
+        WHERE NOT EXISTS (SELECT 1 FROM publish_attempts a WHERE a.item_id = item.id AND (a.attempt >= ${input.attempt} OR a.outcome IS NULL))
+        ON CONFLICT (item_id, attempt) DO NOTHING
+        RETURNING id, item_id),
+      spent AS (
+        UPDATE post_items SET search_first = false FROM opened WHERE post_items.id = opened.item_id AND post_items.search_first)
+      SELECT id FROM opened`.pipe(
+      Effect.flatMap(decodeIds),
+      Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), (r) => r.id))
+    )
 
   /** Extends the lease while the attempt is still ours and open; changes nothing otherwise. */
   const renewLease = (attemptId: string, owner: string, leaseMs: number) =>
@@ -150,35 +184,32 @@ export const makeAttemptsStore = Effect.gen(function* () {
       WHERE id = ${channelId}`.pipe(Effect.asVoid)
 
   /**
-   * Records the attempt's outcome; its number, or None when another job concluded it
-   * already. A real "published" wins over the "unconfirmed" a search recorded meanwhile (a
-   * job that took over an attempt whose answer was only late); any other outcome stays.
+   * Records the attempt's outcome and moves its item, in one statement. The attempt: only
+   * while it has no outcome, except that a real "published" wins over the "unconfirmed" a
+   * search recorded meanwhile (a job that took over an attempt whose answer was only late).
+   * The item: only if the attempt is its latest and the item still waits for it
+   * (publishing, or unconfirmed when it was published after all). Its publish time, or None
+   * when the attempt was concluded already or the item had moved meanwhile.
    */
-  const concludeAttempt = (attemptId: string, result: AttemptResult) =>
-    sql`UPDATE publish_attempts SET finished_at = now(), outcome = ${result.outcome},
-      release_id = ${result.releaseId}, release_url = ${result.releaseUrl}, error = ${errorJson(result.error)}
-      WHERE id = ${attemptId} AND (outcome IS NULL ${result.outcome === "published" ? sql`OR outcome = 'unconfirmed'` : sql``})
-      RETURNING attempt`.pipe(
-      Effect.flatMap(decodeConcluded),
-      Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), (r) => r.attempt))
-    )
-
-  /**
-   * Moves the item to its attempt's outcome, only if the attempt is the item's latest and
-   * the item still waits for it (publishing, or unconfirmed when it was published after all).
-   * Its publish time, or None when it had moved meanwhile.
-   */
-  const moveItem = (itemId: string, attempt: number, result: AttemptResult) => {
-    const status = result.outcome === "published" ? "published" : result.outcome === "rejected" ? "error" : "unconfirmed"
-    const fromUnconfirmed = result.outcome === "published" ? sql`OR status = 'unconfirmed'` : sql``
+  const concludeAttempt = (itemId: string, attemptId: string, result: AttemptResult) => {
+    const published = result.outcome === "published"
+    const status = published ? "published" : result.outcome === "rejected" ? "error" : "unconfirmed"
     return sql`
-      UPDATE post_items SET status = ${status}, release_id = ${result.releaseId}, release_url = ${result.releaseUrl},
-        published_at = ${result.outcome === "published" ? sql`now()` : null}, error = ${errorJson(result.error)}
-      WHERE id = ${itemId} AND (status = 'publishing' ${fromUnconfirmed})
-        AND NOT EXISTS (SELECT 1 FROM publish_attempts later WHERE later.item_id = ${itemId} AND later.attempt > ${attempt})
-      RETURNING published_at`.pipe(
-      Effect.flatMap(decodeMovedItems),
-      Effect.map((rows) => Option.fromNullable(rows[0]))
+      WITH concluded AS (
+        UPDATE publish_attempts SET finished_at = now(), outcome = ${result.outcome},
+          release_id = ${result.releaseId}, release_url = ${result.releaseUrl}, error = ${errorJson(result.error)}
+        WHERE id = ${attemptId} AND (outcome IS NULL ${published ? sql`OR outcome = 'unconfirmed'` : sql``})
+        RETURNING attempt),
+      moved AS (
+        UPDATE post_items SET status = ${status}, release_id = ${result.releaseId}, release_url = ${result.releaseUrl},
+          published_at = ${published ? sql`now()` : null}, error = ${errorJson(result.error)}
+        FROM concluded
+        WHERE post_items.id = ${itemId} AND (post_items.status = 'publishing' ${published ? sql`OR post_items.status = 'unconfirmed'` : sql``})
+          AND NOT EXISTS (SELECT 1 FROM publish_attempts later WHERE later.item_id = ${itemId} AND later.attempt > concluded.attempt)
+        RETURNING post_items.published_at)
+      SELECT EXISTS (SELECT 1 FROM moved) AS moved, (SELECT published_at FROM moved) AS published_at`.pipe(
+      Effect.flatMap(decodeConcluded),
+      Effect.map((rows) => (rows[0]?.moved === true ? Option.some({ publishedAt: rows[0].publishedAt }) : Option.none()))
     )
   }
 
@@ -218,41 +249,41 @@ export const makeAttemptsStore = Effect.gen(function* () {
       )
     })
 
-  /** Moves the channel's post to its new status with the attempt's release or error. */
-  const moveChannelPost = (postId: string, status: ChannelStatus, result: AttemptResult) =>
-    sql`UPDATE posts SET status = ${status}, release_id = ${result.releaseId}, release_url = ${result.releaseUrl},
-      error = ${errorJson(result.error)}, updated_at = now() WHERE id = ${postId}`.pipe(Effect.asVoid)
-
-  /** Sets the whole post's status. */
-  const setGroupStatus = (groupId: string, status: WholePostStatus) =>
-    sql`UPDATE post_groups SET status = ${status}, updated_at = now() WHERE id = ${groupId}`.pipe(Effect.asVoid)
-
-  /** Appends entries to the post's activity. */
-  const addActivity = (groupId: string, entries: ReadonlyArray<ActivityEntry>) =>
-    entries.length === 0
-      ? Effect.void
-      : sql`INSERT INTO post_activity ${sql.insert(entries.map((a) => ({ groupId, actor: a.actor, action: a.action, detail: a.detail })))}`.pipe(
-          Effect.asVoid
-        )
+  /**
+   * Moves the channel's post to its new status with the attempt's release or error, sets
+   * the whole post's status and appends its activity, in one statement.
+   */
+  const moveChannelPost = (input: {
+    readonly postId: string
+    readonly groupId: string
+    readonly status: ChannelStatus
+    readonly groupStatus: WholePostStatus
+    readonly result: AttemptResult
+    readonly activity: ReadonlyArray<ActivityEntry>
+  }) => {
+    const { groupId, result } = input
+    const activity = input.activity.map((a) => ({ groupId, actor: a.actor, action: a.action, detail: a.detail }))
+    return sql`
+      WITH post AS (
+        UPDATE posts SET status = ${input.status}, release_id = ${result.releaseId}, release_url = ${result.releaseUrl},
+          error = ${errorJson(result.error)}, updated_at = now() WHERE id = ${input.postId}),
+      grp AS (
+        UPDATE post_groups SET status = ${input.groupStatus}, updated_at = now() WHERE id = ${groupId})
+      ${activity.length === 0 ? sql`SELECT 1` : sql`INSERT INTO post_activity ${sql.insert(activity)}`}`.pipe(Effect.asVoid)
+  }
 
   return {
-    lockItem,
-    clearSearchFirst,
-    findOpenAttempt,
-    attemptHistory,
+    loadItem,
     takeOver,
     openAttempt,
     renewLease,
     closeUnsent,
     pauseChannel,
     concludeAttempt,
-    moveItem,
     scheduleNextFollowUp,
     stopFollowUpsAfter,
     loadGroupForOutcome,
-    moveChannelPost,
-    setGroupStatus,
-    addActivity
+    moveChannelPost
   }
 })
 

@@ -1,4 +1,3 @@
-import { SqlClient } from "@effect/sql"
 import { Data, Duration, Effect, Either, Option, Schedule } from "effect"
 import { findNetwork } from "../../domain/networks/index.js"
 import { PublishMessages } from "../../domain/posts/messages.js"
@@ -9,10 +8,10 @@ import { NetworkAdapters } from "../networks/registry.js"
 import { JobOutcome } from "../platform/jetstreamConsumer.js"
 import { pausePoint } from "../platform/testHooks.js"
 import * as Outbox from "../platform/outbox.js"
-import { freshCredentials } from "../networks/credentialsStore.js"
+import { freshCredentials, storedCredentials } from "../networks/credentialsStore.js"
 import { isPublishingEvent, publishingEvent } from "../posts/postEvents.js"
 import { decodeSettings } from "../posts/rows.js"
-import { AttemptsStore, type AttemptResult, type ItemToPublish } from "./attemptsStore.js"
+import { AttemptsStore, type AttemptResult, type ItemForAttempt } from "./attemptsStore.js"
 import { textToSend } from "./shortenLinks.js"
 import { PublishLimiter } from "./publishLimiter.js"
 import { RepeatStore } from "../posts/repeatStore.js"
@@ -45,7 +44,7 @@ type Start = Data.TaggedEnum<{
   Wait: { readonly delayMs: number }
   /** An attempt of ours: send, or (an earlier attempt may have sent it) search; `release` gives the limiter's slot back. */
   Run: {
-    readonly item: ItemToPublish
+    readonly item: ItemForAttempt
     readonly attemptId: string
     readonly mode: AttemptMode
     readonly reachedNothing: number
@@ -69,50 +68,52 @@ const unreachable = (networkName: string, reason: string): Conclusion => ({ _tag
 
 const lostAnswer = { error: PublishMessages.lostAnswer.message, fix: PublishMessages.lostAnswer.fix }
 
+/** A job whose item changed between its read and its guarded write comes back after this (the next read decides). */
+const CHANGED_RETRY_MS = 50
+
 /**
- * Finds the item's open attempt or opens one, in one transaction with the item locked.
- * An open attempt whose lease another job still holds is left alone (its answer may still
- * come); an open attempt whose lease ran out belongs to a job that died: we take it over
- * and search, never send.
+ * Finds the item's open attempt or opens one, in two round trips: the item as it stands
+ * (one read, no lock), then one guarded statement that opens the attempt only if the item
+ * is still publishing and nobody opened one since (attemptsStore.openAttempt), or takes
+ * over an open attempt only if its lease ran out (attemptsStore.takeOver). An open attempt
+ * whose lease another job still holds is left alone (its answer may still come); one whose
+ * lease ran out belongs to a job that died: we take it over and search, never send.
  */
 const startAttempt = (itemId: string, owner: string, leaseMs: number) =>
   Effect.gen(function* () {
-    const sql = yield* SqlClient.SqlClient
     const attempts = yield* AttemptsStore
     const limiter = yield* PublishLimiter
-    // the slot taken inside the transaction is given back if the transaction does not commit
-    let slot: Effect.Effect<void> = Effect.void
-    return yield* sql.withTransaction(
-      Effect.gen(function* () {
-        const item = yield* attempts.lockItem(itemId)
-        if (Option.isNone(item) || item.value.status !== "publishing") return Start.Nothing()
-        const open = yield* attempts.findOpenAttempt(itemId)
-        const history = yield* attempts.attemptHistory(itemId)
-        const { reachedNothing } = history
-        if (Option.isSome(open) && open.value.leaseLeftMs > 0 && open.value.leaseOwner !== owner) {
-          return Start.Busy({ leaseLeftMs: open.value.leaseLeftMs })
-        }
-        // nothing new goes to a channel the network asked to wait (429 Retry-After); a search may
-        if (Option.isNone(open) && item.value.pausedMs > 0) return Start.Wait({ delayMs: item.value.pausedMs })
-        const admission = yield* limiter.admit(item.value.network, item.value.channelId)
-        if (admission._tag === "Wait") return Start.Wait({ delayMs: admission.delayMs })
-        slot = admission.release
-        const release = admission.release
-        if (Option.isSome(open)) {
-          yield* attempts.takeOver(open.value.id, owner, leaseMs)
-          return Start.Run({ item: item.value, attemptId: open.value.id, mode: "search", reachedNothing, release })
-        }
-        const attemptId = yield* attempts.openAttempt({
-          itemId,
-          workspaceId: item.value.workspaceId,
-          attempt: history.attempts + 1,
-          owner,
-          leaseMs
-        })
-        if (item.value.searchFirst) yield* attempts.clearSearchFirst(itemId)
-        return Start.Run({ item: item.value, attemptId, mode: item.value.searchFirst ? "search-first" : "send", reachedNothing, release })
+    const loaded = yield* attempts.loadItem(itemId)
+    if (Option.isNone(loaded) || loaded.value.status !== "publishing") return Start.Nothing()
+    const item = loaded.value
+    const { reachedNothing } = item
+    const leaseLeftMs = item.openLeaseLeftMs ?? 0
+    if (item.openAttemptId !== null && leaseLeftMs > 0 && item.openLeaseOwner !== owner) return Start.Busy({ leaseLeftMs })
+    // claimed ahead of its due time (scheduler CLAIM_LEAD_MS): the job waits in JetStream, not in a worker slot
+    if (item.openAttemptId === null && item.dueInMs > 0) return Start.Wait({ delayMs: item.dueInMs })
+    // nothing new goes to a channel the network asked to wait (429 Retry-After); a search may
+    if (item.openAttemptId === null && item.pausedMs > 0) return Start.Wait({ delayMs: item.pausedMs })
+    const admission = yield* limiter.admit(item.network, item.channelId)
+    if (admission._tag === "Wait") return Start.Wait({ delayMs: admission.delayMs })
+    const release = admission.release
+    // the slot is given back unless the attempt is ours
+    const changed = release.pipe(Effect.as(Start.Wait({ delayMs: CHANGED_RETRY_MS })))
+    return yield* Effect.gen(function* () {
+      if (item.openAttemptId !== null) {
+        const ours = yield* attempts.takeOver(item.openAttemptId, owner, leaseMs)
+        return ours ? Start.Run({ item, attemptId: item.openAttemptId, mode: "search", reachedNothing, release }) : yield* changed
+      }
+      const opened = yield* attempts.openAttempt({
+        itemId,
+        workspaceId: item.workspaceId,
+        attempt: item.attempts + 1,
+        searchFirst: item.searchFirst,
+        owner,
+        leaseMs
       })
-    ).pipe(Effect.onError(() => slot))
+      if (Option.isNone(opened)) return yield* changed
+      return Start.Run({ item, attemptId: opened.value, mode: item.searchFirst ? "search-first" : "send", reachedNothing, release })
+    }).pipe(Effect.onError(() => release))
   })
 
 /** Keeps the attempt ours while its job runs; stops quietly if another job took it over. */
@@ -165,15 +166,17 @@ export const publishItem = (itemId: string, settings: PublishSettings) =>
     )
   }).pipe(Effect.withSpan("publisher.publishItem", { attributes: { itemId } }))
 
-const runAttempt = (item: ItemToPublish, attemptId: string, mode: AttemptMode, reachedNothing: number, settings: PublishSettings) =>
+const runAttempt = (item: ItemForAttempt, attemptId: string, mode: AttemptMode, reachedNothing: number, settings: PublishSettings) =>
   Effect.gen(function* () {
     const adapters = yield* NetworkAdapters
     const adapter = adapters.find(item.network)
     const networkName = Option.match(findNetwork(item.network), { onNone: () => item.network, onSome: (n) => n.name })
     const conclude = (conclusion: Conclusion) => recordOutcome(item, attemptId, conclusion).pipe(Effect.as(JobOutcome.Done()))
     if (Option.isNone(adapter)) return yield* conclude(noAdapter(networkName))
-    // tokens that expire soon are refreshed first (under the channel's lock); a refused refresh disconnects it
-    const credentials = yield* freshCredentials(item.channelId, adapter.value)
+    // tokens that never expire are used as read with the item; others are refreshed first when they
+    // expire soon (under the channel's lock), and a refused refresh disconnects the channel
+    const stored = yield* storedCredentials(adapter.value, item)
+    const credentials = Option.isSome(stored) ? stored.value : yield* freshCredentials(item.channelId, adapter.value)
     if (Either.isLeft(credentials)) {
       const problem = credentials.left
       switch (problem._tag) {
@@ -244,7 +247,7 @@ const resultOf = (conclusion: Conclusion, outcome: AttemptOutcome): AttemptResul
 })
 
 /** The outcome, the item, its channel's post, the whole post and the events, in one transaction. */
-const recordOutcome = (item: ItemToPublish, attemptId: string, conclusion: Conclusion) =>
+const recordOutcome = (item: ItemForAttempt, attemptId: string, conclusion: Conclusion) =>
   Effect.gen(function* () {
     const attempts = yield* AttemptsStore
     const outcome = outcomeOf(conclusion)
@@ -252,15 +255,16 @@ const recordOutcome = (item: ItemToPublish, attemptId: string, conclusion: Concl
     publishAttempts.inc({ network: item.network, outcome: outcome.kind })
     yield* Outbox.transaction(
       Effect.gen(function* () {
-        const attempt = yield* attempts.concludeAttempt(attemptId, result)
-        if (Option.isNone(attempt)) return // concluded already by another job
         // only the item's latest attempt moves it: after a retry the new attempt decides
-        const moved = yield* attempts.moveItem(item.id, attempt.value, result)
-        if (Option.isNone(moved)) return // moved meanwhile (deleted, linked by hand): its outcome changes nothing
+        const moved = yield* attempts.concludeAttempt(item.id, attemptId, result)
+        if (Option.isNone(moved)) return // concluded already, or moved meanwhile (deleted, linked by hand): nothing changes
         // the next follow-up becomes due `delay` minutes after this one went live; behind an
         // item that did not go out, the follow-ups end `error` saying why (a retry queues them)
-        if (outcome.kind === "published") yield* attempts.scheduleNextFollowUp(item.postId, item.position)
-        else yield* attempts.stopFollowUpsAfter(item.postId, item.position)
+        if (item.hasNext) {
+          yield* outcome.kind === "published"
+            ? attempts.scheduleNextFollowUp(item.postId, item.position)
+            : attempts.stopFollowUpsAfter(item.postId, item.position)
+        }
         // a follow-up's outcome stays on the follow-up: it does not fail its post (retried alone)
         if (item.position !== 0) return
         const post = yield* attempts.loadGroupForOutcome(item.groupId)
@@ -268,9 +272,14 @@ const recordOutcome = (item: ItemToPublish, attemptId: string, conclusion: Concl
         const step = afterAttempt(post.value, item.channelId, outcome)
         const channel = step.channels.find((c) => c.channelId === item.channelId)
         if (channel === undefined || channel.to === null || channel.to === channel.from) return
-        yield* attempts.moveChannelPost(item.postId, channel.to, result)
-        yield* attempts.setGroupStatus(item.groupId, step.status)
-        yield* attempts.addActivity(item.groupId, step.activity)
+        yield* attempts.moveChannelPost({
+          postId: item.postId,
+          groupId: item.groupId,
+          status: channel.to,
+          groupStatus: step.status,
+          result,
+          activity: step.activity
+        })
         // a repeating post's first channel to go live makes its next occurrence (once: unique repeat_of)
         if (channel.to === "published" && post.value.repeatDays !== null) {
           const repeats = yield* RepeatStore

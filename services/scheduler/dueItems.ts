@@ -29,60 +29,74 @@ export const publishMessageId = (job: { readonly itemId: string; readonly claim:
 export const ENQUEUE_GRACE_MS = 5_000
 
 /**
- * Puts one job on PUBLISH and records JetStream's acknowledgement (with the message's
- * sequence). With tracing on, in a span of the trace the item was written in, carried on
- * to the publisher in the message's headers.
+ * Puts one job on PUBLISH; JetStream's acknowledgement with the message's sequence. With
+ * tracing on, in a span of the trace the item was written in, carried on to the publisher in
+ * the message's headers.
  */
 const enqueue = (job: PublishJobRow, traceParent: string | null = null) =>
   Effect.gen(function* () {
     const nats = yield* Nats
-    const store = yield* DueItemsStore
     const h = yield* injectTraceparent(natsHeaders())
     h.set("Nats-Msg-Id", publishMessageId(job))
     const ack = yield* Effect.tryPromise(() =>
       nats.jetstream.publish(nats.names.publishSubject(job.channelId), encodeJob({ itemId: job.itemId, workspaceId: job.workspaceId }), { headers: h })
     )
-    yield* store.markEnqueued(job, ack.seq)
+    return { ...job, sequence: ack.seq }
   }).pipe(withRemoteParent(traceParent, "scheduler.enqueue", { itemId: job.itemId }))
 
 /** Jobs put on PUBLISH at once: a minute with thousands of due items is not enqueued one round trip at a time. */
-const ENQUEUE_CONCURRENCY = 32
+const ENQUEUE_CONCURRENCY = 64
 
-/** Enqueues each job; one that fails stays unacknowledged for the sweeper. */
+/** Enqueues each job and records the acknowledged ones in one statement; one that fails stays unacknowledged for the sweeper. */
 const enqueueAll = (jobs: ReadonlyArray<PublishJobRow>, traces: ReadonlyMap<string, string | null> = new Map()) =>
-  Effect.forEach(
-    jobs,
-    (job) => enqueue(job, traces.get(job.itemId) ?? null).pipe(Effect.catchAllCause((cause) => Effect.logWarning(`publish job ${publishMessageId(job)} not enqueued; the sweeper retries`, cause))),
-    { discard: true, concurrency: ENQUEUE_CONCURRENCY }
-  )
+  Effect.gen(function* () {
+    const store = yield* DueItemsStore
+    const acknowledged = yield* Effect.forEach(
+      jobs,
+      (job) =>
+        enqueue(job, traces.get(job.itemId) ?? null).pipe(
+          Effect.map(Option.some),
+          Effect.catchAllCause((cause) => Effect.logWarning(`publish job ${publishMessageId(job)} not enqueued; the sweeper retries`, cause).pipe(Effect.as(Option.none())))
+        ),
+      { concurrency: ENQUEUE_CONCURRENCY }
+    )
+    yield* store.markEnqueued(acknowledged.flatMap(Option.toArray))
+  })
 
 /**
  * Holds the due items of workspaces whose publishing billing pauses, and releases the held
  * items of workspaces that may publish again (domain/billing.ts decides which).
  */
-const applyBillingHolds = Effect.gen(function* () {
+const applyBillingHolds = (leadMs: number) => Effect.gen(function* () {
   const store = yield* DueItemsStore
   const now = new Date(yield* Clock.currentTimeMillis)
-  const workspaces = yield* store.workspacesWithDueOrHeldItems
+  const workspaces = yield* store.workspacesWithDueOrHeldItems(leadMs)
   const paused = workspaces.filter((w) => publishingPaused(w.billingState, w.pastDueSince, now)).map((w) => w.id)
   const publishing = workspaces.filter((w) => !paused.includes(w.id)).map((w) => w.id)
-  yield* store.holdForBilling(paused)
+  yield* store.holdForBilling(paused, leadMs)
   yield* store.releaseBillingHolds(publishing)
 })
 
 /**
- * Claims due items (FOR UPDATE SKIP LOCKED, so schedulers share the work), marks them
- * publishing, writes their jobs and, after commit, puts the jobs on PUBLISH. Workspaces
- * whose publishing is paused by billing are skipped: their items wait, marked held.
+ * How long before its due time an item is claimed and its job put on PUBLISH: the job
+ * waits in JetStream (a delayed redelivery, no worker slot held) and the publisher sends at
+ * the due time (publishItem), so a busy minute does not start with the claims.
  */
-export const claimDueItems = (batch = 100) =>
+export const CLAIM_LEAD_MS = 2_000
+
+/**
+ * Claims items due within `leadMs` (FOR UPDATE SKIP LOCKED, so schedulers share the work),
+ * marks them publishing, writes their jobs and, after commit, puts the jobs on PUBLISH.
+ * Workspaces whose publishing is paused by billing are skipped: their items wait, marked held.
+ */
+export const claimDueItems = (batch = 100, leadMs = 0) =>
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const store = yield* DueItemsStore
     const claimed = yield* sql.withTransaction(
       Effect.gen(function* () {
-        yield* applyBillingHolds
-        const claimed = yield* store.claimDue(batch)
+        yield* applyBillingHolds(leadMs)
+        const claimed = yield* store.claimDue(batch, leadMs)
         if (claimed.length === 0) return { jobs: [], traces: new Map<string, string | null>() }
         // a channel's post is publishing once its first item is
         yield* store.markPostsPublishing(claimed.filter((c) => c.position === 0).map((c) => c.postId))
@@ -97,7 +111,8 @@ export const claimDueItems = (batch = 100) =>
   })
 
 /** Claims batch after batch until fewer than a batch were due, so a busy minute is not spread over many ticks. */
-export const claimAllDueItems = (batch = 500) => claimDueItems(batch).pipe(Effect.repeat({ while: (claimed) => claimed === batch }))
+export const claimAllDueItems = (batch = 500, leadMs = CLAIM_LEAD_MS) =>
+  claimDueItems(batch, leadMs).pipe(Effect.repeat({ while: (claimed) => claimed === batch }))
 
 /**
  * Jobs whose enqueue JetStream never acknowledged (the publish failed, or the process died

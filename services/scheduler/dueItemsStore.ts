@@ -43,18 +43,22 @@ const decodeClaims = Schema.decodeUnknown(Schema.Array(ClaimRow))
 export const makeDueItemsStore = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
 
-  /** Workspaces that have due items not held yet, or items held for billing. */
-  const workspacesWithDueOrHeldItems = sql`
-    SELECT DISTINCT w.id, w.billing_state, w.past_due_since
-    FROM workspaces w JOIN post_items i ON i.workspace_id = w.id
-    WHERE (i.status = 'queued' AND i.due_at <= now() AND i.held IS NULL) OR i.held = 'billing'`.pipe(Effect.flatMap(decodeBilling))
+  /** Due within `leadMs` from now (the claim's lead: see claimDue). */
+  const dueBy = (leadMs: number) => sql`now() + ${leadMs} * interval '1 millisecond'`
 
-  /** Holds the due items of these workspaces for billing. */
-  const holdForBilling = (workspaceIds: ReadonlyArray<string>) =>
+  /** Workspaces that have items due within `leadMs` not held yet, or items held for billing. */
+  const workspacesWithDueOrHeldItems = (leadMs: number) =>
+    sql`
+      SELECT DISTINCT w.id, w.billing_state, w.past_due_since
+      FROM workspaces w JOIN post_items i ON i.workspace_id = w.id
+      WHERE (i.status = 'queued' AND i.due_at <= ${dueBy(leadMs)} AND i.held IS NULL) OR i.held = 'billing'`.pipe(Effect.flatMap(decodeBilling))
+
+  /** Holds the items of these workspaces due within `leadMs` for billing. */
+  const holdForBilling = (workspaceIds: ReadonlyArray<string>, leadMs = 0) =>
     workspaceIds.length === 0
       ? Effect.void
       : sql`UPDATE post_items SET held = 'billing', held_at = coalesce(held_at, now())
-          WHERE workspace_id IN ${sql.in(workspaceIds)} AND status = 'queued' AND due_at <= now() AND held IS NULL`.pipe(Effect.asVoid)
+          WHERE workspace_id IN ${sql.in(workspaceIds)} AND status = 'queued' AND due_at <= ${dueBy(leadMs)} AND held IS NULL`.pipe(Effect.asVoid)
 
   /** Releases the items these workspaces had held for billing. */
   const releaseBillingHolds = (workspaceIds: ReadonlyArray<string>) =>
@@ -65,14 +69,15 @@ export const makeDueItemsStore = Effect.gen(function* () {
         )
 
   /**
-   * Claims up to `batch` due items not held (FOR UPDATE SKIP LOCKED, so schedulers share
-   * the work): each is marked publishing and its claim counted.
+   * Claims up to `batch` items not held that are due within `leadMs` (FOR UPDATE SKIP
+   * LOCKED, so schedulers share the work): each is marked publishing and its claim counted.
+   * The lead puts the jobs in the publishers before the due second; they send at it.
    */
-  const claimDue = (batch: number) =>
+  const claimDue = (batch: number, leadMs: number) =>
     sql`
       WITH due AS (
         SELECT i.id FROM post_items i JOIN posts p ON p.id = i.post_id AND p.deleted_at IS NULL
-        WHERE i.status = 'queued' AND i.due_at <= now() AND i.held IS NULL
+        WHERE i.status = 'queued' AND i.due_at <= ${dueBy(leadMs)} AND i.held IS NULL
         ORDER BY i.due_at LIMIT ${batch} FOR UPDATE OF i SKIP LOCKED)
       UPDATE post_items i SET status = 'publishing', claimed_at = now(), attempts = i.attempts + 1
       FROM due, posts p WHERE i.id = due.id AND p.id = i.post_id
@@ -89,10 +94,14 @@ export const makeDueItemsStore = Effect.gen(function* () {
   const recordJobs = (jobs: ReadonlyArray<PublishJobRow>) =>
     jobs.length === 0 ? Effect.void : sql`INSERT INTO publish_jobs ${sql.insert(jobs)} ON CONFLICT DO NOTHING`.pipe(Effect.asVoid)
 
-  /** JetStream acknowledged the job's message, stored at `sequence`. */
-  const markEnqueued = (job: PublishJobRow, sequence: number) =>
-    sql`UPDATE publish_jobs SET enqueued_at = coalesce(enqueued_at, now()), stream_sequence = ${sequence}
-      WHERE item_id = ${job.itemId} AND claim = ${job.claim}`.pipe(Effect.asVoid)
+  /** JetStream acknowledged these jobs' messages, each stored at its `sequence`. */
+  const markEnqueued = (jobs: ReadonlyArray<PublishJobRow & { readonly sequence: number }>) =>
+    jobs.length === 0
+      ? Effect.void
+      : sql`UPDATE publish_jobs j SET enqueued_at = coalesce(j.enqueued_at, now()), stream_sequence = t.sequence
+          FROM jsonb_to_recordset(${JSON.stringify(jobs.map((j) => ({ item_id: j.itemId, claim: j.claim, sequence: j.sequence })))}::jsonb)
+            AS t(item_id uuid, claim int, sequence bigint)
+          WHERE j.item_id = t.item_id AND j.claim = t.claim`.pipe(Effect.asVoid)
 
   /** Jobs older than `graceMs` whose enqueue was never acknowledged, locked (SKIP LOCKED) for this sweeper. */
   const unacknowledgedJobs = (options: { readonly graceMs: number; readonly batch: number }) =>

@@ -239,6 +239,7 @@ export const makeBlueskyAdapterWith = (options: BlueskyOptions) =>
       connect: { kind: "form" },
       verify,
       // the app password is kept: sessions are made and renewed when publishing
+      tokensNeverExpire: true,
       refresh: () => Effect.succeed(Refresh.Unchanged()),
       publish: send,
       publishFollowUp: send,

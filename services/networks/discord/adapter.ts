@@ -175,6 +175,7 @@ export const makeDiscordAdapterWith = (options: DiscordOptions) =>
           })
       },
       verify,
+      tokensNeverExpire: true,
       refresh: () => Effect.succeed(Refresh.Unchanged()),
       publish: send,
       publishFollowUp: send,

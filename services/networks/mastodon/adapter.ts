@@ -280,6 +280,7 @@ export const makeMastodonAdapterWith = (options: MastodonOptions) =>
       },
       verify,
       // Mastodon tokens do not expire; a revoked one answers 401 (reconnect)
+      tokensNeverExpire: true,
       refresh: () => Effect.succeed(Refresh.Unchanged()),
       publish: send,
       publishFollowUp: send,

@@ -155,6 +155,7 @@ export const makeTelegramAdapterWith = (options: TelegramOptions) =>
       connect: { kind: "form" },
       verify,
       // bot tokens do not expire; a revoked one answers 401 (reconnect)
+      tokensNeverExpire: true,
       refresh: () => Effect.succeed(Refresh.Unchanged()),
       publish: send,
       publishFollowUp: send,
