@@ -105,6 +105,8 @@ export interface StartOptions {
   readonly label?: string
   /** Another program than services/main.ts (relative to the repository), e.g. a test consumer. */
   readonly script?: string
+  /** Options for node itself, before the program (e.g. --cpu-prof). */
+  readonly nodeArgs?: ReadonlyArray<string>
 }
 
 /**
@@ -117,7 +119,7 @@ export const processGroup = () => {
   const start = async (world: TestWorld, services: ReadonlyArray<string>, options: StartOptions = {}): Promise<ServiceProcess> => {
     const label = options.label ?? services.join("+")
     const ready = options.ready ?? startedLines[services[0] ?? ""] ?? /starting/
-    const child = spawn(process.execPath, ["--import", "tsx", options.script ?? "services/main.ts", ...services], {
+    const child = spawn(process.execPath, [...(options.nodeArgs ?? []), "--import", "tsx", options.script ?? "services/main.ts", ...services], {
       cwd: root,
       env: serviceEnv(world, options.env),
       stdio: ["ignore", "pipe", "pipe"]
