@@ -25,6 +25,8 @@ const concurrency = Number(process.env["BENCH_CONCURRENCY"] ?? 16)
 /** Requests of the half-rate run. */
 const paced = Math.floor(requests / 2)
 const profileDir = process.env["BENCH_CPU_PROF"]
+/** BENCH_COUNT_QUERIES=1: the actor host counts its Postgres statements (test/bench/queryCounter.mjs) and prints them per request. */
+const countQueries = process.env["BENCH_COUNT_QUERIES"] === "1"
 
 const percentile = (sorted: ReadonlyArray<number>, p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0
 
@@ -74,9 +76,9 @@ const main = async () => {
   const ops = await admin.runPromise(makeAdminOperations)
   const group = processGroup()
   try {
-    const env = profileDir === undefined ? {} : { nodeArgs: ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] }
-    const actors = await group.start(world, ["actors"], env)
-    const gateway = await group.start(world, ["gateway"], env)
+    const profile = profileDir === undefined ? [] : ["--cpu-prof", `--cpu-prof-dir=${profileDir}`]
+    const actors = await group.start(world, ["actors"], { nodeArgs: [...profile, ...(countQueries ? ["--import", "./test/bench/queryCounter.mjs"] : [])] })
+    const gateway = await group.start(world, ["gateway"], { nodeArgs: profile })
     const sys = { url: `http://127.0.0.1:${gateway.id.replace("port ", "")}` }
     const tenants = await Promise.all(
       Array.from({ length: workspaces }, async (_, i) => {
@@ -111,10 +113,16 @@ const main = async () => {
     }
     const service = await run(requests, create("max"))
     const half = await runAt(paced, service.rps / 2, create("half"))
-    if (profileDir !== undefined) {
-      // a graceful stop writes the profiles
+    if (profileDir !== undefined || countQueries) {
+      // a graceful stop writes the profiles and the counts
       await gateway.kill("SIGTERM")
       await actors.kill("SIGTERM")
+      const counted = /queryCounter: (\d+) statements/.exec(actors.output())
+      if (counted !== null) {
+        const sent = requests + paced + Math.min(workspaces, 60)
+        console.log(`actor host: ${counted[1]} Postgres statements for ${sent} POST /posts (${(Number(counted[1]) / sent).toFixed(1)} per request, lease rounds included)`)
+        console.log(actors.output().slice(actors.output().indexOf("queryCounter:")))
+      }
     }
 
     // baseline: the same rows in one transaction per post, straight on Postgres
