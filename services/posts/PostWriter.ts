@@ -227,8 +227,28 @@ export class PostWriter extends Effect.Service<PostWriter>()("posts/PostWriter",
         return yield* store.renderWholePost(principal.workspaceId, groupId)
       }).pipe(storageDefects)
 
-    /** POST /posts: replay, or read the body, check every channel, save and answer. */
+    /**
+     * POST /posts: read the body, check every channel, save and answer; or replay. The key's
+     * record is not looked up first: the save refuses a key with a live record (and writes
+     * nothing), and any refusal of a keyed request consults the record, whose answer (a
+     * replay, or 409 for another body) wins. So a fresh key costs no look-up.
+     */
     const createPosts = (command: CreatePosts) =>
+      Effect.flatMap(CurrentPrincipal, ({ workspaceId }) => {
+        const key = command.idempotencyKey
+        return key === null
+          ? createFresh(command)
+          : createFresh(command).pipe(
+              Effect.catchAll((refused) =>
+                Effect.flatMap(
+                  keptAnswer(workspaceId, key, requestHashOf(command.body)),
+                  Option.match({ onNone: () => Effect.fail(refused), onSome: Effect.succeed })
+                )
+              )
+            )
+      }).pipe(storageDefects, Effect.withSpan("PostWriter.create"), policyRequire("posts.write"))
+
+    const createFresh = (command: CreatePosts) =>
       Effect.gen(function* () {
         const principal = yield* CurrentPrincipal
         const { workspaceId } = principal
@@ -236,28 +256,15 @@ export class PostWriter extends Effect.Service<PostWriter>()("posts/PostWriter",
         const requestHash = requestHashOf(command.body)
         const now = new Date()
         const byPath = new Map(Object.entries(command.mediaByPath))
-        // the body read, with the channels and media it names (this workspace only), while the
-        // key's record is looked up: one wait for both; a kept answer wins over whatever they say
-        const [kept, read] = yield* Effect.all(
-          [
-            key === null ? Effect.succeed(Option.none<PostsAnswer>()) : keptAnswer(workspaceId, key, requestHash),
-            Effect.either(
-              Effect.flatMap(normalizePostBody(command.body, now), (given) =>
-                Effect.all(
-                  {
-                    given: Effect.succeed(given),
-                    channels: channelsRepo.findMany({ workspaceId, ids: given.entries.map((e) => e.channelId) }),
-                    library: mediaRepo.findMany(workspaceId, [...mediaIdsOf(given), ...byPath.values()])
-                  },
-                  { concurrency: "unbounded" }
-                )
-              )
-            )
-          ],
+        // the channels and media the body names, in this workspace only, read together
+        const given = yield* normalizePostBody(command.body, now)
+        const { channels, library } = yield* Effect.all(
+          {
+            channels: channelsRepo.findMany({ workspaceId, ids: given.entries.map((e) => e.channelId) }),
+            library: mediaRepo.findMany(workspaceId, [...mediaIdsOf(given), ...byPath.values()])
+          },
           { concurrency: "unbounded" }
         )
-        if (Option.isSome(kept)) return kept.value
-        const { channels, given, library } = yield* read
         const channelIds = given.entries.map((e) => e.channelId)
         const libraryById: ReadonlyMap<string, MediaForPost> = new Map(library.map((m) => [m.id, m]))
         // files given by path are their library items; settings a channel's connection
@@ -301,13 +308,8 @@ export class PostWriter extends Effect.Service<PostWriter>()("posts/PostWriter",
             status: r.status,
             previewUrl: shareUrl(publicUrl, shareToken)
           }))
-        /** A live record of another owner won the key (hand-over race): its answer is replayed. */
-        const replayTakenKey = () =>
-          key === null
-            ? Effect.die(new Error("KeyTaken without a key"))
-            : keptAnswer(workspaceId, key, requestHash).pipe(
-                Effect.flatMap(Option.match({ onNone: () => Effect.fail(Errors.idempotencyRunning()), onSome: Effect.succeed }))
-              )
+        /** A live record of another owner won the key (hand-over race): createPosts replays it. */
+        const replayTakenKey = () => Effect.fail(Errors.idempotencyRunning())
 
         // a new post without tags: one statement (services/posts/postsStore.ts createPostSql)
         if (post.groupId === null && post.tags.length === 0) {
@@ -369,7 +371,7 @@ export class PostWriter extends Effect.Service<PostWriter>()("posts/PostWriter",
         })
 
         return yield* transactions.run(save).pipe(Effect.catchTag("KeyTaken", replayTakenKey))
-      }).pipe(storageDefects, Effect.withSpan("PostWriter.create"), policyRequire("posts.write"))
+      })
 
     /** PUT /posts/{id}/date */
     const move = (command: MovePost) =>
