@@ -109,7 +109,7 @@ const main = async () => {
     const create = (tag: string) => async (i: number) => {
       const t = tenants[i % workspaces]!
       const res = await client(sys.url, t.apiKey).post("/public/v1/posts", body(t.channelId, i), { "idempotency-key": `bench-${tag}-${i}` })
-      if (res.status !== 200) throw new Error(`POST /posts answered ${res.status}: ${res.text}\nactor host: ${actors.output().slice(-3000)}`)
+      if (res.status !== 200) throw new Error(`POST /posts answered ${res.status}: ${res.text}\nactor host: ${actors.output().slice(-3000)}\ngateway: ${gateway.output().slice(-6000)}`)
     }
     const service = await run(requests, create("max"))
     const half = await runAt(paced, service.rps / 2, create("half"))
