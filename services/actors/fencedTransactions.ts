@@ -1,6 +1,6 @@
 import { Effect, Layer, Option } from "effect"
-import { outboxTransactions, Transactions } from "../platform/transactions.js"
-import { CurrentCommand, CurrentLease, FenceStore } from "./fencing.js"
+import { outboxStatements, outboxTransactions, Transactions, type Fence } from "../platform/transactions.js"
+import { AlreadyRan, CurrentCommand, CurrentLease, FenceStore, LeaseLost } from "./fencing.js"
 
 /**
  * The actor host's transactions: an outbox transaction (events after commit) that first
@@ -24,6 +24,14 @@ export const FencedTransactions = Layer.effect(
         if (Option.isSome(command)) yield* fences.record(command.value.workspaceId, command.value.commandId, result ?? null).pipe(Effect.orDie)
         return result
       })
-    return { run: (effect) => inTransaction(fenced(effect)) }
+    // a one-statement write checks the same epoch and records the same command in its statement
+    const fenceOf = Effect.all({ lease: Effect.serviceOption(CurrentLease), command: Effect.serviceOption(CurrentCommand) }).pipe(
+      Effect.map(({ command, lease }): Fence => ({ lease: Option.getOrNull(lease), command: Option.getOrNull(command) }))
+    )
+    const statement = yield* outboxStatements(fenceOf, {
+      leaseLost: (fence) => new LeaseLost({ shard: fence.lease?.shard ?? -1 }),
+      alreadyRan: (fence) => new AlreadyRan({ commandId: fence.command?.commandId ?? "" })
+    })
+    return { run: (effect) => inTransaction(fenced(effect)), statement }
   })
 ).pipe(Layer.provide(FenceStore.Live))

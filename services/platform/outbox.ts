@@ -52,6 +52,40 @@ export const write = (workspaceId: string, events: ReadonlyArray<ServiceEvent>) 
   })
 
 /**
+ * The outbox rows of events for a caller that writes them in a statement of its own (one
+ * statement with data-modifying CTEs): encoded as `write` encodes them, with the
+ * notifications they imply (channel names given by the caller, who has the channel rows).
+ * `track` hands the row ids to the current collector once the statement ran.
+ */
+export const prepare = (workspaceId: string, events: ReadonlyArray<ServiceEvent>, channelName: (id: string) => string | undefined) =>
+  Effect.gen(function* () {
+    if (events.length === 0) return { outbox: [], notifications: [] }
+    const encoded = yield* encodeEvents(events).pipe(Effect.orDie)
+    const outbox = encoded.map((e) => ({ id: crypto.randomUUID(), workspaceId, event: e.event, data: e.data }))
+    const notifications = events.flatMap((e) => {
+      const channelId = channelNamedBy(e)
+      const n = notificationFor(e, channelId === null ? undefined : channelName(channelId))
+      return n === null ? [] : [{ id: crypto.randomUUID(), workspaceId, ...n }]
+    })
+    return { outbox, notifications }
+  })
+
+/** The rows a statement of the caller's wrote: published once it has committed. */
+export const track = (rowIds: ReadonlyArray<string>) => Effect.map(OutboxTransaction, (pending) => void pending.rowIds.push(...rowIds))
+
+/**
+ * For one statement that commits by itself (no BEGIN/COMMIT around it): the rows it
+ * tracked go to EVENTS right after it, as after an outbox transaction.
+ */
+export const statement = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, SqlClient.SqlClient | Exclude<R, OutboxTransaction>> =>
+  Effect.gen(function* () {
+    const pending = { rowIds: new Array<string>() }
+    const result = yield* Effect.provideService(effect, OutboxTransaction, pending)
+    yield* publishAfterCommit(pending.rowIds)
+    return result
+  })
+
+/**
  * `sql.withTransaction` for changes that write events: after the commit, the rows it
  * wrote go to EVENTS at once. Nested in another outbox transaction it is a savepoint
  * whose rows the outer one publishes. A publish failure is only logged: the rows stay

@@ -227,26 +227,45 @@ export class PostWriter extends Effect.Service<PostWriter>()("posts/PostWriter",
         return yield* store.renderWholePost(principal.workspaceId, groupId)
       }).pipe(storageDefects)
 
-    /** POST /posts: replay, or read the body, check every channel, save and answer. */
+    /**
+     * POST /posts: read the body, check every channel, save and answer; or replay. The key's
+     * record is not looked up first: the save refuses a key with a live record (and writes
+     * nothing), and any refusal of a keyed request consults the record, whose answer (a
+     * replay, or 409 for another body) wins. So a fresh key costs no look-up.
+     */
     const createPosts = (command: CreatePosts) =>
+      Effect.flatMap(CurrentPrincipal, ({ workspaceId }) => {
+        const key = command.idempotencyKey
+        return key === null
+          ? createFresh(command)
+          : createFresh(command).pipe(
+              Effect.catchAll((refused) =>
+                Effect.flatMap(
+                  keptAnswer(workspaceId, key, requestHashOf(command.body)),
+                  Option.match({ onNone: () => Effect.fail(refused), onSome: Effect.succeed })
+                )
+              )
+            )
+      }).pipe(storageDefects, Effect.withSpan("PostWriter.create"), policyRequire("posts.write"))
+
+    const createFresh = (command: CreatePosts) =>
       Effect.gen(function* () {
         const principal = yield* CurrentPrincipal
         const { workspaceId } = principal
         const key = command.idempotencyKey
         const requestHash = requestHashOf(command.body)
-        if (key !== null) {
-          const kept = yield* keptAnswer(workspaceId, key, requestHash)
-          if (Option.isSome(kept)) return kept.value
-        }
-
         const now = new Date()
-        const given = yield* normalizePostBody(command.body, now)
-
-        // the channels and media the body names, in this workspace only
-        const channelIds = given.entries.map((e) => e.channelId)
-        const channels = yield* channelsRepo.findMany({ workspaceId, ids: channelIds })
         const byPath = new Map(Object.entries(command.mediaByPath))
-        const library = yield* mediaRepo.findMany(workspaceId, [...mediaIdsOf(given), ...byPath.values()])
+        // the channels and media the body names, in this workspace only, read together
+        const given = yield* normalizePostBody(command.body, now)
+        const { channels, library } = yield* Effect.all(
+          {
+            channels: channelsRepo.findMany({ workspaceId, ids: given.entries.map((e) => e.channelId) }),
+            library: mediaRepo.findMany(workspaceId, [...mediaIdsOf(given), ...byPath.values()])
+          },
+          { concurrency: "unbounded" }
+        )
+        const channelIds = given.entries.map((e) => e.channelId)
         const libraryById: ReadonlyMap<string, MediaForPost> = new Map(library.map((m) => [m.id, m]))
         // files given by path are their library items; settings a channel's connection
         // answers fill what the post leaves out (a Discord channel id)
@@ -279,6 +298,45 @@ export class PostWriter extends Effect.Service<PostWriter>()("posts/PostWriter",
           author: principal.actor
         }
 
+        /** The answer of a saved post: its channel posts as they are now. */
+        const answerOf = (groupId: string, shareToken: string, live: ReadonlyArray<{ readonly postId: string; readonly channelId: string; readonly status: string }>) =>
+          live.map((r) => ({
+            postId: r.postId,
+            group: groupId,
+            integration: r.channelId,
+            // what the channel is: an edit keeps published and in-flight channels as they are
+            status: r.status,
+            previewUrl: shareUrl(publicUrl, shareToken)
+          }))
+        /** A live record of another owner won the key (hand-over race): createPosts replays it. */
+        const replayTakenKey = () => Effect.fail(Errors.idempotencyRunning())
+
+        // a new post without tags: one statement (services/posts/postsStore.ts createPostSql)
+        if (post.groupId === null && post.tags.length === 0) {
+          const groupId = crypto.randomUUID()
+          const shareToken = randomBytes(24).toString("base64url")
+          const step = create({ type: post.type, date: post.date, now, channelIds, approvalRequired, actor: principal.actor })
+          const outcome = yield* transactions.statement((fence) =>
+            store.createInOneStatement({
+              fence,
+              workspaceId,
+              groupId,
+              shareToken,
+              fields,
+              step,
+              entries,
+              channelNames: new Map(channels.map((c) => [c.id, c.name])),
+              key: key === null ? null : { key, requestHash, now },
+              answer: (live) => {
+                const body = answerOf(groupId, shareToken, live)
+                return { keyResponse: body, commandAnswer: { statusCode: 200, body, replayed: false } satisfies PostsAnswer }
+              }
+            })
+          )
+          if (outcome.keyTaken) return yield* replayTakenKey()
+          return { statusCode: 200, body: answerOf(groupId, shareToken, outcome.live), replayed: false } satisfies PostsAnswer
+        }
+
         const save = Effect.gen(function* () {
           const tagIds = yield* tags.resolve(workspaceId, post.tags)
           let groupId: string
@@ -304,14 +362,7 @@ export class PostWriter extends Effect.Service<PostWriter>()("posts/PostWriter",
             const step = create({ type: post.type, date: post.date, now, channelIds, approvalRequired, actor: principal.actor })
             live = yield* store.applyStep({ workspaceId, groupId, shareToken, newGroup: fields, step, entries, tagIds })
           }
-          const body = live.map((r) => ({
-            postId: r.postId,
-            group: groupId,
-            integration: r.channelId,
-            // what the channel is: an edit keeps published and in-flight channels as they are
-            status: r.status,
-            previewUrl: shareUrl(publicUrl, shareToken)
-          }))
+          const body = answerOf(groupId, shareToken, live)
           // only successful answers are kept; a live record of another owner wins (hand-over race)
           if (key !== null && !(yield* idempotency.save({ workspaceId, key, requestHash, statusCode: 200, body, now }))) {
             return yield* Effect.fail(new KeyTaken())
@@ -319,16 +370,8 @@ export class PostWriter extends Effect.Service<PostWriter>()("posts/PostWriter",
           return { statusCode: 200, body, replayed: false } satisfies PostsAnswer
         })
 
-        return yield* transactions.run(save).pipe(
-          Effect.catchTag("KeyTaken", () =>
-            key === null
-              ? Effect.die(new Error("KeyTaken without a key"))
-              : keptAnswer(workspaceId, key, requestHash).pipe(
-                  Effect.flatMap(Option.match({ onNone: () => Effect.fail(Errors.idempotencyRunning()), onSome: Effect.succeed }))
-                )
-          )
-        )
-      }).pipe(storageDefects, Effect.withSpan("PostWriter.create"), policyRequire("posts.write"))
+        return yield* transactions.run(save).pipe(Effect.catchTag("KeyTaken", replayTakenKey))
+      })
 
     /** PUT /posts/{id}/date */
     const move = (command: MovePost) =>

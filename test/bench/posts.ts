@@ -5,7 +5,11 @@
  * The gateway and the actor host run as their own processes, as deployed; this
  * process only sends the requests (and runs the baseline).
  *
+ * Then the service is driven at half the rate it just reached (requests sent on a clock,
+ * whatever the answers' pace) for the p99 a tenant sees below saturation.
+ *
  *   npm run bench -- posts            (BENCH_WORKSPACES, BENCH_REQUESTS, BENCH_CONCURRENCY)
+ *   BENCH_CPU_PROF=<dir>              the gateway and the actor host write V8 CPU profiles there
  */
 import pg from "pg"
 import { client } from "../support/http.js"
@@ -18,6 +22,11 @@ import { createWorld, infrastructure } from "../support/system.js"
 const workspaces = Number(process.env["BENCH_WORKSPACES"] ?? 30)
 const requests = Number(process.env["BENCH_REQUESTS"] ?? 1200)
 const concurrency = Number(process.env["BENCH_CONCURRENCY"] ?? 16)
+/** Requests of the half-rate run. */
+const paced = Math.floor(requests / 2)
+const profileDir = process.env["BENCH_CPU_PROF"]
+/** BENCH_COUNT_QUERIES=1: the actor host counts its Postgres statements (test/bench/queryCounter.mjs) and prints them per request. */
+const countQueries = process.env["BENCH_COUNT_QUERIES"] === "1"
 
 const percentile = (sorted: ReadonlyArray<number>, p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0
 
@@ -40,19 +49,37 @@ const run = async (count: number, task: (i: number) => Promise<void>) => {
   return { rps: count / seconds, p50: percentile(latencies, 50), p99: percentile(latencies, 99) }
 }
 
+/** Sends `count` tasks at `rps` on a clock (open loop: a slow answer does not slow the sending); latencies. */
+const runAt = async (count: number, rps: number, task: (i: number) => Promise<void>) => {
+  const latencies: Array<number> = []
+  const started = performance.now()
+  const all: Array<Promise<void>> = []
+  for (let i = 0; i < count; i++) {
+    const due = started + (i * 1000) / rps
+    const wait = due - performance.now()
+    if (wait > 0) await new Promise((r) => setTimeout(r, wait))
+    const t = performance.now()
+    all.push(task(i).then(() => void latencies.push(performance.now() - t)))
+  }
+  await Promise.all(all)
+  const seconds = (performance.now() - started) / 1000
+  latencies.sort((a, b) => a - b)
+  return { rps: count / seconds, p50: percentile(latencies, 50), p99: percentile(latencies, 99) }
+}
+
 const fmt = (r: { rps: number; p50: number; p99: number }) => `${r.rps.toFixed(0)} req/s, p50 ${r.p50.toFixed(1)} ms, p99 ${r.p99.toFixed(1)} ms`
 
 const main = async () => {
-  if (requests / workspaces > 90) throw new Error("more than 90 requests per workspace would hit the hourly limit")
+  if ((requests + paced + workspaces) / workspaces > 90) throw new Error("more than 90 requests per workspace would hit the hourly limit")
   const world = await createWorld("bench", urlsFromEnv())
   const admin = ManagedRuntime.make(infrastructure(world))
   const ops = await admin.runPromise(makeAdminOperations)
   const group = processGroup()
   try {
-    const actors = await group.start(world, ["actors"])
-    const gateway = await group.start(world, ["gateway"])
+    const profile = profileDir === undefined ? [] : ["--cpu-prof", `--cpu-prof-dir=${profileDir}`]
+    const actors = await group.start(world, ["actors"], { nodeOptions: [...profile, ...(countQueries ? ["--import", "./test/bench/queryCounter.mjs"] : [])] })
+    const gateway = await group.start(world, ["gateway"], { nodeOptions: profile })
     const sys = { url: `http://127.0.0.1:${gateway.id.replace("port ", "")}` }
-    void actors
     const tenants = await Promise.all(
       Array.from({ length: workspaces }, async (_, i) => {
         const ws = await admin.runPromise(ops.createWorkspace({ name: `Bench ${i}`, plan: "standard" }))
@@ -79,11 +106,24 @@ const main = async () => {
       await client(sys.url, t.apiKey).post("/public/v1/posts", { ...body(t.channelId, i), type: "draft" })
     })
 
-    const service = await run(requests, async (i) => {
+    const create = (tag: string) => async (i: number) => {
       const t = tenants[i % workspaces]!
-      const res = await client(sys.url, t.apiKey).post("/public/v1/posts", body(t.channelId, i), { "idempotency-key": `bench-${i}` })
-      if (res.status !== 200) throw new Error(`POST /posts answered ${res.status}: ${res.text}`)
-    })
+      const res = await client(sys.url, t.apiKey).post("/public/v1/posts", body(t.channelId, i), { "idempotency-key": `bench-${tag}-${i}` })
+      if (res.status !== 200) throw new Error(`POST /posts answered ${res.status}: ${res.text}\nactor host: ${actors.output().slice(-3000)}\ngateway: ${gateway.output().slice(-6000)}`)
+    }
+    const service = await run(requests, create("max"))
+    const half = await runAt(paced, service.rps / 2, create("half"))
+    if (profileDir !== undefined || countQueries) {
+      // a graceful stop writes the profiles and the counts
+      await gateway.kill("SIGTERM")
+      await actors.kill("SIGTERM")
+      const counted = /queryCounter: (\d+) statements/.exec(actors.output())
+      if (counted !== null) {
+        const sent = requests + paced + Math.min(workspaces, 60)
+        console.log(`actor host: ${counted[1]} Postgres statements for ${sent} POST /posts (${(Number(counted[1]) / sent).toFixed(1)} per request, lease rounds included)`)
+        console.log(actors.output().slice(actors.output().indexOf("queryCounter:")))
+      }
+    }
 
     // baseline: the same rows in one transaction per post, straight on Postgres
     const pool = new pg.Pool({ connectionString: world.databaseUrl, max: concurrency })
@@ -121,6 +161,7 @@ const main = async () => {
 
     console.log(`POST /posts benchmark: ${requests} requests over ${workspaces} workspaces, ${concurrency} in flight (gateway and actor host as processes)`)
     console.log(`  service (HTTP → NATS → actor → Postgres): ${fmt(service)}`)
+    console.log(`  service at half that rate (${paced} requests at ${(service.rps / 2).toFixed(0)} req/s): ${fmt(half)}`)
     console.log(`  baseline (same transaction on Postgres):  ${fmt(baseline)}`)
     console.log(`  ratio service/baseline throughput: ${(service.rps / baseline.rps).toFixed(2)}; p50 latency ×${(service.p50 / baseline.p50).toFixed(1)}`)
   } finally {

@@ -107,6 +107,8 @@ export interface StartOptions {
   readonly script?: string
   /** Node's arguments instead of `--import tsx <script> <services…>`, e.g. the built `dist/services/main.js`. */
   readonly nodeArgs?: ReadonlyArray<string>
+  /** Options for node itself, before the program (e.g. --cpu-prof). */
+  readonly nodeOptions?: ReadonlyArray<string>
 }
 
 /**
@@ -120,7 +122,7 @@ export const processGroup = () => {
     const label = options.label ?? services.join("+")
     const ready = options.ready ?? startedLines[services[0] ?? ""] ?? /starting/
     const args = options.nodeArgs ?? ["--import", "tsx", options.script ?? "services/main.ts", ...services]
-    const child = spawn(process.execPath, [...args], {
+    const child = spawn(process.execPath, [...(options.nodeOptions ?? []), ...args], {
       cwd: root,
       env: serviceEnv(world, options.env),
       stdio: ["ignore", "pipe", "pipe"]

@@ -63,6 +63,22 @@ describe("POST /posts rule 4: same key and same body replays the first answer", 
     expect(await postCount(w.workspaceId)).toBe(1)
   })
 
+  it("a replay answers the first answer even when the body would be refused now (its channel disconnected since)", async () => {
+    const w = await newWorkspace()
+    const k = key()
+    const b = body(w.channelId)
+    const first = await w.api().post("/public/v1/posts", b, { "idempotency-key": k })
+    expect(first.status).toBe(200)
+    expect((await w.api().del(`/public/v1/integrations/${w.channelId}`)).status).toBe(200)
+    const again = await w.api().post("/public/v1/posts", b, { "idempotency-key": k })
+    expect(again.status).toBe(200)
+    expect(again.text).toBe(first.text)
+    expect(again.headers.get("idempotent-replayed")).toBe("true")
+    // another body under the key is still 409, not the 404 of its channel
+    const other = await w.api().post("/public/v1/posts", body(w.channelId, "Other"), { "idempotency-key": k })
+    expect(other.status).toBe(409)
+  })
+
   it("the same JSON with another key order (and other whitespace) is a replay", async () => {
     const w = await newWorkspace()
     const k = key()

@@ -112,6 +112,13 @@ const TestStores = Layer.mergeAll(
         written.push(input.step)
         return input.step.channels.flatMap((c) => (c.to === null ? [] : [{ postId: crypto.randomUUID(), channelId: c.channelId, status: c.to }]))
       }),
+    // a new post without tags is written in one statement: the step it writes is recorded the same way
+    createInOneStatement: (input) =>
+      Effect.sync(() => {
+        written.push(input.step)
+        const live = input.step.channels.flatMap((c) => (c.to === null ? [] : [{ postId: crypto.randomUUID(), channelId: c.channelId, status: c.to }]))
+        return { leaseHeld: true, wentAhead: true, recorded: true, value: { keyTaken: false, live } }
+      }),
     loadOr404: () => Effect.succeed(storedDraft),
     itemsOf: () =>
       Effect.succeed([

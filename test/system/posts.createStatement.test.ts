@@ -1,0 +1,120 @@
+import { SqlClient } from "@effect/sql"
+import { Effect, Layer } from "effect"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { create } from "../../domain/posts/states.js"
+import { FenceStore } from "../../services/actors/fencing.js"
+import { OutboxTransaction } from "../../services/platform/outbox.js"
+import type { Fence } from "../../services/platform/transactions.js"
+import { PostsStore } from "../../services/posts/postsStore.js"
+import { createWorld, startServices, type RunningServices, type TestWorld } from "../support/system.js"
+import { withDb } from "../support/tokens.js"
+
+/**
+ * A new post is written in ONE statement (services/posts/postsStore.ts createPostSql): the
+ * fence, the Idempotency-Key record, the command record and every row of the post commit
+ * together or not at all. Each refusal below must leave no row of any kind behind.
+ */
+
+let world: TestWorld
+let sys: RunningServices
+let workspaceId: string
+let channelId: string
+
+beforeAll(async () => {
+  world = await createWorld("create-statement")
+  sys = await startServices(world, [])
+  const ws = await sys.admin.createWorkspace()
+  workspaceId = ws.workspaceId
+  channelId = (await sys.admin.createChannel({ workspaceId, network: "test", name: "One statement", customerId: null, postingTimes: [] })).channelId
+})
+afterAll(async () => {
+  await sys.stop()
+  await world.drop()
+})
+
+const Stores = Layer.merge(PostsStore.Live, FenceStore.Live)
+const run = <A, E>(effect: Effect.Effect<A, E, PostsStore | FenceStore | SqlClient.SqlClient>) =>
+  sys.runtime.runPromise(effect.pipe(Effect.provide(Stores)) as Effect.Effect<A, E, SqlClient.SqlClient>)
+
+/** Writes a post named `marker` (type review: its approval.requested event goes to the outbox). */
+const write = (marker: string, fence: Fence, key: string | null) => {
+  const now = new Date()
+  const step = create({ type: "review", date: new Date(now.getTime() + 3600_000), now, channelIds: [channelId], approvalRequired: false, actor: "API" })
+  const collector = { rowIds: new Array<string>() }
+  return run(
+    Effect.flatMap(PostsStore, (store) =>
+      store.createInOneStatement({
+        fence,
+        workspaceId,
+        groupId: crypto.randomUUID(),
+        shareToken: crypto.randomUUID(),
+        fields: { repeatDays: null, shortLink: false, creationMethod: "api", author: "API" },
+        step,
+        entries: new Map([[channelId, { settings: {}, items: [{ content: marker, media: [], delay: 0 }, { content: `${marker} (2)`, media: [], delay: 5 }] }]]),
+        channelNames: new Map([[channelId, "One statement"]]),
+        key: key === null ? null : { key, requestHash: `hash of ${marker}`, now },
+        answer: (live) => ({ keyResponse: live, commandAnswer: { statusCode: 200, body: live, replayed: false } })
+      })
+    ).pipe(Effect.provideService(OutboxTransaction, collector))
+  ).then((outcome) => ({ outcome, tracked: collector.rowIds }))
+}
+
+/** Every row a create writes, counted for one post's content (and its key and command). */
+const rowsOf = (marker: string, key: string | null, commandId: string | null) =>
+  withDb(world, async (c) => {
+    const one = async (text: string, params: ReadonlyArray<unknown>) => (await c.query(text, [...params])).rows[0].n as number
+    const groups = `SELECT DISTINCT p.group_id FROM posts p JOIN post_items i ON i.post_id = p.id WHERE i.content = $1`
+    return {
+      groups: await one(`SELECT count(*)::int AS n FROM post_groups WHERE id IN (${groups})`, [marker]),
+      items: await one(`SELECT count(*)::int AS n FROM post_items WHERE content LIKE $1 || '%'`, [marker]),
+      activity: await one(`SELECT count(*)::int AS n FROM post_activity WHERE group_id IN (${groups})`, [marker]),
+      outbox: await one(`SELECT count(*)::int AS n FROM outbox WHERE event = 'approval.requested' AND data->>'groupId' IN (SELECT group_id::text FROM (${groups}) g)`, [marker]),
+      keys: key === null ? 0 : await one(`SELECT count(*)::int AS n FROM idempotency_keys WHERE workspace_id = $1 AND key = $2 AND request_hash = $3`, [workspaceId, key, `hash of ${marker}`]),
+      commands: commandId === null ? 0 : await one(`SELECT count(*)::int AS n FROM command_log WHERE workspace_id = $1 AND command_id = $2`, [workspaceId, commandId])
+    }
+  })
+
+const nothing = { groups: 0, items: 0, activity: 0, outbox: 0, keys: 0, commands: 0 }
+
+describe("POST /posts of a new post: one statement, all or nothing", () => {
+  it("under its lease, with a key and a command id: every row, and the outbox row tracked for publishing", async () => {
+    const epoch = await run(Effect.flatMap(FenceStore, (f) => f.claim(11, "host")))
+    const command = { workspaceId, commandId: crypto.randomUUID() }
+    const { outcome, tracked } = await write("all rows", { lease: { shard: 11, epoch }, command }, "key-all-rows")
+    expect(outcome).toMatchObject({ leaseHeld: true, wentAhead: true, recorded: true, value: { keyTaken: false } })
+    expect(outcome.value.live).toHaveLength(1)
+    expect(await rowsOf("all rows", "key-all-rows", command.commandId)).toEqual({ groups: 1, items: 2, activity: 1, outbox: 1, keys: 1, commands: 1 })
+    expect(tracked).toHaveLength(1)
+  })
+
+  it("a lease another host took since: nothing at all is written, not even the key or the command record", async () => {
+    const old = await run(Effect.flatMap(FenceStore, (f) => f.claim(12, "old host")))
+    await run(Effect.flatMap(FenceStore, (f) => f.claim(12, "new host")))
+    const command = { workspaceId, commandId: crypto.randomUUID() }
+    const { outcome, tracked } = await write("lease lost", { lease: { shard: 12, epoch: old }, command }, "key-lease-lost")
+    expect(outcome.leaseHeld).toBe(false)
+    expect(await rowsOf("lease lost", "key-lease-lost", command.commandId)).toEqual(nothing)
+    expect(tracked).toEqual([])
+  })
+
+  it("a live record of the key (another owner's): keyTaken, and nothing of this post is written", async () => {
+    await withDb(world, (c) =>
+      c.query("INSERT INTO idempotency_keys (workspace_id, key, request_hash, status_code, response) VALUES ($1, 'key-taken', 'other', 200, '[]')", [workspaceId])
+    )
+    const command = { workspaceId, commandId: crypto.randomUUID() }
+    const { outcome } = await write("key taken", { lease: null, command }, "key-taken")
+    expect(outcome).toMatchObject({ leaseHeld: true, wentAhead: false, value: { keyTaken: true } })
+    expect(await rowsOf("key taken", "key-taken", command.commandId)).toEqual(nothing)
+  })
+
+  it("a command that committed before: refused as already run, and no second post nor key record", async () => {
+    const command = { workspaceId, commandId: crypto.randomUUID() }
+    const first = await write("sent twice", { lease: null, command }, "key-first-copy")
+    expect(first.outcome.recorded).toBe(true)
+    // a copy under another key (its record must not be written either)
+    const again = await write("sent twice, the copy", { lease: null, command }, "key-second-copy")
+    expect(again.outcome).toMatchObject({ leaseHeld: true, wentAhead: true, recorded: false })
+    expect(await rowsOf("sent twice, the copy", "key-second-copy", null)).toEqual(nothing)
+    expect(await rowsOf("sent twice", "key-first-copy", command.commandId)).toMatchObject({ groups: 1, keys: 1, commands: 1 })
+  })
+})
