@@ -14,23 +14,43 @@ export interface Hop {
   readonly body: Buffer | undefined
 }
 
-/** Last line of defence: refuse the peer the socket really reached, before a byte is written. */
-const guardPeer = (socket: Socket, url: string, policy: AddressPolicy) =>
-  socket.prependOnceListener("connect", () => {
-    const address = socket.remoteAddress
-    const verdict = address === undefined ? undefined : policy(address, socket.remotePort ?? 0)
-    if (verdict === undefined || !verdict.public) {
-      const reason = verdict === undefined || verdict.public ? "peer address unknown" : verdict.reason
-      socket.destroy(new ForbiddenAddress({ url, ...(address === undefined ? {} : { address }), reason }))
-    }
-  })
+/** Destroys the socket unless the peer it is connected to passes the policy; answers whether it passed. */
+const checkPeer = (socket: Socket, url: string, policy: AddressPolicy): boolean => {
+  const address = socket.remoteAddress
+  const verdict = address === undefined ? undefined : policy(address, socket.remotePort ?? 0)
+  if (verdict !== undefined && verdict.public) return true
+  const reason = verdict === undefined || verdict.public ? "peer address unknown" : verdict.reason
+  socket.destroy(new ForbiddenAddress({ url, ...(address === undefined ? {} : { address }), reason }))
+  return false
+}
 
-/** One request to one checked URL, connected only to `addresses`; the response lives until the scope closes. */
+/**
+ * Last line of defence: refuse the peer the socket really reached, before a byte is written.
+ * A new socket is checked on connect; a pooled one (already connected) is checked again now.
+ * Answers through `onConnected` once the socket is connected to an accepted peer.
+ */
+const guardPeer = (socket: Socket, url: string, policy: AddressPolicy, onConnected: () => void) => {
+  if (!socket.connecting && socket.remoteAddress !== undefined) {
+    if (checkPeer(socket, url, policy)) onConnected()
+    return
+  }
+  socket.prependOnceListener("connect", () => {
+    if (checkPeer(socket, url, policy)) onConnected()
+  })
+}
+
+/**
+ * One request to one checked URL, connected only to `addresses`; the response lives until
+ * the scope closes. With `agent` (from the client's ConnectionPool, made for exactly this
+ * URL's scheme, host, port and `addresses`) a kept-alive socket may be reused; without, a
+ * fresh socket is opened and closed.
+ */
 export const exchange = (
   checked: CheckedUrl,
   addresses: ReadonlyArray<PinnedAddress>,
   hop: Hop,
-  policy: AddressPolicy
+  policy: AddressPolicy,
+  agent?: http.Agent
 ): Effect.Effect<IncomingMessage, ConnectionFailed | ForbiddenAddress, Scope.Scope> => {
   const { url, port, target } = checked
   const send = Effect.async<
@@ -44,16 +64,16 @@ export const exchange = (
       path: `${url.pathname}${url.search}`,
       method: hop.method,
       headers: hop.headers,
-      agent: false, // no pooled sockets shared with code that did not check them
+      // never the global agent: no pooled sockets shared with code that did not check them
+      agent: agent ?? false,
       lookup: pinnedLookup(addresses)
     })
     let connected = false
-    request.on("socket", (socket) => {
-      guardPeer(socket, url.href, policy)
-      socket.once("connect", () => {
+    request.on("socket", (socket) =>
+      guardPeer(socket, url.href, policy, () => {
         connected = true
       })
-    })
+    )
     request.once("response", (response) => {
       // limitBody reports body errors; until it is attached a reset must not crash the process.
       response.on("error", () => {})

@@ -7,11 +7,14 @@ import { checkUrl, type CheckedUrl } from "../targetUrl.js"
 import { collectBody, limitBody } from "./body.js"
 import { exchange, type Hop } from "./exchange.js"
 import { pinTarget, type AddressPolicy } from "./pin.js"
+import type { ConnectionPool } from "./pool.js"
 import { redirectHop, redirectStatuses } from "./redirects.js"
 
 export interface Engine {
   readonly policy: AddressPolicy
   readonly resolver: Resolver
+  /** Keep-alive connections of this client; without it every request opens its own. */
+  readonly pool?: ConnectionPool
 }
 
 interface Answer {
@@ -29,7 +32,7 @@ const follow = (
 ): Effect.Effect<Answer, OutboundError, Scope.Scope> =>
   Effect.gen(function* () {
     const addresses = yield* pinTarget(checked, engine.policy, engine.resolver)
-    const response = yield* exchange(checked, addresses, hop, engine.policy)
+    const response = yield* exchange(checked, addresses, hop, engine.policy, engine.pool?.agentFor(checked, addresses))
     const status = response.statusCode ?? 0
     const location = response.headers.location
     if (!redirectStatuses.has(status) || location === undefined) return { checked, response }
