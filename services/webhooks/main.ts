@@ -6,6 +6,7 @@ import { consumeJobs, JobOutcome } from "../platform/jetstreamConsumer.js"
 import { Nats } from "../platform/nats.js"
 import { OutboundHttp, OutboundHttpLive } from "../platform/outbound/OutboundHttp.js"
 import { runAttempt } from "./attempt.js"
+import { makeAttemptRecorder } from "./attemptRecorder.js"
 import { type ClaimedDelivery, makeDeliveriesStore } from "./deliveriesStore.js"
 import { fanOut } from "./fanout.js"
 import { leaseMsOf, webhookSettings } from "./settings.js"
@@ -33,7 +34,9 @@ const dispatcher = Layer.scopedDiscard(
     const store = yield* makeDeliveriesStore
     const repo = yield* makeWebhooksRepo
     const leaseMs = leaseMsOf(settings)
-    const deps = { store, outbound, secretKey, settings }
+    // outcomes are written in batches; created before the shutdown finalizer below, so it outlives the attempts
+    const recordAttempt = yield* makeAttemptRecorder(store, settings.concurrency)
+    const deps = { store: { ...store, recordAttempt }, outbound, secretKey, settings }
 
     // one token per free attempt slot
     const slots = yield* Queue.bounded<true>(settings.concurrency)

@@ -39,7 +39,7 @@ export const makeConnectionPool = (options?: PoolOptions): ConnectionPool => {
   const agentOptions = {
     keepAlive: true,
     maxSockets: options?.maxSocketsPerOrigin ?? 64,
-    maxFreeSockets: options?.maxIdlePerOrigin ?? 16,
+    maxFreeSockets: options?.maxIdlePerOrigin ?? 64,
     timeout: options?.idleMs ?? 4_000,
     scheduling: "lifo" as const
   }
