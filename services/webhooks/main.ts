@@ -35,7 +35,7 @@ const dispatcher = Layer.scopedDiscard(
     const repo = yield* makeWebhooksRepo
     const leaseMs = leaseMsOf(settings)
     // outcomes are written in batches; created before the shutdown finalizer below, so it outlives the attempts
-    const recordAttempt = yield* makeAttemptRecorder(store, settings.concurrency)
+    const recordAttempt = yield* makeAttemptRecorder(store, { maxBatch: settings.concurrency, writers: 4 })
     const deps = { store: { ...store, recordAttempt }, outbound, secretKey, settings }
 
     // one token per free attempt slot
@@ -45,15 +45,27 @@ const dispatcher = Layer.scopedDiscard(
     // a finished attempt wakes the poller: deliveries held back by the per-webhook limit go next
     const wake = yield* Queue.sliding<true>(1)
 
-    const start = (d: ClaimedDelivery) =>
-      FiberSet.run(
+    /**
+     * The slot is freed as soon as the receiver has answered: writing the outcome (batched)
+     * holds the delivery's lease, which the per-webhook limit counts, but no slot.
+     */
+    const start = (d: ClaimedDelivery) => {
+      let freed = false
+      const free = Effect.suspend(() => {
+        if (freed) return Effect.void
+        freed = true
+        return Effect.zipRight(Queue.offer(slots, true), Queue.offer(wake, true))
+      })
+      return FiberSet.run(
         attempts,
-        runAttempt(d, deps).pipe(
+        runAttempt(d, { ...deps, sent: free }).pipe(
           Effect.catchAllCause((cause) => Effect.logWarning(`webhook delivery ${d.id}: attempt failed; the lease expires and it is tried again`, cause)),
           Effect.asVoid,
-          Effect.ensuring(Effect.zipRight(Queue.offer(slots, true), Queue.offer(wake, true)))
+          // wakes the poller again once the lease is released: the webhook has room again
+          Effect.ensuring(Effect.zipRight(free, Queue.offer(wake, true)))
         )
       )
+    }
 
     /** Claims up to the free slots (only `ids` when given) and starts their attempts; answers how many slots it had and filled. */
     const claimAndStart = (ids?: ReadonlyArray<string>) =>

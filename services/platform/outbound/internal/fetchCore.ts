@@ -87,14 +87,11 @@ export const openResponse = (
     // Errors reach consumers through pipeline()/iteration; this only keeps an unread body from crashing the process.
     body.on("error", () => {})
     const elapsed = (yield* Clock.currentTimeMillis) - started
-    yield* Effect.sleep(Duration.millis(Math.max(0, timeoutMs - elapsed))).pipe(
-      Effect.andThen(
-        Effect.sync(() => {
-          if (!body.readableEnded) body.destroy(timedOut())
-        })
-      ),
-      Effect.forkScoped
-    )
+    // a plain timer, not a forked fiber: this runs for every request
+    const deadline = setTimeout(() => {
+      if (!body.readableEnded) body.destroy(timedOut())
+    }, Math.max(0, timeoutMs - elapsed))
+    yield* Effect.addFinalizer(() => Effect.sync(() => clearTimeout(deadline)))
     return { status: answer.response.statusCode ?? 0, headers: answer.response.headers, url, body }
   })
 
