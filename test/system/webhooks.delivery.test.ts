@@ -93,7 +93,7 @@ describe("a delivery that works", () => {
       "webhook-signature": expect.stringMatching(/^v1,/)
     })
     const body = JSON.parse(got!.body)
-    expect(body).toEqual({ event: "billing.changed", createdAt: log[0]!.createdAt, data: { plan: "team", test: true, event: "renewed" } })
+    expect(body).toEqual({ event: "billing.changed", createdAt: log[0]!.createdAt, data: { plan: "team", test: false, event: "renewed", amount: null, currency: null, period: null, periodEnd: null } })
   })
 
   it("a redelivered event (the same outbox row on EVENTS again) makes no second delivery", async () => {
