@@ -2,10 +2,10 @@ import http, { type IncomingMessage } from "node:http"
 import https from "node:https"
 import type { Socket } from "node:net"
 import { Effect, type Scope } from "effect"
-import { ConnectionFailed, ForbiddenAddress } from "../errors.js"
+import { ConnectionFailed, ForbiddenAddress, OutboundTimeout } from "../errors.js"
 import type { OutboundMethod } from "../request.js"
 import type { CheckedUrl } from "../targetUrl.js"
-import { pinnedLookup, type AddressPolicy, type PinnedAddress } from "./pin.js"
+import { pinnedLookup, type AddressPolicy, type Deadline, type PinnedAddress } from "./pin.js"
 
 /** What is sent on one hop (a redirect may change the method and drop the body). */
 export interface Hop {
@@ -43,19 +43,20 @@ const guardPeer = (socket: Socket, url: string, policy: AddressPolicy, onConnect
  * One request to one checked URL, connected only to `addresses`; the response lives until
  * the scope closes. With `agent` (from the client's ConnectionPool, made for exactly this
  * URL's scheme, host, port and `addresses`) a kept-alive socket may be reused; without, a
- * fresh socket is opened and closed.
+ * fresh socket is opened and closed. At the `deadline` the request is abandoned.
  */
 export const exchange = (
   checked: CheckedUrl,
   addresses: ReadonlyArray<PinnedAddress>,
   hop: Hop,
   policy: AddressPolicy,
-  agent?: http.Agent
-): Effect.Effect<IncomingMessage, ConnectionFailed | ForbiddenAddress, Scope.Scope> => {
+  agent?: http.Agent,
+  deadline?: Deadline
+): Effect.Effect<IncomingMessage, ConnectionFailed | ForbiddenAddress | OutboundTimeout, Scope.Scope> => {
   const { url, port, target } = checked
   const send = Effect.async<
     { readonly request: http.ClientRequest; readonly response: IncomingMessage },
-    ConnectionFailed | ForbiddenAddress
+    ConnectionFailed | ForbiddenAddress | OutboundTimeout
   >((resume) => {
     const request = (url.protocol === "https:" ? https : http).request({
       protocol: url.protocol,
@@ -74,16 +75,26 @@ export const exchange = (
         connected = true
       })
     )
+    const timer = deadline === undefined ? undefined : setTimeout(() => request.destroy(deadline.error()), Math.max(0, deadline.at - Date.now()))
     request.once("response", (response) => {
+      clearTimeout(timer)
       // limitBody reports body errors; until it is attached a reset must not crash the process.
       response.on("error", () => {})
       resume(Effect.succeed({ request, response }))
     })
-    request.on("error", (e) =>
-      resume(Effect.fail(e instanceof ForbiddenAddress ? e : new ConnectionFailed({ url: url.href, reason: e.message, afterConnect: connected })))
-    )
+    request.on("error", (e) => {
+      clearTimeout(timer)
+      resume(
+        Effect.fail(
+          e instanceof ForbiddenAddress || e instanceof OutboundTimeout ? e : new ConnectionFailed({ url: url.href, reason: e.message, afterConnect: connected })
+        )
+      )
+    })
     request.end(hop.body)
-    return Effect.sync(() => request.destroy())
+    return Effect.sync(() => {
+      clearTimeout(timer)
+      request.destroy()
+    })
   })
   // Not acquireRelease: its acquire is uninterruptible and the deadline must be able to stop a silent server.
   return Effect.uninterruptibleMask((restore) =>
