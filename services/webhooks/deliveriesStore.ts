@@ -106,18 +106,17 @@ export const makeDeliveriesStore = Effect.gen(function* () {
     })
 
   /**
-   * Claims up to `limit` due deliveries (only `ids` when given), at most `perWebhook` in
+   * Claims up to `limit` due deliveries, at most `perWebhook` in
    * flight per webhook across every dispatcher, so one slow receiver cannot take every slot.
    */
-  const claim = (options: { readonly limit: number; readonly leaseMs: number; readonly perWebhook: number; readonly ids?: ReadonlyArray<string> }) =>
-    options.limit <= 0 || (options.ids !== undefined && options.ids.length === 0)
+  const claim = (options: { readonly limit: number; readonly leaseMs: number; readonly perWebhook: number }) =>
+    options.limit <= 0
       ? Effect.succeed([] as ReadonlyArray<ClaimedDelivery>)
       : sql`
         WITH candidates AS (
           SELECT id, webhook_id, next_attempt_at, started_at FROM webhook_deliveries
           WHERE state = 'pending' AND next_attempt_at <= clock_timestamp()
             AND (lease_until IS NULL OR lease_until < clock_timestamp())
-            ${options.ids !== undefined ? sql`AND id IN ${sql.in(options.ids)}` : sql``}
           ORDER BY next_attempt_at LIMIT ${options.limit * 4} FOR UPDATE SKIP LOCKED),
         busy AS (
           SELECT webhook_id, count(*) AS n FROM webhook_deliveries

@@ -16,8 +16,9 @@ import { makeWebhooksRepo } from "./webhooksRepo.js"
  * The webhook dispatcher (DESIGN "Webhook dispatcher"):
  * - consumes EVENTS with a durable consumer (replicas share it) and records one delivery
  *   per matching webhook in Postgres before any attempt, then acknowledges the event;
- * - attempts what it just recorded at once when a slot is free; a poller claims the rest
- *   (due retries, deliveries a dead dispatcher left) with FOR UPDATE SKIP LOCKED;
+ * - one poller claims what is due with FOR UPDATE SKIP LOCKED, in one statement for every
+ *   free slot: new deliveries (a fan-out wakes it), due retries, deliveries a dead
+ *   dispatcher left; outcomes are written in batches (attemptRecorder.ts);
  * - at most WEBHOOK_CONCURRENCY attempts in flight, at most WEBHOOK_PER_RECEIVER per
  *   webhook, each bounded by the 15 s timeout, so one slow receiver delays no other;
  * - prunes the log after 30 days.
@@ -67,13 +68,13 @@ const dispatcher = Layer.scopedDiscard(
       )
     }
 
-    /** Claims up to the free slots (only `ids` when given) and starts their attempts; answers how many slots it had and filled. */
-    const claimAndStart = (ids?: ReadonlyArray<string>) =>
+    /** Claims up to the free slots and starts their attempts; answers how many slots it had and filled. */
+    const claimAndStart = () =>
       Effect.gen(function* () {
-        const tokens = Chunk.toReadonlyArray(yield* Queue.takeUpTo(slots, ids?.length ?? settings.concurrency))
+        const tokens = Chunk.toReadonlyArray(yield* Queue.takeUpTo(slots, settings.concurrency))
         if (tokens.length === 0) return { slots: 0, started: 0 }
         const claimed = yield* store
-          .claim({ limit: tokens.length, leaseMs, perWebhook: settings.perWebhook, ...(ids !== undefined ? { ids } : {}) })
+          .claim({ limit: tokens.length, leaseMs, perWebhook: settings.perWebhook })
           .pipe(Effect.onError(() => Queue.offerAll(slots, tokens)))
         yield* Queue.offerAll(slots, tokens.slice(claimed.length))
         yield* Effect.forEach(claimed, start, { discard: true })
@@ -88,12 +89,9 @@ const dispatcher = Layer.scopedDiscard(
       handle: (message) =>
         Effect.gen(function* () {
           const ids = yield* fanOut(message, { repo, store })
-          // recorded: what cannot start now (no free slot, e.g. while the poller holds them
-          // for its claim, or a failure) is left to the poller, woken for it
-          const started = yield* claimAndStart(ids).pipe(
-            Effect.catchAllCause((cause) => Effect.logWarning("starting new deliveries failed; the poller takes them", cause).pipe(Effect.as({ slots: 0, started: 0 })))
-          )
-          if (started.started < ids.length) yield* Queue.offer(wake, true)
+          // recorded: the poller claims them, together with those of the events fanned out
+          // meanwhile (one claim for many events rather than one per event)
+          if (ids.length > 0) yield* Queue.offer(wake, true)
           return JobOutcome.Done()
         })
     })
