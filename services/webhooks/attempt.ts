@@ -21,6 +21,8 @@ export interface AttemptDeps {
   readonly outbound: OutboundHttpShape
   readonly secretKey: Redacted.Redacted
   readonly settings: AttemptSettings
+  /** Run once the receiver has answered (or failed), before the outcome is written: frees the dispatcher's slot. */
+  readonly sent?: Effect.Effect<void>
 }
 
 export const INTERRUPTED = "The dispatcher stopped during this attempt; it was tried again."
@@ -92,6 +94,7 @@ export const runAttempt = (d: ClaimedDelivery, deps: AttemptDeps) =>
       return undefined
     }
     const result = yield* send(d, deps)
+    if (deps.sent !== undefined) yield* deps.sent
     const nextAt =
       result.ok || attempt >= d.maxAttempts ? null : new Date(result.sentAt.getTime() + waitAfterAttempt(attempt, deps.settings.retryBaseMs))
     const logId = crypto.randomUUID()

@@ -52,6 +52,15 @@ export interface AttemptResult {
   readonly sentAt: Date
 }
 
+/** One attempt to log, and what follows it (`nextAt` null: no further attempt). */
+export interface RecordedAttempt {
+  readonly delivery: ClaimedDelivery
+  readonly logId: string
+  readonly attempt: number
+  readonly result: AttemptResult
+  readonly nextAt: Date | null
+}
+
 export interface NewDelivery {
   readonly workspaceId: string
   readonly webhookId: string
@@ -97,18 +106,17 @@ export const makeDeliveriesStore = Effect.gen(function* () {
     })
 
   /**
-   * Claims up to `limit` due deliveries (only `ids` when given), at most `perWebhook` in
+   * Claims up to `limit` due deliveries, at most `perWebhook` in
    * flight per webhook across every dispatcher, so one slow receiver cannot take every slot.
    */
-  const claim = (options: { readonly limit: number; readonly leaseMs: number; readonly perWebhook: number; readonly ids?: ReadonlyArray<string> }) =>
-    options.limit <= 0 || (options.ids !== undefined && options.ids.length === 0)
+  const claim = (options: { readonly limit: number; readonly leaseMs: number; readonly perWebhook: number }) =>
+    options.limit <= 0
       ? Effect.succeed([] as ReadonlyArray<ClaimedDelivery>)
       : sql`
         WITH candidates AS (
           SELECT id, webhook_id, next_attempt_at, started_at FROM webhook_deliveries
           WHERE state = 'pending' AND next_attempt_at <= clock_timestamp()
             AND (lease_until IS NULL OR lease_until < clock_timestamp())
-            ${options.ids !== undefined ? sql`AND id IN ${sql.in(options.ids)}` : sql``}
           ORDER BY next_attempt_at LIMIT ${options.limit * 4} FOR UPDATE SKIP LOCKED),
         busy AS (
           SELECT webhook_id, count(*) AS n FROM webhook_deliveries
@@ -140,21 +148,49 @@ export const makeDeliveriesStore = Effect.gen(function* () {
         ON CONFLICT (delivery_id, attempt) DO NOTHING)
       UPDATE webhook_deliveries SET attempt = attempt + 1 WHERE id = ${d.id} AND claim_token = ${d.claimToken}`
 
-  /** Logs an attempt and moves the delivery on: done, failed, or the next attempt at `nextAt`. Fenced by the claim. */
-  const recordAttempt = (d: ClaimedDelivery, logId: string, attempt: number, result: AttemptResult, next: { readonly nextAt: Date | null }) => {
-    const state = result.ok ? "delivered" : next.nextAt === null ? "failed" : "pending"
+  /**
+   * Logs attempts and moves each delivery on: done, failed, or the next attempt at
+   * `nextAt`; one statement for the whole batch. Fenced by each claim.
+   */
+  const recordAttempts = (batch: ReadonlyArray<RecordedAttempt>) => {
+    if (batch.length === 0) return Effect.void
+    const rows = batch.map(({ delivery, logId, attempt, result, nextAt }) => {
+      const state = result.ok ? "delivered" : nextAt === null ? "failed" : "pending"
+      return {
+        id: delivery.id,
+        claim_token: delivery.claimToken,
+        log_id: logId,
+        attempt,
+        status: result.status,
+        error: result.error,
+        ok: result.ok,
+        sent_at: result.sentAt.toISOString(),
+        state,
+        next_attempt: state === "pending" ? attempt + 1 : attempt,
+        next_at: (nextAt ?? result.sentAt).toISOString()
+      }
+    })
     return sql`
-      WITH log AS (
+      WITH input AS (
+        SELECT * FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS i(
+          id uuid, claim_token uuid, log_id uuid, attempt int, status int, error text, ok boolean,
+          sent_at timestamptz, state text, next_attempt int, next_at timestamptz)),
+      log AS (
         INSERT INTO webhook_attempts (id, delivery_id, webhook_id, event, attempt, status, error, ok, created_at)
-        SELECT ${logId}, id, webhook_id, event, ${attempt}, ${result.status}, ${result.error}, ${result.ok}, ${result.sentAt}
-        FROM webhook_deliveries WHERE id = ${d.id} AND claim_token = ${d.claimToken}
+        SELECT i.log_id, d.id, d.webhook_id, d.event, i.attempt, i.status, i.error, i.ok, i.sent_at
+        FROM input i JOIN webhook_deliveries d ON d.id = i.id AND d.claim_token = i.claim_token
         ON CONFLICT (delivery_id, attempt) DO NOTHING)
-      UPDATE webhook_deliveries
-      SET state = ${state}, attempt = ${state === "pending" ? attempt + 1 : attempt},
-          next_attempt_at = ${next.nextAt ?? result.sentAt}, lease_until = NULL, claim_token = NULL, started_at = NULL,
-          finished_at = ${state === "pending" ? null : new Date()}
-      WHERE id = ${d.id} AND claim_token = ${d.claimToken}`
+      UPDATE webhook_deliveries d
+      SET state = i.state, attempt = i.next_attempt, next_attempt_at = i.next_at,
+          lease_until = NULL, claim_token = NULL, started_at = NULL,
+          finished_at = CASE WHEN i.state = 'pending' THEN NULL ELSE now() END
+      FROM input i
+      WHERE d.id = i.id AND d.claim_token = i.claim_token`.pipe(Effect.asVoid)
   }
+
+  /** One attempt (recordAttempts of one). */
+  const recordAttempt = (d: ClaimedDelivery, logId: string, attempt: number, result: AttemptResult, next: { readonly nextAt: Date | null }) =>
+    recordAttempts([{ delivery: d, logId, attempt, result, nextAt: next.nextAt }])
 
   /** No more attempts: `stopped` (the webhook was switched off or paused) or `failed` (attempts used up). */
   const finish = (d: ClaimedDelivery, state: "stopped" | "failed") =>
@@ -175,7 +211,7 @@ export const makeDeliveriesStore = Effect.gen(function* () {
       return { attempts: rowCount(attempts), deliveries: rowCount(deliveries) }
     })
 
-  return { insert, insertClaimed, claim, closeInterrupted, recordAttempt, finish, log, prune }
+  return { insert, insertClaimed, claim, closeInterrupted, recordAttempts, recordAttempt, finish, log, prune }
 })
 
 const rowCount = (raw: unknown): number =>

@@ -6,6 +6,7 @@ import { consumeJobs, JobOutcome } from "../platform/jetstreamConsumer.js"
 import { Nats } from "../platform/nats.js"
 import { OutboundHttp, OutboundHttpLive } from "../platform/outbound/OutboundHttp.js"
 import { runAttempt } from "./attempt.js"
+import { makeAttemptRecorder } from "./attemptRecorder.js"
 import { type ClaimedDelivery, makeDeliveriesStore } from "./deliveriesStore.js"
 import { fanOut } from "./fanout.js"
 import { leaseMsOf, webhookSettings } from "./settings.js"
@@ -15,8 +16,9 @@ import { makeWebhooksRepo } from "./webhooksRepo.js"
  * The webhook dispatcher (DESIGN "Webhook dispatcher"):
  * - consumes EVENTS with a durable consumer (replicas share it) and records one delivery
  *   per matching webhook in Postgres before any attempt, then acknowledges the event;
- * - attempts what it just recorded at once when a slot is free; a poller claims the rest
- *   (due retries, deliveries a dead dispatcher left) with FOR UPDATE SKIP LOCKED;
+ * - one poller claims what is due with FOR UPDATE SKIP LOCKED, in one statement for every
+ *   free slot: new deliveries (a fan-out wakes it), due retries, deliveries a dead
+ *   dispatcher left; outcomes are written in batches (attemptRecorder.ts);
  * - at most WEBHOOK_CONCURRENCY attempts in flight, at most WEBHOOK_PER_RECEIVER per
  *   webhook, each bounded by the 15 s timeout, so one slow receiver delays no other;
  * - prunes the log after 30 days.
@@ -33,7 +35,9 @@ const dispatcher = Layer.scopedDiscard(
     const store = yield* makeDeliveriesStore
     const repo = yield* makeWebhooksRepo
     const leaseMs = leaseMsOf(settings)
-    const deps = { store, outbound, secretKey, settings }
+    // outcomes are written in batches; created before the shutdown finalizer below, so it outlives the attempts
+    const recordAttempt = yield* makeAttemptRecorder(store, { maxBatch: settings.concurrency, writers: 4 })
+    const deps = { store: { ...store, recordAttempt }, outbound, secretKey, settings }
 
     // one token per free attempt slot
     const slots = yield* Queue.bounded<true>(settings.concurrency)
@@ -42,23 +46,35 @@ const dispatcher = Layer.scopedDiscard(
     // a finished attempt wakes the poller: deliveries held back by the per-webhook limit go next
     const wake = yield* Queue.sliding<true>(1)
 
-    const start = (d: ClaimedDelivery) =>
-      FiberSet.run(
+    /**
+     * The slot is freed as soon as the receiver has answered: writing the outcome (batched)
+     * holds the delivery's lease, which the per-webhook limit counts, but no slot.
+     */
+    const start = (d: ClaimedDelivery) => {
+      let freed = false
+      const free = Effect.suspend(() => {
+        if (freed) return Effect.void
+        freed = true
+        return Effect.zipRight(Queue.offer(slots, true), Queue.offer(wake, true))
+      })
+      return FiberSet.run(
         attempts,
-        runAttempt(d, deps).pipe(
+        runAttempt(d, { ...deps, sent: free }).pipe(
           Effect.catchAllCause((cause) => Effect.logWarning(`webhook delivery ${d.id}: attempt failed; the lease expires and it is tried again`, cause)),
           Effect.asVoid,
-          Effect.ensuring(Effect.zipRight(Queue.offer(slots, true), Queue.offer(wake, true)))
+          // wakes the poller again once the lease is released: the webhook has room again
+          Effect.ensuring(Effect.zipRight(free, Queue.offer(wake, true)))
         )
       )
+    }
 
-    /** Claims up to the free slots (only `ids` when given) and starts their attempts; answers how many slots it had and filled. */
-    const claimAndStart = (ids?: ReadonlyArray<string>) =>
+    /** Claims up to the free slots and starts their attempts; answers how many slots it had and filled. */
+    const claimAndStart = () =>
       Effect.gen(function* () {
-        const tokens = Chunk.toReadonlyArray(yield* Queue.takeUpTo(slots, ids?.length ?? settings.concurrency))
+        const tokens = Chunk.toReadonlyArray(yield* Queue.takeUpTo(slots, settings.concurrency))
         if (tokens.length === 0) return { slots: 0, started: 0 }
         const claimed = yield* store
-          .claim({ limit: tokens.length, leaseMs, perWebhook: settings.perWebhook, ...(ids !== undefined ? { ids } : {}) })
+          .claim({ limit: tokens.length, leaseMs, perWebhook: settings.perWebhook })
           .pipe(Effect.onError(() => Queue.offerAll(slots, tokens)))
         yield* Queue.offerAll(slots, tokens.slice(claimed.length))
         yield* Effect.forEach(claimed, start, { discard: true })
@@ -73,12 +89,9 @@ const dispatcher = Layer.scopedDiscard(
       handle: (message) =>
         Effect.gen(function* () {
           const ids = yield* fanOut(message, { repo, store })
-          // recorded: what cannot start now (no free slot, e.g. while the poller holds them
-          // for its claim, or a failure) is left to the poller, woken for it
-          const started = yield* claimAndStart(ids).pipe(
-            Effect.catchAllCause((cause) => Effect.logWarning("starting new deliveries failed; the poller takes them", cause).pipe(Effect.as({ slots: 0, started: 0 })))
-          )
-          if (started.started < ids.length) yield* Queue.offer(wake, true)
+          // recorded: the poller claims them, together with those of the events fanned out
+          // meanwhile (one claim for many events rather than one per event)
+          if (ids.length > 0) yield* Queue.offer(wake, true)
           return JobOutcome.Done()
         })
     })

@@ -2,7 +2,8 @@
  * Webhook delivery: deliveries per second to a local receiver and the delay from an
  * event's commit to its first attempt arriving (p50/p99), next to a plain HTTP POST loop
  * to the same receiver in the same run (the floor: no database, no signing, no policy).
- *   npm run bench -- webhooks          (EVENTS=…, WEBHOOKS=…, SAMPLES=… to change the load)
+ *   npm run bench -- webhooks          (EVENTS=…, WEBHOOKS=…, SAMPLES=… to change the load;
+ *                                       WEBHOOK_CONCURRENCY=…, WEBHOOK_PER_RECEIVER=…, WEBHOOK_FANOUT_CONCURRENCY=…)
  *
  * The dispatcher runs in this process with its defaults (64 attempts in flight, 8 per
  * webhook); events are written with Outbox.transaction, as every producer writes them.
@@ -25,6 +26,9 @@ const EVENTS = Number(process.env["EVENTS"] ?? 300)
 const WEBHOOKS = Number(process.env["WEBHOOKS"] ?? 10)
 const SAMPLES = Number(process.env["SAMPLES"] ?? 200)
 const CONCURRENCY = 64
+const WARMUP = 500
+/** Events per producer transaction; the transactions run at once. */
+const PER_TRANSACTION = 10
 
 // the receiver: 200 at once; tells who waits for a delivery (by the event's name field) when it arrives
 const waiting = new Map<string, (at: number) => void>()
@@ -50,7 +54,12 @@ const port = (server.address() as AddressInfo).port
 const url = `http://127.0.0.1:${port}/hook`
 
 const world = await createWorld("benchwebhooks", urlsFromEnv())
-const extra: Record<string, string> = { OUTBOUND_ALLOW: `127.0.0.1:${port}`, ...(process.env["WEBHOOK_PER_RECEIVER"] !== undefined ? { WEBHOOK_PER_RECEIVER: process.env["WEBHOOK_PER_RECEIVER"] } : {}) }
+// the dispatcher's settings may be varied from the environment (README: Webhooks → Configuration)
+const passed = ["WEBHOOK_PER_RECEIVER", "WEBHOOK_CONCURRENCY", "WEBHOOK_FANOUT_CONCURRENCY"].flatMap((name) => {
+  const value = process.env[name]
+  return value === undefined ? [] : [[name, value] as const]
+})
+const extra: Record<string, string> = { OUTBOUND_ALLOW: `127.0.0.1:${port}`, ...Object.fromEntries(passed) }
 const runtime = ManagedRuntime.make(Layer.mergeAll(WebhooksLive, Webhooks.Default).pipe(Layer.provideMerge(infrastructure(world, extra))))
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
@@ -113,22 +122,30 @@ for (let i = 0; i < SAMPLES; i++) {
   plainDelays.push(performance.now() - started)
 }
 const total = EVENTS * WEBHOOKS
-let next = 0
+// both loops first run a warm-up round (connections opened, code compiled), as the dispatcher had its latency samples
+const plainLoop = async (count: number) => {
+  let next = 0
+  await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
+    while (next++ < count) await post()
+  }))
+}
+await plainLoop(WARMUP)
 const plainStarted = performance.now()
-await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
-  while (next++ < total) await post()
-}))
+await plainLoop(total)
 const plainMs = performance.now() - plainStarted
 
-// ---- the one outbound client alone (SSRF checks, a pinned connection per request), same load ----
+// ---- the one outbound client alone (SSRF checks, kept-alive connections pinned to checked addresses), same load ----
 const outbound = makeOutboundHttp({ allow: [{ address: "127.0.0.1", port }] })
+const outboundLoop = (count: number) =>
+  Effect.runPromise(
+    Effect.forEach(Array.from({ length: count }), () => outbound.fetch({ url, method: "POST", body: '{"event":"plain","data":{}}', timeoutMs: 15_000 }), {
+      concurrency: CONCURRENCY,
+      discard: true
+    })
+  )
+await outboundLoop(WARMUP)
 const outboundStarted = performance.now()
-await Effect.runPromise(
-  Effect.forEach(Array.from({ length: total }), () => outbound.fetch({ url, method: "POST", body: '{"event":"plain","data":{}}', timeoutMs: 15_000 }), {
-    concurrency: CONCURRENCY,
-    discard: true
-  })
-)
+await outboundLoop(total)
 const outboundMs = performance.now() - outboundStarted
 
 // ---- throughput: EVENTS events fanned out to WEBHOOKS webhooks ----
@@ -136,9 +153,18 @@ const many = await workspaceWith(WEBHOOKS)
 received = 0
 const allDelivered = new Promise<void>((resolve) => (onReceived = () => received >= total && resolve()))
 const started = performance.now()
-for (let i = 0; i < EVENTS; i += 50) {
-  await runtime.runPromise(Outbox.transaction(Outbox.write(many, Array.from({ length: Math.min(50, EVENTS - i) }, (_, j) => event(`burst-${i + j}`)))))
-}
+// producers commit side by side, as concurrent API requests do (a single producer would
+// measure its own one-at-a-time JetStream publishes, not the dispatcher)
+await Promise.all(
+  Array.from({ length: Math.ceil(EVENTS / PER_TRANSACTION) }, (_, t) =>
+    runtime.runPromise(
+      Outbox.transaction(
+        Outbox.write(many, Array.from({ length: Math.min(PER_TRANSACTION, EVENTS - t * PER_TRANSACTION) }, (_, j) => event(`burst-${t * PER_TRANSACTION + j}`)))
+      )
+    )
+  )
+)
+const producedMs = performance.now() - started
 const finished = await Promise.race([allDelivered.then(() => true), sleep(120_000).then(() => false)])
 const dispatcherMs = performance.now() - started
 
@@ -146,6 +172,7 @@ console.log(`webhook delivery (${EVENTS} events × ${WEBHOOKS} webhooks = ${tota
 latency("commit → first attempt at the receiver (dispatcher)", delays)
 latency("baseline: one plain POST round trip", plainDelays)
 rate(`deliveries per second (dispatcher)${finished ? "" : " — NOT all arrived in 120 s"}`, received, dispatcherMs)
+rate(`  (events committed and published by ${Math.ceil(EVENTS / PER_TRANSACTION)} producers)`, EVENTS, producedMs)
 rate(`baseline: plain POST loop, ${CONCURRENCY} in flight, keep-alive`, total, plainMs)
 rate(`baseline: the outbound client alone, ${CONCURRENCY} in flight`, total, outboundMs)
 

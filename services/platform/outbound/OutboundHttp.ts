@@ -3,6 +3,7 @@ import { classifyAddress } from "./addressPolicy.js"
 import { type AllowedOrigin, isAllowedOrigin, outboundAllowFromEnv, type OutboundAllowInvalid } from "./allowList.js"
 import type { OutboundError } from "./errors.js"
 import { fetchBuffered, openResponse, type Engine } from "./internal/fetchCore.js"
+import { makeConnectionPool } from "./internal/pool.js"
 import type { OutboundRequest, OutboundResponse, OutboundStreamResponse } from "./request.js"
 import { systemResolver, type Resolver } from "./resolver.js"
 
@@ -22,7 +23,9 @@ export const makeOutboundHttp = (options?: { readonly resolver?: Resolver; reado
   const allow = options?.allow ?? []
   const engine: Engine = {
     resolver: options?.resolver ?? systemResolver,
-    policy: (address, port) => (allow.length > 0 && isAllowedOrigin(allow, address, port) ? { public: true } : classifyAddress(address))
+    policy: (address, port) => (allow.length > 0 && isAllowedOrigin(allow, address, port) ? { public: true } : classifyAddress(address)),
+    // kept-alive sockets, each pinned to addresses this policy accepted (internal/pool.ts)
+    pool: makeConnectionPool()
   }
   return {
     fetch: (request) => fetchBuffered(engine, request),

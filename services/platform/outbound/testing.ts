@@ -3,6 +3,7 @@ import http from "node:http"
 import { Layer } from "effect"
 import { classifyAddress } from "./addressPolicy.js"
 import { fetchBuffered, openResponse, type Engine } from "./internal/fetchCore.js"
+import { makeConnectionPool } from "./internal/pool.js"
 import { OutboundHttp, type OutboundHttpShape } from "./OutboundHttp.js"
 import type { Resolver } from "./resolver.js"
 
@@ -29,7 +30,8 @@ export const makeOutboundHttpForTests = (options: {
     policy: (address, port) =>
       allow.some((origin) => origin.address === address && origin.port === port)
         ? { public: true }
-        : classifyAddress(address)
+        : classifyAddress(address),
+    pool: makeConnectionPool()
   }
   return {
     fetch: (request) => fetchBuffered(engine, request),

@@ -1,12 +1,40 @@
 import { isIP, type LookupFunction } from "node:net"
 import { Effect } from "effect"
 import type { AddressVerdict } from "../addressPolicy.js"
-import { ConnectionFailed, ForbiddenAddress } from "../errors.js"
+import { ConnectionFailed, ForbiddenAddress, OutboundTimeout } from "../errors.js"
 import type { Resolver } from "../resolver.js"
 import type { CheckedUrl } from "../targetUrl.js"
 
 /** Decides per connection; production always uses classifyAddress, tests may allow a loopback port. */
 export type AddressPolicy = (address: string, port: number) => AddressVerdict
+
+/**
+ * The request's one deadline, enforced with plain timers by each waiting step (resolution,
+ * each hop, the body) rather than a forked timeout fiber per request.
+ */
+export interface Deadline {
+  /** Epoch milliseconds. */
+  readonly at: number
+  readonly error: () => OutboundTimeout
+}
+
+/** Settles with the deadline's error if `promise` has not settled by then. */
+export const beforeDeadline = <A>(promise: Promise<A>, deadline: Deadline | undefined): Promise<A> =>
+  deadline === undefined
+    ? promise
+    : new Promise<A>((resolve, reject) => {
+        const timer = setTimeout(() => reject(deadline.error()), Math.max(0, deadline.at - Date.now()))
+        promise.then(
+          (value) => {
+            clearTimeout(timer)
+            resolve(value)
+          },
+          (e: unknown) => {
+            clearTimeout(timer)
+            reject(e)
+          }
+        )
+      })
 
 export interface PinnedAddress {
   readonly address: string
@@ -22,8 +50,9 @@ const familyOf = (address: string): 4 | 6 | undefined => {
 export const pinTarget = (
   checked: CheckedUrl,
   policy: AddressPolicy,
-  resolver: Resolver
-): Effect.Effect<ReadonlyArray<PinnedAddress>, ForbiddenAddress | ConnectionFailed> =>
+  resolver: Resolver,
+  deadline?: Deadline
+): Effect.Effect<ReadonlyArray<PinnedAddress>, ForbiddenAddress | ConnectionFailed | OutboundTimeout> =>
   Effect.gen(function* () {
     const url = checked.url.href
     const target = checked.target
@@ -31,8 +60,8 @@ export const pinTarget = (
       target.kind === "address"
         ? [{ address: target.address }]
         : yield* Effect.tryPromise({
-            try: () => resolver(target.hostname),
-            catch: (e) => new ConnectionFailed({ url, reason: `could not resolve ${target.hostname}: ${String(e)}` })
+            try: () => beforeDeadline(resolver(target.hostname), deadline),
+            catch: (e) => (e instanceof OutboundTimeout ? e : new ConnectionFailed({ url, reason: `could not resolve ${target.hostname}: ${String(e)}` }))
           })
     if (answers.length === 0) return yield* new ConnectionFailed({ url, reason: "the name has no address" })
     const pinned: Array<PinnedAddress> = []
