@@ -8,7 +8,7 @@ import type { CreateWebhookBody, UpdateWebhookBody, Webhook, WebhookDelivery } f
 import { CurrentPrincipal } from "../../protocol/http/security.js"
 import { AppConfig } from "../platform/config.js"
 import { outboundAllowFromEnv } from "../platform/outbound/allowList.js"
-import { OutboundHttp, OutboundHttpLive } from "../platform/outbound/OutboundHttp.js"
+import { KeptAliveOutboundHttpLive, OutboundHttp } from "../platform/outbound/OutboundHttp.js"
 import { systemResolver } from "../platform/outbound/resolver.js"
 import { policyRequire } from "../platform/policy.js"
 import { decryptSecret, encryptSecret } from "../platform/secrets.js"
@@ -192,5 +192,5 @@ export class Webhooks extends Effect.Service<Webhooks>()("webhooks/Webhooks", {
 
     return { list, create, update, remove, rotateSecret, deliveries, sendTest }
   }),
-  dependencies: [Layer.orDie(OutboundHttpLive)]
+  dependencies: [Layer.orDie(KeptAliveOutboundHttpLive)]
 }) {}

@@ -4,7 +4,7 @@ import { EventMessageJson } from "../../protocol/events.js"
 import { AppConfig } from "../platform/config.js"
 import { consumeJobs, JobOutcome } from "../platform/jetstreamConsumer.js"
 import { Nats } from "../platform/nats.js"
-import { OutboundHttp, OutboundHttpLive } from "../platform/outbound/OutboundHttp.js"
+import { KeptAliveOutboundHttpLive, OutboundHttp } from "../platform/outbound/OutboundHttp.js"
 import { runAttempt } from "./attempt.js"
 import { makeAttemptRecorder } from "./attemptRecorder.js"
 import { type ClaimedDelivery, makeDeliveriesStore } from "./deliveriesStore.js"
@@ -120,4 +120,4 @@ const dispatcher = Layer.scopedDiscard(
   })
 )
 
-export const WebhooksLive = dispatcher.pipe(Layer.provide(Layer.orDie(OutboundHttpLive)), Layer.orDie)
+export const WebhooksLive = dispatcher.pipe(Layer.provide(Layer.orDie(KeptAliveOutboundHttpLive)), Layer.orDie)

@@ -135,7 +135,7 @@ await plainLoop(total)
 const plainMs = performance.now() - plainStarted
 
 // ---- the one outbound client alone (SSRF checks, kept-alive connections pinned to checked addresses), same load ----
-const outbound = makeOutboundHttp({ allow: [{ address: "127.0.0.1", port }] })
+const outbound = makeOutboundHttp({ allow: [{ address: "127.0.0.1", port }], keepAlive: true })
 const outboundLoop = (count: number) =>
   Effect.runPromise(
     Effect.forEach(Array.from({ length: count }), () => outbound.fetch({ url, method: "POST", body: '{"event":"plain","data":{}}', timeoutMs: 15_000 }), {

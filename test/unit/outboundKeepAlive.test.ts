@@ -27,7 +27,7 @@ const failure = (effect: Effect.Effect<unknown, OutboundError>) => Effect.runPro
 
 describe("keep-alive connection reuse", () => {
   it("sends one request after another over one connection to the same origin", async () => {
-    const client = makeOutboundHttpForTests({ resolver: fixed({ "a.test": ["127.0.0.1"] }), allow: [server.origin] })
+    const client = makeOutboundHttpForTests({ resolver: fixed({ "a.test": ["127.0.0.1"] }), allow: [server.origin], keepAlive: true })
     const before = server.connections()
     for (let i = 0; i < 3; i++) {
       const response = await Effect.runPromise(client.fetch({ url: `http://a.test:${server.origin.port}/n${i}`, method: "POST", body: `${i}` }))
@@ -40,7 +40,7 @@ describe("keep-alive connection reuse", () => {
   })
 
   it("never shares a connection between host names, even on the same address", async () => {
-    const client = makeOutboundHttpForTests({ resolver: fixed({ "a.test": ["127.0.0.1"], "b.test": ["127.0.0.1"] }), allow: [server.origin] })
+    const client = makeOutboundHttpForTests({ resolver: fixed({ "a.test": ["127.0.0.1"], "b.test": ["127.0.0.1"] }), allow: [server.origin], keepAlive: true })
     const before = server.connections()
     await Effect.runPromise(client.fetch({ url: `http://a.test:${server.origin.port}/a` }))
     await Effect.runPromise(client.fetch({ url: `http://b.test:${server.origin.port}/b` }))
@@ -51,7 +51,7 @@ describe("keep-alive connection reuse", () => {
   it("resolves and checks the name again for every request: a warm connection does not let a private answer through", async () => {
     let calls = 0
     const rebinding: Resolver = async () => [{ address: calls++ === 0 ? "127.0.0.1" : "10.0.0.1", family: 4 }]
-    const client = makeOutboundHttpForTests({ resolver: rebinding, allow: [server.origin] })
+    const client = makeOutboundHttpForTests({ resolver: rebinding, allow: [server.origin], keepAlive: true })
     const url = `http://rebind.test:${server.origin.port}/once`
     expect((await Effect.runPromise(client.fetch({ url }))).status).toBe(200)
     const requestsBefore = server.requests.length

@@ -18,14 +18,24 @@ export class OutboundHttp extends Context.Tag("platform/OutboundHttp")<OutboundH
 /**
  * Production client; `resolver` replaces DNS (every address is still classified), `allow`
  * lists the operator's OUTBOUND_ALLOW origins (address and port) that count as public.
+ *
+ * `keepAlive` reuses connections (internal/pool.ts). Only for calls that are safe to repeat:
+ * a server may close an idle socket just as a request is written on it, and a POST that
+ * fails that way cannot tell whether it arrived. A webhook attempt is simply tried again; a
+ * network publish would become "no answer" (a search, or unconfirmed), so the networks and
+ * media import open a connection per request.
  */
-export const makeOutboundHttp = (options?: { readonly resolver?: Resolver; readonly allow?: ReadonlyArray<AllowedOrigin> }): OutboundHttpShape => {
+export const makeOutboundHttp = (options?: {
+  readonly resolver?: Resolver
+  readonly allow?: ReadonlyArray<AllowedOrigin>
+  readonly keepAlive?: boolean
+}): OutboundHttpShape => {
   const allow = options?.allow ?? []
   const engine: Engine = {
     resolver: options?.resolver ?? systemResolver,
     policy: (address, port) => (allow.length > 0 && isAllowedOrigin(allow, address, port) ? { public: true } : classifyAddress(address)),
     // kept-alive sockets, each pinned to addresses this policy accepted (internal/pool.ts)
-    pool: makeConnectionPool()
+    ...(options?.keepAlive === true ? { pool: makeConnectionPool() } : {})
   }
   return {
     fetch: (request) => fetchBuffered(engine, request),
@@ -33,14 +43,20 @@ export const makeOutboundHttp = (options?: { readonly resolver?: Resolver; reado
   }
 }
 
-/** The client of every process: public addresses, plus the origins of OUTBOUND_ALLOW. */
-/** The client as the environment configures it (OUTBOUND_ALLOW). */
-export const outboundHttpFromEnv: Effect.Effect<OutboundHttpShape, OutboundAllowInvalid> = Effect.map(outboundAllowFromEnv(systemResolver), (allow) => makeOutboundHttp({ allow })).pipe(
-  // a ConfigError of a plain string with a default cannot happen; a bad entry stops the process
-  Effect.catchTag("ConfigError", (e) => Effect.die(e))
-)
+/** The client as the environment configures it: public addresses, plus the origins of OUTBOUND_ALLOW. */
+const clientFromEnv = (keepAlive: boolean): Effect.Effect<OutboundHttpShape, OutboundAllowInvalid> =>
+  Effect.map(outboundAllowFromEnv(systemResolver), (allow) => makeOutboundHttp({ allow, keepAlive })).pipe(
+    // a ConfigError of a plain string with a default cannot happen; a bad entry stops the process
+    Effect.catchTag("ConfigError", (e) => Effect.die(e))
+  )
+
+/** A connection per request: network adapters and media import. */
+export const outboundHttpFromEnv = clientFromEnv(false)
 
 export const OutboundHttpLive: Layer.Layer<OutboundHttp, OutboundAllowInvalid> = Layer.effect(OutboundHttp, outboundHttpFromEnv)
+
+/** Connections kept alive: webhook delivery, where an attempt may always be repeated. */
+export const KeptAliveOutboundHttpLive: Layer.Layer<OutboundHttp, OutboundAllowInvalid> = Layer.effect(OutboundHttp, clientFromEnv(true))
 
 export const outboundHttpWithResolver = (resolver: Resolver) =>
   Layer.succeed(OutboundHttp, makeOutboundHttp({ resolver }))

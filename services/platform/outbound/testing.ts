@@ -22,6 +22,8 @@ export interface LoopbackOrigin {
 export const makeOutboundHttpForTests = (options: {
   readonly resolver: Resolver
   readonly allow?: ReadonlyArray<LoopbackOrigin>
+  /** Reuse connections, as the webhook dispatcher's client does (OutboundHttp.ts). */
+  readonly keepAlive?: boolean
 }): OutboundHttpShape => {
   if (process.env["VITEST"] === undefined) throw new Error("makeOutboundHttpForTests is only for tests")
   const allow = options.allow ?? []
@@ -31,7 +33,7 @@ export const makeOutboundHttpForTests = (options: {
       allow.some((origin) => origin.address === address && origin.port === port)
         ? { public: true }
         : classifyAddress(address),
-    pool: makeConnectionPool()
+    ...(options.keepAlive === true ? { pool: makeConnectionPool() } : {})
   }
   return {
     fetch: (request) => fetchBuffered(engine, request),
