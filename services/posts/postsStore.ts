@@ -6,6 +6,7 @@ import { keptOnEdit, type ChannelStatus, type PostEvent, type PostSnapshot, type
 import { IDEMPOTENCY_TTL_MS } from "../../domain/idempotency.js"
 import { AppConfig } from "../platform/config.js"
 import * as Outbox from "../platform/outbox.js"
+import { currentTraceparent } from "../platform/tracing.js"
 import type { Fence, FencedOutcome } from "../platform/transactions.js"
 import { approvalEvent, isApprovalEvent, isPublishingEvent, publishingEvent } from "./postEvents.js"
 import { shareUrl, postRow, wholePost } from "./render.js"
@@ -60,7 +61,9 @@ const decodeGroupChannels = Schema.decodeUnknown(Schema.Array(GroupChannelsRow))
  * the lease is another's; the command committed before (fresh); a live record of the key
  * is another owner's (kept). A command that committed before kept its key too, so `recorded`
  * cannot fail after `kept` wrote: its conflict is caught by `fresh` or `kept` first.
- * The rows travel as JSON parameters: the text is the same for every post.
+ * The rows travel as JSON parameters: the text is the same for every post. $16 is the
+ * request's trace (null with tracing off), which the transaction path leaves to the columns'
+ * default (app.trace_parent, set by the fence check).
  */
 const createPostSql = `
 WITH fence AS (
@@ -98,8 +101,8 @@ WITH fence AS (
     settings jsonb, publish_date timestamptz)
   RETURNING 1
 ), items AS (
-  INSERT INTO post_items (id, post_id, workspace_id, position, content, media, delay_minutes, status, due_at)
-  SELECT r.id, r.post_id, r.workspace_id, r.position, r.content, r.media, r.delay_minutes, r.status, r.due_at
+  INSERT INTO post_items (id, post_id, workspace_id, position, content, media, delay_minutes, status, due_at, trace_parent)
+  SELECT r.id, r.post_id, r.workspace_id, r.position, r.content, r.media, r.delay_minutes, r.status, r.due_at, $16::text
   FROM go, jsonb_to_recordset($12::jsonb) AS r(id uuid, post_id uuid, workspace_id uuid, position int, content text, media jsonb,
     delay_minutes int, status text, due_at timestamptz)
   RETURNING 1
@@ -108,8 +111,8 @@ WITH fence AS (
   SELECT r.group_id, r.actor, r.action, r.detail FROM go, jsonb_to_recordset($13::jsonb) AS r(group_id uuid, actor text, action text, detail text)
   RETURNING 1
 ), events AS (
-  INSERT INTO outbox (id, workspace_id, event, data)
-  SELECT r.id, r.workspace_id, r.event, r.data FROM go, jsonb_to_recordset($14::jsonb) AS r(id uuid, workspace_id uuid, event text, data jsonb)
+  INSERT INTO outbox (id, workspace_id, event, data, trace_parent)
+  SELECT r.id, r.workspace_id, r.event, r.data, $16::text FROM go, jsonb_to_recordset($14::jsonb) AS r(id uuid, workspace_id uuid, event text, data jsonb)
   RETURNING 1
 ), notes AS (
   INSERT INTO notifications (id, workspace_id, type, title, body, link)
@@ -484,6 +487,7 @@ export const makePostsStore = Effect.gen(function* () {
       )
       const { commandAnswer, keyResponse } = input.answer(live)
       const { command, lease } = input.fence
+      const traceParent = yield* currentTraceparent
       const rows = yield* sql
         .unsafe(createPostSql, [
           lease?.shard ?? null,
@@ -511,7 +515,8 @@ export const makePostsStore = Effect.gen(function* () {
           JSON.stringify(items),
           JSON.stringify(step.activity.map((a) => ({ group_id: groupId, actor: a.actor, action: a.action, detail: a.detail }))),
           JSON.stringify(written.outbox.map((o) => ({ id: o.id, workspace_id: o.workspaceId, event: o.event, data: o.data }))),
-          JSON.stringify(written.notifications.map((n) => ({ id: n.id, workspace_id: n.workspaceId, type: n.type, title: n.title, body: n.body, link: n.link })))
+          JSON.stringify(written.notifications.map((n) => ({ id: n.id, workspace_id: n.workspaceId, type: n.type, title: n.title, body: n.body, link: n.link }))),
+          traceParent
         ])
         .pipe(Effect.flatMap(decodeCreatedFlags))
       const flags = rows[0]
