@@ -170,7 +170,6 @@ export const Messages = {
   settingsAfterPublishing: "Settings can only change before the post is published.",
   settingsAfterPublishingFix: "Change the settings of posts that are draft, queued or failed; published posts stay as they went out.",
   requestNotJsonObject: "The request body must be a JSON object with the documented fields.",
-  requestInvalid: "The request is missing a field or has a wrong one.",
   requestUnreadable: "The request could not be read.",
   multipartUnreadable: "The multipart/form-data body could not be read. Send the file in the field `file`.",
   uploadTooLarge: "The file is larger than the largest upload this server takes.",

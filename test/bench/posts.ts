@@ -18,6 +18,7 @@ import { ManagedRuntime } from "effect"
 import { makeAdminOperations } from "../../services/admin/operations.js"
 import { processGroup } from "../support/processes.js"
 import { createWorld, infrastructure } from "../support/system.js"
+import { runBench } from "./support/runBench.js"
 
 const workspaces = Number(process.env["BENCH_WORKSPACES"] ?? 30)
 const requests = Number(process.env["BENCH_REQUESTS"] ?? 1200)
@@ -171,10 +172,4 @@ const main = async () => {
   }
 }
 
-main().then(
-  () => process.exit(0),
-  (e) => {
-    console.error(e)
-    process.exit(1)
-  }
-)
+void runBench(main)

@@ -20,6 +20,7 @@ import { makeAdminOperations } from "../../services/admin/operations.js"
 import { processGroup } from "../support/processes.js"
 import { urlsFromEnv } from "../support/servers.js"
 import { createWorld, infrastructure } from "../support/system.js"
+import { runBench } from "./support/runBench.js"
 
 const seconds = Number(process.env["BENCH_SECONDS"] ?? 8)
 const connections = Number(process.env["BENCH_CONNECTIONS"] ?? 32)
@@ -126,10 +127,4 @@ const main = async () => {
   }
 }
 
-main().then(
-  () => process.exit(0),
-  (e) => {
-    console.error(e)
-    process.exit(1)
-  }
-)
+void runBench(main)
