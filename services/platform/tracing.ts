@@ -19,12 +19,16 @@ const state = { enabled: false }
 /** Whether spans are exported (and trace context propagated). */
 export const tracingEnabled = () => state.enabled
 
-/** The process's tracer: OTLP/HTTP when OTEL_EXPORTER_OTLP_ENDPOINT is set, else nothing. */
+/**
+ * The process's tracer: OTLP/HTTP when OTEL_EXPORTER_OTLP_ENDPOINT is set, else none at
+ * all: Effect's tracer is switched off, so no span is made for the spans nobody exports
+ * (the HTTP server's span per request is skipped too: services/gateway/server.ts).
+ */
 export const TracingLive = (serviceName: string) =>
   Layer.unwrapEffect(
     Effect.map(Config.option(Config.string("OTEL_EXPORTER_OTLP_ENDPOINT")), (endpoint) => {
       const url = Option.filter(endpoint, (e) => e.trim() !== "")
-      if (Option.isNone(url)) return Layer.empty
+      if (Option.isNone(url)) return Layer.setTracerEnabled(false)
       state.enabled = true
       const base = url.value.trim().replace(/\/+$/, "")
       const exporter = new OTLPTraceExporter({ url: `${base}/v1/traces` })

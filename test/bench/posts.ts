@@ -18,6 +18,7 @@ import { ManagedRuntime } from "effect"
 import { makeAdminOperations } from "../../services/admin/operations.js"
 import { processGroup } from "../support/processes.js"
 import { createWorld, infrastructure } from "../support/system.js"
+import { cpuDuring } from "./support/cpuTime.js"
 import { runBench } from "./support/runBench.js"
 
 const workspaces = Number(process.env["BENCH_WORKSPACES"] ?? 30)
@@ -112,7 +113,8 @@ const main = async () => {
       const res = await client(sys.url, t.apiKey).post("/public/v1/posts", body(t.channelId, i), { "idempotency-key": `bench-${tag}-${i}` })
       if (res.status !== 200) throw new Error(`POST /posts answered ${res.status}: ${res.text}\nactor host: ${actors.output().slice(-3000)}\ngateway: ${gateway.output().slice(-6000)}`)
     }
-    const service = await run(requests, create("max"))
+    const parts = { gateway: [gateway.pid], "actor host": [actors.pid], Postgres: "postgres", NATS: "nats-server", "bench client": [process.pid] }
+    const { result: service, cpuMs: serviceCpu } = await cpuDuring(parts, () => run(requests, create("max")))
     const half = await runAt(paced, service.rps / 2, create("half"))
     if (profileDir !== undefined || countQueries) {
       // a graceful stop writes the profiles and the counts
@@ -128,7 +130,7 @@ const main = async () => {
 
     // baseline: the same rows in one transaction per post, straight on Postgres
     const pool = new pg.Pool({ connectionString: world.databaseUrl, max: concurrency })
-    const baseline = await run(requests, async (i) => {
+    const { result: baseline, cpuMs: baselineCpu } = await cpuDuring({ Postgres: "postgres", "bench client": [process.pid] }, () => run(requests, async (i) => {
       const t = tenants[i % workspaces]!
       const c = await pool.connect()
       try {
@@ -157,7 +159,7 @@ const main = async () => {
       } finally {
         c.release()
       }
-    })
+    }))
     await pool.end()
 
     console.log(`POST /posts benchmark: ${requests} requests over ${workspaces} workspaces, ${concurrency} in flight (gateway and actor host as processes)`)
@@ -165,6 +167,9 @@ const main = async () => {
     console.log(`  service at half that rate (${paced} requests at ${(service.rps / 2).toFixed(0)} req/s): ${fmt(half)}`)
     console.log(`  baseline (same transaction on Postgres):  ${fmt(baseline)}`)
     console.log(`  ratio service/baseline throughput: ${(service.rps / baseline.rps).toFixed(2)}; p50 latency ×${(service.p50 / baseline.p50).toFixed(1)}`)
+    const perRequest = (cpu: Record<string, number>) => Object.entries(cpu).map(([k, ms]) => `${k} ${((ms * 1000) / requests).toFixed(0)}`).join(", ")
+    console.log(`  CPU µs per request, service: ${perRequest(serviceCpu)}`)
+    console.log(`  CPU µs per request, baseline: ${perRequest(baselineCpu)}`)
   } finally {
     await group.stopAll()
     await admin.dispose()

@@ -10,9 +10,9 @@
  * of tracing shows next to "costs nothing when off".
  *
  *   npm run bench -- read        (BENCH_SECONDS per measurement, default 8; BENCH_CONNECTIONS, default 32)
+ *   BENCH_CPU_PROF=<dir>         the service (untraced) writes a V8 CPU profile there
  */
 import { execFileSync } from "node:child_process"
-import { readFileSync } from "node:fs"
 import { createServer } from "node:http"
 import autocannon from "autocannon"
 import { ManagedRuntime } from "effect"
@@ -20,6 +20,7 @@ import { makeAdminOperations } from "../../services/admin/operations.js"
 import { processGroup } from "../support/processes.js"
 import { urlsFromEnv } from "../support/servers.js"
 import { createWorld, infrastructure } from "../support/system.js"
+import { cpuTicks } from "./support/cpuTime.js"
 import { runBench } from "./support/runBench.js"
 
 const seconds = Number(process.env["BENCH_SECONDS"] ?? 8)
@@ -34,11 +35,6 @@ interface Figure {
   readonly cpuMicros: number
 }
 
-/** utime + stime of a process in clock ticks (Linux /proc; 100 ticks a second). */
-const cpuTicks = (pid: number) => {
-  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.split(" ") ?? []
-  return Number(fields[11]) + Number(fields[12])
-}
 
 const measure = async (label: string, base: string, pid: number, key?: string): Promise<Figure> => {
   const headers: Record<string, string> = key === undefined ? {} : { authorization: key }
@@ -89,9 +85,10 @@ const main = async () => {
       label: "httpapi"
     })
     const urlOf = (port: string) => `http://127.0.0.1:${port}`
-    const startService = async (env: Record<string, string>) => {
+    const profileDir = process.env["BENCH_CPU_PROF"]
+    const startService = async (env: Record<string, string>, profile = false) => {
       const service = await group.start(world, [], {
-        nodeArgs: ["dist/services/main.js"],
+        nodeArgs: [...(profile && profileDir !== undefined ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] : []), "dist/services/main.js"],
         env: { SEED_DEMO: "false", ...env },
         ready: /all services up/,
         label: "service"
@@ -103,7 +100,7 @@ const main = async () => {
 
     const bareFigure = await measure("bare Node http", urlOf(bare.id), bare.pid)
     const httpApiFigure = await measure("minimal HttpApi", urlOf(httpApi.id), httpApi.pid)
-    const plain = await startService({})
+    const plain = await startService({}, true)
     const serviceFigure = await measure("service", plain.url, plain.service.pid, apiKey)
     await plain.service.kill("SIGTERM")
     const traced = await startService({ OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url })
