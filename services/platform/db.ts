@@ -5,6 +5,7 @@ import { Data, Effect, Layer, Redacted, Schedule, String as Str } from "effect"
 import pg from "pg"
 import { AppConfig } from "./config.js"
 import { trackPool } from "./metrics.js"
+import { PgPool } from "./preparedStatements.js"
 import m0001 from "./migrations/0001_core.js"
 import m0002 from "./migrations/0002_posts.js"
 import m0003 from "./migrations/0003_publishing.js"
@@ -94,15 +95,20 @@ const acquirePool = (url: Redacted.Redacted, maxConnections: number) =>
     ({ pool, untrack }) => Effect.sync(untrack).pipe(Effect.zipRight(Effect.promise(() => pool.end())), Effect.timeoutOption(1000))
   ).pipe(Effect.map(({ pool }) => pool))
 
+/** SqlClient on a pool of its own, and the pool itself (PgPool: prepared statements). */
 export const pgClientLayer = (url: Redacted.Redacted, maxConnections = 20) =>
-  PgClient.layerFromPool({
-    acquire: acquirePool(url, maxConnections),
-    transformResultNames: Str.snakeToCamel,
-    transformQueryNames: Str.camelToSnake,
-    transformJson: false,
-    types,
-    applicationName: "post-scheduler"
-  })
+  Layer.unwrapEffect(
+    Effect.map(PgPool, (pool) =>
+      PgClient.layerFromPool({
+        acquire: Effect.succeed(pool),
+        transformResultNames: Str.snakeToCamel,
+        transformQueryNames: Str.camelToSnake,
+        transformJson: false,
+        types,
+        applicationName: "post-scheduler"
+      })
+    )
+  ).pipe(Layer.provideMerge(Layer.scoped(PgPool, acquirePool(url, maxConnections))))
 
 /** SqlClient connected to DATABASE_URL (created if missing), with every migration applied. */
 export const DatabaseLive = Layer.unwrapEffect(

@@ -7,6 +7,7 @@ import { IDEMPOTENCY_TTL_MS } from "../../domain/idempotency.js"
 import { AppConfig } from "../platform/config.js"
 import * as Outbox from "../platform/outbox.js"
 import { currentTraceparent } from "../platform/tracing.js"
+import { PgPool, runPrepared } from "../platform/preparedStatements.js"
 import type { Fence, FencedOutcome } from "../platform/transactions.js"
 import { approvalEvent, isApprovalEvent, isPublishingEvent, publishingEvent } from "./postEvents.js"
 import { shareUrl, postRow, wholePost } from "./render.js"
@@ -63,7 +64,8 @@ const decodeGroupChannels = Schema.decodeUnknown(Schema.Array(GroupChannelsRow))
  * cannot fail after `kept` wrote: its conflict is caught by `fresh` or `kept` first.
  * The rows travel as JSON parameters: the text is the same for every post. $16 is the
  * request's trace (null with tracing off), which the transaction path leaves to the columns'
- * default (app.trace_parent, set by the fence check).
+ * default (app.trace_parent, set by the fence check). Prepared once per connection
+ * (runPrepared): planning this statement cost Postgres more than running it.
  */
 const createPostSql = `
 WITH fence AS (
@@ -128,6 +130,7 @@ const decodeCreatedFlags = Schema.decodeUnknown(Schema.Array(CreatedFlags))
 
 export const makePostsStore = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
+  const prepared = runPrepared(yield* PgPool)
   const { publicUrl } = yield* AppConfig
 
   const selectPosts = (workspaceId: string, groupIds: ReadonlyArray<string>) =>
@@ -488,8 +491,7 @@ export const makePostsStore = Effect.gen(function* () {
       const { commandAnswer, keyResponse } = input.answer(live)
       const { command, lease } = input.fence
       const traceParent = yield* currentTraceparent
-      const rows = yield* sql
-        .unsafe(createPostSql, [
+      const rows = yield* prepared("create_post_v1", createPostSql, [
           lease?.shard ?? null,
           lease?.epoch ?? null,
           command?.commandId ?? null,
@@ -517,8 +519,7 @@ export const makePostsStore = Effect.gen(function* () {
           JSON.stringify(written.outbox.map((o) => ({ id: o.id, workspace_id: o.workspaceId, event: o.event, data: o.data }))),
           JSON.stringify(written.notifications.map((n) => ({ id: n.id, workspace_id: n.workspaceId, type: n.type, title: n.title, body: n.body, link: n.link }))),
           traceParent
-        ])
-        .pipe(Effect.flatMap(decodeCreatedFlags))
+        ]).pipe(Effect.flatMap(decodeCreatedFlags))
       const flags = rows[0]
       if (flags === undefined) return yield* Effect.dieMessage("the create statement answered no row")
       if (flags.went) yield* Outbox.track(written.outbox.map((o) => o.id))
