@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto"
 import { Context, Effect, Layer, Schema } from "effect"
 import { decideWindow, type RateDecision, type RateLimit } from "../../domain/rateWindow.js"
 import { names } from "../../protocol/names.js"
@@ -15,6 +16,9 @@ if count == tonumber(ARGV[2]) then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
 local left = redis.call('PTTL', KEYS[1])
 if left < 0 then redis.call('PEXPIRE', KEYS[1], ARGV[1]); left = tonumber(ARGV[1]) end
 return {count, left}`
+
+/** Redis keeps scripts by their SHA-1: EVALSHA sends 40 characters, not the script, and Redis hashes nothing. */
+const takeSha = createHash("sha1").update(takeScript).digest("hex")
 
 const Counted = Schema.Tuple(Schema.Number, Schema.Number)
 const decodeCounted = Schema.decodeUnknown(Counted)
@@ -34,9 +38,13 @@ export class RateWindows extends Context.Tag("actors/RateWindows")<
       const key = names(namespace).redisKey
       return {
         take: (workspaceId, name, rate, requests = 1) =>
-          Effect.tryPromise(() =>
-            redis.eval(takeScript, 1, key("rate", name, workspaceId), String(rate.periodMs), String(Math.max(1, Math.floor(requests))))
-          ).pipe(
+          Effect.tryPromise(() => {
+            const args = [key("rate", name, workspaceId), String(rate.periodMs), String(Math.max(1, Math.floor(requests)))] as const
+            // a Redis that does not hold the script yet (restarted, flushed) is sent it once
+            return redis.evalsha(takeSha, 1, ...args).catch((e: unknown) =>
+              String(e).includes("NOSCRIPT") ? redis.eval(takeScript, 1, ...args) : Promise.reject(e)
+            )
+          }).pipe(
             Effect.flatMap(decodeCounted),
             Effect.map(([count, msLeft]) => decideWindow(count, msLeft, rate)),
             // Redis unreachable: the request is let through (a limit is no reason to refuse work) and it is logged

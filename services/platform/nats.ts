@@ -100,7 +100,14 @@ export const NatsLive = Layer.scoped(
     const n = names(config.namespace)
     const connection = yield* Effect.acquireRelease(
       Effect.tryPromise({
-        try: () => connect({ servers: config.natsUrl.split(",").map((s) => s.trim()), name: `post-scheduler-${process.pid}`, maxReconnectAttempts: -1 }),
+        try: () =>
+          connect({
+            servers: config.natsUrl.split(",").map((s) => s.trim()),
+            name: `post-scheduler-${process.pid}`,
+            maxReconnectAttempts: -1,
+            // no stack trace captured on every request and publish, in case it times out: our errors say which call it was
+            noAsyncTraces: true
+          }),
         catch: (cause) =>
           new NatsUnavailable({
             message: `NATS is not reachable at ${config.natsUrl} (${String(cause)}). Start it with: ` +
