@@ -53,15 +53,18 @@ export const parseOutboundAllow = (text: string, resolver: Resolver) =>
     return origins
   })
 
+/** The allow list last logged by this process: each outbound client reads it, it is said once. */
+let logged = ""
+
 /** The allowed origins from the environment (empty when OUTBOUND_ALLOW is unset), logged when set. */
 export const outboundAllowFromEnv = (resolver: Resolver) =>
   Effect.gen(function* () {
     const text = yield* Config.string("OUTBOUND_ALLOW").pipe(Config.withDefault(""))
     const origins = yield* parseOutboundAllow(text, resolver)
-    if (origins.length > 0) {
-      yield* Effect.logInfo("OUTBOUND_ALLOW: outbound calls may reach these private or loopback origins").pipe(
-        Effect.annotateLogs("origins", origins.map((o) => (isIP(o.address) === 6 ? `[${o.address}]:${o.port}` : `${o.address}:${o.port}`)).join(","))
-      )
+    const listed = origins.map((o) => (isIP(o.address) === 6 ? `[${o.address}]:${o.port}` : `${o.address}:${o.port}`)).join(",")
+    if (origins.length > 0 && listed !== logged) {
+      logged = listed
+      yield* Effect.logInfo("OUTBOUND_ALLOW: outbound calls may reach these private or loopback origins").pipe(Effect.annotateLogs("origins", listed))
     }
     return origins
   })
