@@ -140,6 +140,17 @@ const main = async () => {
     console.log(`item states: ${states.map((s) => `${s.status} ${s.n}`).join(", ")}`)
     console.log(`baseline (same run): the simulator took ${posts} posts straight from one client with ${inFlight} in flight in ${seconds(baselineMs)}: ${(posts / (baselineMs / 1000)).toFixed(0)} posts/s`)
     if (process.env["BENCH_DEBUG"] === "1") {
+      // lateness by when in the minute the posts were due: a slow start shows in the first buckets
+      const buckets = new Map<number, Array<number>>()
+      for (const [t, at] of firstByText.entries()) {
+        const due = dueByText.get(t) ?? minute
+        const bucket = Math.floor((due - minute) / 10_000)
+        buckets.set(bucket, [...(buckets.get(bucket) ?? []), at - due])
+      }
+      for (const [bucket, late] of [...buckets.entries()].sort((a, b) => a[0] - b[0])) {
+        late.sort((a, b) => a - b)
+        console.log(`due ${bucket * 10}-${bucket * 10 + 10} s into the minute: ${late.length} posts, lateness p50 ${seconds(percentile(late, 50))}, p99 ${seconds(percentile(late, 99))}`)
+      }
       const byPath = new Map<string, number>()
       for (const r of sim.requests) byPath.set(`${r.network} ${r.method} ${r.path.replace(/bot[^/]+/, "bot…")}`, (byPath.get(`${r.network} ${r.method} ${r.path.replace(/bot[^/]+/, "bot…")}`) ?? 0) + 1)
       console.log([...byPath.entries()])
