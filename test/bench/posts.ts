@@ -8,12 +8,15 @@
  * Then the service is driven at half the rate it just reached (requests sent on a clock,
  * whatever the answers' pace) for the p99 a tenant sees below saturation. The requests are
  * sent with autocannon (each with its tenant's key and its own Idempotency-Key), which
- * leaves the service more of the machine than a fetch client would.
+ * leaves the service more of the machine than a fetch client would; the half-rate run with
+ * node:http on kept-alive connections, evenly spaced (autocannon's rate sends each second's
+ * share in a burst).
  *
- *   npm run bench -- posts            (BENCH_WORKSPACES, BENCH_REQUESTS, BENCH_CONCURRENCY)
+ *   npm run bench -- posts            (BENCH_WORKSPACES 100, BENCH_REQUESTS 5000, BENCH_CONCURRENCY 16, BENCH_WARMUP 1000)
  *   BENCH_CPU_PROF=<dir>              the gateway and the actor host write V8 CPU profiles there
  */
 import pg from "pg"
+import { Agent, request } from "node:http"
 import autocannon from "autocannon"
 import { urlsFromEnv } from "../support/servers.js"
 import { ManagedRuntime } from "effect"
@@ -23,8 +26,10 @@ import { createWorld, infrastructure } from "../support/system.js"
 import { cpuDuring } from "./support/cpuTime.js"
 import { runBench } from "./support/runBench.js"
 
-const workspaces = Number(process.env["BENCH_WORKSPACES"] ?? 30)
-const requests = Number(process.env["BENCH_REQUESTS"] ?? 1200)
+const workspaces = Number(process.env["BENCH_WORKSPACES"] ?? 100)
+const requests = Number(process.env["BENCH_REQUESTS"] ?? 5000)
+/** Drafts sent first, unmeasured: a few thousand requests before V8 has optimized the path (a few dozen measured it cold). */
+const warmup = Number(process.env["BENCH_WARMUP"] ?? 1000)
 const concurrency = Number(process.env["BENCH_CONCURRENCY"] ?? 16)
 /** Requests of the half-rate run. */
 const paced = Math.floor(requests / 2)
@@ -53,10 +58,28 @@ const run = async (count: number, task: (i: number) => Promise<void>) => {
   return { rps: count / seconds, p50: percentile(latencies, 50), p99: percentile(latencies, 99) }
 }
 
+/** Sends `count` tasks at `rps` on a clock (open loop: a slow answer does not slow the sending); latencies. */
+const runAt = async (count: number, rps: number, task: (i: number) => Promise<void>) => {
+  const latencies: Array<number> = []
+  const started = performance.now()
+  const all: Array<Promise<void>> = []
+  for (let i = 0; i < count; i++) {
+    const due = started + (i * 1000) / rps
+    const wait = due - performance.now()
+    if (wait > 0) await new Promise((r) => setTimeout(r, wait))
+    const t = performance.now()
+    all.push(task(i).then(() => void latencies.push(performance.now() - t)))
+  }
+  await Promise.all(all)
+  const seconds = (performance.now() - started) / 1000
+  latencies.sort((a, b) => a - b)
+  return { rps: count / seconds, p50: percentile(latencies, 50), p99: percentile(latencies, 99) }
+}
+
 const fmt = (r: { rps: number; p50: number; p99: number }) => `${r.rps.toFixed(0)} req/s, p50 ${r.p50.toFixed(1)} ms, p99 ${r.p99.toFixed(1)} ms`
 
 const main = async () => {
-  if ((requests + paced + workspaces) / workspaces > 90) throw new Error("more than 90 requests per workspace would hit the hourly limit")
+  if ((requests + paced + warmup) / workspaces > 90) throw new Error("more than 90 requests per workspace would hit the hourly limit")
   const world = await createWorld("bench", urlsFromEnv())
   const admin = ManagedRuntime.make(infrastructure(world))
   const ops = await admin.runPromise(makeAdminOperations)
@@ -86,15 +109,14 @@ const main = async () => {
       posts: [{ integration: { id: channelId }, value: [{ content: `Benchmark post ${i}`, image: [] }], settings: { __type: "test" } }]
     })
 
-    /** `count` POST /posts over the tenants in turn, `concurrency` connections; `overallRate`: on a clock instead. */
-    const drive = async (tag: string, count: number, options: { readonly type?: string; readonly overallRate?: number } = {}) => {
+    /** `count` POST /posts over the tenants in turn, on `concurrency` connections. */
+    const drive = async (tag: string, count: number, options: { readonly type?: string } = {}) => {
       let sent = 0
       const refused: Array<string> = []
       const r = await autocannon({
         url: sys.url,
         connections: concurrency,
         amount: count,
-        ...(options.overallRate === undefined ? {} : { overallRate: options.overallRate }),
         requests: [
           {
             method: "POST",
@@ -121,17 +143,37 @@ const main = async () => {
     }
 
     // warm-up: JIT, connection pools, shard subscriptions
-    await drive("warm", Math.min(workspaces, 60), { type: "draft" })
+    await drive("warm", warmup, { type: "draft" })
     const parts = { gateway: [gateway.pid], "actor host": [actors.pid], Postgres: "postgres", NATS: "nats-server", "bench client": [process.pid] }
     const { result: service, cpuMs: serviceCpu } = await cpuDuring(parts, () => drive("max", requests))
-    const half = await drive("half", paced, { overallRate: Math.max(1, Math.round(service.rps / 2)) })
+    // the half-rate run: evenly spaced sends on kept-alive connections
+    const agent = new Agent({ keepAlive: true, maxSockets: concurrency })
+    const post = (i: number) =>
+      new Promise<void>((resolve, reject) => {
+        const t = tenants[i % workspaces]!
+        const payload = JSON.stringify(body(t.channelId, i))
+        const req = request(
+          `${sys.url}/public/v1/posts`,
+          { method: "POST", agent, headers: { "content-type": "application/json", authorization: t.apiKey, "idempotency-key": `bench-half-${i}` } },
+          (res) => {
+            let text = ""
+            res.setEncoding("utf8")
+            res.on("data", (chunk: string) => (text += chunk))
+            res.on("end", () => (res.statusCode === 200 ? resolve() : reject(new Error(`POST /posts answered ${res.statusCode}: ${text}`))))
+          }
+        )
+        req.on("error", reject)
+        req.end(payload)
+      })
+    const half = await runAt(paced, service.rps / 2, post)
+    agent.destroy()
     if (profileDir !== undefined || countQueries) {
       // a graceful stop writes the profiles and the counts
       await gateway.kill("SIGTERM")
       await actors.kill("SIGTERM")
       const counted = /queryCounter: (\d+) statements/.exec(actors.output())
       if (counted !== null) {
-        const sent = requests + paced + Math.min(workspaces, 60)
+        const sent = requests + paced + warmup
         console.log(`actor host: ${counted[1]} Postgres statements for ${sent} POST /posts (${(Number(counted[1]) / sent).toFixed(1)} per request, lease rounds included)`)
         console.log(actors.output().slice(actors.output().indexOf("queryCounter:")))
       }
