@@ -14,14 +14,16 @@
  *
  *   npm run bench -- posts            (BENCH_WORKSPACES 100, BENCH_REQUESTS 5000, BENCH_CONCURRENCY 16, BENCH_WARMUP 1000)
  *   BENCH_CPU_PROF=<dir>              the gateway and the actor host write V8 CPU profiles there
+ *   BENCH_LAYOUT=npm-start            every service in one process, built, as `npm start` runs it
  */
 import pg from "pg"
+import { execFileSync } from "node:child_process"
 import { Agent, request } from "node:http"
 import autocannon from "autocannon"
 import { urlsFromEnv } from "../support/servers.js"
 import { ManagedRuntime } from "effect"
 import { makeAdminOperations } from "../../services/admin/operations.js"
-import { processGroup } from "../support/processes.js"
+import { processGroup, type ServiceProcess } from "../support/processes.js"
 import { createWorld, infrastructure } from "../support/system.js"
 import { cpuDuring } from "./support/cpuTime.js"
 import { runBench } from "./support/runBench.js"
@@ -36,6 +38,8 @@ const paced = Math.floor(requests / 2)
 const profileDir = process.env["BENCH_CPU_PROF"]
 /** BENCH_COUNT_QUERIES=1: the actor host counts its Postgres statements (test/bench/queryCounter.mjs) and prints them per request. */
 const countQueries = process.env["BENCH_COUNT_QUERIES"] === "1"
+/** BENCH_LAYOUT=npm-start: every service in one built process, as `npm start` runs them, instead of gateway and actor host apart. */
+const oneProcess = process.env["BENCH_LAYOUT"] === "npm-start"
 
 const percentile = (sorted: ReadonlyArray<number>, p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0
 
@@ -86,9 +90,27 @@ const main = async () => {
   const group = processGroup()
   try {
     const profile = profileDir === undefined ? [] : ["--cpu-prof", `--cpu-prof-dir=${profileDir}`]
-    const actors = await group.start(world, ["actors"], { nodeOptions: [...profile, ...(countQueries ? ["--import", "./test/bench/queryCounter.mjs"] : [])] })
-    const gateway = await group.start(world, ["gateway"], { nodeOptions: profile })
-    const sys = { url: `http://127.0.0.1:${gateway.id.replace("port ", "")}` }
+    let actors: ServiceProcess
+    let gateway: ServiceProcess
+    let sys: { readonly url: string }
+    if (oneProcess) {
+      console.log("building (npm run build) …")
+      execFileSync("npm", ["run", "-s", "build"], { stdio: "inherit" })
+      const service = await group.start(world, [], {
+        nodeArgs: [...profile, "dist/services/main.js"],
+        env: { SEED_DEMO: "false" },
+        ready: /all services up/,
+        label: "service"
+      })
+      const port = service.output().match(/gateway listening on port (\d+)/)?.[1]
+      if (port === undefined) throw new Error(`no gateway port in:\n${service.output()}`)
+      actors = gateway = service
+      sys = { url: `http://127.0.0.1:${port}` }
+    } else {
+      actors = await group.start(world, ["actors"], { nodeOptions: [...profile, ...(countQueries ? ["--import", "./test/bench/queryCounter.mjs"] : [])] })
+      gateway = await group.start(world, ["gateway"], { nodeOptions: profile })
+      sys = { url: `http://127.0.0.1:${gateway.id.replace("port ", "")}` }
+    }
     const tenants = await Promise.all(
       Array.from({ length: workspaces }, async (_, i) => {
         const ws = await admin.runPromise(ops.createWorkspace({ name: `Bench ${i}`, plan: "standard" }))
@@ -144,7 +166,9 @@ const main = async () => {
 
     // warm-up: JIT, connection pools, shard subscriptions
     await drive("warm", warmup, { type: "draft" })
-    const parts = { gateway: [gateway.pid], "actor host": [actors.pid], Postgres: "postgres", NATS: "nats-server", "bench client": [process.pid] }
+    const parts: Record<string, ReadonlyArray<number> | string> = oneProcess
+      ? { "service (one process)": [gateway.pid], Postgres: "postgres", NATS: "nats-server", "bench client": [process.pid] }
+      : { gateway: [gateway.pid], "actor host": [actors.pid], Postgres: "postgres", NATS: "nats-server", "bench client": [process.pid] }
     const { result: service, cpuMs: serviceCpu } = await cpuDuring(parts, () => drive("max", requests))
     // the half-rate run: evenly spaced sends on kept-alive connections
     const agent = new Agent({ keepAlive: true, maxSockets: concurrency })
@@ -170,7 +194,7 @@ const main = async () => {
     if (profileDir !== undefined || countQueries) {
       // a graceful stop writes the profiles and the counts
       await gateway.kill("SIGTERM")
-      await actors.kill("SIGTERM")
+      if (actors !== gateway) await actors.kill("SIGTERM")
       const counted = /queryCounter: (\d+) statements/.exec(actors.output())
       if (counted !== null) {
         const sent = requests + paced + warmup
@@ -213,7 +237,7 @@ const main = async () => {
     }))
     await pool.end()
 
-    console.log(`POST /posts benchmark: ${requests} requests over ${workspaces} workspaces, ${concurrency} in flight (gateway and actor host as processes)`)
+    console.log(`POST /posts benchmark: ${requests} requests over ${workspaces} workspaces, ${concurrency} in flight (${oneProcess ? "every service in one process, as npm start" : "gateway and actor host as processes"})`)
     console.log(`  service (HTTP → NATS → actor → Postgres): ${fmt(service)}`)
     console.log(`  service at half that rate (${paced} requests at ${(service.rps / 2).toFixed(0)} req/s): ${fmt(half)}`)
     console.log(`  baseline (same transaction on Postgres):  ${fmt(baseline)}`)
