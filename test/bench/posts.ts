@@ -97,7 +97,7 @@ const main = async () => {
       console.log("building (npm run build) …")
       execFileSync("npm", ["run", "-s", "build"], { stdio: "inherit" })
       const service = await group.start(world, [], {
-        nodeArgs: [...profile, "dist/services/main.js"],
+        nodeArgs: [...profile, "--enable-source-maps", "dist/services/main.js"], // as npm start runs it
         env: { SEED_DEMO: "false" },
         ready: /all services up/,
         label: "service"

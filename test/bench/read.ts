@@ -88,7 +88,7 @@ const main = async () => {
     const profileDir = process.env["BENCH_CPU_PROF"]
     const startService = async (env: Record<string, string>, profile = false) => {
       const service = await group.start(world, [], {
-        nodeArgs: [...(profile && profileDir !== undefined ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] : []), "dist/services/main.js"],
+        nodeArgs: [...(profile && profileDir !== undefined ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] : []), "--enable-source-maps", "dist/services/main.js"], // as npm start runs it
         env: { SEED_DEMO: "false", ...env },
         ready: /all services up/,
         label: "service"
