@@ -1,5 +1,5 @@
 import { createServer } from "node:http"
-import { HttpApiBuilder, HttpApiScalar, HttpMiddleware, OpenApi, HttpServer, HttpIncomingMessage, HttpMethod, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { HttpApiBuilder, HttpApiScalar, OpenApi, HttpServer, HttpIncomingMessage, HttpMethod, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { Context, Effect, Layer, Option } from "effect"
 import { Errors } from "../../domain/errors.js"
@@ -22,7 +22,6 @@ import { checkRequestBody, checkRequestHead } from "./requestGuard.js"
 import { makeRequestLogs } from "./requestLogs.js"
 import { observeRequests } from "./requestMetrics.js"
 import { metricsResponse } from "../platform/metrics.js"
-import { tracingEnabled } from "../platform/tracing.js"
 import { AccountHttpLive } from "./http/accountHttp.js"
 import { isUploadRequest, MediaFilesRouteLive, MediaHttpLive, UPLOAD_PATH, withUploadLimits } from "./http/mediaHttp.js"
 import { NetworksHttpLive } from "./http/networksHttp.js"
@@ -162,8 +161,6 @@ const addressText = (a: HttpServer.Address) => (a._tag === "TcpAddress" ? `port 
 export const GatewayLive = Layer.unwrapEffect(
   Effect.map(AppConfig, (config) =>
     HttpApiBuilder.serve().pipe(
-      // without an exporter, no HTTP server span per request (URL parsed, headers redacted into attributes)
-      HttpMiddleware.withTracerDisabledWhen(() => !tracingEnabled()),
       Layer.provide(GatewayRoutesLive),
       Layer.provide(RedisLive),
       // HttpServer stays in the output so tests can read the bound address (PORT=0)

@@ -1,6 +1,7 @@
 import { NodeSdk } from "@effect/opentelemetry"
 import { OTLPTraceExporter } from "@opentelemetry/exporter-trace-otlp-http"
 import { BatchSpanProcessor } from "@opentelemetry/sdk-trace-base"
+import { HttpMiddleware } from "@effect/platform"
 import { Config, Effect, Layer, Option, Tracer } from "effect"
 import type { MsgHdrs } from "nats"
 
@@ -21,14 +22,17 @@ export const tracingEnabled = () => state.enabled
 
 /**
  * The process's tracer: OTLP/HTTP when OTEL_EXPORTER_OTLP_ENDPOINT is set, else none at
- * all: Effect's tracer is switched off, so no span is made for the spans nobody exports
- * (the HTTP server's span per request is skipped too: services/gateway/server.ts).
+ * all: Effect's tracer is switched off, so no span is made for the spans nobody exports,
+ * and the HTTP server makes no span per request (it parsed the URL and copied every header
+ * into attributes).
  */
 export const TracingLive = (serviceName: string) =>
   Layer.unwrapEffect(
     Effect.map(Config.option(Config.string("OTEL_EXPORTER_OTLP_ENDPOINT")), (endpoint) => {
       const url = Option.filter(endpoint, (e) => e.trim() !== "")
-      if (Option.isNone(url)) return Layer.setTracerEnabled(false)
+      if (Option.isNone(url)) {
+        return Layer.mergeAll(Layer.setTracerEnabled(false), Layer.locallyScoped(HttpMiddleware.currentTracerDisabledWhen, () => true))
+      }
       state.enabled = true
       const base = url.value.trim().replace(/\/+$/, "")
       const exporter = new OTLPTraceExporter({ url: `${base}/v1/traces` })
