@@ -18,8 +18,9 @@ export type TokenRow = typeof TokenRow.Type
 
 /**
  * API tokens (stored as SHA-256 hashes) with what authentication needs about their
- * workspace, person and owner, read on every request: rotation and revocation take
- * effect at once on every gateway replica. SQL only.
+ * workspace, person and owner, read when the gateway's token cache does not hold the row
+ * (services/gateway/tokenCache.ts, dropped on every change, so rotation and revocation
+ * still take effect at once on every replica). SQL only.
  */
 export const makeTokensRepo = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
