@@ -47,6 +47,10 @@ import { PostsStore, type EntryWrite, type LoadedPost } from "./postsStore.js"
 import { shareUrl } from "./render.js"
 import { decodeSettings, decodeStoredMedia, type StoredItem, type StoredMedia } from "./rows.js"
 import { TagsRepo } from "./tagsRepo.js"
+import { makeChannelMemory } from "./channelMemory.js"
+
+/** A create decided on remembered channel rows that were no longer current: decide it again on read rows. */
+const Stale = Symbol("Stale")
 
 /** Another owner stored an answer for this key first (hand-over race): replay it. */
 class KeyTaken extends Data.TaggedError("KeyTaken") {}
@@ -168,6 +172,7 @@ export class PostWriter extends Effect.Service<PostWriter>()("posts/PostWriter",
     const idempotency = yield* IdempotencyRepo
     const tags = yield* TagsRepo
     const { publicUrl } = yield* AppConfig
+    const channelMemory = makeChannelMemory()
 
     /** The answer kept for a key, decided against this request's body (409 for another body). */
     const keptAnswer = (workspaceId: string, key: string, requestHash: string) =>
@@ -248,7 +253,19 @@ export class PostWriter extends Effect.Service<PostWriter>()("posts/PostWriter",
             )
       }).pipe(storageDefects, Effect.withSpan("PostWriter.create"), policyRequire("posts.write"))
 
+    /**
+     * A new post, first against remembered channel rows (channelMemory.ts) when it is written
+     * in one statement; Stale when that statement found a channel changed or a rule refused a
+     * remembered row: then it is decided again on rows read now, as if nothing was remembered.
+     */
     const createFresh = (command: CreatePosts) =>
+      createAttempt(command, true).pipe(
+        Effect.flatMap((answer) =>
+          answer === Stale ? createAttempt(command, false).pipe(Effect.filterOrDieMessage((a) => a !== Stale, "a read channel was stale")) : Effect.succeed(answer)
+        )
+      )
+
+    const createAttempt = (command: CreatePosts, remembered: boolean) =>
       Effect.gen(function* () {
         const principal = yield* CurrentPrincipal
         const { workspaceId } = principal
@@ -258,14 +275,21 @@ export class PostWriter extends Effect.Service<PostWriter>()("posts/PostWriter",
         const byPath = new Map(Object.entries(command.mediaByPath))
         // the channels and media the body names, in this workspace only, read together
         const given = yield* normalizePostBody(command.body, now)
+        // a new post without tags: one statement (services/posts/postsStore.ts createPostSql)
+        const oneStatement = given.groupId === null && given.tags.length === 0
+        const channelIds = given.entries.map((e) => e.channelId)
+        const distinctIds = [...new Set(channelIds)]
+        const known = remembered && oneStatement ? channelMemory.all(workspaceId, distinctIds) : undefined
         const { channels, library } = yield* Effect.all(
           {
-            channels: channelsRepo.findMany({ workspaceId, ids: given.entries.map((e) => e.channelId) }),
+            channels:
+              known !== undefined
+                ? Effect.succeed(known)
+                : channelsRepo.findManyVersioned({ workspaceId, ids: distinctIds }).pipe(Effect.tap((read) => channelMemory.remember(read))),
             library: mediaRepo.findMany(workspaceId, [...mediaIdsOf(given), ...byPath.values()])
           },
           { concurrency: "unbounded" }
         )
-        const channelIds = given.entries.map((e) => e.channelId)
         const libraryById: ReadonlyMap<string, MediaForPost> = new Map(library.map((m) => [m.id, m]))
         // files given by path are their library items; settings a channel's connection
         // answers fill what the post leaves out (a Discord channel id)
@@ -279,7 +303,8 @@ export class PostWriter extends Effect.Service<PostWriter>()("posts/PostWriter",
         }
         if (unknownChannelIds(post, context).length > 0) return yield* Effect.fail(Errors.channelNotFound())
         const problems = checkPostAgainstNetworks(post, context)
-        if (problems.length > 0) return yield* Effect.fail(Errors.fixBeforeSaving(problems))
+        // a refusal is never answered from a remembered row: the channel may have changed since
+        if (problems.length > 0) return yield* known !== undefined ? Effect.succeed(Stale) : Effect.fail(Errors.fixBeforeSaving(problems))
 
         const approvalRequired = channels.some((c) => c.customerApproval === true)
         const entries = new Map<string, EntryWrite>(
@@ -311,8 +336,7 @@ export class PostWriter extends Effect.Service<PostWriter>()("posts/PostWriter",
         /** A live record of another owner won the key (hand-over race): createPosts replays it. */
         const replayTakenKey = () => Effect.fail(Errors.idempotencyRunning())
 
-        // a new post without tags: one statement (services/posts/postsStore.ts createPostSql)
-        if (post.groupId === null && post.tags.length === 0) {
+        if (oneStatement) {
           const groupId = crypto.randomUUID()
           const shareToken = randomBytes(24).toString("base64url")
           const step = create({ type: post.type, date: post.date, now, channelIds, approvalRequired, actor: principal.actor })
@@ -326,6 +350,7 @@ export class PostWriter extends Effect.Service<PostWriter>()("posts/PostWriter",
               step,
               entries,
               channelNames: new Map(channels.map((c) => [c.id, c.name])),
+              channelVersions: known === undefined ? null : known.map((c) => c.version),
               key: key === null ? null : { key, requestHash, now },
               answer: (live) => {
                 const body = answerOf(groupId, shareToken, live)
@@ -333,6 +358,10 @@ export class PostWriter extends Effect.Service<PostWriter>()("posts/PostWriter",
               }
             })
           )
+          if (outcome.channelsChanged) {
+            channelMemory.forget(workspaceId, distinctIds)
+            return Stale
+          }
           if (outcome.keyTaken) return yield* replayTakenKey()
           return { statusCode: 200, body: answerOf(groupId, shareToken, outcome.live), replayed: false } satisfies PostsAnswer
         }

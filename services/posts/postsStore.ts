@@ -8,6 +8,7 @@ import { AppConfig } from "../platform/config.js"
 import * as Outbox from "../platform/outbox.js"
 import { currentTraceparent } from "../platform/tracing.js"
 import { PgPool, runPrepared } from "../platform/preparedStatements.js"
+import { channelVersionSql } from "../repos/channelsRepo.js"
 import type { Fence, FencedOutcome } from "../platform/transactions.js"
 import { approvalEvent, isApprovalEvent, isPublishingEvent, publishingEvent } from "./postEvents.js"
 import { shareUrl, postRow, wholePost } from "./render.js"
@@ -58,8 +59,10 @@ const decodeGroupChannels = Schema.decodeUnknown(Schema.Array(GroupChannelsRow))
  * (row locked FOR SHARE: a new owner's claim waits for this statement, and after the claim
  * it finds no row), the Idempotency-Key record, the command's record, the group, its channel
  * posts, items, activity, outbox rows and notifications. Every write hangs on the link
- * before it (held → fresh → kept → recorded → go), so a refusal anywhere writes nothing:
- * the lease is another's; the command committed before (fresh); a live record of the key
+ * before it (held → current → fresh → kept → recorded → go), so a refusal anywhere writes
+ * nothing: the lease is another's; a channel changed since the rules were checked against
+ * a remembered row ($17, versions as channelVersionSql; null: read just now, not checked);
+ * the command committed before (fresh); a live record of the key
  * is another owner's (kept). A command that committed before kept its key too, so `recorded`
  * cannot fail after `kept` wrote: its conflict is caught by `fresh` or `kept` first.
  * The rows travel as JSON parameters: the text is the same for every post. $16 is the
@@ -72,8 +75,15 @@ WITH fence AS (
   SELECT 1 FROM shard_fences WHERE shard = $1::int AND epoch = $2::bigint FOR SHARE
 ), held AS (
   SELECT 1 AS ok WHERE $1::int IS NULL OR EXISTS (SELECT 1 FROM fence)
-), fresh AS (
+), current AS (
   SELECT 1 AS ok FROM held
+  WHERE $17::text[] IS NULL OR (
+    SELECT count(*) FROM channels c LEFT JOIN customers cu ON cu.id = c.customer_id
+    WHERE c.workspace_id = $4::uuid AND c.id = ANY(SELECT split_part(v, '@', 1)::uuid FROM unnest($17::text[]) AS v)
+      AND c.deleted_at IS NULL AND (${channelVersionSql}) = ANY($17::text[])
+  ) = cardinality($17::text[])
+), fresh AS (
+  SELECT 1 AS ok FROM current
   WHERE $3::uuid IS NULL OR NOT EXISTS (SELECT 1 FROM command_log WHERE workspace_id = $4::uuid AND command_id = $3::uuid)
 ), kept AS (
   INSERT INTO idempotency_keys (workspace_id, key, request_hash, status_code, response)
@@ -122,10 +132,10 @@ WITH fence AS (
   FROM go, jsonb_to_recordset($15::jsonb) AS r(id uuid, workspace_id uuid, type text, title text, body text, link text)
   RETURNING 1
 )
-SELECT EXISTS (SELECT 1 FROM held) AS lease_held, EXISTS (SELECT 1 FROM fresh) AS fresh,
+SELECT EXISTS (SELECT 1 FROM held) AS lease_held, EXISTS (SELECT 1 FROM current) AS current, EXISTS (SELECT 1 FROM fresh) AS fresh,
   EXISTS (SELECT 1 FROM ahead) AS ahead, EXISTS (SELECT 1 FROM go) AS went`
 
-const CreatedFlags = Schema.Struct({ leaseHeld: Schema.Boolean, fresh: Schema.Boolean, ahead: Schema.Boolean, went: Schema.Boolean })
+const CreatedFlags = Schema.Struct({ leaseHeld: Schema.Boolean, current: Schema.Boolean, fresh: Schema.Boolean, ahead: Schema.Boolean, went: Schema.Boolean })
 const decodeCreatedFlags = Schema.decodeUnknown(Schema.Array(CreatedFlags))
 
 export const makePostsStore = Effect.gen(function* () {
@@ -437,6 +447,8 @@ export const makePostsStore = Effect.gen(function* () {
     readonly step: PostStep
     readonly entries: ReadonlyMap<string, EntryWrite>
     readonly channelNames: ReadonlyMap<string, string>
+    /** The versions of the channels the rules were checked against, when they were remembered rows (channelVersionSql). */
+    readonly channelVersions: ReadonlyArray<string> | null
     /** The Idempotency-Key to keep the answer under. */
     readonly key: { readonly key: string; readonly requestHash: string; readonly now: Date } | null
     /** What the command answers (the record a copy is answered from, and the key's response). */
@@ -491,7 +503,7 @@ export const makePostsStore = Effect.gen(function* () {
       const { commandAnswer, keyResponse } = input.answer(live)
       const { command, lease } = input.fence
       const traceParent = yield* currentTraceparent
-      const rows = yield* prepared("create_post_v1", createPostSql, [
+      const rows = yield* prepared("create_post_v2", createPostSql, [
           lease?.shard ?? null,
           lease?.epoch ?? null,
           command?.commandId ?? null,
@@ -518,15 +530,19 @@ export const makePostsStore = Effect.gen(function* () {
           JSON.stringify(step.activity.map((a) => ({ group_id: groupId, actor: a.actor, action: a.action, detail: a.detail }))),
           JSON.stringify(written.outbox.map((o) => ({ id: o.id, workspace_id: o.workspaceId, event: o.event, data: o.data }))),
           JSON.stringify(written.notifications.map((n) => ({ id: n.id, workspace_id: n.workspaceId, type: n.type, title: n.title, body: n.body, link: n.link }))),
-          traceParent
+          traceParent,
+          input.channelVersions
         ]).pipe(Effect.flatMap(decodeCreatedFlags))
       const flags = rows[0]
       if (flags === undefined) return yield* Effect.dieMessage("the create statement answered no row")
       if (flags.went) yield* Outbox.track(written.outbox.map((o) => o.id))
       // a command that committed before: went ahead (as far as the caller knows) and was not recorded
-      const outcome: FencedOutcome<{ readonly keyTaken: boolean; readonly live: typeof live }> = flags.fresh
-        ? { leaseHeld: flags.leaseHeld, wentAhead: flags.ahead, recorded: flags.went, value: { keyTaken: !flags.ahead, live } }
-        : { leaseHeld: flags.leaseHeld, wentAhead: flags.leaseHeld, recorded: false, value: { keyTaken: false, live } }
+      type Created = { readonly keyTaken: boolean; readonly channelsChanged: boolean; readonly live: typeof live }
+      const outcome: FencedOutcome<Created> = !flags.leaseHeld || !flags.current
+        ? { leaseHeld: flags.leaseHeld, wentAhead: false, recorded: false, value: { keyTaken: false, channelsChanged: true, live } }
+        : flags.fresh
+          ? { leaseHeld: true, wentAhead: flags.ahead, recorded: flags.went, value: { keyTaken: !flags.ahead, channelsChanged: false, live } }
+          : { leaseHeld: true, wentAhead: true, recorded: false, value: { keyTaken: false, channelsChanged: false, live } }
       return outcome
     })
 

@@ -20,6 +20,17 @@ export const ChannelRow = Schema.Struct({
 })
 export type ChannelRow = typeof ChannelRow.Type
 
+/**
+ * A channel row with its version: the row versions (xmin) of the channel and of its
+ * customer, which change with every update of either. A write that checked rules against
+ * a remembered row proves in its own statement that the row is still this version.
+ */
+export const VersionedChannelRow = Schema.extend(ChannelRow, Schema.Struct({ version: Schema.String }))
+export type VersionedChannelRow = typeof VersionedChannelRow.Type
+
+/** The SQL expression of a channel's version (channels c LEFT JOIN customers cu): checked again where it is used. */
+export const channelVersionSql = `c.id::text || '@' || c.xmin::text || '@' || coalesce(cu.xmin::text, '')`
+
 /** Channels of a workspace (disconnected ones are invisible). SQL only. */
 export const makeChannelsRepo = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
@@ -50,13 +61,23 @@ export const makeChannelsRepo = Effect.gen(function* () {
       ${select}
       WHERE c.workspace_id = ${workspaceId} AND c.id IN ${sql.in(ids)} AND c.deleted_at IS NULL`
   })
+  const findManyVersioned = SqlSchema.findAll({
+    Request: Schema.Struct({ workspaceId: Schema.String, ids: Schema.Array(Schema.String) }),
+    Result: VersionedChannelRow,
+    execute: ({ ids, workspaceId }) => sql`
+      SELECT c.id, c.workspace_id, c.customer_id, cu.name AS customer_name, cu.approval AS customer_approval,
+             c.network, c.name, c.profile, c.picture, c.disabled, c.refresh_needed, c.in_between_steps, c.posting_times, c.default_settings,
+             ${sql.literal(channelVersionSql)} AS version
+      FROM channels c LEFT JOIN customers cu ON cu.id = c.customer_id
+      WHERE c.workspace_id = ${workspaceId} AND c.id IN ${sql.in(ids)} AND c.deleted_at IS NULL`
+  })
   /** Marks the channel disconnected; None when the workspace has no such channel. */
   const disconnect = (workspaceId: string, id: string) =>
     sql<{ id: string }>`
       UPDATE channels SET deleted_at = now()
       WHERE id = ${id} AND workspace_id = ${workspaceId} AND deleted_at IS NULL
       RETURNING id`.pipe(Effect.map((rows) => Option.fromNullable(rows[0]?.id)))
-  return { list, findById, findMany, disconnect }
+  return { list, findById, findMany, findManyVersioned, disconnect }
 })
 
 export class ChannelsRepo extends Context.Tag("ChannelsRepo")<ChannelsRepo, Effect.Effect.Success<typeof makeChannelsRepo>>() {

@@ -6,6 +6,7 @@ import { FenceStore } from "../../services/actors/fencing.js"
 import { OutboxTransaction } from "../../services/platform/outbox.js"
 import type { Fence } from "../../services/platform/transactions.js"
 import { PostsStore } from "../../services/posts/postsStore.js"
+import { channelVersionSql } from "../../services/repos/channelsRepo.js"
 import { createWorld, startServices, type RunningServices, type TestWorld } from "../support/system.js"
 import { withDb } from "../support/tokens.js"
 
@@ -37,7 +38,7 @@ const run = <A, E>(effect: Effect.Effect<A, E, PostsStore | FenceStore | SqlClie
   sys.runtime.runPromise(effect.pipe(Effect.provide(Stores)) as Effect.Effect<A, E, SqlClient.SqlClient>)
 
 /** Writes a post named `marker` (type review: its approval.requested event goes to the outbox). */
-const write = (marker: string, fence: Fence, key: string | null) => {
+const write = (marker: string, fence: Fence, key: string | null, channelVersions: ReadonlyArray<string> | null = null) => {
   const now = new Date()
   const step = create({ type: "review", date: new Date(now.getTime() + 3600_000), now, channelIds: [channelId], approvalRequired: false, actor: "API" })
   const collector = { rowIds: new Array<string>() }
@@ -52,6 +53,7 @@ const write = (marker: string, fence: Fence, key: string | null) => {
         step,
         entries: new Map([[channelId, { settings: {}, items: [{ content: marker, media: [], delay: 0 }, { content: `${marker} (2)`, media: [], delay: 5 }] }]]),
         channelNames: new Map([[channelId, "One statement"]]),
+        channelVersions,
         key: key === null ? null : { key, requestHash: `hash of ${marker}`, now },
         answer: (live) => ({ keyResponse: live, commandAnswer: { statusCode: 200, body: live, replayed: false } })
       })
@@ -116,5 +118,38 @@ describe("POST /posts of a new post: one statement, all or nothing", () => {
     expect(again.outcome).toMatchObject({ leaseHeld: true, wentAhead: true, recorded: false })
     expect(await rowsOf("sent twice, the copy", "key-second-copy", null)).toEqual(nothing)
     expect(await rowsOf("sent twice", "key-first-copy", command.commandId)).toMatchObject({ groups: 1, keys: 1, commands: 1 })
+  })
+
+  /** The version of the channel row as the writer remembers it (channelsRepo.findManyVersioned). */
+  const versionNow = () =>
+    withDb(world, async (c) => (await c.query(`SELECT ${channelVersionSql} AS v FROM channels c LEFT JOIN customers cu ON cu.id = c.customer_id WHERE c.id = $1`, [channelId])).rows[0].v as string)
+
+  it("checked against the channel's version it was decided on, still current: written", async () => {
+    const command = { workspaceId, commandId: crypto.randomUUID() }
+    const { outcome } = await write("current channel", { lease: null, command }, "key-current-channel", [await versionNow()])
+    expect(outcome).toMatchObject({ leaseHeld: true, wentAhead: true, recorded: true, value: { channelsChanged: false, keyTaken: false } })
+    expect(await rowsOf("current channel", "key-current-channel", command.commandId)).toMatchObject({ groups: 1, keys: 1, commands: 1 })
+  })
+
+  it("a channel changed since the version it was decided on: channelsChanged, and nothing at all is written", async () => {
+    const remembered = await versionNow()
+    // any update makes a new row version, even one that changes no value
+    await withDb(world, (c) => c.query("UPDATE channels SET name = name WHERE id = $1", [channelId]))
+    const command = { workspaceId, commandId: crypto.randomUUID() }
+    const { outcome, tracked } = await write("changed channel", { lease: null, command }, "key-changed-channel", [remembered])
+    expect(outcome).toMatchObject({ leaseHeld: true, wentAhead: false, recorded: false, value: { channelsChanged: true } })
+    expect(await rowsOf("changed channel", "key-changed-channel", command.commandId)).toEqual(nothing)
+    expect(tracked).toEqual([])
+  })
+
+  it("a version of a channel of another workspace proves nothing: channelsChanged", async () => {
+    const other = await sys.admin.createWorkspace()
+    const { channelId: theirs } = await sys.admin.createChannel({ workspaceId: other.workspaceId, network: "test", name: "Theirs", customerId: null, postingTimes: [] })
+    const theirVersion = await withDb(world, async (c) =>
+      (await c.query(`SELECT ${channelVersionSql} AS v FROM channels c LEFT JOIN customers cu ON cu.id = c.customer_id WHERE c.id = $1`, [theirs])).rows[0].v as string
+    )
+    const { outcome } = await write("their channel", { lease: null, command: null }, null, [theirVersion])
+    expect(outcome.value.channelsChanged).toBe(true)
+    expect(await rowsOf("their channel", null, null)).toEqual(nothing)
   })
 })

@@ -101,7 +101,8 @@ const storedDraft: LoadedPost = {
 
 const TestStores = Layer.mergeAll(
   makeTestLayer(ChannelsRepo)({
-    findMany: ({ ids }) => Effect.succeed(channels.filter((c) => ids.includes(c.id)))
+    findMany: ({ ids }) => Effect.succeed(channels.filter((c) => ids.includes(c.id))),
+    findManyVersioned: ({ ids }) => Effect.succeed(channels.filter((c) => ids.includes(c.id)).map((c) => ({ ...c, version: `${c.id}@1@` })))
   }),
   makeTestLayer(MediaRepo)({ findMany: (_w, ids) => Effect.succeed(ids.includes(videoId) ? [video] : []) }),
   makeTestLayer(IdempotencyRepo)({ find: () => Effect.succeed(Option.none()), save: () => Effect.succeed(true) }),
@@ -117,7 +118,7 @@ const TestStores = Layer.mergeAll(
       Effect.sync(() => {
         written.push(input.step)
         const live = input.step.channels.flatMap((c) => (c.to === null ? [] : [{ postId: crypto.randomUUID(), channelId: c.channelId, status: c.to }]))
-        return { leaseHeld: true, wentAhead: true, recorded: true, value: { keyTaken: false, live } }
+        return { leaseHeld: true, wentAhead: true, recorded: true, value: { keyTaken: false, channelsChanged: false, live } }
       }),
     loadOr404: () => Effect.succeed(storedDraft),
     itemsOf: () =>
