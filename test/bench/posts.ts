@@ -15,6 +15,7 @@
  *   npm run bench -- posts            (BENCH_WORKSPACES 100, BENCH_REQUESTS 5000, BENCH_CONCURRENCY 16, BENCH_WARMUP 1000)
  *   BENCH_CPU_PROF=<dir>              the gateway and the actor host write V8 CPU profiles there
  *   BENCH_LAYOUT=npm-start            every service in one process, built, as `npm start` runs it
+ *   BENCH_DEBUG=1                     the half-rate run's p50 and max per second
  */
 import pg from "pg"
 import { execFileSync } from "node:child_process"
@@ -38,6 +39,8 @@ const paced = Math.floor(requests / 2)
 const profileDir = process.env["BENCH_CPU_PROF"]
 /** BENCH_COUNT_QUERIES=1: the actor host counts its Postgres statements (test/bench/queryCounter.mjs) and prints them per request. */
 const countQueries = process.env["BENCH_COUNT_QUERIES"] === "1"
+/** BENCH_DEBUG=1: the half-rate run's latencies per second. */
+const debug = process.env["BENCH_DEBUG"] === "1"
 /** BENCH_LAYOUT=npm-start: every service in one built process, as `npm start` runs them, instead of gateway and actor host apart. */
 const oneProcess = process.env["BENCH_LAYOUT"] === "npm-start"
 
@@ -65,6 +68,7 @@ const run = async (count: number, task: (i: number) => Promise<void>) => {
 /** Sends `count` tasks at `rps` on a clock (open loop: a slow answer does not slow the sending); latencies. */
 const runAt = async (count: number, rps: number, task: (i: number) => Promise<void>) => {
   const latencies: Array<number> = []
+  const slices: Array<{ readonly at: number; readonly ms: number }> = []
   const started = performance.now()
   const all: Array<Promise<void>> = []
   for (let i = 0; i < count; i++) {
@@ -72,10 +76,22 @@ const runAt = async (count: number, rps: number, task: (i: number) => Promise<vo
     const wait = due - performance.now()
     if (wait > 0) await new Promise((r) => setTimeout(r, wait))
     const t = performance.now()
-    all.push(task(i).then(() => void latencies.push(performance.now() - t)))
+    all.push(
+      task(i).then(() => {
+        latencies.push(performance.now() - t)
+        slices.push({ at: t - started, ms: performance.now() - t })
+      })
+    )
   }
   await Promise.all(all)
   const seconds = (performance.now() - started) / 1000
+  if (debug) {
+    // where the slow answers fall: one line per second of the run (a pause of a process shows as one bad second)
+    for (let s = 0; s < Math.ceil(seconds); s++) {
+      const inSecond = slices.filter((x) => x.at >= s * 1000 && x.at < (s + 1) * 1000).map((x) => x.ms).sort((a, b) => a - b)
+      console.log(`  second ${s}: ${inSecond.length} sent, p50 ${percentile(inSecond, 50).toFixed(1)} ms, max ${(inSecond.at(-1) ?? 0).toFixed(1)} ms`)
+    }
+  }
   latencies.sort((a, b) => a - b)
   return { rps: count / seconds, p50: percentile(latencies, 50), p99: percentile(latencies, 99) }
 }
