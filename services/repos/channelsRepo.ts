@@ -34,10 +34,10 @@ export const channelVersionSql = `c.id::text || '@' || c.xmin::text || '@' || co
 /** Channels of a workspace (disconnected ones are invisible). SQL only. */
 export const makeChannelsRepo = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
-  const select = sql`
-    SELECT c.id, c.workspace_id, c.customer_id, cu.name AS customer_name, cu.approval AS customer_approval,
-           c.network, c.name, c.profile, c.picture, c.disabled, c.refresh_needed, c.in_between_steps, c.posting_times, c.default_settings
-    FROM channels c LEFT JOIN customers cu ON cu.id = c.customer_id`
+  const columns = sql.literal(`c.id, c.workspace_id, c.customer_id, cu.name AS customer_name, cu.approval AS customer_approval,
+           c.network, c.name, c.profile, c.picture, c.disabled, c.refresh_needed, c.in_between_steps, c.posting_times, c.default_settings`)
+  const from = sql.literal("FROM channels c LEFT JOIN customers cu ON cu.id = c.customer_id")
+  const select = sql`SELECT ${columns} ${from}`
   const list = SqlSchema.findAll({
     Request: Schema.Struct({ workspaceId: Schema.String, customerId: Schema.NullOr(Schema.String) }),
     Result: ChannelRow,
@@ -65,10 +65,7 @@ export const makeChannelsRepo = Effect.gen(function* () {
     Request: Schema.Struct({ workspaceId: Schema.String, ids: Schema.Array(Schema.String) }),
     Result: VersionedChannelRow,
     execute: ({ ids, workspaceId }) => sql`
-      SELECT c.id, c.workspace_id, c.customer_id, cu.name AS customer_name, cu.approval AS customer_approval,
-             c.network, c.name, c.profile, c.picture, c.disabled, c.refresh_needed, c.in_between_steps, c.posting_times, c.default_settings,
-             ${sql.literal(channelVersionSql)} AS version
-      FROM channels c LEFT JOIN customers cu ON cu.id = c.customer_id
+      SELECT ${columns}, ${sql.literal(channelVersionSql)} AS version ${from}
       WHERE c.workspace_id = ${workspaceId} AND c.id IN ${sql.in(ids)} AND c.deleted_at IS NULL`
   })
   /** Marks the channel disconnected; None when the workspace has no such channel. */
