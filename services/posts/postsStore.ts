@@ -536,10 +536,11 @@ export const makePostsStore = Effect.gen(function* () {
       const flags = rows[0]
       if (flags === undefined) return yield* Effect.dieMessage("the create statement answered no row")
       if (flags.went) yield* Outbox.track(written.outbox.map((o) => o.id))
-      // a command that committed before: went ahead (as far as the caller knows) and was not recorded
       type Created = { readonly keyTaken: boolean; readonly channelsChanged: boolean; readonly live: typeof live }
+      // refused before anything: the lease is another's, or a remembered channel changed;
+      // not fresh: a command that committed before went ahead (as far as the caller knows) and was not recorded
       const outcome: FencedOutcome<Created> = !flags.leaseHeld || !flags.current
-        ? { leaseHeld: flags.leaseHeld, wentAhead: false, recorded: false, value: { keyTaken: false, channelsChanged: true, live } }
+        ? { leaseHeld: flags.leaseHeld, wentAhead: false, recorded: false, value: { keyTaken: false, channelsChanged: flags.leaseHeld, live } }
         : flags.fresh
           ? { leaseHeld: true, wentAhead: flags.ahead, recorded: flags.went, value: { keyTaken: !flags.ahead, channelsChanged: false, live } }
           : { leaseHeld: true, wentAhead: true, recorded: false, value: { keyTaken: false, channelsChanged: false, live } }
