@@ -226,7 +226,7 @@ const main = async () => {
 
     // baseline: the same rows in one transaction per post, straight on Postgres
     const pool = new pg.Pool({ connectionString: world.databaseUrl, max: concurrency })
-    const { result: baseline, cpuMs: baselineCpu } = await cpuDuring({ Postgres: "postgres", "bench client": [process.pid] }, () => run(requests, async (i) => {
+    const baselinePost = (tag: string) => async (i: number) => {
       const t = tenants[i % workspaces]!
       const c = await pool.connect()
       try {
@@ -249,19 +249,25 @@ const main = async () => {
         await c.query("INSERT INTO post_activity (group_id, actor, action) VALUES ($1,'API','created')", [group])
         await c.query(
           "INSERT INTO idempotency_keys (workspace_id, key, request_hash, status_code, response) VALUES ($1,$2,'h',200,'[]')",
-          [t.workspaceId, `baseline-${i}`]
+          [t.workspaceId, `baseline-${tag}-${i}`]
         )
         await c.query("COMMIT")
       } finally {
         c.release()
       }
-    }))
+    }
+    const { result: baseline, cpuMs: baselineCpu } = await cpuDuring({ Postgres: "postgres", "bench client": [process.pid] }, () =>
+      run(requests, baselinePost("max"))
+    )
+    // the same paced run as the service's half-rate one: what Postgres itself adds to the tail at that rate
+    const baselineHalf = await runAt(paced, service.rps / 2, baselinePost("half"))
     await pool.end()
 
     console.log(`POST /posts benchmark: ${requests} requests over ${workspaces} workspaces, ${concurrency} in flight (${oneProcess ? "every service in one process, as npm start" : "gateway and actor host as processes"})`)
     console.log(`  service (HTTP → NATS → actor → Postgres): ${fmt(service)}`)
     console.log(`  service at half that rate (${paced} requests at ${(service.rps / 2).toFixed(0)} req/s): ${fmt(half)}`)
     console.log(`  baseline (same transaction on Postgres):  ${fmt(baseline)}`)
+    console.log(`  baseline at the service's half rate:      ${fmt(baselineHalf)}`)
     console.log(`  ratio service/baseline throughput: ${(service.rps / baseline.rps).toFixed(2)}; p50 latency ×${(service.p50 / baseline.p50).toFixed(1)}`)
     const perRequest = (cpu: Record<string, number>) => Object.entries(cpu).map(([k, ms]) => `${k} ${((ms * 1000) / requests).toFixed(0)}`).join(", ")
     console.log(`  CPU µs per request, service: ${perRequest(serviceCpu)}`)
