@@ -280,16 +280,17 @@ export class PostWriter extends Effect.Service<PostWriter>()("posts/PostWriter",
         const channelIds = given.entries.map((e) => e.channelId)
         const distinctIds = [...new Set(channelIds)]
         const known = remembered && oneStatement ? channelMemory.all(workspaceId, distinctIds) : undefined
-        const { channels, library } = yield* Effect.all(
-          {
-            channels:
-              known !== undefined
-                ? Effect.succeed(known)
-                : channelsRepo.findManyVersioned({ workspaceId, ids: distinctIds }).pipe(Effect.tap((read) => channelMemory.remember(read))),
-            library: mediaRepo.findMany(workspaceId, [...mediaIdsOf(given), ...byPath.values()])
-          },
-          { concurrency: "unbounded" }
-        )
+        const findLibrary = mediaRepo.findMany(workspaceId, [...mediaIdsOf(given), ...byPath.values()])
+        // remembered channels: nothing to read beside the media, so no fibers to fork for it
+        const { channels, library } = known !== undefined
+          ? { channels: known, library: yield* findLibrary }
+          : yield* Effect.all(
+              {
+                channels: channelsRepo.findManyVersioned({ workspaceId, ids: distinctIds }).pipe(Effect.tap((read) => channelMemory.remember(read))),
+                library: findLibrary
+              },
+              { concurrency: "unbounded" }
+            )
         const libraryById: ReadonlyMap<string, MediaForPost> = new Map(library.map((m) => [m.id, m]))
         // files given by path are their library items; settings a channel's connection
         // answers fill what the post leaves out (a Discord channel id)
