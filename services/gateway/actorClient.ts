@@ -1,5 +1,5 @@
-import { Context, Data, Duration, Effect, Layer, Option, Schedule, Schema } from "effect"
-import { ErrorCode, headers as natsHeaders, NatsError } from "nats"
+import { Context, Duration, Effect, Layer, Option, Schedule, Schema } from "effect"
+import { headers as natsHeaders } from "nats"
 import type { Principal } from "../../domain/roles.js"
 import { shardOf } from "../../domain/shards.js"
 import { ActorEnvelopeJson, ActorReplyJson, ActorRequestJson, INLINE_PAYLOAD_BYTES, type ActorCommand } from "../../protocol/actors.js"
@@ -7,11 +7,8 @@ import { ActorPayloads } from "../platform/actorPayloads.js"
 import { AppConfig } from "../platform/config.js"
 import { Nats } from "../platform/nats.js"
 import { currentTraceparent } from "../platform/tracing.js"
+import { makeActorRequests, NoAnswer, NoOwner } from "./actorRequests.js"
 
-/** Nobody took the command, or its host said it no longer owns the shard: nothing ran. */
-class NoOwner extends Data.TaggedError("NoOwner") {}
-/** The command was taken but not answered in time (its host may have died or paused). */
-class NoAnswer extends Data.TaggedError("NoAnswer") {}
 
 const encodeEnvelope = Schema.encode(ActorEnvelopeJson)
 const encodeRequest = Schema.encode(ActorRequestJson)
@@ -38,10 +35,11 @@ export class ActorClient extends Context.Tag("ActorClient")<ActorClient, ActorCl
  * (it may have run: the copy is answered from the record) are all asked again until an
  * owner answers. Commands and answers over a NATS message's size travel by reference.
  */
-export const ActorClientLive = Layer.effect(
+export const ActorClientLive = Layer.scoped(
   ActorClient,
   Effect.gen(function* () {
     const nats = yield* Nats
+    const requests = yield* makeActorRequests(nats.connection)
     const config = yield* AppConfig
     const payloads = yield* ActorPayloads
     const send = <A, I, E, EI>(principal: Principal, command: Command<A, I, E, EI>) =>
@@ -64,15 +62,7 @@ export const ActorClientLive = Layer.effect(
           const traceparent = yield* currentTraceparent
           const headers = traceparent === null ? undefined : natsHeaders()
           headers?.set("traceparent", traceparent ?? "")
-          const msg = yield* Effect.tryPromise({
-            try: () => nats.connection.request(subject, payload, { timeout: ATTEMPT_MS, ...(headers === undefined ? {} : { headers }) }),
-            catch: (e) =>
-              e instanceof NatsError && e.code === ErrorCode.NoResponders
-                ? new NoOwner()
-                : e instanceof NatsError && e.code === ErrorCode.Timeout
-                  ? new NoAnswer()
-                  : e
-          })
+          const msg = yield* requests.request(subject, payload, headers, ATTEMPT_MS)
           const reply = yield* decodeReply(msg.string()).pipe(Effect.orDie)
           switch (reply._tag) {
             case "NotOwner":
