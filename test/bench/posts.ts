@@ -188,8 +188,8 @@ const main = async () => {
     // warm-up: JIT, connection pools, shard subscriptions
     await drive("warm", warmup, { type: "draft" })
     const parts: Record<string, ReadonlyArray<number> | string> = oneProcess
-      ? { "service (one process)": [gateway.pid], Postgres: "postgres", NATS: "nats-server", "bench client": [process.pid] }
-      : { gateway: [gateway.pid], "actor host": [actors.pid], Postgres: "postgres", NATS: "nats-server", "bench client": [process.pid] }
+      ? { "service (one process)": [gateway.pid], Postgres: "postgres", NATS: "nats-server", Redis: "redis-server", "bench client": [process.pid] }
+      : { gateway: [gateway.pid], "actor host": [actors.pid], Postgres: "postgres", NATS: "nats-server", Redis: "redis-server", "bench client": [process.pid] }
     const { result: service, cpuMs: serviceCpu } = await cpuDuring(parts, () => drive("max", requests))
     // the half-rate run: evenly spaced sends on kept-alive connections
     const agent = new Agent({ keepAlive: true, maxSockets: concurrency })
