@@ -8,6 +8,8 @@ export class NoAnswer extends Data.TaggedError("NoAnswer") {}
 
 export interface ActorRequests {
   readonly request: (subject: string, payload: string, headers: MsgHdrs | undefined, timeoutMs: number) => Effect.Effect<Msg, NoOwner | NoAnswer>
+  /** Requests sent and not answered, timed out or given up yet. */
+  readonly waiting: () => number
 }
 
 /**
@@ -60,7 +62,8 @@ export const makeActorRequests = (connection: NatsConnection) =>
               clearTimeout(timer)
               waiting.delete(token)
             })
-          })
+          }),
+        waiting: () => waiting.size
       }
       return { requests, subscription }
     }),
