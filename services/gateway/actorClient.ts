@@ -9,7 +9,6 @@ import { Nats } from "../platform/nats.js"
 import { currentTraceparent } from "../platform/tracing.js"
 import { makeActorRequests, NoAnswer, NoOwner } from "./actorRequests.js"
 
-
 const encodeEnvelope = Schema.encode(ActorEnvelopeJson)
 const encodeRequest = Schema.encode(ActorRequestJson)
 const decodeReply = Schema.decodeUnknown(ActorReplyJson)
