@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Exit, type Scope } from "effect"
-import { connect, createInbox, type NatsConnection } from "nats"
+import { Effect, Exit } from "effect"
+import { connect, createInbox } from "nats"
 import { makeActorRequests, NoAnswer, NoOwner } from "../../services/gateway/actorRequests.js"
 import { urlsFromEnv } from "../support/servers.js"
 
@@ -9,77 +9,71 @@ import { urlsFromEnv } from "../support/servers.js"
  * real NATS server: what the retry of actorClient.ts decides on. NoOwner means nothing ran
  * (ask again at once), NoAnswer that it may have run (ask again with the same command id).
  */
-const withConnection = <A, E>(use: (nc: NatsConnection) => Effect.Effect<A, E, Scope.Scope>) =>
-  Effect.acquireUseRelease(
-    Effect.promise(() => connect({ servers: urlsFromEnv().natsUrl.split(",") })),
-    use,
-    (nc) => Effect.promise(() => nc.close())
-  )
+const natsConnection = Effect.acquireRelease(
+  Effect.promise(() => connect({ servers: urlsFromEnv().natsUrl.split(",") })),
+  (nc) => Effect.promise(() => nc.close())
+)
 
 describe("actor requests on the gateway's own inbox", () => {
   it.scopedLive("an answer comes back to the request that asked, each to its own", () =>
-    withConnection((nc) =>
-      Effect.gen(function* () {
-        const subject = `test.actorRequests.${createInbox()}`
-        nc.subscribe(subject, { callback: (_e, msg) => setTimeout(() => msg.respond(`re:${msg.string()}`), Number(msg.string()) % 7) })
-        yield* Effect.promise(() => nc.flush())
-        const requests = yield* makeActorRequests(nc)
-        const answers = yield* Effect.forEach(
-          Array.from({ length: 50 }, (_, i) => String(i)),
-          (payload) => requests.request(subject, payload, undefined, 2_000).pipe(Effect.map((msg) => msg.string())),
-          { concurrency: "unbounded" }
-        )
-        expect(answers).toEqual(Array.from({ length: 50 }, (_, i) => `re:${i}`))
-      })
-    )
+    Effect.gen(function* () {
+      const nc = yield* natsConnection
+      const subject = `test.actorRequests.${createInbox()}`
+      nc.subscribe(subject, { callback: (_e, msg) => setTimeout(() => msg.respond(`re:${msg.string()}`), Number(msg.string()) % 7) })
+      yield* Effect.promise(() => nc.flush())
+      const requests = yield* makeActorRequests(nc)
+      const answers = yield* Effect.forEach(
+        Array.from({ length: 50 }, (_, i) => String(i)),
+        (payload) => requests.request(subject, payload, undefined, 2_000).pipe(Effect.map((msg) => msg.string())),
+        { concurrency: "unbounded" }
+      )
+      expect(answers).toEqual(Array.from({ length: 50 }, (_, i) => `re:${i}`))
+    })
   )
 
   it.scopedLive("nobody subscribed: NoOwner at once (the server's no-responders status), not after the timeout", () =>
-    withConnection((nc) =>
-      Effect.gen(function* () {
-        const requests = yield* makeActorRequests(nc)
-        const started = Date.now()
-        const exit = yield* Effect.exit(requests.request(`test.actorRequests.${createInbox()}`, "x", undefined, 5_000))
-        expect(exit).toEqual(Exit.fail(new NoOwner()))
-        expect(Date.now() - started).toBeLessThan(4_000)
-      })
-    )
+    Effect.gen(function* () {
+      const nc = yield* natsConnection
+      const requests = yield* makeActorRequests(nc)
+      const started = Date.now()
+      const exit = yield* Effect.exit(requests.request(`test.actorRequests.${createInbox()}`, "x", undefined, 5_000))
+      expect(exit).toEqual(Exit.fail(new NoOwner()))
+      expect(Date.now() - started).toBeLessThan(4_000)
+    })
   )
 
   it.scopedLive("taken but never answered: NoAnswer after the timeout; an answer that comes later is dropped", () =>
-    withConnection((nc) =>
-      Effect.gen(function* () {
-        const subject = `test.actorRequests.${createInbox()}`
-        const late: Array<() => void> = []
-        nc.subscribe(subject, { callback: (_e, msg) => late.push(() => msg.respond(`late:${msg.string()}`)) })
-        yield* Effect.promise(() => nc.flush())
-        const requests = yield* makeActorRequests(nc)
-        const exit = yield* Effect.exit(requests.request(subject, "slow", undefined, 300))
-        expect(exit).toEqual(Exit.fail(new NoAnswer()))
-        expect(requests.waiting()).toBe(0)
-        // the late answer reaches the inbox and is ignored; the next request gets its own answer
-        for (const answer of late.splice(0)) answer()
-        nc.subscribe(`${subject}.next`, { callback: (_e, msg) => msg.respond("fresh") })
-        yield* Effect.promise(() => nc.flush())
-        const next = yield* requests.request(`${subject}.next`, "x", undefined, 2_000)
-        expect(next.string()).toBe("fresh")
-      })
-    )
+    Effect.gen(function* () {
+      const nc = yield* natsConnection
+      const subject = `test.actorRequests.${createInbox()}`
+      const late: Array<() => void> = []
+      nc.subscribe(subject, { callback: (_e, msg) => late.push(() => msg.respond(`late:${msg.string()}`)) })
+      yield* Effect.promise(() => nc.flush())
+      const requests = yield* makeActorRequests(nc)
+      const exit = yield* Effect.exit(requests.request(subject, "slow", undefined, 300))
+      expect(exit).toEqual(Exit.fail(new NoAnswer()))
+      expect(requests.waiting()).toBe(0)
+      // the late answer reaches the inbox and is ignored; the next request gets its own answer
+      for (const answer of late.splice(0)) answer()
+      nc.subscribe(`${subject}.next`, { callback: (_e, msg) => msg.respond("fresh") })
+      yield* Effect.promise(() => nc.flush())
+      const next = yield* requests.request(`${subject}.next`, "x", undefined, 2_000)
+      expect(next.string()).toBe("fresh")
+    })
   )
 
   it.scopedLive("a request given up (interrupted) leaves nothing waiting", () =>
-    withConnection((nc) =>
-      Effect.gen(function* () {
-        const subject = `test.actorRequests.${createInbox()}`
-        nc.subscribe(subject, { callback: () => undefined })
-        yield* Effect.promise(() => nc.flush())
-        const requests = yield* makeActorRequests(nc)
-        const started = Date.now()
-        const exit = yield* Effect.exit(requests.request(subject, "x", undefined, 10_000).pipe(Effect.timeout("200 millis")))
-        expect(Exit.isFailure(exit)).toBe(true)
-        expect(Date.now() - started).toBeLessThan(5_000)
-        expect(requests.waiting()).toBe(0)
-      })
-    )
+    Effect.gen(function* () {
+      const nc = yield* natsConnection
+      const subject = `test.actorRequests.${createInbox()}`
+      nc.subscribe(subject, { callback: () => undefined })
+      yield* Effect.promise(() => nc.flush())
+      const requests = yield* makeActorRequests(nc)
+      const started = Date.now()
+      const exit = yield* Effect.exit(requests.request(subject, "x", undefined, 10_000).pipe(Effect.timeout("200 millis")))
+      expect(Exit.isFailure(exit)).toBe(true)
+      expect(Date.now() - started).toBeLessThan(5_000)
+      expect(requests.waiting()).toBe(0)
+    })
   )
 })
