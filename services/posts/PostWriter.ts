@@ -275,7 +275,7 @@ export class PostWriter extends Effect.Service<PostWriter>()("posts/PostWriter",
         const byPath = new Map(Object.entries(command.mediaByPath))
         // the channels and media the body names, in this workspace only, read together
         const given = yield* normalizePostBody(command.body, now)
-        // a new post without tags: one statement (services/posts/postsStore.ts createPostSql)
+        // a new post without tags: one statement (services/posts/createPostStatement.ts)
         const oneStatement = given.groupId === null && given.tags.length === 0
         const channelIds = given.entries.map((e) => e.channelId)
         const distinctIds = [...new Set(channelIds)]

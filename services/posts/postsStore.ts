@@ -7,8 +7,8 @@ import { IDEMPOTENCY_TTL_MS } from "../../domain/idempotency.js"
 import { AppConfig } from "../platform/config.js"
 import * as Outbox from "../platform/outbox.js"
 import { currentTraceparent } from "../platform/tracing.js"
-import { PgPool, runPrepared } from "../platform/preparedStatements.js"
-import { channelVersionSql } from "../repos/channelsRepo.js"
+import { PgPool } from "../platform/preparedStatements.js"
+import { makeCreatePostBatches } from "./createPostStatement.js"
 import type { Fence, FencedOutcome } from "../platform/transactions.js"
 import { approvalEvent, isApprovalEvent, isPublishingEvent, publishingEvent } from "./postEvents.js"
 import { shareUrl, postRow, wholePost } from "./render.js"
@@ -54,93 +54,9 @@ const decodeStoredItems = Schema.decodeUnknown(Schema.Array(StoredItemRow))
 const decodeShared = Schema.decodeUnknown(Schema.Array(SharedPostRow))
 const decodeGroupChannels = Schema.decodeUnknown(Schema.Array(GroupChannelsRow))
 
-/**
- * A new post in ONE statement, committed by itself (no BEGIN/COMMIT): the lease's epoch
- * (row locked FOR SHARE: a new owner's claim waits for this statement, and after the claim
- * it finds no row), the Idempotency-Key record, the command's record, the group, its channel
- * posts, items, activity, outbox rows and notifications. Every write hangs on the link
- * before it (held → current → fresh → kept → recorded → go), so a refusal anywhere writes
- * nothing: the lease is another's; a channel changed since the rules were checked against
- * a remembered row ($17, versions as channelVersionSql; null: read just now, not checked);
- * the command committed before (fresh); a live record of the key
- * is another owner's (kept). A command that committed before kept its key too, so `recorded`
- * cannot fail after `kept` wrote: its conflict is caught by `fresh` or `kept` first.
- * The rows travel as JSON parameters: the text is the same for every post. $16 is the
- * request's trace (null with tracing off), which the transaction path leaves to the columns'
- * default (app.trace_parent, set by the fence check). Prepared once per connection
- * (runPrepared): planning this statement cost Postgres more than running it.
- */
-const createPostSql = `
-WITH fence AS (
-  SELECT 1 FROM shard_fences WHERE shard = $1::int AND epoch = $2::bigint FOR SHARE
-), held AS (
-  SELECT 1 AS ok WHERE $1::int IS NULL OR EXISTS (SELECT 1 FROM fence)
-), current AS (
-  SELECT 1 AS ok FROM held
-  WHERE $17::text[] IS NULL OR (
-    SELECT count(*) FROM channels c LEFT JOIN customers cu ON cu.id = c.customer_id
-    WHERE c.workspace_id = $4::uuid AND c.id = ANY(SELECT split_part(v, '@', 1)::uuid FROM unnest($17::text[]) AS v)
-      AND c.deleted_at IS NULL AND (${channelVersionSql}) = ANY($17::text[])
-  ) = cardinality($17::text[])
-), fresh AS (
-  SELECT 1 AS ok FROM current
-  WHERE $3::uuid IS NULL OR NOT EXISTS (SELECT 1 FROM command_log WHERE workspace_id = $4::uuid AND command_id = $3::uuid)
-), kept AS (
-  INSERT INTO idempotency_keys (workspace_id, key, request_hash, status_code, response)
-  SELECT $4::uuid, $5::text, $6::text, 200, $7::json FROM fresh WHERE $5::text IS NOT NULL
-  ON CONFLICT (workspace_id, key) DO UPDATE SET request_hash = EXCLUDED.request_hash, status_code = EXCLUDED.status_code,
-    response = EXCLUDED.response, created_at = now()
-  WHERE idempotency_keys.created_at <= $8::timestamptz
-  RETURNING 1 AS ok
-), ahead AS (
-  SELECT 1 AS ok FROM fresh WHERE $5::text IS NULL OR EXISTS (SELECT 1 FROM kept)
-), recorded AS (
-  INSERT INTO command_log (workspace_id, command_id, answer)
-  SELECT $4::uuid, $3::uuid, $9::json FROM ahead WHERE $3::uuid IS NOT NULL
-  ON CONFLICT DO NOTHING RETURNING 1 AS ok
-), go AS (
-  SELECT 1 AS ok FROM ahead WHERE $3::uuid IS NULL OR EXISTS (SELECT 1 FROM recorded)
-), grp AS (
-  INSERT INTO post_groups (id, workspace_id, status, approval_status, publish_at, repeat_days, short_link, creation_method, author, share_token)
-  SELECT g.id, g.workspace_id, g.status, g.approval_status, g.publish_at, g.repeat_days, g.short_link, g.creation_method, g.author, g.share_token
-  FROM go, jsonb_to_record($10::jsonb) AS g(id uuid, workspace_id uuid, status text, approval_status text, publish_at timestamptz,
-    repeat_days int, short_link boolean, creation_method text, author text, share_token text)
-  RETURNING 1
-), channel_posts AS (
-  INSERT INTO posts (id, group_id, workspace_id, channel_id, ordinal, status, settings, publish_date)
-  SELECT r.id, r.group_id, r.workspace_id, r.channel_id, r.ordinal, r.status, r.settings, r.publish_date
-  FROM go, jsonb_to_recordset($11::jsonb) AS r(id uuid, group_id uuid, workspace_id uuid, channel_id uuid, ordinal int, status text,
-    settings jsonb, publish_date timestamptz)
-  RETURNING 1
-), items AS (
-  INSERT INTO post_items (id, post_id, workspace_id, position, content, media, delay_minutes, status, due_at, trace_parent)
-  SELECT r.id, r.post_id, r.workspace_id, r.position, r.content, r.media, r.delay_minutes, r.status, r.due_at, $16::text
-  FROM go, jsonb_to_recordset($12::jsonb) AS r(id uuid, post_id uuid, workspace_id uuid, position int, content text, media jsonb,
-    delay_minutes int, status text, due_at timestamptz)
-  RETURNING 1
-), activity AS (
-  INSERT INTO post_activity (group_id, actor, action, detail)
-  SELECT r.group_id, r.actor, r.action, r.detail FROM go, jsonb_to_recordset($13::jsonb) AS r(group_id uuid, actor text, action text, detail text)
-  RETURNING 1
-), events AS (
-  INSERT INTO outbox (id, workspace_id, event, data, trace_parent)
-  SELECT r.id, r.workspace_id, r.event, r.data, $16::text FROM go, jsonb_to_recordset($14::jsonb) AS r(id uuid, workspace_id uuid, event text, data jsonb)
-  RETURNING 1
-), notes AS (
-  INSERT INTO notifications (id, workspace_id, type, title, body, link)
-  SELECT r.id, r.workspace_id, r.type, r.title, r.body, r.link
-  FROM go, jsonb_to_recordset($15::jsonb) AS r(id uuid, workspace_id uuid, type text, title text, body text, link text)
-  RETURNING 1
-)
-SELECT EXISTS (SELECT 1 FROM held) AS lease_held, EXISTS (SELECT 1 FROM current) AS current, EXISTS (SELECT 1 FROM fresh) AS fresh,
-  EXISTS (SELECT 1 FROM ahead) AS ahead, EXISTS (SELECT 1 FROM go) AS went`
-
-const CreatedFlags = Schema.Struct({ leaseHeld: Schema.Boolean, current: Schema.Boolean, fresh: Schema.Boolean, ahead: Schema.Boolean, went: Schema.Boolean })
-const decodeCreatedFlags = Schema.decodeUnknown(Schema.Array(CreatedFlags))
-
 export const makePostsStore = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
-  const prepared = runPrepared(yield* PgPool)
+  const createPosts = makeCreatePostBatches(yield* PgPool)
   const { publicUrl } = yield* AppConfig
 
   const selectPosts = (workspaceId: string, groupIds: ReadonlyArray<string>) =>
@@ -434,9 +350,10 @@ export const makePostsStore = Effect.gen(function* () {
     })
 
   /**
-   * POST /posts of a new post without tags, in one round trip (createPostSql): what
-   * applyStep writes for a new group, plus the key's record, checked and recorded under the
-   * fence. `keyTaken` (nothing written): a live record of the key is another owner's.
+   * POST /posts of a new post without tags, in one statement (createPostStatement.ts),
+   * which it shares with the other posts this process writes meanwhile (group commit):
+   * what applyStep writes for a new group, plus the key's record, checked and recorded
+   * under the fence. `keyTaken` (nothing written): a live record of the key is another owner's.
    */
   const createInOneStatement = (input: {
     readonly fence: Fence
@@ -503,38 +420,36 @@ export const makePostsStore = Effect.gen(function* () {
       const { commandAnswer, keyResponse } = input.answer(live)
       const { command, lease } = input.fence
       const traceParent = yield* currentTraceparent
-      const rows = yield* prepared("create_post_v2", createPostSql, [
-          lease?.shard ?? null,
-          lease?.epoch ?? null,
-          command?.commandId ?? null,
-          workspaceId,
-          input.key?.key ?? null,
-          input.key?.requestHash ?? null,
-          input.key === null ? null : JSON.stringify(keyResponse),
-          input.key === null ? null : new Date(input.key.now.getTime() - IDEMPOTENCY_TTL_MS),
-          command === null ? null : JSON.stringify(commandAnswer ?? null),
-          JSON.stringify({
-            id: groupId,
-            workspace_id: workspaceId,
-            status: step.status,
-            approval_status: step.approval,
-            publish_at: step.publishAt,
-            repeat_days: input.fields.repeatDays,
-            short_link: input.fields.shortLink,
-            creation_method: input.fields.creationMethod,
-            author: input.fields.author,
-            share_token: input.shareToken
-          }),
-          JSON.stringify(posts),
-          JSON.stringify(items),
-          JSON.stringify(step.activity.map((a) => ({ group_id: groupId, actor: a.actor, action: a.action, detail: a.detail }))),
-          JSON.stringify(written.outbox.map((o) => ({ id: o.id, workspace_id: o.workspaceId, event: o.event, data: o.data }))),
-          JSON.stringify(written.notifications.map((n) => ({ id: n.id, workspace_id: n.workspaceId, type: n.type, title: n.title, body: n.body, link: n.link }))),
-          traceParent,
-          input.channelVersions
-        ]).pipe(Effect.flatMap(decodeCreatedFlags))
-      const flags = rows[0]
-      if (flags === undefined) return yield* Effect.dieMessage("the create statement answered no row")
+      const flags = yield* createPosts.submit([
+        lease?.shard ?? null,
+        lease?.epoch ?? null,
+        command?.commandId ?? null,
+        workspaceId,
+        input.key?.key ?? null,
+        input.key?.requestHash ?? null,
+        input.key === null ? null : JSON.stringify(keyResponse),
+        input.key === null ? null : new Date(input.key.now.getTime() - IDEMPOTENCY_TTL_MS),
+        command === null ? null : JSON.stringify(commandAnswer ?? null),
+        {
+          id: groupId,
+          workspace_id: workspaceId,
+          status: step.status,
+          approval_status: step.approval,
+          publish_at: step.publishAt,
+          repeat_days: input.fields.repeatDays,
+          short_link: input.fields.shortLink,
+          creation_method: input.fields.creationMethod,
+          author: input.fields.author,
+          share_token: input.shareToken
+        },
+        posts,
+        items,
+        step.activity.map((a) => ({ group_id: groupId, actor: a.actor, action: a.action, detail: a.detail })),
+        written.outbox.map((o) => ({ id: o.id, workspace_id: o.workspaceId, event: o.event, data: o.data })),
+        written.notifications.map((n) => ({ id: n.id, workspace_id: n.workspaceId, type: n.type, title: n.title, body: n.body, link: n.link })),
+        traceParent,
+        input.channelVersions
+      ])
       if (flags.went) yield* Outbox.track(written.outbox.map((o) => o.id))
       type Created = { readonly keyTaken: boolean; readonly channelsChanged: boolean; readonly live: typeof live }
       // refused before anything: the lease is another's, or a remembered channel changed;

@@ -11,9 +11,11 @@ import { createWorld, startServices, type RunningServices, type TestWorld } from
 import { withDb } from "../support/tokens.js"
 
 /**
- * A new post is written in ONE statement (services/posts/postsStore.ts createPostSql): the
+ * A new post is written in ONE statement (services/posts/createPostStatement.ts): the
  * fence, the Idempotency-Key record, the command record and every row of the post commit
- * together or not at all. Each refusal below must leave no row of any kind behind.
+ * together or not at all. Each refusal below must leave no row of any kind behind. Posts
+ * written meanwhile share a statement and its commit (group commit), and each still
+ * commits or not on its own.
  */
 
 let world: TestWorld
@@ -37,29 +39,40 @@ const Stores = Layer.merge(PostsStore.Live, FenceStore.Live)
 const run = <A, E>(effect: Effect.Effect<A, E, PostsStore | FenceStore | SqlClient.SqlClient>) =>
   sys.runtime.runPromise(effect.pipe(Effect.provide(Stores)) as Effect.Effect<A, E, SqlClient.SqlClient>)
 
-/** Writes a post named `marker` (type review: its approval.requested event goes to the outbox). */
-const write = (marker: string, fence: Fence, key: string | null, channelVersions: ReadonlyArray<string> | null = null) => {
+/** Writes a post named `marker` (type review: its approval.requested event goes to the outbox) with `store`. */
+const writeWith = (
+  store: PostsStore["Type"],
+  marker: string,
+  fence: Fence,
+  key: string | null,
+  channelVersions: ReadonlyArray<string> | null = null,
+  channel: string = channelId
+) => {
   const now = new Date()
-  const step = create({ type: "review", date: new Date(now.getTime() + 3600_000), now, channelIds: [channelId], approvalRequired: false, actor: "API" })
+  const step = create({ type: "review", date: new Date(now.getTime() + 3600_000), now, channelIds: [channel], approvalRequired: false, actor: "API" })
   const collector = { rowIds: new Array<string>() }
-  return run(
-    Effect.flatMap(PostsStore, (store) =>
-      store.createInOneStatement({
-        fence,
-        workspaceId,
-        groupId: crypto.randomUUID(),
-        shareToken: crypto.randomUUID(),
-        fields: { repeatDays: null, shortLink: false, creationMethod: "api", author: "API" },
-        step,
-        entries: new Map([[channelId, { settings: {}, items: [{ content: marker, media: [], delay: 0 }, { content: `${marker} (2)`, media: [], delay: 5 }] }]]),
-        channelNames: new Map([[channelId, "One statement"]]),
-        channelVersions,
-        key: key === null ? null : { key, requestHash: `hash of ${marker}`, now },
-        answer: (live) => ({ keyResponse: live, commandAnswer: { statusCode: 200, body: live, replayed: false } })
-      })
-    ).pipe(Effect.provideService(OutboxTransaction, collector))
-  ).then((outcome) => ({ outcome, tracked: collector.rowIds }))
+  return store
+    .createInOneStatement({
+      fence,
+      workspaceId,
+      groupId: crypto.randomUUID(),
+      shareToken: crypto.randomUUID(),
+      fields: { repeatDays: null, shortLink: false, creationMethod: "api", author: "API" },
+      step,
+      entries: new Map([[channel, { settings: {}, items: [{ content: marker, media: [], delay: 0 }, { content: `${marker} (2)`, media: [], delay: 5 }] }]]),
+      channelNames: new Map([[channel, "One statement"]]),
+      channelVersions,
+      key: key === null ? null : { key, requestHash: `hash of ${marker}`, now },
+      answer: (live) => ({ keyResponse: live, commandAnswer: { statusCode: 200, body: live, replayed: false } })
+    })
+    .pipe(
+      Effect.map((outcome) => ({ outcome, tracked: collector.rowIds })),
+      Effect.provideService(OutboxTransaction, collector)
+    )
 }
+
+const write = (marker: string, fence: Fence, key: string | null, channelVersions: ReadonlyArray<string> | null = null) =>
+  run(Effect.flatMap(PostsStore, (store) => writeWith(store, marker, fence, key, channelVersions)))
 
 /** Every row a create writes, counted for one post's content (and its key and command). */
 const rowsOf = (marker: string, key: string | null, commandId: string | null) =>
@@ -151,5 +164,48 @@ describe("POST /posts of a new post: one statement, all or nothing", () => {
     const { outcome } = await write("their channel", { lease: null, command: null }, null, [theirVersion])
     expect(outcome.value.channelsChanged).toBe(true)
     expect(await rowsOf("their channel", null, null)).toEqual(nothing)
+  })
+  /** The transactions that wrote the groups of these posts (a row's xmin). */
+  const transactionsOf = (markers: ReadonlyArray<string>) =>
+    withDb(world, async (c) =>
+      (await c.query(
+        `SELECT count(DISTINCT g.xmin::text)::int AS n FROM post_groups g JOIN posts p ON p.group_id = g.id JOIN post_items i ON i.post_id = p.id WHERE i.content = ANY($1)`,
+        [markers]
+      )).rows[0].n as number
+    )
+
+  it("posts written meanwhile go in one statement and one commit, each with all its rows and its own record", async () => {
+    const markers = ["together 1", "together 2", "together 3", "together 4", "together 5"]
+    const commands = markers.map(() => ({ workspaceId, commandId: crypto.randomUUID() }))
+    const written = await run(
+      Effect.flatMap(PostsStore, (store) =>
+        Effect.all(markers.map((m, i) => writeWith(store, m, { lease: null, command: commands[i]! }, `key-${m}`)), { concurrency: "unbounded" })
+      )
+    )
+    for (const { outcome } of written) expect(outcome).toMatchObject({ leaseHeld: true, wentAhead: true, recorded: true })
+    for (const [i, m] of markers.entries()) expect(await rowsOf(m, `key-${m}`, commands[i]!.commandId)).toEqual({ groups: 1, items: 2, activity: 1, outbox: 1, keys: 1, commands: 1 })
+    expect(await transactionsOf(markers)).toBe(1)
+  })
+
+  it("a post Postgres refuses fails alone: the posts written with it are written, and nothing of it", async () => {
+    const markers = ["beside a bad one 1", "beside a bad one 2", "beside a bad one 3"]
+    const commands = markers.map(() => ({ workspaceId, commandId: crypto.randomUUID() }))
+    const bad = { workspaceId, commandId: crypto.randomUUID() }
+    const [refused, ...written] = await run(
+      Effect.flatMap(PostsStore, (store) =>
+        Effect.all(
+          [
+            // a channel that does not exist: the posts row breaks its foreign key
+            writeWith(store, "refused by Postgres", { lease: null, command: bad }, "key-refused", null, crypto.randomUUID()).pipe(Effect.flip),
+            ...markers.map((m, i) => writeWith(store, m, { lease: null, command: commands[i]! }, `key-${m}`))
+          ],
+          { concurrency: "unbounded" }
+        )
+      )
+    )
+    expect(refused).toMatchObject({ _tag: "SqlError" })
+    expect(await rowsOf("refused by Postgres", "key-refused", bad.commandId)).toEqual(nothing)
+    for (const w of written) expect(w).toMatchObject({ outcome: { leaseHeld: true, wentAhead: true, recorded: true } })
+    for (const [i, m] of markers.entries()) expect(await rowsOf(m, `key-${m}`, commands[i]!.commandId)).toEqual({ groups: 1, items: 2, activity: 1, outbox: 1, keys: 1, commands: 1 })
   })
 })
