@@ -13,7 +13,7 @@ export const RedisLive = Layer.scoped(
     return yield* Effect.acquireRelease(
       Effect.tryPromise({
         try: async () => {
-          const client = new IORedis(config.redisUrl, { lazyConnect: true, maxRetriesPerRequest: 2, enableOfflineQueue: true })
+          const client = new IORedis(config.redisUrl, { lazyConnect: true, maxRetriesPerRequest: 2, enableOfflineQueue: true, enableAutoPipelining: true })
           client.on("error", () => undefined) // reconnects on its own; readiness reports the state
           try {
             await client.connect()
