@@ -116,7 +116,7 @@ FROM jsonb_array_elements($1::jsonb) WITH ORDINALITY AS a(p, n),
     CASE WHEN jsonb_typeof(a.p->16) = 'array' THEN ARRAY(SELECT jsonb_array_elements_text(a.p->16)) END) AS r`
 
 /** What one post's statement reports (createPostSql's last SELECT). */
-export const CreatedFlags = Schema.Struct({ leaseHeld: Schema.Boolean, current: Schema.Boolean, fresh: Schema.Boolean, ahead: Schema.Boolean, went: Schema.Boolean })
+const CreatedFlags = Schema.Struct({ leaseHeld: Schema.Boolean, current: Schema.Boolean, fresh: Schema.Boolean, ahead: Schema.Boolean, went: Schema.Boolean })
 export type CreatedFlags = typeof CreatedFlags.Type
 const decodeBatchRows = Schema.decodeUnknownSync(Schema.Array(Schema.Struct({ n: Schema.Number, ...CreatedFlags.fields })))
 
