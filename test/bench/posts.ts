@@ -27,6 +27,7 @@ import { makeAdminOperations } from "../../services/admin/operations.js"
 import { processGroup, type ServiceProcess } from "../support/processes.js"
 import { createWorld, infrastructure } from "../support/system.js"
 import { cpuDuring } from "./support/cpuTime.js"
+import { npmStartNodeFlags } from "./support/npmStart.js"
 import { runBench } from "./support/runBench.js"
 
 const workspaces = Number(process.env["BENCH_WORKSPACES"] ?? 100)
@@ -113,7 +114,7 @@ const main = async () => {
       console.log("building (npm run build) …")
       execFileSync("npm", ["run", "-s", "build"], { stdio: "inherit" })
       const service = await group.start(world, [], {
-        nodeArgs: [...profile, "--enable-source-maps", "dist/services/main.js"], // as npm start runs it
+        nodeArgs: [...profile, ...npmStartNodeFlags(), "dist/services/main.js"], // as npm start runs it
         env: { SEED_DEMO: "false" },
         ready: /all services up/,
         label: "service"
@@ -123,8 +124,8 @@ const main = async () => {
       actors = gateway = service
       sys = { url: `http://127.0.0.1:${port}` }
     } else {
-      actors = await group.start(world, ["actors"], { nodeOptions: [...profile, ...(countQueries ? ["--import", "./test/bench/queryCounter.mjs"] : [])] })
-      gateway = await group.start(world, ["gateway"], { nodeOptions: profile })
+      actors = await group.start(world, ["actors"], { nodeOptions: [...profile, ...npmStartNodeFlags(), ...(countQueries ? ["--import", "./test/bench/queryCounter.mjs"] : [])] })
+      gateway = await group.start(world, ["gateway"], { nodeOptions: [...profile, ...npmStartNodeFlags()] })
       sys = { url: `http://127.0.0.1:${gateway.id.replace("port ", "")}` }
     }
     const tenants = await Promise.all(

@@ -21,6 +21,7 @@ import { processGroup } from "../support/processes.js"
 import { urlsFromEnv } from "../support/servers.js"
 import { createWorld, infrastructure } from "../support/system.js"
 import { cpuTicks } from "./support/cpuTime.js"
+import { npmStartNodeFlags } from "./support/npmStart.js"
 import { runBench } from "./support/runBench.js"
 
 const seconds = Number(process.env["BENCH_SECONDS"] ?? 8)
@@ -88,7 +89,7 @@ const main = async () => {
     const profileDir = process.env["BENCH_CPU_PROF"]
     const startService = async (env: Record<string, string>, profile = false) => {
       const service = await group.start(world, [], {
-        nodeArgs: [...(profile && profileDir !== undefined ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] : []), "--enable-source-maps", "dist/services/main.js"], // as npm start runs it
+        nodeArgs: [...(profile && profileDir !== undefined ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] : []), ...npmStartNodeFlags(), "dist/services/main.js"], // as npm start runs it
         env: { SEED_DEMO: "false", ...env },
         ready: /all services up/,
         label: "service"
