@@ -10,14 +10,16 @@ import { LoggingLive } from "./platform/logging.js"
 import { TracingLive } from "./platform/tracing.js"
 import { NatsLive } from "./platform/nats.js"
 import { RedisLive } from "./platform/redis.js"
+import { serveUntilStopped, serviceThreadData, startServiceThread } from "./platform/serviceThread.js"
 import { PublisherLive } from "./publisher/main.js"
 import { SchedulerLive } from "./scheduler/main.js"
 import { WebhooksLive } from "./webhooks/main.js"
 
 /**
  * Runs any subset of the five services in one process:
- *   node dist/services/main.js                 all of them (npm start builds dist/ first)
- *   node dist/services/main.js gateway actors  just these (tsx services/main.ts … in development)
+ *   node dist/services/main.js                 all of them (npm start builds dist/ first): the
+ *                                              gateway on this thread, the others on a worker thread
+ *   node dist/services/main.js gateway actors  just these, on this thread (tsx services/main.ts … in development)
  */
 const services = {
   gateway: GatewayLive.pipe(Layer.annotateLogs("service", "gateway")),
@@ -29,25 +31,30 @@ const services = {
 type ServiceName = keyof typeof services
 const isServiceName = (s: string): s is ServiceName => s in services
 
-const requested = process.argv.slice(2)
+/** On the services' worker thread: the services the main thread gave it. */
+const requested = serviceThreadData?.serviceThread ?? process.argv.slice(2)
 const unknown = requested.filter((s) => !isServiceName(s))
 if (unknown.length > 0) {
   process.stderr.write(`Unknown service ${unknown.join(", ")}. Services: ${Object.keys(services).join(", ")}.\n`)
   process.exit(2)
 }
 const selected: ReadonlyArray<ServiceName> = requested.length > 0 ? requested.filter(isServiceName) : Object.keys(services).filter(isServiceName)
+/** Every service in one process: the ones after the gateway go to a worker thread (services/platform/serviceThread.ts). */
+const onWorker: ReadonlyArray<ServiceName> = requested.length === 0 ? selected.filter((s) => s !== "gateway") : []
+const here = selected.filter((s) => !onWorker.includes(s))
+const isWorker = serviceThreadData !== null
 
 // Postgres and NATS for every service; Redis only for the gateway and the actor hosts, which connect to it themselves
 const Infrastructure = Layer.mergeAll(DatabaseLive, NatsLive).pipe(Layer.provideMerge(AppConfigLive))
-/** SEED_DEMO (default on): the demo workspace on the first start with an empty database. */
-const Seed = Layer.effectDiscard(Effect.flatMap(AppConfig, (config) => (config.seedDemo ? seedDemoWorkspace : Effect.void)))
-/** The gateway answers /healthz and /readyz on its port; any other process on HEALTH_PORT. */
-const Health = selected.includes("gateway")
+/** SEED_DEMO (default on): the demo workspace on the first start with an empty database (the main thread's task). */
+const Seed = isWorker ? Layer.empty : Layer.effectDiscard(Effect.flatMap(AppConfig, (config) => (config.seedDemo ? seedDemoWorkspace : Effect.void)))
+/** The gateway answers /healthz and /readyz on its port (for the worker thread too); any other process on HEALTH_PORT. */
+const Health = selected.includes("gateway") || isWorker
   ? Layer.empty
   : selected.includes("actors")
     ? HealthServerLive(Effect.all([postgresCheck, natsCheck, redisCheck])).pipe(Layer.provide(RedisLive))
     : HealthServerLive(Effect.all([postgresCheck, natsCheck]))
-const Services = Layer.mergeAll(Seed, Health, ...selected.map((name) => services[name])).pipe(Layer.provide(Infrastructure))
+const Services = Layer.mergeAll(Seed, Health, ...here.map((name) => services[name]))
 
 const cannotStart = (e: { readonly message: string }) =>
   Effect.sync(() => {
@@ -60,11 +67,23 @@ const cannotStart = (e: { readonly message: string }) =>
  * A server that cannot be reached, a port that cannot be used, production without
  * its own SECRET_KEY, or no usable PUBLIC_URL: say what and how to fix it in one line, exit 1.
  */
-const program = Layer.build(Services).pipe(
-  Effect.zipRight(Effect.logInfo(`all services up: ${selected.join(", ")}`)),
-  Effect.zipRight(Effect.never),
+const program = Effect.gen(function* () {
+  // configuration, Postgres and NATS first: a start they refuse is said once, before any worker thread
+  const infrastructure = yield* Layer.build(Infrastructure)
+  // then the worker thread, before the gateway, so that it stops after the gateway (whose requests may wait for its actors)
+  const thread = onWorker.length > 0 ? yield* startServiceThread(new URL(import.meta.url), onWorker) : null
+  yield* Layer.build(Services).pipe(Effect.provide(infrastructure))
+  if (isWorker) return yield* serveUntilStopped
+  yield* Effect.logInfo(`all services up: ${selected.join(", ")}`)
+  return yield* thread === null ? Effect.never : thread.stopped
+}).pipe(
   Effect.scoped,
   Effect.catchTags({
+    // the worker thread has said why (Cannot start: …, or its failure); this one stops too
+    ServiceThreadStopped: (e) =>
+      Effect.logError(`the thread of ${onWorker.join(", ")} stopped (exit code ${e.exitCode}); stopping`).pipe(
+        Effect.zipRight(Effect.sync(() => void (process.exitCode = 1)))
+      ),
     SecretKeyMissing: cannotStart,
     PublicUrlInvalid: cannotStart,
     DatabaseUnavailable: cannotStart,
@@ -74,11 +93,11 @@ const program = Layer.build(Services).pipe(
   })
 )
 
-Effect.logInfo(`starting ${selected.join(", ")}`).pipe(
+Effect.logInfo(`starting ${here.join(", ")}${onWorker.length > 0 ? ` (and ${onWorker.join(", ")} on a worker thread)` : ""}`).pipe(
   Effect.zipRight(program),
   // JSON lines or pretty (LOG_FORMAT, LOG_LEVEL), secrets redacted: services/platform/logging.ts
-  Effect.provide(LoggingLive({ service: selected.join("+") })),
+  Effect.provide(LoggingLive({ service: here.join("+"), ...(serviceThreadData === null ? {} : { terminal: serviceThreadData.terminal }) })),
   // OpenTelemetry over OTLP/HTTP when OTEL_EXPORTER_OTLP_ENDPOINT is set: services/platform/tracing.ts
-  Effect.provide(TracingLive(selected.join("+"))),
+  Effect.provide(TracingLive(here.join("+"))),
   NodeRuntime.runMain({ disableErrorReporting: false, disablePrettyLogger: true })
 )

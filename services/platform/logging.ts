@@ -106,6 +106,8 @@ export interface LoggingOptions {
   readonly service: string
   /** Where lines go: stdout (services) or stderr (the admin CLI, whose stdout is its answer). */
   readonly stream?: "stdout" | "stderr"
+  /** Whether the stream is a terminal, when this thread cannot tell (the services' worker thread writes through the main thread). */
+  readonly terminal?: boolean
 }
 
 /** Whether lines written to `stream` are JSON: LOG_FORMAT=json, or unset and not a terminal. */
@@ -120,13 +122,14 @@ export const LoggingLive = (options: LoggingOptions) =>
   Layer.unwrapEffect(
     Effect.gen(function* () {
       const stream = options.stream === "stderr" ? process.stderr : process.stdout
-      const json = yield* jsonLines(stream)
+      const terminal = options.terminal ?? stream.isTTY === true
+      const json = yield* jsonLines({ isTTY: terminal })
       const levelName = (yield* Config.string("LOG_LEVEL").pipe(Config.withDefault("info"))).trim().toLowerCase()
       const level = levels[levelName] ?? LogLevel.Info
       const write = (line: string) => void stream.write(`${line}\n`)
       const logger = json
         ? Logger.map(jsonLogger(options.service), write)
-        : prettyRedacted(Logger.prettyLogger({ stderr: options.stream === "stderr" }))
+        : prettyRedacted(Logger.prettyLogger({ stderr: options.stream === "stderr", colors: terminal }))
       return Layer.merge(Logger.replace(Logger.defaultLogger, logger), Logger.minimumLogLevel(level))
     })
   ).pipe(Layer.orDie)

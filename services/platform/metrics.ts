@@ -1,6 +1,7 @@
 import { HttpServerResponse } from "@effect/platform"
 import { Effect, Runtime } from "effect"
 import type pg from "pg"
+import { isMainThread } from "node:worker_threads"
 import client from "prom-client"
 
 /**
@@ -9,10 +10,21 @@ import client from "prom-client"
  * registry per process (prom-client's): a process running several services shows all
  * of theirs. Counters and histograms are updated where things happen; gauges that
  * need a question asked (due items, outbox lag, pool use) are read when scraped.
+ * Under `npm start` the services' worker thread (platform/serviceThread.ts) has a
+ * registry of its own: the gateway's answer sums both, and only the main thread reports
+ * the process-wide default metrics (CPU, memory, event loop), which would count twice.
  */
 export const registry = client.register
 
-client.collectDefaultMetrics({ register: registry })
+if (isMainThread) client.collectDefaultMetrics({ register: registry })
+
+/** Other threads' registries (prom-client JSON), summed into this one's answer. */
+const otherThreads = new Set<() => Promise<ReadonlyArray<object>>>()
+
+/** Adds a thread's registry to GET /metrics. */
+export const addMetricsSource = (source: () => Promise<ReadonlyArray<object>>) => {
+  otherThreads.add(source)
+}
 
 const latencyBuckets = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
 
@@ -105,6 +117,10 @@ export const trackPool = (pool: pg.Pool) => {
 export const scrapeWith = <R>(runtime: Runtime.Runtime<R>) => <A, E>(effect: Effect.Effect<A, E, R>) => () => Runtime.runPromise(runtime)(effect)
 
 /** GET /metrics: the Prometheus text format. */
-export const metricsResponse = Effect.promise(() => registry.metrics()).pipe(
+export const metricsResponse = Effect.promise(async () => {
+  if (otherThreads.size === 0) return registry.metrics()
+  const threads = await Promise.all([registry.getMetricsAsJSON(), ...[...otherThreads].map((source) => source())])
+  return client.AggregatorRegistry.aggregate(threads).metrics()
+}).pipe(
   Effect.map((text) => HttpServerResponse.text(text, { contentType: registry.contentType }))
 )

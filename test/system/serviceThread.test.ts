@@ -1,0 +1,103 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { makeAdminOperations } from "../../services/admin/operations.js"
+import { ManagedRuntime } from "effect"
+import { client } from "../support/http.js"
+import { closedPort } from "../support/ports.js"
+import { processGroup, runToExit } from "../support/processes.js"
+import { parsePrometheusText, type Family } from "../support/prometheusText.js"
+import { createWorld, infrastructure, type TestWorld } from "../support/system.js"
+import { waitFor } from "../support/wait.js"
+
+/**
+ * Every service in one process (`npm start`, `node dist/services/main.js` with no service
+ * named): the gateway on the main thread, the actor host, scheduler, publisher and webhook
+ * dispatcher on a worker thread (services/platform/serviceThread.ts). The process behaves
+ * as one: one /metrics with both threads' figures, one start that fails as a whole.
+ */
+const TIMEOUT_MS = 90_000
+let world: TestWorld
+const processes = processGroup()
+
+beforeAll(async () => {
+  world = await createWorld("servicethread")
+})
+afterAll(async () => {
+  await processes.stopAll()
+  await world?.drop()
+})
+
+const family = (families: Map<string, Family>, name: string): Family => {
+  const f = families.get(name)
+  if (f === undefined) throw new Error(`no ${name} in /metrics`)
+  return f
+}
+
+describe("every service in one process", () => {
+  it(
+    "runs the actors on a worker thread: a post is created and published, and the gateway's /metrics sums both threads",
+    async () => {
+      const all = await processes.start(world, [], { ready: /all services up/, env: { SEED_DEMO: "false" }, label: "all" })
+      expect(all.output()).toMatch(/starting gateway \(and actors, scheduler, publisher, webhooks on a worker thread\)/)
+      const base = `http://127.0.0.1:${all.output().match(/gateway listening on port (\d+)/)?.[1]}`
+
+      const admin = ManagedRuntime.make(infrastructure(world))
+      try {
+        const ops = await admin.runPromise(makeAdminOperations)
+        const { apiKey, workspaceId } = await admin.runPromise(ops.createWorkspace({ name: "Threads", plan: "standard" }))
+        const { channelId } = await admin.runPromise(
+          ops.createChannel({ workspaceId, network: "test", name: "T", customerId: null, postingTimes: [] })
+        )
+        const created = await client(base, apiKey).post("/public/v1/posts", {
+          type: "now",
+          shortLink: false,
+          tags: [],
+          date: new Date().toISOString(),
+          posts: [{ integration: { id: channelId }, value: [{ content: "Two threads", image: [] }], settings: { __type: "test" } }]
+        })
+        expect(created.status, JSON.stringify(created.json)).toBe(200)
+      } finally {
+        await admin.dispose()
+      }
+
+      const scrape = async () => {
+        const res = await fetch(`${base}/metrics`)
+        expect(res.status).toBe(200)
+        // the strict parser refuses a family written twice: both threads' registries come out as one
+        return parsePrometheusText(await res.text())
+      }
+      // the publisher (worker thread) counted the attempt; the gateway (main thread) answers for it
+      const published = await waitFor("the worker thread's publish attempt on the gateway's /metrics", async () => {
+        const families = await scrape()
+        const attempts = families.get("publish_attempts_total")
+        return attempts?.samples.find((s) => s.labels["network"] === "test" && s.labels["outcome"] === "published")?.value
+      })
+      expect(published).toBe(1)
+      const families = await scrape()
+      expect(family(families, "actor_shards_owned").samples[0]?.value).toBeGreaterThan(0)
+      const commands = family(families, "actor_command_duration_seconds")
+      expect(commands.samples.some((s) => s.name.endsWith("_count") && s.labels["command"] === "CreatePosts" && s.value === 1)).toBe(true)
+      expect(family(families, "http_requests_total").samples.some((s) => s.labels["route"] === "/public/v1/posts" && s.value === 1)).toBe(true)
+      // process-wide figures come from the main thread alone (summed, they would count twice)
+      expect(family(families, "process_cpu_seconds_total").samples).toHaveLength(1)
+
+      await all.kill("SIGTERM")
+      expect(all.output()).toMatch(/handed its shards over/)
+    },
+    TIMEOUT_MS
+  )
+
+  it(
+    "a worker thread that cannot start stops the process: one line says why, exit 1",
+    async () => {
+      // the actor host needs Redis; the worker thread starts before the gateway and says so
+      const redisUrl = `redis://127.0.0.1:${await closedPort()}`
+      const run = await runToExit(world, [], { env: { REDIS_URL: redisUrl, SEED_DEMO: "false" } })
+      expect(run.code, run.output).toBe(1)
+      expect(run.output.split("\n").filter((line) => line.startsWith("Cannot start:"))).toEqual([
+        expect.stringContaining(`Redis is not reachable at ${redisUrl}`)
+      ])
+      expect(run.output).not.toMatch(/gateway listening/)
+    },
+    TIMEOUT_MS
+  )
+})
