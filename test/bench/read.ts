@@ -79,9 +79,10 @@ const main = async () => {
     const ops = await admin.runPromise(makeAdminOperations)
     const { apiKey } = await admin.runPromise(ops.createWorkspace({ name: "Bench read", plan: "standard" }))
     const listening = /listening on (\d+)/
-    const bare = await group.start(world, [], { nodeArgs: ["--import", "tsx", "test/bench/support/minimalServers.ts", "bare"], ready: listening, label: "bare" })
+    // the baselines get npm start's runtime flags too (its young generation), so the ratio compares the code alone
+    const bare = await group.start(world, [], { nodeArgs: [...npmStartNodeFlags(), "--import", "tsx", "test/bench/support/minimalServers.ts", "bare"], ready: listening, label: "bare" })
     const httpApi = await group.start(world, [], {
-      nodeArgs: ["--import", "tsx", "test/bench/support/minimalServers.ts", "httpapi"],
+      nodeArgs: [...npmStartNodeFlags(), "--import", "tsx", "test/bench/support/minimalServers.ts", "httpapi"],
       ready: listening,
       label: "httpapi"
     })
