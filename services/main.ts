@@ -39,7 +39,7 @@ if (unknown.length > 0) {
   process.exit(2)
 }
 const selected: ReadonlyArray<ServiceName> = requested.length > 0 ? requested.filter(isServiceName) : Object.keys(services).filter(isServiceName)
-/** Every service in one process: the ones after the gateway go to a worker thread (services/platform/serviceThread.ts). */
+/** No service named (npm start): every one but the gateway goes to a worker thread (services/platform/serviceThread.ts). */
 const onWorker: ReadonlyArray<ServiceName> = requested.length === 0 ? selected.filter((s) => s !== "gateway") : []
 const here = selected.filter((s) => !onWorker.includes(s))
 const isWorker = serviceThreadData !== null

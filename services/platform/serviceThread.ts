@@ -1,5 +1,5 @@
 import { isMainThread, parentPort, Worker, workerData } from "node:worker_threads"
-import { Data, Effect, Schema } from "effect"
+import { Data, Effect, Option, Schema } from "effect"
 import { addMetricsSource, registry } from "./metrics.js"
 
 /**
@@ -41,9 +41,7 @@ const STOP_TIMEOUT_MS = 30_000
 const METRICS_TIMEOUT_MS = 2_000
 
 /** This thread's part, when it is the services' worker thread (else none). */
-export const serviceThreadData: ServiceThreadData | null = isMainThread
-  ? null
-  : Schema.decodeUnknownOption(ServiceThreadData)(workerData).pipe((o) => (o._tag === "Some" ? o.value : null))
+export const serviceThreadData: ServiceThreadData | null = isMainThread ? null : Option.getOrNull(Schema.decodeUnknownOption(ServiceThreadData)(workerData))
 
 /**
  * Main thread: starts `script` (main.ts) on a worker thread with `services`, and answers
