@@ -25,6 +25,7 @@ import { makeTestLayer } from "../platform/testLayer.js"
 import { ChannelsRepo } from "../repos/channelsRepo.js"
 import { ShortLinks } from "../shortLinks/ShortLinks.js"
 import { AnalyticsRepo } from "./analyticsRepo.js"
+import { withSpan } from "../platform/tracing.js"
 
 const CacheJson = Schema.parseJson(StatisticsAnswer)
 const decodeCached = Schema.decodeUnknownOption(CacheJson)
@@ -92,7 +93,7 @@ export class Analytics extends Effect.Service<Analytics>()("analytics/Analytics"
             Effect.map((s): StatisticsAnswer => (s._tag === "Missing" ? missing(s.message) : s.metrics.map(channelMetric)))
           )
         )
-      }).pipe(Effect.withSpan("Analytics.channel"), policyRequire("channels.read"))
+      }).pipe(withSpan("Analytics.channel"), policyRequire("channels.read"))
 
     /** GET /analytics/post/{postId}: the network's numbers of the live post, plus its short links' clicks. */
     const post = (ref: PostRef) =>
@@ -114,7 +115,7 @@ export class Analytics extends Effect.Service<Analytics>()("analytics/Analytics"
         if (Option.isNone(clicks)) return network
         const clickMetric: StatisticsMetric = postMetric({ label: CLICKS_LABEL, data: [{ total: clicks.value, date: today }] }, today)
         return Array.isArray(network) ? [...network, clickMetric] : [clickMetric]
-      }).pipe(Effect.withSpan("Analytics.post"), policyRequire("posts.read"))
+      }).pipe(withSpan("Analytics.post"), policyRequire("posts.read"))
 
     return { channel, post }
   }),

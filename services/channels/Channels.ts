@@ -9,6 +9,7 @@ import { NetworkAdapters, runToolWith } from "../networks/registry.js"
 import { policyRequire } from "../platform/policy.js"
 import { ChannelsRepo, type ChannelRow } from "../repos/channelsRepo.js"
 import { CustomersRepo } from "../repos/customersRepo.js"
+import { withSpan } from "../platform/tracing.js"
 
 /** GET /integrations item (spec: Resources → Channel). */
 export const channelResource = (c: ChannelRow) => ({
@@ -48,14 +49,14 @@ export class Channels extends Effect.Service<Channels>()("channels/Channels", {
         const { workspaceId } = yield* CurrentPrincipal
         const rows = yield* channels.list({ workspaceId, customerId }).pipe(Effect.orDie)
         return rows.map(channelResource)
-      }).pipe(Effect.withSpan("Channels.list"), policyRequire("channels.read"))
+      }).pipe(withSpan("Channels.list"), policyRequire("channels.read"))
 
     /** GET /groups: customers sorted by name. */
     const listCustomers = Effect.gen(function* () {
       const { workspaceId } = yield* CurrentPrincipal
       const rows = yield* customers.list(workspaceId).pipe(Effect.orDie)
       return rows.map((c) => ({ id: c.id, name: c.name }))
-    }).pipe(Effect.withSpan("Channels.listCustomers"), policyRequire("channels.read"))
+    }).pipe(withSpan("Channels.listCustomers"), policyRequire("channels.read"))
 
     /** GET /integration-settings/{id} */
     const settings = (id: ChannelId) =>
@@ -64,19 +65,19 @@ export class Channels extends Effect.Service<Channels>()("channels/Channels", {
         const network = findNetwork(channel.network)
         if (Option.isNone(network)) return yield* Effect.fail(Errors.unknownNetwork())
         return { output: integrationSettingsOf(network.value) }
-      }).pipe(Effect.withSpan("Channels.settings"), policyRequire("channels.read"))
+      }).pipe(withSpan("Channels.settings"), policyRequire("channels.read"))
 
     /** POST /integration-trigger/{id}: one of the network's helper tools. */
     const trigger = (id: ChannelId, methodName: string, data: Readonly<Record<string, unknown>>) =>
       Effect.gen(function* () {
         const channel = yield* find(id)
         return { output: yield* runToolWith({ channel, methodName, data }).pipe(Effect.provideService(NetworkAdapters, adapters)) }
-      }).pipe(Effect.withSpan("Channels.trigger"), policyRequire("channels.runTool"))
+      }).pipe(withSpan("Channels.trigger"), policyRequire("channels.runTool"))
 
     /** DELETE /integrations/{id} */
     const remove = (id: ChannelId) =>
       Effect.flatMap(CurrentPrincipal, (p) => actors.send(p, new DeleteChannel({ channelId: id }))).pipe(
-        Effect.withSpan("Channels.remove"),
+        withSpan("Channels.remove"),
         policyRequire("channels.delete")
       )
 

@@ -12,6 +12,7 @@ import { policyRequire } from "../platform/policy.js"
 import { storageDefects } from "../platform/storageDefects.js"
 import { channelLimitReached, channelToReconnect, customerExists, ReconnectRefused, saveConnection } from "./channelConnections.js"
 import { SignInStates } from "./signInStates.js"
+import { withSpan } from "../platform/tracing.js"
 
 /** The callback of a network's sign-in: `${PUBLIC_URL}/integrations/social/<network>` (not under /public/v1). */
 export const callbackPath = (network: string) => `/integrations/social/${network}`
@@ -86,7 +87,7 @@ export class Connections extends Effect.Service<Connections>()("channels/Connect
         )
         yield* states.put(state, signIn)
         return { url }
-      }).pipe(withStores, storageDefects, Effect.withSpan("Connections.signInLink"), policyRequire("channels.connect"))
+      }).pipe(withStores, storageDefects, withSpan("Connections.signInLink"), policyRequire("channels.connect"))
 
     /** The network sent the person back: exchange the code, store the channel. Never fails: the page says what happened. */
     const completeSignIn = (network: string, query: Readonly<Record<string, string>>) =>
@@ -116,7 +117,7 @@ export class Connections extends Effect.Service<Connections>()("channels/Connect
         Effect.catchAllDefect((defect) =>
           Effect.logError("sign-in callback failed", defect).pipe(Effect.as<CallbackOutcome>({ _tag: "Failed", message: "Something went wrong on our side. Start connecting again." }))
         ),
-        Effect.withSpan("Connections.completeSignIn", { attributes: { network } }),
+        withSpan("Connections.completeSignIn", { attributes: { network } }),
         withStores
       )
 

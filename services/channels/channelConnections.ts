@@ -5,6 +5,7 @@ import { checkChannelLimit } from "../../domain/plans.js"
 import type { Connected } from "../networks/adapter.js"
 import { sealCredentials } from "../networks/credentialsStore.js"
 import { AppConfig } from "../platform/config.js"
+import { withSpan } from "../platform/tracing.js"
 
 /** The channel to reconnect is gone, or it belongs to another account of the network. */
 export class ReconnectRefused extends Data.TaggedError("ReconnectRefused")<{ readonly message: string }> {}
@@ -83,7 +84,7 @@ export const saveConnection = (input: {
         return { channelId, created: true }
       })
     )
-  }).pipe(Effect.withSpan("channels.saveConnection"))
+  }).pipe(withSpan("channels.saveConnection"))
 
 /** The customer exists in the workspace. */
 export const customerExists = (workspaceId: string, customerId: string) =>

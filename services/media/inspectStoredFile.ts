@@ -1,6 +1,7 @@
 import fs from "node:fs/promises"
 import { Effect } from "effect"
 import { inspectFile, type Inspection } from "../../domain/media/fileType.js"
+import { withSpan } from "../platform/tracing.js"
 
 const WINDOW = 64 * 1024
 
@@ -33,7 +34,7 @@ export const inspectStoredFile = (file: string, size: number): Effect.Effect<Ins
     } finally {
       await handle.close()
     }
-  }).pipe(Effect.withSpan("media.inspectStoredFile"))
+  }).pipe(withSpan("media.inspectStoredFile"))
 
 /** The first bytes of a file (at most `length`). */
 export const readHead = (file: string, length: number): Effect.Effect<Uint8Array> =>

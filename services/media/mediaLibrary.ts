@@ -18,6 +18,7 @@ import { inspectStoredFile, readHead } from "./inspectStoredFile.js"
 import { makeMediaRepo } from "./mediaRepo.js"
 import { MediaStorage } from "./storage.js"
 import { MediaStorageLive } from "./storageLive.js"
+import { withSpan } from "../platform/tracing.js"
 
 /** Content types of pages, refused before their body is read (spec: "the file itself, not a page"). */
 const pageTypes = new Set(["text/html", "application/xhtml+xml"])
@@ -83,7 +84,7 @@ export class MediaLibrary extends Effect.Service<MediaLibrary>()("media/MediaLib
             Effect.tapErrorCause(() => storage.remove(key).pipe(Effect.ignore))
           )
         return mediaItem(row)
-      }).pipe(Effect.withSpan("MediaLibrary.addFile"))
+      }).pipe(withSpan("MediaLibrary.addFile"))
 
     const importError = (e: OutboundError): MediaRefused => {
       switch (e._tag) {
@@ -139,7 +140,7 @@ export class MediaLibrary extends Effect.Service<MediaLibrary>()("media/MediaLib
           const name = importName(input.url)
           return yield* addFile({ workspaceId: input.workspaceId, file, name, originalName: name })
         })
-      ).pipe(Effect.withSpan("MediaLibrary.importFromUrl"))
+      ).pipe(withSpan("MediaLibrary.importFromUrl"))
 
     /** POST /upload: the request's file, already streamed to a temp file. */
     const upload = (input: { readonly file: string; readonly name: string }) =>
@@ -163,7 +164,7 @@ export class MediaLibrary extends Effect.Service<MediaLibrary>()("media/MediaLib
               Effect.map((rows) => rows.map(mediaItem))
             )
           : Effect.succeed([])
-      ).pipe(Effect.withSpan("MediaLibrary.list"))
+      ).pipe(withSpan("MediaLibrary.list"))
 
     return { addFile, importFromUrl, upload, importUrl, list }
   }),

@@ -4,6 +4,7 @@ import { AppConfig } from "../platform/config.js"
 import * as Outbox from "../platform/outbox.js"
 import { decryptSecret, encryptSecret } from "../platform/secrets.js"
 import type { Credentials, NetworkAdapter } from "./adapter.js"
+import { withSpan } from "../platform/tracing.js"
 
 const CredentialsJson = Schema.parseJson(Schema.Record({ key: Schema.String, value: Schema.Unknown }))
 const decodeCredentials = Schema.decodeUnknownEither(CredentialsJson)
@@ -104,4 +105,4 @@ export const freshCredentials = (channelId: string, adapter: NetworkAdapter) =>
         }
       })
     )
-  }).pipe(Effect.withSpan("networks.freshCredentials", { attributes: { channelId } }))
+  }).pipe(withSpan("networks.freshCredentials", { attributes: { channelId } }))

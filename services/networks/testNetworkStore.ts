@@ -1,5 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { Effect, Option } from "effect"
+import { withSpan } from "../platform/tracing.js"
 
 /**
  * What the built-in test network holds (table test_network_posts): it is a simulated
@@ -16,12 +17,12 @@ export class TestNetworkStore extends Effect.Service<TestNetworkStore>()("networ
           const id = crypto.randomUUID()
           yield* sql`INSERT INTO test_network_posts ${sql.insert({ id, channelId: post.channelId, itemId: post.itemId, content: post.content })}`
           return id
-        }).pipe(Effect.withSpan("TestNetworkStore.add")),
+        }).pipe(withSpan("TestNetworkStore.add")),
       /** The post published for an item, if any. */
       findByItem: (itemId: string) =>
         sql<{ id: string }>`SELECT id FROM test_network_posts WHERE item_id = ${itemId} ORDER BY created_at LIMIT 1`.pipe(
           Effect.map((rows) => Option.fromNullable(rows[0]?.id)),
-          Effect.withSpan("TestNetworkStore.findByItem")
+          withSpan("TestNetworkStore.findByItem")
         ),
       /** The `stats` tool: the channel's posts in this service, per status. */
       postCountsByStatus: (channelId: string) =>
@@ -29,7 +30,7 @@ export class TestNetworkStore extends Effect.Service<TestNetworkStore>()("networ
           SELECT status, count(*)::int AS count FROM posts
           WHERE channel_id = ${channelId} AND deleted_at IS NULL GROUP BY status ORDER BY status`.pipe(
           Effect.map((rows) => Object.fromEntries(rows.map((r) => [r.status, r.count]))),
-          Effect.withSpan("TestNetworkStore.postCountsByStatus")
+          withSpan("TestNetworkStore.postCountsByStatus")
         )
     }
   })

@@ -2,6 +2,7 @@ import { Effect } from "effect"
 import { CurrentPrincipal } from "../../protocol/http/security.js"
 import { policyRequire } from "../platform/policy.js"
 import { NotificationsRepo, type NotificationRow } from "../repos/notificationsRepo.js"
+import { withSpan } from "../platform/tracing.js"
 
 /** Spec Limits rule 5: GET /notifications pages hold 50. */
 export const NOTIFICATIONS_PER_PAGE = 50
@@ -28,7 +29,7 @@ export class Notifications extends Effect.Service<Notifications>()("notification
           .page({ workspaceId, limit: NOTIFICATIONS_PER_PAGE, offset: (page - 1) * NOTIFICATIONS_PER_PAGE })
           .pipe(Effect.orDie)
         return { notifications: rows.map(notificationResource), page }
-      }).pipe(Effect.withSpan("Notifications.list"), policyRequire("notifications.read"))
+      }).pipe(withSpan("Notifications.list"), policyRequire("notifications.read"))
     return { list }
   }),
   dependencies: [NotificationsRepo.Live]

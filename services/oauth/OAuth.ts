@@ -13,6 +13,7 @@ import { PersonTokensRepo } from "../people/personTokensRepo.js"
 import { OAuthClientsRepo, type OAuthClientRow } from "./oauthClientsRepo.js"
 import { isS256Challenge, pkceMatches } from "./pkce.js"
 import { ShortLivedState, type DeviceDecision } from "./shortLivedState.js"
+import { withSpan } from "../platform/tracing.js"
 
 /** An authorize request that cannot name a trusted redirect address: shown as a page, never redirected. */
 export class AuthorizeNotShown extends Data.TaggedError("AuthorizeNotShown")<{ readonly message: string }> {}
@@ -111,7 +112,7 @@ export class OAuth extends Effect.Service<OAuth>()("oauth/OAuth", {
           client_id_issued_at: Math.floor(row.createdAt.getTime() / 1000),
           ...(secret === null ? {} : { client_secret: secret })
         }
-      }).pipe(Effect.withSpan("OAuth.register"))
+      }).pipe(withSpan("OAuth.register"))
 
     /**
      * GET /oauth/authorize's parameters. An unknown client or a redirect address that is
@@ -147,7 +148,7 @@ export class OAuth extends Effect.Service<OAuth>()("oauth/OAuth", {
           codeChallenge: challenge,
           state: stateParam
         } satisfies AuthorizationRequest
-      }).pipe(Effect.withSpan("OAuth.checkAuthorization"))
+      }).pipe(withSpan("OAuth.checkAuthorization"))
 
     /** Allow on the Allow screen, for the workspace of the current principal: the app's address with a new code. */
     const allow = (request: AuthorizationRequest) =>
@@ -162,7 +163,7 @@ export class OAuth extends Effect.Service<OAuth>()("oauth/OAuth", {
           userId: principal.userId ?? ""
         })
         return redirectWith(request.redirectUri, { code, state: request.state })
-      }).pipe(Effect.withSpan("OAuth.allow"), policyRequire("apps.approve"))
+      }).pipe(withSpan("OAuth.allow"), policyRequire("apps.approve"))
 
     /** Cancel on the Allow screen: back to the app with access_denied, nothing issued. */
     const cancel = (request: AuthorizationRequest) => redirectWith(request.redirectUri, { error: "access_denied", state: request.state })
@@ -219,12 +220,12 @@ export class OAuth extends Effect.Service<OAuth>()("oauth/OAuth", {
         if (grantType === GrantTypes.authorizationCode) return yield* codeGrant(fields)
         if (grantType === GrantTypes.deviceCode) return yield* deviceGrant(fields)
         return yield* OAuthErrors.unsupportedGrantType()
-      }).pipe(Effect.withSpan("OAuth.exchange"))
+      }).pipe(withSpan("OAuth.exchange"))
 
     /** POST /oauth/revoke (RFC 7009): an OAuth or CLI token stops working at once; anything else is ignored. */
     const revoke = (token: string) =>
       (token.startsWith("svc_oat_") || token.startsWith("svc_cli_") ? tokens.revokeByHash(tokenHash(token)).pipe(Effect.orDie) : Effect.void).pipe(
-        Effect.withSpan("OAuth.revoke")
+        withSpan("OAuth.revoke")
       )
 
     /** POST /oauth/device/code. */
@@ -239,7 +240,7 @@ export class OAuth extends Effect.Service<OAuth>()("oauth/OAuth", {
         expires_in: OAuthRules.deviceCodeTtlSeconds,
         interval: OAuthRules.pollIntervalSeconds
       }
-    }).pipe(Effect.withSpan("OAuth.startDevice"))
+    }).pipe(withSpan("OAuth.startDevice"))
 
     const devicePending = (userCode: string) => state.isPending(userCode)
 
@@ -248,7 +249,7 @@ export class OAuth extends Effect.Service<OAuth>()("oauth/OAuth", {
       Effect.gen(function* () {
         const principal = yield* CurrentPrincipal
         return yield* state.decideDevice(userCode, decision, { workspaceId: principal.workspaceId, userId: principal.userId ?? "" })
-      }).pipe(Effect.withSpan("OAuth.decideDevice"), policyRequire("apps.approve"))
+      }).pipe(withSpan("OAuth.decideDevice"), policyRequire("apps.approve"))
 
     return { register, checkAuthorization, allow, cancel, exchange, revoke, startDevice, devicePending, decideDevice }
   }),

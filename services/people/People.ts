@@ -8,6 +8,7 @@ import { verifyPassword } from "../admin/passwords.js"
 import { policyRequire } from "../platform/policy.js"
 import { PeopleRepo } from "./peopleRepo.js"
 import { PersonTokensRepo } from "./personTokensRepo.js"
+import { withSpan } from "../platform/tracing.js"
 
 /** Verified against when no such person exists, so a wrong email costs as long as a wrong password. */
 const DUMMY_HASH = "scrypt$AAAAAAAAAAAAAAAAAAAAAA$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"
@@ -29,7 +30,7 @@ export class People extends Effect.Service<People>()("people/People", {
         const stored = Option.match(user, { onNone: () => DUMMY_HASH, onSome: (u) => u.passwordHash })
         const matches = yield* Effect.promise(() => verifyPassword(password, stored).catch(() => false))
         return Option.filter(user, (u) => matches && !u.suspended).pipe(Option.map((u) => ({ userId: u.id, email: u.email })))
-      }).pipe(Effect.withSpan("People.signIn"))
+      }).pipe(withSpan("People.signIn"))
 
     /** The signed-in person, while their account is not suspended. */
     const person = (userId: string) =>
@@ -37,10 +38,10 @@ export class People extends Effect.Service<People>()("people/People", {
         Effect.orDie,
         Effect.map(Option.filter((u) => !u.suspended)),
         Effect.map(Option.map((u) => ({ userId: u.id, email: u.email }))),
-        Effect.withSpan("People.person")
+        withSpan("People.person")
       )
 
-    const workspacesOf = (userId: string) => people.membershipsOf(userId).pipe(Effect.orDie, Effect.withSpan("People.workspacesOf"))
+    const workspacesOf = (userId: string) => people.membershipsOf(userId).pipe(Effect.orDie, withSpan("People.workspacesOf"))
 
     /**
      * The person acting in one workspace, with their role there (the principal of the
@@ -61,20 +62,20 @@ export class People extends Effect.Service<People>()("people/People", {
       })
 
     /** Approved Apps: the person's OAuth and CLI tokens that still work. */
-    const approvedApps = (userId: string) => tokens.listActive(userId).pipe(Effect.orDie, Effect.withSpan("People.approvedApps"))
+    const approvedApps = (userId: string) => tokens.listActive(userId).pipe(Effect.orDie, withSpan("People.approvedApps"))
 
     /** Revoke on Approved Apps: the token stops working at once; false when it was not theirs or already revoked. */
     const revokeApp = (userId: string, tokenId: string) =>
       (/^[0-9a-f-]{36}$/i.test(tokenId) ? tokens.revokeOwn({ userId, id: tokenId }).pipe(Effect.orDie) : Effect.succeed(0)).pipe(
         Effect.map((n) => n > 0),
-        Effect.withSpan("People.revokeApp")
+        withSpan("People.revokeApp")
       )
 
     /** The members page of the current principal's workspace. */
     const members = Effect.gen(function* () {
       const { workspaceId } = yield* CurrentPrincipal
       return yield* people.membersOf(workspaceId).pipe(Effect.orDie)
-    }).pipe(Effect.withSpan("People.members"), policyRequire("members.manage"))
+    }).pipe(withSpan("People.members"), policyRequire("members.manage"))
 
     /** Changes a member's role and/or pauses or resumes them (domain/members.ts). */
     const changeMember = (input: { readonly userId: string; readonly role?: Role; readonly paused?: boolean }) =>
@@ -91,7 +92,7 @@ export class People extends Effect.Service<People>()("people/People", {
         yield* people
           .updateMember({ workspaceId: principal.workspaceId, userId: target.value.userId, role, paused: input.paused ?? target.value.paused })
           .pipe(Effect.orDie)
-      }).pipe(Effect.withSpan("People.changeMember"), policyRequire("members.manage"))
+      }).pipe(withSpan("People.changeMember"), policyRequire("members.manage"))
 
     return { signIn, person, workspacesOf, principalIn, approvedApps, revokeApp, members, changeMember }
   }),

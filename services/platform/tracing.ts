@@ -43,6 +43,18 @@ export const TracingLive = (serviceName: string) =>
     })
   ).pipe(Layer.orDie)
 
+/**
+ * `Effect.withSpan(name, options)` when spans are exported, else `effect` as it is. Effect's
+ * own span with the tracer off is no-op in output only: it still captures a stack for the
+ * span's source, copies the context to hold the span and sets a fiber ref, about 15 µs per
+ * span on the POST /posts path. Decided again when the effect runs (the flag is set once
+ * the tracer layer is built), so an effect built before that gets its span too.
+ */
+export const withSpan =
+  (name: string, options?: Tracer.SpanOptions) =>
+  <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+    state.enabled ? Effect.withSpan(effect, name, options) : Effect.suspend(() => (state.enabled ? Effect.withSpan(effect, name, options) : effect))
+
 /** W3C trace context of a span: `00-<trace id>-<span id>-<flags>`. */
 const traceparentOf = (span: Tracer.AnySpan) => `00-${span.traceId}-${span.spanId}-${span.sampled ? "01" : "00"}`
 

@@ -48,6 +48,7 @@ import { shareUrl } from "./render.js"
 import { decodeSettings, decodeStoredMedia, type StoredItem, type StoredMedia } from "./rows.js"
 import { TagsRepo } from "./tagsRepo.js"
 import { makeChannelMemory } from "./channelMemory.js"
+import { withSpan } from "../platform/tracing.js"
 
 /** A create decided on remembered channel rows that were no longer current: decide it again on read rows. */
 const Stale = Symbol("Stale")
@@ -251,7 +252,7 @@ export class PostWriter extends Effect.Service<PostWriter>()("posts/PostWriter",
                 )
               )
             )
-      }).pipe(storageDefects, Effect.withSpan("PostWriter.create"), policyRequire("posts.write"))
+      }).pipe(storageDefects, withSpan("PostWriter.create"), policyRequire("posts.write"))
 
     /**
      * A new post, first against remembered channel rows (channelMemory.ts) when it is written
@@ -410,7 +411,7 @@ export class PostWriter extends Effect.Service<PostWriter>()("posts/PostWriter",
         return yield* changePost(command.postId, (loaded, now, principal) =>
           Either.map(moveDate(loaded.snapshot, { date, now, approvalRequired: loaded.approvalRequired, actor: principal.actor }), (step) => ({ step }))
         )
-      }).pipe(Effect.withSpan("PostWriter.move"), policyRequire("posts.write"))
+      }).pipe(withSpan("PostWriter.move"), policyRequire("posts.write"))
 
     /** PUT /posts/{id}/status */
     const changeStatus = (command: SetPostStatus) =>
@@ -418,7 +419,7 @@ export class PostWriter extends Effect.Service<PostWriter>()("posts/PostWriter",
         Either.right({
           step: setStatus(loaded.snapshot, { status: command.status, now, approvalRequired: loaded.approvalRequired, actor: principal.actor })
         })
-      ).pipe(Effect.withSpan("PostWriter.setStatus"), policyRequire("posts.write"))
+      ).pipe(withSpan("PostWriter.setStatus"), policyRequire("posts.write"))
 
     /**
      * PUT /posts/{id}/settings: merges into one channel's settings, only before it publishes;
@@ -449,7 +450,7 @@ export class PostWriter extends Effect.Service<PostWriter>()("posts/PostWriter",
           })
         )
         return yield* store.renderWholePost(principal.workspaceId, groupId)
-      }).pipe(storageDefects, Effect.withSpan("PostWriter.setSettings"), policyRequire("posts.write"))
+      }).pipe(storageDefects, withSpan("PostWriter.setSettings"), policyRequire("posts.write"))
 
     /** DELETE /posts/{id} and /posts/group/{group}: the whole post on every channel. */
     const deletePost = (command: DeletePost) =>
@@ -464,7 +465,7 @@ export class PostWriter extends Effect.Service<PostWriter>()("posts/PostWriter",
           })
         )
         return { error: false as const, success: true as const }
-      }).pipe(storageDefects, Effect.withSpan("PostWriter.delete"), policyRequire("posts.write"))
+      }).pipe(storageDefects, withSpan("PostWriter.delete"), policyRequire("posts.write"))
 
     /** The client (share page) or an admin approves, or asks for changes with a comment. */
     const review = (command: ReviewPost) =>
@@ -481,7 +482,7 @@ export class PostWriter extends Effect.Service<PostWriter>()("posts/PostWriter",
               ? Effect.void
               : store.addComment({ groupId: loaded.group.id, author: command.reviewer, role: "client", content: command.comment })
         )
-      }).pipe(Effect.withSpan("PostWriter.review"), policyRequire("posts.review"))
+      }).pipe(withSpan("PostWriter.review"), policyRequire("posts.review"))
 
     /**
      * DELETE /integrations/{id}: the channel is disconnected and its drafts, queued,
@@ -499,7 +500,7 @@ export class PostWriter extends Effect.Service<PostWriter>()("posts/PostWriter",
             return { success: true as const }
           })
         )
-      }).pipe(storageDefects, Effect.withSpan("PostWriter.deleteChannel"), policyRequire("channels.delete"))
+      }).pipe(storageDefects, withSpan("PostWriter.deleteChannel"), policyRequire("channels.delete"))
 
     /**
      * POST /posts/{id}/retry: failed and unconfirmed channels queued now (`retried`), and
@@ -520,7 +521,7 @@ export class PostWriter extends Effect.Service<PostWriter>()("posts/PostWriter",
           })
         )
         return yield* store.renderWholePost(principal.workspaceId, groupId)
-      }).pipe(storageDefects, Effect.withSpan("PostWriter.retry"), policyRequire("posts.write"))
+      }).pipe(storageDefects, withSpan("PostWriter.retry"), policyRequire("posts.write"))
 
     /** PUT /posts/{id}/release-id: one channel (a group id: its first) live with the caller's release. */
     const link = (command: LinkRelease) =>
@@ -549,7 +550,7 @@ export class PostWriter extends Effect.Service<PostWriter>()("posts/PostWriter",
           })
         )
         return yield* store.renderWholePost(principal.workspaceId, groupId)
-      }).pipe(storageDefects, Effect.withSpan("PostWriter.linkRelease"), policyRequire("posts.write"))
+      }).pipe(storageDefects, withSpan("PostWriter.linkRelease"), policyRequire("posts.write"))
 
     /** The whole post as it is now (a command sent again is answered with it). */
     const current = (groupId: string) =>

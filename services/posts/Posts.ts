@@ -19,6 +19,7 @@ import { storageDefects } from "../platform/storageDefects.js"
 import { IdempotencyRepo } from "./idempotencyRepo.js"
 import { PostsStore } from "./postsStore.js"
 import { decodeSettings, decodeStoredMedia } from "./rows.js"
+import { withSpan } from "../platform/tracing.js"
 
 /**
  * The posts feature as every edge sees it (REST handlers, the share page, MCP
@@ -44,7 +45,7 @@ export class Posts extends Effect.Service<Posts>()("posts/Posts", {
         const { end, start } = yield* postsRange(query, new Date())
         const posts = yield* store.listRows({ workspaceId, start, end, customerId: query.customer ?? null }).pipe(storageDefects)
         return { posts }
-      }).pipe(Effect.withSpan("Posts.list"), policyRequire("posts.read"))
+      }).pipe(withSpan("Posts.list"), policyRequire("posts.read"))
 
     /** GET /posts/{id}: a per-channel id or a group id. */
     const get = (id: PostRef) =>
@@ -53,7 +54,7 @@ export class Posts extends Effect.Service<Posts>()("posts/Posts", {
         const groupId = yield* store.resolveGroupId(workspaceId, id).pipe(storageDefects)
         if (Option.isNone(groupId)) return yield* Effect.fail(Errors.postNotFound())
         return yield* store.renderWholePost(workspaceId, groupId.value).pipe(storageDefects)
-      }).pipe(Effect.withSpan("Posts.get"), policyRequire("posts.read"))
+      }).pipe(withSpan("Posts.get"), policyRequire("posts.read"))
 
     const send = <A, I, E, EI>(command: Parameters<typeof actors.send<A, I, E, EI>>[1]) =>
       Effect.flatMap(principal, (p) => actors.send(p, command))
@@ -99,23 +100,23 @@ export class Posts extends Effect.Service<Posts>()("posts/Posts", {
             ...(defaultCreationMethod === undefined ? {} : { defaultCreationMethod })
           })
         )
-      }).pipe(Effect.withSpan("Posts.create"), policyRequire("posts.write"))
+      }).pipe(withSpan("Posts.create"), policyRequire("posts.write"))
 
     /** PUT /posts/{id}/date (the date is read by the writer, like every date of a post). */
     const move = (id: PostRef, date: string) =>
-      send(new MovePost({ postId: id, date })).pipe(Effect.withSpan("Posts.move"), policyRequire("posts.write"))
+      send(new MovePost({ postId: id, date })).pipe(withSpan("Posts.move"), policyRequire("posts.write"))
 
     const setStatus = (id: PostRef, status: "draft" | "schedule") =>
-      send(new SetPostStatus({ postId: id, status })).pipe(Effect.withSpan("Posts.setStatus"), policyRequire("posts.write"))
+      send(new SetPostStatus({ postId: id, status })).pipe(withSpan("Posts.setStatus"), policyRequire("posts.write"))
 
     const setSettings = (id: PostRef, settings: Readonly<Record<string, unknown>>) =>
-      send(new SetPostSettings({ postId: id, settings })).pipe(Effect.withSpan("Posts.setSettings"), policyRequire("posts.write"))
+      send(new SetPostSettings({ postId: id, settings })).pipe(withSpan("Posts.setSettings"), policyRequire("posts.write"))
 
-    const remove = (id: PostRef) => send(new DeletePost({ postId: id })).pipe(Effect.withSpan("Posts.delete"), policyRequire("posts.write"))
+    const remove = (id: PostRef) => send(new DeletePost({ postId: id })).pipe(withSpan("Posts.delete"), policyRequire("posts.write"))
 
     /** Approve a post in review, or ask for changes with a comment. */
     const review = (input: { readonly groupId: string; readonly decision: "approve" | "changes"; readonly comment: string; readonly reviewer: string }) =>
-      send(new ReviewPost(input)).pipe(Effect.withSpan("Posts.review"), policyRequire("posts.review"))
+      send(new ReviewPost(input)).pipe(withSpan("Posts.review"), policyRequire("posts.review"))
 
     /**
      * GET /posts/{id}/missing: asks the channel's network for a recent post of the account
@@ -140,14 +141,14 @@ export class Posts extends Effect.Service<Posts>()("posts/Posts", {
           rootReleaseId: null
         })
         return answer._tag === "Found" ? [{ id: answer.releaseId, url: answer.releaseUrl }] : []
-      }).pipe(Effect.withSpan("Posts.missing"), policyRequire("posts.read"))
+      }).pipe(withSpan("Posts.missing"), policyRequire("posts.read"))
 
     /** POST /posts/{id}/retry */
-    const retry = (id: PostRef) => send(new RetryPost({ postId: id })).pipe(Effect.withSpan("Posts.retry"), policyRequire("posts.write"))
+    const retry = (id: PostRef) => send(new RetryPost({ postId: id })).pipe(withSpan("Posts.retry"), policyRequire("posts.write"))
 
     /** PUT /posts/{id}/release-id */
     const linkRelease = (id: PostRef, releaseId: string, releaseUrl: string | null) =>
-      send(new LinkRelease({ postId: id, releaseId, releaseUrl })).pipe(Effect.withSpan("Posts.linkRelease"), policyRequire("posts.write"))
+      send(new LinkRelease({ postId: id, releaseId, releaseUrl })).pipe(withSpan("Posts.linkRelease"), policyRequire("posts.write"))
 
     return { list, get, create, move, setStatus, setSettings, remove, review, missing, retry, linkRelease }
   }),

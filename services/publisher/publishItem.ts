@@ -16,6 +16,7 @@ import { textToSend } from "./shortenLinks.js"
 import { PublishLimiter } from "./publishLimiter.js"
 import { RepeatStore } from "../posts/repeatStore.js"
 import { publishAttempts } from "../platform/metrics.js"
+import { withSpan } from "../platform/tracing.js"
 
 /** How the publisher runs its jobs (services/publisher/main.ts reads them from the environment). */
 export interface PublishSettings {
@@ -164,7 +165,7 @@ export const publishItem = (itemId: string, settings: PublishSettings) =>
       Effect.scoped,
       Effect.ensuring(release)
     )
-  }).pipe(Effect.withSpan("publisher.publishItem", { attributes: { itemId } }))
+  }).pipe(withSpan("publisher.publishItem", { attributes: { itemId } }))
 
 const runAttempt = (item: ItemForAttempt, attemptId: string, mode: AttemptMode, reachedNothing: number, settings: PublishSettings) =>
   Effect.gen(function* () {

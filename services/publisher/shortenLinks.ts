@@ -4,6 +4,7 @@ import { linksToShorten, shortenedFor, shortUrl } from "../../domain/shortLinks.
 import { AppConfig } from "../platform/config.js"
 import { ShortLinksStore } from "../shortLinks/shortLinksStore.js"
 import type { ItemToPublish } from "./attemptsStore.js"
+import { withSpan } from "../platform/tracing.js"
 
 /**
  * The text the network gets: for a post with `shortLink`, its links replaced by short
@@ -20,4 +21,4 @@ export const textToSend = (item: ItemToPublish) =>
     if (links.length === 0 || Option.isNone(network) || !(yield* store.enabledFor(item.groupId))) return item.content
     const codes = yield* store.codesFor({ workspaceId: item.workspaceId, postId: item.postId, urls: links.map((l) => l.url) })
     return shortenedFor(network.value, item.content, links, (url) => shortUrl(publicUrl, codes.get(url) ?? ""))
-  }).pipe(Effect.withSpan("publisher.textToSend"))
+  }).pipe(withSpan("publisher.textToSend"))

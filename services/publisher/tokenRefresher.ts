@@ -2,6 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { Duration, Effect, Option, Schedule, Schema } from "effect"
 import { freshCredentials } from "../networks/credentialsStore.js"
 import { NetworkAdapters } from "../networks/registry.js"
+import { withSpan } from "../platform/tracing.js"
 
 /** Networks whose access tokens expire: their channels are refreshed ahead, not only before a post. */
 export const EXPIRING_TOKEN_NETWORKS = ["x", "linkedin"] as const
@@ -31,7 +32,7 @@ export const refreshExpiringTokens = Effect.gen(function* () {
     )
   }
   return channels.length
-}).pipe(Effect.withSpan("publisher.refreshExpiringTokens"))
+}).pipe(withSpan("publisher.refreshExpiringTokens"))
 
 /** The pass every `intervalMs` (shorter than the adapters' refresh margin, so no expiry is missed). */
 export const runTokenRefresher = (intervalMs: number) =>

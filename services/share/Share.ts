@@ -4,6 +4,7 @@ import { CurrentPrincipal } from "../../protocol/http/security.js"
 import { authorize } from "../platform/policy.js"
 import { Posts } from "../posts/Posts.js"
 import { PostsStore } from "../posts/postsStore.js"
+import { withSpan } from "../platform/tracing.js"
 
 /** The link's token: unguessable, URL-safe. */
 const ShareToken = Schema.String.pipe(Schema.pattern(/^[A-Za-z0-9_-]{16,64}$/))
@@ -32,7 +33,7 @@ export class Share extends Effect.Service<Share>()("share/Share", {
           Effect.catchTags({ SqlError: Effect.die, ParseError: Effect.die })
         )
         return Option.some(post)
-      }).pipe(Effect.withSpan("Share.open"))
+      }).pipe(withSpan("Share.open"))
 
     /** The client's decision; None when the link leads nowhere. */
     const decide = (token: string, decision: "approve" | "changes", comment: string) =>
@@ -51,7 +52,7 @@ export class Share extends Effect.Service<Share>()("share/Share", {
           .review({ groupId: found.value.id, decision, comment, reviewer })
           .pipe(authorize("posts.review"), Effect.provideService(CurrentPrincipal, principal))
         return Option.some(result)
-      }).pipe(Effect.withSpan("Share.decide"))
+      }).pipe(withSpan("Share.decide"))
 
     return { open, decide }
   }),

@@ -3,6 +3,7 @@ import { shortCodePattern } from "../../domain/shortLinks.js"
 import { storageDefects } from "../platform/storageDefects.js"
 import { ClickCounter } from "./clickCounter.js"
 import { ShortLinksStore } from "./shortLinksStore.js"
+import { withSpan } from "../platform/tracing.js"
 
 /** Codes resolved lately, per process: a code's address never changes, so a hit needs no database. */
 const CACHE_SIZE = 10_000
@@ -33,7 +34,7 @@ export class ShortLinks extends Effect.Service<ShortLinks>()("shortLinks/ShortLi
         // a click that cannot be counted (Redis away) still gets its redirect
         yield* counter.count(code).pipe(Effect.catchAll((e) => Effect.logWarning("short link click not counted", e)))
         return url
-      }).pipe(Effect.withSpan("ShortLinks.follow"))
+      }).pipe(withSpan("ShortLinks.follow"))
 
     /** Clicks per channel post (flushed plus pending), for the post's statistics. */
     const clicksOf = (workspaceId: string, postIds: ReadonlyArray<string>) =>
@@ -44,7 +45,7 @@ export class ShortLinks extends Effect.Service<ShortLinks>()("shortLinks/ShortLi
           Effect.catchAll((e) => Effect.logWarning("pending clicks unavailable", e).pipe(Effect.as(new Map<string, number>())))
         )
         return Option.some(links.reduce((sum, l) => sum + l.clicks + (pending.get(l.code) ?? 0), 0))
-      }).pipe(Effect.withSpan("ShortLinks.clicksOf"))
+      }).pipe(withSpan("ShortLinks.clicksOf"))
 
     return { follow, clicksOf }
   }),

@@ -3,6 +3,7 @@ import { names } from "../../protocol/names.js"
 import { AppConfig } from "../platform/config.js"
 import { Redis } from "../platform/redis.js"
 import { ShortLinksStore } from "./shortLinksStore.js"
+import { withSpan } from "../platform/tracing.js"
 
 /**
  * Click counts (DESIGN "Redis"): every gateway replica counts a click in Redis at once;
@@ -72,7 +73,7 @@ export class ClickCounter extends Context.Tag("shortLinks/ClickCounter")<
         const open = yield* Effect.tryPromise(() => redis.smembers(batches)).pipe(Effect.flatMap(decodeIds))
         const flushed = yield* Effect.forEach(open, finishBatch)
         return flushed.reduce((a, b) => a + b, 0)
-      }).pipe(Effect.withSpan("ClickCounter.flush"))
+      }).pipe(withSpan("ClickCounter.flush"))
 
       const pending = (codes: ReadonlyArray<string>) =>
         Effect.gen(function* () {

@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto"
 import { SqlClient } from "@effect/sql"
 import { Context, Effect, Layer, Option, Schema } from "effect"
+import { withSpan } from "../platform/tracing.js"
 
 const LinkRow = Schema.Struct({ code: Schema.String, url: Schema.String })
 const ClicksRow = Schema.Struct({ code: Schema.String, postId: Schema.String, clicks: Schema.Number })
@@ -28,14 +29,14 @@ export const makeShortLinksStore = Effect.gen(function* () {
         Effect.flatMap(decodeLinks)
       )
       return new Map(stored.map((r) => [r.url, r.code]))
-    }).pipe(Effect.withSpan("ShortLinksStore.codesFor"))
+    }).pipe(withSpan("ShortLinksStore.codesFor"))
 
   /** The address behind a code. */
   const resolve = (code: string) =>
     sql`SELECT code, url FROM short_links WHERE code = ${code}`.pipe(
       Effect.flatMap(decodeLinks),
       Effect.map((rows) => Option.fromNullable(rows[0]?.url)),
-      Effect.withSpan("ShortLinksStore.resolve")
+      withSpan("ShortLinksStore.resolve")
     )
 
   /**
@@ -50,7 +51,7 @@ export const makeShortLinksStore = Effect.gen(function* () {
         for (const [code, count] of clicks) yield* sql`UPDATE short_links SET clicks = clicks + ${count} WHERE code = ${code}`
         return true
       })
-    ).pipe(Effect.withSpan("ShortLinksStore.addBatch"))
+    ).pipe(withSpan("ShortLinksStore.addBatch"))
 
   /** The codes of these channel posts with their flushed clicks. */
   const clicksOf = (workspaceId: string, postIds: ReadonlyArray<string>) =>
@@ -58,14 +59,14 @@ export const makeShortLinksStore = Effect.gen(function* () {
       ? Effect.succeed([])
       : sql`SELECT code, post_id, clicks FROM short_links WHERE workspace_id = ${workspaceId} AND post_id IN ${sql.in(postIds)}`.pipe(
           Effect.flatMap(decodeClicks),
-          Effect.withSpan("ShortLinksStore.clicksOf")
+          withSpan("ShortLinksStore.clicksOf")
         )
 
   /** Whether the whole post asked for short links (POST /posts `shortLink`). */
   const enabledFor = (groupId: string) =>
     sql<{ shortLink: boolean }>`SELECT short_link FROM post_groups WHERE id = ${groupId}`.pipe(
       Effect.map((rows) => rows[0]?.shortLink === true),
-      Effect.withSpan("ShortLinksStore.enabledFor")
+      withSpan("ShortLinksStore.enabledFor")
     )
 
   /** Which of these flush batches Postgres already holds (their Redis copy is about to go). */

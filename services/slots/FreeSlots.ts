@@ -19,6 +19,7 @@ import { storageDefects } from "../platform/storageDefects.js"
 import { ChannelsRepo } from "../repos/channelsRepo.js"
 import { makeTestLayer } from "../platform/testLayer.js"
 import { SlotsRepo } from "./slotsRepo.js"
+import { withSpan } from "../platform/tracing.js"
 
 /** What a caller asks: one channel or all of them, and an optional fixed offset. */
 export interface FreeSlotQuery {
@@ -76,7 +77,7 @@ export class FreeSlots extends Effect.Service<FreeSlots>()("slots/FreeSlots", {
         })
         if (Option.isNone(slot)) return yield* Effect.fail(Errors.badRequest(noFreeSlotMessage, noFreeSlotFix))
         return { date: isoUtc(slot.value) }
-      }).pipe(Effect.withSpan("FreeSlots.find"), policyRequire("channels.read"))
+      }).pipe(withSpan("FreeSlots.find"), policyRequire("channels.read"))
 
     return { find }
   }),

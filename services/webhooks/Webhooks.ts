@@ -18,6 +18,7 @@ import { leaseMsOf, webhookSettings } from "./settings.js"
 import { newWebhookSecret } from "./signatures.js"
 import { checkWebhookUrl } from "./webhookUrl.js"
 import { makeWebhooksRepo, type WebhookFields, type WebhookRow } from "./webhooksRepo.js"
+import { withSpan } from "../platform/tracing.js"
 
 /** Webhook delivery (log entry) as the API answers it. */
 export const deliveryResource = (e: LogEntry): WebhookDelivery => ({
@@ -107,7 +108,7 @@ export class Webhooks extends Effect.Service<Webhooks>()("webhooks/Webhooks", {
       if (role === "client") return []
       const rows = yield* repo.list(workspaceId).pipe(Effect.orDie)
       return rows.map((r) => resource(r, can(role, "webhooks.manage")))
-    }).pipe(Effect.withSpan("Webhooks.list"), policyRequire("webhooks.list"))
+    }).pipe(withSpan("Webhooks.list"), policyRequire("webhooks.list"))
 
     const create = (body: CreateWebhookBody) =>
       Effect.gen(function* () {
@@ -126,7 +127,7 @@ export class Webhooks extends Effect.Service<Webhooks>()("webhooks/Webhooks", {
           })
         ).pipe(Effect.catchTag("SqlError", Effect.die))
         return resource(yield* found(workspaceId, id), true)
-      }).pipe(Effect.withSpan("Webhooks.create"), policyRequire("webhooks.manage"))
+      }).pipe(withSpan("Webhooks.create"), policyRequire("webhooks.manage"))
 
     const update = (id: string, body: UpdateWebhookBody) =>
       Effect.gen(function* () {
@@ -141,7 +142,7 @@ export class Webhooks extends Effect.Service<Webhooks>()("webhooks/Webhooks", {
         })
         yield* repo.update(workspaceId, id, fields).pipe(Effect.orDie)
         return resource(yield* found(workspaceId, id), true)
-      }).pipe(Effect.withSpan("Webhooks.update"), policyRequire("webhooks.manage"))
+      }).pipe(withSpan("Webhooks.update"), policyRequire("webhooks.manage"))
 
     /** Deletes the webhook; its waiting retries stop with it. */
     const remove = (id: string) =>
@@ -150,7 +151,7 @@ export class Webhooks extends Effect.Service<Webhooks>()("webhooks/Webhooks", {
         const deleted = yield* repo.remove(workspaceId, id).pipe(Effect.orDie)
         if (!deleted) return yield* Effect.fail(Errors.webhookNotFound())
         return { success: true as const }
-      }).pipe(Effect.withSpan("Webhooks.remove"), policyRequire("webhooks.manage"))
+      }).pipe(withSpan("Webhooks.remove"), policyRequire("webhooks.manage"))
 
     /** A new secret; attempts read the secret when they are sent, so waiting retries use the new one. */
     const rotateSecret = (id: string) =>
@@ -159,7 +160,7 @@ export class Webhooks extends Effect.Service<Webhooks>()("webhooks/Webhooks", {
         const changed = yield* repo.setSecret(workspaceId, id, encryptSecret(secretKey, newWebhookSecret())).pipe(Effect.orDie)
         if (!changed) return yield* Effect.fail(Errors.webhookNotFound())
         return resource(yield* found(workspaceId, id), true)
-      }).pipe(Effect.withSpan("Webhooks.rotateSecret"), policyRequire("webhooks.manage"))
+      }).pipe(withSpan("Webhooks.rotateSecret"), policyRequire("webhooks.manage"))
 
     /** The last 50 attempts, newest first. */
     const deliveries = (id: string) =>
@@ -167,7 +168,7 @@ export class Webhooks extends Effect.Service<Webhooks>()("webhooks/Webhooks", {
         const { workspaceId } = yield* CurrentPrincipal
         yield* found(workspaceId, id)
         return (yield* store.log(id).pipe(Effect.orDie)).map(deliveryResource)
-      }).pipe(Effect.withSpan("Webhooks.deliveries"), policyRequire("webhooks.manage"))
+      }).pipe(withSpan("Webhooks.deliveries"), policyRequire("webhooks.manage"))
 
     /**
      * Send Test: event `test` with the fixed message, one attempt made now (also to a webhook
@@ -188,7 +189,7 @@ export class Webhooks extends Effect.Service<Webhooks>()("webhooks/Webhooks", {
         const result = yield* runAttempt({ ...claimed, active: true, rank: 1 }, { store, outbound, secretKey, settings }).pipe(Effect.orDie)
         if (result === undefined) return yield* Effect.fail(Errors.webhookNotFound())
         return { id: result.id, createdAt: result.sentAt.toISOString(), event: TEST_EVENT, status: result.status, error: result.error, attempt: 1, ok: result.ok }
-      }).pipe(Effect.withSpan("Webhooks.sendTest"), policyRequire("webhooks.manage"))
+      }).pipe(withSpan("Webhooks.sendTest"), policyRequire("webhooks.manage"))
 
     return { list, create, update, remove, rotateSecret, deliveries, sendTest }
   }),

@@ -7,6 +7,7 @@ import { decryptSecret } from "../platform/secrets.js"
 import type { Redacted } from "effect"
 import type { AttemptResult, ClaimedDelivery, DeliveriesStore } from "./deliveriesStore.js"
 import { deliveryHeaders } from "./signatures.js"
+import { withSpan } from "../platform/tracing.js"
 
 /** How attempts are made (README: Webhooks → Configuration). */
 export interface AttemptSettings {
@@ -101,4 +102,4 @@ export const runAttempt = (d: ClaimedDelivery, deps: AttemptDeps) =>
     yield* deps.store.recordAttempt(d, logId, attempt, result, { nextAt })
     webhookDeliveries.inc({ outcome: result.ok ? "delivered" : nextAt === null ? "gave_up" : "failed" })
     return { id: logId, attempt, ...result }
-  }).pipe(Effect.withSpan("webhooks.attempt", { attributes: { deliveryId: d.id, event: d.event } }))
+  }).pipe(withSpan("webhooks.attempt", { attributes: { deliveryId: d.id, event: d.event } }))

@@ -3,6 +3,7 @@ import { MAX_ATTEMPTS, pausedReason, receives, type EventChannels } from "../../
 import { ServiceEvent, type EventMessage } from "../../protocol/events.js"
 import type { DeliveriesStore } from "./deliveriesStore.js"
 import type { WebhooksRepo } from "./webhooksRepo.js"
+import { withSpan } from "../platform/tracing.js"
 
 /** Which channels an event is about (the spec's channel filter); null: not about a channel. */
 export const channelsOf = (e: ServiceEvent): EventChannels => {
@@ -55,4 +56,4 @@ export const fanOut = (message: EventMessage, deps: { readonly repo: WebhooksRep
         maxAttempts: MAX_ATTEMPTS
       }))
     )
-  }).pipe(Effect.withSpan("webhooks.fanOut", { attributes: { eventId: message.id, event: message.event } }))
+  }).pipe(withSpan("webhooks.fanOut", { attributes: { eventId: message.id, event: message.event } }))

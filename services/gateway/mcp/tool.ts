@@ -4,6 +4,7 @@ import type { ApiError } from "../../../domain/errors.js"
 import { toolError, ToolErrorBody } from "../../../protocol/mcp/errors.js"
 import { jsonSchemaOf, type JsonSchemaObject } from "../../../protocol/mcp/jsonSchema.js"
 import { decodeErrorToApiError } from "../errorResponse.js"
+import { withSpan } from "../../platform/tracing.js"
 
 /**
  * One MCP tool: its contract (name, a description written for a model, MCP annotations,
@@ -79,6 +80,6 @@ export const defineTool = <A, I, O, OI, R>(definition: ToolDefinition<A, I, O, O
         const structured: unknown = yield* Effect.orDie(encode(answer.right))
         if (!isRecord(structured)) return yield* Effect.dieMessage(`tool ${definition.name} answered something other than an object`)
         return { content: [{ type: "text", text: JSON.stringify(structured) }], structuredContent: structured } as const
-      }).pipe(Effect.withSpan(`mcp.tool.${definition.name}`))
+      }).pipe(withSpan(`mcp.tool.${definition.name}`))
   }
 }
