@@ -10,6 +10,21 @@ import { isWebAddress } from "./rules.js"
  * what it is, not what its name says. Pure: the caller finds and imports the files.
  */
 
+/**
+ * False when no object anywhere in the raw body has a `path` text: then no file is given by
+ * path (a media object is the only place the body reads one), and nothing needs resolving
+ * before the body is read in full. True also for `path` keys elsewhere (in settings): the
+ * caller then reads the body to know.
+ */
+export const mayNameFileByPath = (body: unknown): boolean => {
+  if (Array.isArray(body)) return body.some(mayNameFileByPath)
+  if (typeof body !== "object" || body === null) return false
+  for (const [key, value] of Object.entries(body)) {
+    if (key === "path" ? typeof value === "string" : mayNameFileByPath(value)) return true
+  }
+  return false
+}
+
 const refs = (post: NormalizedPost): ReadonlyArray<MediaRef> =>
   post.entries.flatMap((e) => e.items.flatMap((i) => i.media))
 

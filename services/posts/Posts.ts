@@ -4,7 +4,7 @@ import { Errors } from "../../domain/errors.js"
 import type { PostRef } from "../../domain/ids.js"
 import { normalizePostBody } from "../../domain/posts/body.js"
 import { postsRange } from "../../domain/posts/listRange.js"
-import { mediaIdsOf, pathsToResolve } from "../../domain/posts/mediaByPath.js"
+import { mayNameFileByPath, mediaIdsOf, pathsToResolve } from "../../domain/posts/mediaByPath.js"
 import { PostMessages } from "../../domain/posts/messages.js"
 import { CreatePosts, DeletePost, LinkRelease, MovePost, RetryPost, ReviewPost, SetPostSettings, SetPostStatus } from "../../protocol/actors.js"
 import { CurrentPrincipal } from "../../protocol/http/security.js"
@@ -67,6 +67,8 @@ export class Posts extends Effect.Service<Posts>()("posts/Posts", {
      */
     const mediaByPath = (workspaceId: string, body: unknown, idempotencyKey: string | null) =>
       Effect.gen(function* () {
+        // most bodies give files by id or none at all: then not read twice (the actor reads it)
+        if (!mayNameFileByPath(body)) return {}
         const normalized = normalizePostBody(body, new Date())
         if (Either.isLeft(normalized)) return {}
         const known = new Set<string>((yield* mediaRepo.findMany(workspaceId, mediaIdsOf(normalized.right))).map((m) => m.id))

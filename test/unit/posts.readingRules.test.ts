@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest"
 import { decodeIssueProblem, expecting } from "../../domain/fieldProblem.js"
 import { testNetwork } from "../../domain/networks/test-network.js"
 import { normalizePostBody } from "../../domain/posts/body.js"
-import { mediaIdsOf, pathsToResolve, withMediaByPath } from "../../domain/posts/mediaByPath.js"
+import { mayNameFileByPath, mediaIdsOf, pathsToResolve, withMediaByPath } from "../../domain/posts/mediaByPath.js"
 import type { NormalizedPost } from "../../domain/posts/normalizedPost.js"
 import { settingsChangeProblems } from "../../domain/posts/rules.js"
 
@@ -73,6 +73,22 @@ describe("media given by path (domain/posts/mediaByPath.ts)", () => {
       [IMPORTED, KNOWN],
       [IMPORTED, null]
     ])
+  })
+
+  it("a body with no `path` text anywhere gives no file by path (the gateway then skips reading it); any `path` text may", () => {
+    const raw = (image: ReadonlyArray<unknown>, settings: Record<string, unknown> = {}) => ({
+      type: "schedule",
+      posts: [{ integration: { id: CHANNEL }, value: [{ content: "a", image }], settings }]
+    })
+    expect(mayNameFileByPath(raw([]))).toBe(false)
+    expect(mayNameFileByPath(raw([KNOWN, { id: KNOWN, alt: "x" }, { id: KNOWN, path: null }]))).toBe(false)
+    expect(mayNameFileByPath(raw([{ id: "cli-1", path: "https://a.example/v.png" }]))).toBe(true)
+    expect(mayNameFileByPath(raw([], { path: "/somewhere" }))).toBe(true)
+    expect(mayNameFileByPath("text")).toBe(false)
+    // every body that names a file by path to resolve is seen
+    const withPaths = { posts: [{ integration: { id: CHANNEL }, value: [{ content: "b", media: [{ path: "https://a.example/v.png" }] }] }] }
+    expect(mayNameFileByPath(withPaths)).toBe(true)
+    expect(pathsToResolve(post(withPaths), isKnown)).toEqual(["https://a.example/v.png"])
   })
 })
 
