@@ -1,10 +1,10 @@
-import { Cause, Effect, Exit, Option, type ParseResult, Schema } from "effect"
+import { Cause, Context, Effect, Exit, Option, type ParseResult, Schema } from "effect"
 import type { ActorEnvelope } from "../../protocol/actors.js"
 import { CurrentPrincipal } from "../../protocol/http/security.js"
 import { authorize } from "../platform/policy.js"
 import { PostWriter } from "../posts/PostWriter.js"
 import { admitCreatePosts } from "./commands/admission.js"
-import { AlreadyRan, CurrentCommand, FenceStore, LeaseLost } from "./fencing.js"
+import { AlreadyRan, CurrentCommand, CurrentLease, FenceStore, LeaseLost } from "./fencing.js"
 import type { Mailboxes } from "./mailboxes.js"
 
 const PostsAnswer = Schema.Struct({ statusCode: Schema.Number, body: Schema.Unknown, replayed: Schema.Boolean })
@@ -22,13 +22,19 @@ const decodeKeptGroup = Schema.decodeUnknown(Schema.String)
  * was kept: the first answer of POST /posts, the post as it is now for the PUTs and review,
  * the constant answer of the deletes.
  */
-export const dispatch = (envelope: ActorEnvelope, mailboxes: Mailboxes) => {
+export const dispatch = (envelope: ActorEnvelope, mailboxes: Mailboxes, lease: Context.Tag.Service<CurrentLease>) => {
   const { command, commandId, principal } = envelope
+  // who runs it, as which command, under which lease: one context for the three (each
+  // provideService would copy the whole context and set a fiber ref again)
+  const commandContext = Context.make(CurrentPrincipal, principal).pipe(
+    Context.add(CurrentCommand, { workspaceId: principal.workspaceId, commandId }),
+    Context.add(CurrentLease, lease)
+  )
   const inMailbox = <A, E, R>(effect: Effect.Effect<A, E, R>) => mailboxes.run(principal.workspaceId, effect)
   const reply = <A, I, E, EI, R>(
     request: Schema.WithResult<A, I, E, EI, never>,
     effect: Effect.Effect<A, NoInfer<E>, R>
-  ): Effect.Effect<unknown, ParseResult.ParseError | LeaseLost, Exclude<Exclude<R, CurrentPrincipal>, CurrentCommand>> =>
+  ): Effect.Effect<unknown, ParseResult.ParseError | LeaseLost, Exclude<R, CurrentPrincipal | CurrentCommand | CurrentLease>> =>
     // the encoded Exit is plain JSON for the reply; the gateway decodes it with the same schemas.
     // A lease lost while it ran is no answer: the host says NotOwner and the gateway asks the owner.
     effect.pipe(
@@ -36,8 +42,7 @@ export const dispatch = (envelope: ActorEnvelope, mailboxes: Mailboxes) => {
       Effect.flatMap((exit): Effect.Effect<unknown, ParseResult.ParseError | LeaseLost> =>
         Exit.isFailure(exit) && lostLease(exit.cause) ? Effect.fail(new LeaseLost({ shard: -1 })) : Schema.serializeExit(request, exit)
       ),
-      Effect.provideService(CurrentPrincipal, principal),
-      Effect.provideService(CurrentCommand, { workspaceId: principal.workspaceId, commandId })
+      Effect.provide(commandContext)
     )
 
   return Effect.gen(function* () {

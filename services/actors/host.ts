@@ -8,7 +8,7 @@ import { Nats } from "../platform/nats.js"
 import { PostWriter } from "../posts/PostWriter.js"
 import { dispatch } from "./dispatch.js"
 import { FencedTransactions } from "./fencedTransactions.js"
-import { CurrentLease, FenceStore, LeaseLost } from "./fencing.js"
+import { FenceStore, LeaseLost } from "./fencing.js"
 import { makeMailboxes } from "./mailboxes.js"
 import { LEASE_ROUND_MS, makeLeaseManager, tickSafely } from "./shardLeases.js"
 import { RateWindows } from "./rateWindows.js"
@@ -77,7 +77,7 @@ export const ActorHostLive = Layer.scopedDiscard(
         // a host that lost its lease (a pause, a partition) runs nothing of the shard: it says so
         if (epoch === undefined || !manager.holds(shard)) return notOwner
         const envelope = yield* envelopeOf(msg)
-        const exit = yield* dispatch(envelope, mailboxes).pipe(Effect.provideService(CurrentLease, { shard, epoch }))
+        const exit = yield* dispatch(envelope, mailboxes, { shard, epoch })
         observeCommand(envelope.command._tag, exit, started)
         return yield* replyOf(exit)
       }).pipe(

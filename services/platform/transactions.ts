@@ -43,17 +43,21 @@ const noFence: Fence = { lease: null, command: null }
 const capturedServices = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
   const nats = yield* Effect.serviceOption(Nats)
+  // both in one context: provided with one copy of the caller's context, not one per service
+  const captured: Context.Context<SqlClient.SqlClient> = Option.match(nats, {
+    onNone: () => Context.make(SqlClient.SqlClient, sql),
+    onSome: (n) => Context.make(SqlClient.SqlClient, sql).pipe(Context.add(Nats, n))
+  })
   return <A, E, R>(effect: Effect.Effect<A, E, R>) => {
-    const withSql = effect.pipe(
+    const withServices = effect.pipe(
       Effect.catchIf(
         (e): e is Extract<typeof e, { readonly _tag: "SqlError" }> => typeof e === "object" && e !== null && "_tag" in e && e._tag === "SqlError",
         Effect.die
       ),
-      Effect.provideService(SqlClient.SqlClient, sql)
+      Effect.provide(captured)
     )
-    const withNats = Option.match(nats, { onNone: () => withSql, onSome: (n) => Effect.provideService(withSql, Nats, n) })
     // the services provided here were captured at build time
-    return withNats as Effect.Effect<A, Exclude<E, SqlError>, Exclude<R, SqlClient.SqlClient | Nats>>
+    return withServices as Effect.Effect<A, Exclude<E, SqlError>, Exclude<R, SqlClient.SqlClient | Nats>>
   }
 })
 
