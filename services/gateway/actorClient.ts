@@ -76,8 +76,12 @@ export const ActorClientLive = Layer.scoped(
             }
           }
         })
+        // the retry schedule starts only once a first attempt found no owner or no answer:
+        // its driver would cost every answered request a context copy and a few fiber refs
         const exit = yield* ask.pipe(
-          Effect.retry({ while: (e) => e instanceof NoOwner || e instanceof NoAnswer, schedule: exponentialUpTo(HANDOVER_WAIT_MS) }),
+          Effect.catchIf(isRetried, () =>
+            ask.pipe(Effect.delay(FIRST_RETRY), Effect.retry({ while: isRetried, schedule: exponentialUpTo(HANDOVER_WAIT_MS) }))
+          ),
           Effect.orDie,
           Effect.ensuring(Effect.suspend(() => (stored === undefined ? Effect.void : payloads.remove(stored))))
         )
@@ -87,9 +91,15 @@ export const ActorClientLive = Layer.scoped(
   })
 ).pipe(Layer.provide(ActorPayloads.Live))
 
+/** Nothing ran: the command may be asked again. */
+const isRetried = (e: NoOwner | NoAnswer) => e instanceof NoOwner || e instanceof NoAnswer
+
+/** The wait before the first retry, and the first step of the retries' backoff. */
+const FIRST_RETRY = Duration.millis(50)
+
 /** Quick first retries, then every 500 ms, for at most `totalMs`. */
 const exponentialUpTo = (totalMs: number) =>
-  Schedule.exponential(Duration.millis(50), 1.5).pipe(
+  Schedule.exponential(FIRST_RETRY, 1.5).pipe(
     Schedule.union(Schedule.spaced(Duration.millis(500))),
     Schedule.upTo(Duration.millis(totalMs))
   )
