@@ -19,6 +19,7 @@
  */
 import pg from "pg"
 import { execFileSync } from "node:child_process"
+import { writeFileSync } from "node:fs"
 import { Agent, request } from "node:http"
 import autocannon from "autocannon"
 import { urlsFromEnv } from "../support/servers.js"
@@ -44,6 +45,10 @@ const countQueries = process.env["BENCH_COUNT_QUERIES"] === "1"
 const debug = process.env["BENCH_DEBUG"] === "1"
 /** BENCH_LAYOUT=npm-start: every service in one built process, as `npm start` runs them, instead of gateway and actor host apart. */
 const oneProcess = process.env["BENCH_LAYOUT"] === "npm-start"
+/** BENCH_NODE_FLAGS="--flag …": node flags added to the service's (for trying runtime settings), npm start's still first. */
+const extraNodeFlags = (process.env["BENCH_NODE_FLAGS"] ?? "").split(" ").filter((f) => f !== "")
+/** BENCH_SERVICE_LOG=<file>: the service's output (the last 500 kB of it) is written there at the end. */
+const serviceLog = process.env["BENCH_SERVICE_LOG"]
 
 const percentile = (sorted: ReadonlyArray<number>, p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0
 
@@ -114,7 +119,7 @@ const main = async () => {
       console.log("building (npm run build) …")
       execFileSync("npm", ["run", "-s", "build"], { stdio: "inherit" })
       const service = await group.start(world, [], {
-        nodeArgs: [...profile, ...npmStartNodeFlags(), "dist/services/main.js"], // as npm start runs it
+        nodeArgs: [...profile, ...npmStartNodeFlags(), ...extraNodeFlags, "dist/services/main.js"], // as npm start runs it
         env: { SEED_DEMO: "false" },
         ready: /all services up/,
         label: "service"
@@ -124,8 +129,8 @@ const main = async () => {
       actors = gateway = service
       sys = { url: `http://127.0.0.1:${port}` }
     } else {
-      actors = await group.start(world, ["actors"], { nodeOptions: [...profile, ...npmStartNodeFlags(), ...(countQueries ? ["--import", "./test/bench/queryCounter.mjs"] : [])] })
-      gateway = await group.start(world, ["gateway"], { nodeOptions: [...profile, ...npmStartNodeFlags()] })
+      actors = await group.start(world, ["actors"], { nodeOptions: [...profile, ...npmStartNodeFlags(), ...extraNodeFlags, ...(countQueries ? ["--import", "./test/bench/queryCounter.mjs"] : [])] })
+      gateway = await group.start(world, ["gateway"], { nodeOptions: [...profile, ...npmStartNodeFlags(), ...extraNodeFlags] })
       sys = { url: `http://127.0.0.1:${gateway.id.replace("port ", "")}` }
     }
     const tenants = await Promise.all(
@@ -273,6 +278,7 @@ const main = async () => {
     const perRequest = (cpu: Record<string, number>) => Object.entries(cpu).map(([k, ms]) => `${k} ${((ms * 1000) / requests).toFixed(0)}`).join(", ")
     console.log(`  CPU µs per request, service: ${perRequest(serviceCpu)}`)
     console.log(`  CPU µs per request, baseline: ${perRequest(baselineCpu)}`)
+    if (serviceLog !== undefined) writeFileSync(serviceLog, actors === gateway ? gateway.output() : `${actors.output()}\n--- gateway ---\n${gateway.output()}`)
   } finally {
     await group.stopAll()
     await admin.dispose()
