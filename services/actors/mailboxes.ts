@@ -18,6 +18,9 @@ interface Mailbox {
  * order: a free permit can be taken by a newcomer before the woken waiter runs, and
  * the waiter then goes to the back of the line.)
  */
+/** The tail of a new mailbox: nothing in line. */
+const settled = Promise.resolve()
+
 export const makeMailboxes = () => {
   const boxes = new Map<string, Mailbox>()
   return {
@@ -26,16 +29,18 @@ export const makeMailboxes = () => {
         Effect.sync(() => {
           let box = boxes.get(workspaceId)
           if (box === undefined) {
-            box = { tail: Promise.resolve(), users: 0 }
+            box = { tail: settled, users: 0 }
             boxes.set(workspaceId, box)
           }
+          // alone in a mailbox just made: nobody to wait for (a mailbox is dropped when it empties)
+          const first = box.users === 0 && box.tail === settled
           box.users++
           const previous = box.tail
           let finished!: () => void
           box.tail = new Promise<void>((resolve) => (finished = resolve))
-          return { box, previous, finished }
+          return { box, previous, finished, first }
         }),
-        ({ previous }) => Effect.promise(() => previous).pipe(Effect.zipRight(effect)),
+        ({ first, previous }) => (first ? effect : Effect.promise(() => previous).pipe(Effect.zipRight(effect))),
         ({ box, previous, finished }) =>
           Effect.sync(() => {
             // the next in line starts once the one before us is over too (this matters
