@@ -16,6 +16,8 @@
  *   BENCH_CPU_PROF=<dir>              the gateway and the actor host write V8 CPU profiles there
  *   BENCH_LAYOUT=npm-start            every service in one process, built, as `npm start` runs it
  *   BENCH_DEBUG=1                     the half-rate run's p50 and max per second
+ *   BENCH_NODE_FLAGS="--trace-gc …"   node flags added after npm start's (trying runtime settings)
+ *   BENCH_SERVICE_LOG=<file>          the service's output written there at the end
  */
 import pg from "pg"
 import { execFileSync } from "node:child_process"
