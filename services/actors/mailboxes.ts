@@ -7,6 +7,9 @@ interface Mailbox {
   users: number
 }
 
+/** The tail of a new mailbox: nothing in line. */
+const settled = Promise.resolve()
+
 /**
  * One mailbox per workspace: commands of one workspace run one after another (in
  * arrival order), commands of different workspaces run in parallel. A mailbox
@@ -18,9 +21,6 @@ interface Mailbox {
  * order: a free permit can be taken by a newcomer before the woken waiter runs, and
  * the waiter then goes to the back of the line.)
  */
-/** The tail of a new mailbox: nothing in line. */
-const settled = Promise.resolve()
-
 export const makeMailboxes = () => {
   const boxes = new Map<string, Mailbox>()
   return {
