@@ -2,8 +2,7 @@
  * Rate limits (spec: Limits rules 1-2): a window starts with the first request and
  * lasts the full period; over the limit, 429 with Retry-After = seconds until the
  * window restarts. The counts live in Redis, shared by every actor host, so a window
- * survives a workspace moving to another host (services/actors/rateWindows.ts); the
- * owning host counts a workspace's window in memory too (services/actors/ownedWindows.ts).
+ * survives a workspace moving to another host (services/actors/rateWindows.ts).
  */
 export interface RateLimit {
   readonly limit: number

@@ -11,7 +11,6 @@ import { FencedTransactions } from "./fencedTransactions.js"
 import { FenceStore, LeaseLost } from "./fencing.js"
 import { makeMailboxes } from "./mailboxes.js"
 import { LEASE_ROUND_MS, makeLeaseManager, tickSafely } from "./shardLeases.js"
-import { OwnedWindows, makeOwnedWindows } from "./ownedWindows.js"
 import { RateWindows } from "./rateWindows.js"
 import { makeWorkspaceMemory, WorkspaceMemory } from "./workspaceMemory.js"
 import { observeCommand } from "./commandMetrics.js"
@@ -34,12 +33,7 @@ export const ActorHostLive = Layer.scopedDiscard(
     const memory = makeWorkspaceMemory()
     // the writer (and its stores) is built once per host: queries and decoders are reused by every command
     const runtime = yield* Effect.runtime<PostWriter | FenceStore | ActorPayloads | RateWindows>()
-    const rateWindows = yield* RateWindows
-    const windows = makeOwnedWindows({
-      count: rateWindows.count,
-      unavailable: (cause) => runFork(Effect.logWarning("rate window unavailable; request allowed", cause))
-    })
-    const withStores = runtime.pipe(Runtime.provideService(WorkspaceMemory, memory), Runtime.provideService(OwnedWindows, windows))
+    const withStores = runtime.pipe(Runtime.provideService(WorkspaceMemory, memory))
     const runFork = Runtime.runFork(withStores)
     const runPromise = Runtime.runPromise(withStores)
     const fences = yield* FenceStore
@@ -102,11 +96,7 @@ export const ActorHostLive = Layer.scopedDiscard(
     }
 
     /** The shard's workspaces are another host's now: their keys in flight here go stale. */
-    const forgetShard = (shard: number) => {
-      const owns = (workspaceId: string) => shardOf(workspaceId, config.shardCount) === shard
-      memory.forget(owns)
-      windows.forget(owns)
-    }
+    const forgetShard = (shard: number) => memory.forget((workspaceId) => shardOf(workspaceId, config.shardCount) === shard)
 
     const unsubscribe = (shard: number) => {
       subscriptions.get(shard)?.unsubscribe()
@@ -137,8 +127,6 @@ export const ActorHostLive = Layer.scopedDiscard(
           // hand over only after the commands already taken have answered
           const deadline = Date.now() + 10_000
           while ((inFlight.get(shard) ?? 0) > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20))
-          // and once their rate counts are in Redis, where the next owner reads the windows
-          await windows.sent()
           epochs.delete(shard)
           forgetShard(shard)
         },

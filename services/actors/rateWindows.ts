@@ -21,21 +21,13 @@ return {count, left}`
 const takeSha = createHash("sha1").update(takeScript).digest("hex")
 
 const Counted = Schema.Tuple(Schema.Number, Schema.Number)
-const decodeCounted = Schema.decodeUnknownSync(Counted)
-
-/** What Redis answered for a count: the window's count so far (this one included) and the milliseconds until it ends. */
-export interface WindowCount {
-  readonly count: number
-  readonly msLeft: number
-}
+const decodeCounted = Schema.decodeUnknown(Counted)
 
 export class RateWindows extends Context.Tag("actors/RateWindows")<
   RateWindows,
   {
     /** Counts `requests` (default 1: an MCP batch counts each of its messages) and decides. */
     readonly take: (workspaceId: string, name: string, rate: RateLimit, requests?: number) => Effect.Effect<RateDecision>
-    /** Counts one request in Redis and answers the window's count (rejects when Redis does not answer). */
-    readonly count: (workspaceId: string, name: string, rate: RateLimit) => Promise<WindowCount>
   }
 >() {
   static readonly Live = Layer.effect(
@@ -44,25 +36,20 @@ export class RateWindows extends Context.Tag("actors/RateWindows")<
       const redis = yield* Redis
       const { namespace } = yield* AppConfig
       const key = names(namespace).redisKey
-      const count = (workspaceId: string, name: string, rate: RateLimit, requests = 1): Promise<WindowCount> => {
-        const args = [key("rate", name, workspaceId), String(rate.periodMs), String(Math.max(1, Math.floor(requests)))] as const
-        // a Redis that does not hold the script yet (restarted, flushed) is sent it once
-        return redis
-          .evalsha(takeSha, 1, ...args)
-          .catch((e: unknown) => (String(e).includes("NOSCRIPT") ? redis.eval(takeScript, 1, ...args) : Promise.reject(e)))
-          .then((answer) => {
-            const [n, msLeft] = decodeCounted(answer)
-            return { count: n, msLeft }
-          })
-      }
       return {
         take: (workspaceId, name, rate, requests = 1) =>
-          Effect.tryPromise(() => count(workspaceId, name, rate, requests)).pipe(
-            Effect.map(({ count, msLeft }) => decideWindow(count, msLeft, rate)),
+          Effect.tryPromise(() => {
+            const args = [key("rate", name, workspaceId), String(rate.periodMs), String(Math.max(1, Math.floor(requests)))] as const
+            // a Redis that does not hold the script yet (restarted, flushed) is sent it once
+            return redis.evalsha(takeSha, 1, ...args).catch((e: unknown) =>
+              String(e).includes("NOSCRIPT") ? redis.eval(takeScript, 1, ...args) : Promise.reject(e)
+            )
+          }).pipe(
+            Effect.flatMap(decodeCounted),
+            Effect.map(([count, msLeft]) => decideWindow(count, msLeft, rate)),
             // Redis unreachable: the request is let through (a limit is no reason to refuse work) and it is logged
             Effect.catchAll((e) => Effect.logWarning("rate window unavailable; request allowed", e).pipe(Effect.as({ allowed: true } as const)))
-          ),
-        count: (workspaceId, name, rate) => count(workspaceId, name, rate)
+          )
       }
     })
   ).pipe(Layer.provide(RedisLive))

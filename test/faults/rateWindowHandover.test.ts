@@ -8,9 +8,8 @@ import { createWorld, startServices, type RunningServices, type TestWorld } from
 /**
  * POST /posts allows 90 requests an hour per workspace (spec: Limits). The window is the
  * workspace's, not the host's: when the host that owns the workspace dies mid-window, the
- * new owner goes on counting in the same window. The owner counts in memory and sends
- * every count to Redis as it goes (services/actors/ownedWindows.ts): the new owner goes on
- * from the exact count, neither more lenient nor stricter.
+ * new owner goes on counting in the same window (the counts are in Redis), from the exact
+ * count: neither more lenient nor stricter.
  */
 
 const SHARDS = 8 // world.env SHARD_COUNT
@@ -75,7 +74,7 @@ describe("the POST /posts window when the owning actor host is killed mid-window
       const { first, second, owners: map } = await startTwoActorHosts(hosts, world, nc, SHARDS)
       const { workspaceId, post } = await newWorkspace()
       const owner = map.get(shardOf(workspaceId, SHARDS)) === first.id ? first : second
-      // 89 answered by the owner, most of them decided from its memory
+      // 89 answered by the owner
       for (let sent = 0; sent < 89; sent += 10) {
         const answers = await Promise.all(Array.from({ length: Math.min(10, 89 - sent) }, post))
         expect(answers.map((a) => a.status)).toEqual(Array(Math.min(10, 89 - sent)).fill(200))

@@ -109,7 +109,7 @@ describe("POST /posts rule 3: 90 requests per hour per workspace", () => {
   })
 
   // Limits rule 2: counted in memory. The memory is Redis's (it keeps nothing on disk), shared by
-  // every actor host (the owner mirrors its workspaces' windows and writes every count through), so a window survives a workspace moving to another host or a restart of the
+  // every actor host, so a window survives a workspace moving to another host or a restart of the
   // service's processes; it starts again when Redis restarts (test/faults/rateWindowHandover.test.ts).
   it("Limits rule 2: the window is the workspace's, not a process's: after a restart of the services it still holds", async () => {
     await sys.stop()

@@ -5,12 +5,12 @@ import { postsPerHour } from "../../../domain/rateWindow.js"
 import type { Principal } from "../../../domain/roles.js"
 import type { CreatePosts } from "../../../protocol/actors.js"
 import { PostWriter, requestHashOf, type PostsAnswer } from "../../posts/PostWriter.js"
-import { OwnedWindows } from "../ownedWindows.js"
+import { RateWindows } from "../rateWindows.js"
 import { WorkspaceMemory } from "../workspaceMemory.js"
 
 /**
  * POST /posts admission, outside the workspace's mailbox: the rate window counts every
- * request (replays too), in the host's memory while it owns the workspace (ownedWindows.ts). A key already queued or running answers 409 at once, unless its
+ * request (replays too). A key already queued or running answers 409 at once, unless its
  * answer is already kept (parallel replays of a finished request all replay). Succeeds
  * with the release of the claimed key, or with the replayed answer.
  */
@@ -18,7 +18,7 @@ export const admitCreatePosts = (principal: Principal, command: CreatePosts) =>
   Effect.gen(function* () {
     const memory = yield* WorkspaceMemory
     const writer = yield* PostWriter
-    const windows = yield* OwnedWindows
+    const windows = yield* RateWindows
     const decision = yield* windows.take(principal.workspaceId, "posts", postsPerHour)
     if (!decision.allowed) return yield* Effect.fail(Errors.tooManyRequests(decision.retryAfterSeconds))
     const key = command.idempotencyKey
