@@ -114,6 +114,14 @@ const runAt = async (count: number, rps: number, task: (i: number) => Promise<vo
   return { rps: count / seconds, p50: percentile(latencies, 50), p99: percentile(latencies, 99) }
 }
 
+/** One round of the maximum rate: its rate and latencies over its `count` requests. */
+interface RoundFigures {
+  readonly rps: number
+  readonly p50: number
+  readonly p99: number
+  readonly count: number
+}
+
 const fmt = (r: { rps: number; p50: number; p99: number }) => `${r.rps.toFixed(0)} req/s, p50 ${r.p50.toFixed(1)} ms, p99 ${r.p99.toFixed(1)} ms`
 
 const main = async () => {
@@ -243,15 +251,16 @@ const main = async () => {
     // the baseline's own warm-up (its pool's connections, the client's JIT), as the service had
     await run(warmup, baselinePost("warm"))
     // the maximum rate in rounds, the service's share then the baseline's, each with the CPU it took
-    const serviceRounds: Array<{ rps: number; p50: number; p99: number; count: number }> = []
-    const baselineRounds: Array<{ rps: number; p50: number; p99: number; count: number }> = []
+    const serviceRounds: Array<RoundFigures> = []
+    const baselineRounds: Array<RoundFigures> = []
     const serviceCpu: Record<string, number> = {}
     const baselineCpu: Record<string, number> = {}
     const addCpu = (into: Record<string, number>, cpu: Record<string, number>) => {
       for (const [k, ms] of Object.entries(cpu)) into[k] = (into[k] ?? 0) + ms
     }
     for (let r = 0; r < rounds; r++) {
-      const count = r < rounds - 1 ? Math.floor(requests / rounds) : requests - Math.floor(requests / rounds) * (rounds - 1)
+      // the round's share: the rounds' counts add up to `requests`
+      const count = Math.round((requests * (r + 1)) / rounds) - Math.round((requests * r) / rounds)
       const s = await cpuDuring(parts, () => drive(`max${r}`, count))
       serviceRounds.push({ ...s.result, count })
       addCpu(serviceCpu, s.cpuMs)
@@ -260,7 +269,7 @@ const main = async () => {
       addCpu(baselineCpu, b.cpuMs)
     }
     /** The rounds as one run: the rate of all their requests over all their time; the median p50 and the worst p99 of the rounds. */
-    const pooled = (rs: ReadonlyArray<{ rps: number; p50: number; p99: number; count: number }>) => {
+    const pooled = (rs: ReadonlyArray<RoundFigures>) => {
       const byP50 = rs.map((r) => r.p50).sort((a, b) => a - b)
       return {
         rps: rs.reduce((n, r) => n + r.count, 0) / rs.reduce((t, r) => t + r.count / r.rps, 0),
