@@ -5,6 +5,7 @@ import { seedDemoWorkspace } from "./admin/demo.js"
 import { GatewayLive } from "./gateway/server.js"
 import { AppConfig, AppConfigLive } from "./platform/config.js"
 import { DatabaseLive } from "./platform/db.js"
+import { installFiberRootRegistry } from "./platform/fiberRoots.js"
 import { HealthServerLive, natsCheck, postgresCheck, redisCheck } from "./platform/health.js"
 import { LoggingLive } from "./platform/logging.js"
 import { TracingLive } from "./platform/tracing.js"
@@ -21,6 +22,9 @@ import { WebhooksLive } from "./webhooks/main.js"
  *                                              gateway on this thread, the others on a worker thread
  *   node dist/services/main.js gateway actors  just these, on this thread (tsx services/main.ts … in development)
  */
+// before any fiber runs on this thread (both threads run this module)
+installFiberRootRegistry()
+
 const services = {
   gateway: GatewayLive.pipe(Layer.annotateLogs("service", "gateway")),
   actors: ActorHostLive.pipe(Layer.annotateLogs("service", "actors")),

@@ -1,4 +1,5 @@
 import { Effect } from "effect"
+import { ReleasingMap } from "../platform/releasingMap.js"
 
 interface Mailbox {
   /** Settles when the last command that joined this mailbox has finished (or left). */
@@ -22,7 +23,8 @@ const settled = Promise.resolve()
  * the waiter then goes to the back of the line.)
  */
 export const makeMailboxes = () => {
-  const boxes = new Map<string, Mailbox>()
+  // a ReleasingMap: mailboxes come and go with every command (see releasingMap.ts)
+  const boxes = new ReleasingMap<string, Mailbox>()
   return {
     run: <A, E, R>(workspaceId: string, effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
       Effect.acquireUseRelease(

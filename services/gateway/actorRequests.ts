@@ -1,5 +1,6 @@
 import { Data, Effect } from "effect"
 import { createInbox, type MsgHdrs, type Msg, type NatsConnection } from "nats"
+import { ReleasingMap } from "../platform/releasingMap.js"
 
 /** Nobody took the command, or its host said it no longer owns the shard: nothing ran. */
 export class NoOwner extends Data.TaggedError("NoOwner") {}
@@ -26,7 +27,8 @@ export const makeActorRequests = (connection: NatsConnection) =>
   Effect.acquireRelease(
     Effect.sync(() => {
       const prefix = `${createInbox()}.`
-      const waiting = new Map<string, (msg: Msg) => void>()
+      // a ReleasingMap: an entry per request, for a few milliseconds (see releasingMap.ts)
+      const waiting = new ReleasingMap<string, (msg: Msg) => void>()
       let next = 0
       const subscription = connection.subscribe(`${prefix}*`, {
         callback: (error, msg) => {
