@@ -22,7 +22,7 @@ const decodeKeptGroup = Schema.decodeUnknown(Schema.String)
  * was kept: the first answer of POST /posts, the post as it is now for the PUTs and review,
  * the constant answer of the deletes.
  */
-export const dispatch = (envelope: ActorEnvelope, mailboxes: Mailboxes, lease: Context.Tag.Service<CurrentLease>) => {
+export const dispatch = Effect.fnUntraced(function* (envelope: ActorEnvelope, mailboxes: Mailboxes, lease: Context.Tag.Service<CurrentLease>) {
   const { command, commandId, principal } = envelope
   // who runs it, as which command, under which lease: one context for the three (each
   // provideService would copy the whole context and set a fiber ref again)
@@ -45,7 +45,7 @@ export const dispatch = (envelope: ActorEnvelope, mailboxes: Mailboxes, lease: C
       Effect.provide(commandContext)
     )
 
-  return Effect.gen(function* () {
+  {
     const writer = yield* PostWriter
     const fences = yield* FenceStore
 
@@ -54,25 +54,24 @@ export const dispatch = (envelope: ActorEnvelope, mailboxes: Mailboxes, lease: C
     const deleted = () => Effect.succeed({ error: false as const, success: true as const })
     const keptAnswer = fences.find(principal.workspaceId, commandId).pipe(Effect.orDie)
     /** A copy runs nothing: when the record exists it is answered from it. */
-    const once = <A, E, R, E2>(run: Effect.Effect<A, E, R>, answer: (kept: unknown) => Effect.Effect<A, E2, CurrentPrincipal>) =>
-      Effect.gen(function* () {
-        // the first copy the gateway sends needs no look-up: the transaction's record refuses a second run
-        if (envelope.attempt > 1) {
-          const kept = yield* keptAnswer
-          if (Option.isSome(kept)) return yield* answer(kept.value.answer)
-        }
-        return yield* run.pipe(
-          Effect.catchSomeDefect((defect) =>
-            defect instanceof AlreadyRan
-              ? Option.some(
-                  keptAnswer.pipe(
-                    Effect.flatMap((k): Effect.Effect<A, E2, CurrentPrincipal> => (Option.isNone(k) ? Effect.die(defect) : answer(k.value.answer)))
-                  )
+    const once = <A, E, R, E2>(
+      run: Effect.Effect<A, E, R>,
+      answer: (kept: unknown) => Effect.Effect<A, E2, CurrentPrincipal>
+    ): Effect.Effect<A, E | E2, R | CurrentPrincipal> => {
+      const fresh = run.pipe(
+        Effect.catchSomeDefect((defect) =>
+          defect instanceof AlreadyRan
+            ? Option.some(
+                keptAnswer.pipe(
+                  Effect.flatMap((k): Effect.Effect<A, E2, CurrentPrincipal> => (Option.isNone(k) ? Effect.die(defect) : answer(k.value.answer)))
                 )
-              : Option.none()
-          )
+              )
+            : Option.none()
         )
-      })
+      )
+      // the first copy the gateway sends needs no look-up: the transaction's record refuses a second run
+      return envelope.attempt > 1 ? Effect.flatMap(keptAnswer, (kept) => (Option.isSome(kept) ? answer(kept.value.answer) : fresh)) : fresh
+    }
 
     switch (command._tag) {
       case "DeleteChannel":
@@ -106,8 +105,8 @@ export const dispatch = (envelope: ActorEnvelope, mailboxes: Mailboxes, lease: C
       case "LinkRelease":
         return yield* reply(command, inMailbox(once(writer.link(command).pipe(authorize("posts.write")), replayChange)))
     }
-  })
-}
+  }
+})
 
 /** Whether a failed command's cause is a lease this host lost while it ran (it committed nothing). */
 export const lostLease = (cause: Cause.Cause<unknown>): boolean =>

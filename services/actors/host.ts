@@ -58,29 +58,34 @@ export const ActorHostLive = Layer.scopedDiscard(
       )
 
     /** The reply message; an answer too large for NATS is stored and passed by id. */
-    const replyOf = (exit: unknown) =>
-      Effect.gen(function* () {
-        const inline = encodeReply({ _tag: "Answer", exit })
-        if (Buffer.byteLength(inline) <= INLINE_PAYLOAD_BYTES) return inline
-        return encodeReply({ _tag: "Stored", ref: yield* payloads.put(JSON.stringify(exit)) })
-      })
+    const replyOf = (exit: unknown) => {
+      const inline = encodeReply({ _tag: "Answer", exit })
+      return Buffer.byteLength(inline) <= INLINE_PAYLOAD_BYTES
+        ? Effect.succeed(inline)
+        : Effect.map(payloads.put(JSON.stringify(exit)), (ref) => encodeReply({ _tag: "Stored", ref }))
+    }
 
     // /metrics: commands taken and not answered yet, shards held (services/platform/metrics.ts)
     observeMailboxDepth(() => [...inFlight.values()].reduce((a, b) => a + b, 0))
     observeShardsOwned(() => epochs.size)
 
+    // made once (a generator function made per message would cost V8 a hidden class per
+    // message, whose link back to the function keeps the message's objects from the
+    // young-generation GC: see services/platform/releasingMap.ts)
+    const runCommand = Effect.fnUntraced(function* (shard: number, msg: Msg, started: number) {
+      const epoch = epochs.get(shard)
+      // a host that lost its lease (a pause, a partition) runs nothing of the shard: it says so
+      if (epoch === undefined || !manager.holds(shard)) return notOwner
+      const envelope = yield* envelopeOf(msg)
+      const exit = yield* dispatch(envelope, mailboxes, { shard, epoch })
+      observeCommand(envelope.command._tag, exit, started)
+      return yield* replyOf(exit)
+    })
+
     const onMessage = (shard: number, msg: Msg) => {
       const started = performance.now()
       inFlight.set(shard, (inFlight.get(shard) ?? 0) + 1)
-      const program = Effect.gen(function* () {
-        const epoch = epochs.get(shard)
-        // a host that lost its lease (a pause, a partition) runs nothing of the shard: it says so
-        if (epoch === undefined || !manager.holds(shard)) return notOwner
-        const envelope = yield* envelopeOf(msg)
-        const exit = yield* dispatch(envelope, mailboxes, { shard, epoch })
-        observeCommand(envelope.command._tag, exit, started)
-        return yield* replyOf(exit)
-      }).pipe(
+      const program = runCommand(shard, msg, started).pipe(
         Effect.catchAllCause((cause) =>
           Option.exists(Cause.failureOption(cause), (e) => e instanceof LeaseLost)
             ? Effect.succeed(notOwner)

@@ -41,55 +41,73 @@ export const ActorClientLive = Layer.scoped(
     const requests = yield* makeActorRequests(nats.connection)
     const config = yield* AppConfig
     const payloads = yield* ActorPayloads
-    const send = <A, I, E, EI>(principal: Principal, command: Command<A, I, E, EI>) =>
-      Effect.gen(function* () {
-        const subject = nats.names.shardCommands(shardOf(principal.workspaceId, config.shardCount))
-        const commandId = crypto.randomUUID()
-        let attempt = 0
-        let stored: string | undefined
-        const message = Effect.gen(function* () {
-          attempt++
-          const envelope = { commandId, attempt, principal, command }
-          const inline = yield* encodeRequest({ _tag: "Inline", envelope })
-          if (Buffer.byteLength(inline) <= INLINE_PAYLOAD_BYTES) return inline
-          stored ??= yield* payloads.put(yield* encodeEnvelope(envelope))
-          return yield* encodeRequest({ _tag: "Stored", ref: stored })
-        }).pipe(Effect.orDie)
-        const ask = Effect.gen(function* () {
-          const payload = yield* message
-          // the actor's span continues this request's trace (nothing added when tracing is off)
-          const traceparent = yield* currentTraceparent
-          const headers = traceparent === null ? undefined : natsHeaders()
-          headers?.set("traceparent", traceparent ?? "")
-          const msg = yield* requests.request(subject, payload, headers, ATTEMPT_MS)
-          const reply = yield* decodeReply(msg.string()).pipe(Effect.orDie)
-          switch (reply._tag) {
-            case "NotOwner":
-              return yield* new NoOwner()
-            case "Answer":
-              return reply.exit
-            case "Stored": {
-              const body = yield* payloads.get(reply.ref)
-              yield* payloads.remove(reply.ref)
-              if (Option.isNone(body)) return yield* Effect.dieMessage("a stored answer was not found")
-              return JSON.parse(body.value) as unknown
-            }
-          }
-        })
+    // Generator functions made once, not per command: a generator function made per command
+    // costs V8 a hidden class whose link back to the function keeps the command's objects
+    // from the young-generation GC (see services/platform/releasingMap.ts).
+    const messageOf = Effect.fnUntraced(function* (s: Sending) {
+      s.attempt++
+      const envelope = { commandId: s.commandId, attempt: s.attempt, principal: s.principal, command: s.command }
+      const inline = yield* encodeRequest({ _tag: "Inline", envelope })
+      if (Buffer.byteLength(inline) <= INLINE_PAYLOAD_BYTES) return inline
+      s.stored ??= yield* payloads.put(yield* encodeEnvelope(envelope))
+      return yield* encodeRequest({ _tag: "Stored", ref: s.stored })
+    })
+    const askOnce = Effect.fnUntraced(function* (s: Sending) {
+      const payload = yield* messageOf(s).pipe(Effect.orDie)
+      // the actor's span continues this request's trace (nothing added when tracing is off)
+      const traceparent = yield* currentTraceparent
+      const headers = traceparent === null ? undefined : natsHeaders()
+      headers?.set("traceparent", traceparent ?? "")
+      const msg = yield* requests.request(s.subject, payload, headers, ATTEMPT_MS)
+      const reply = yield* decodeReply(msg.string()).pipe(Effect.orDie)
+      switch (reply._tag) {
+        case "NotOwner":
+          return yield* new NoOwner()
+        case "Answer":
+          return reply.exit
+        case "Stored": {
+          const body = yield* payloads.get(reply.ref)
+          yield* payloads.remove(reply.ref)
+          if (Option.isNone(body)) return yield* Effect.dieMessage("a stored answer was not found")
+          return JSON.parse(body.value) as unknown
+        }
+      }
+    })
+    const send = <A, I, E, EI>(principal: Principal, command: Command<A, I, E, EI>): Effect.Effect<A, E> =>
+      Effect.suspend(() => {
+        const s: Sending = {
+          principal,
+          command,
+          subject: nats.names.shardCommands(shardOf(principal.workspaceId, config.shardCount)),
+          commandId: crypto.randomUUID(),
+          attempt: 0,
+          stored: undefined
+        }
+        const ask = askOnce(s)
         // the retry schedule starts only once a first attempt found no owner or no answer:
         // its driver would cost every answered request a context copy and a few fiber refs
-        const exit = yield* ask.pipe(
+        return ask.pipe(
           Effect.catchIf(isRetried, () =>
             ask.pipe(Effect.delay(FIRST_RETRY), Effect.retry({ while: isRetried, schedule: exponentialUpTo(HANDOVER_WAIT_MS) }))
           ),
           Effect.orDie,
-          Effect.ensuring(Effect.suspend(() => (stored === undefined ? Effect.void : payloads.remove(stored))))
+          Effect.ensuring(Effect.suspend(() => (s.stored === undefined ? Effect.void : payloads.remove(s.stored)))),
+          Effect.flatMap((exit) => Effect.flatten(Schema.deserializeExit(command, exit).pipe(Effect.orDie)))
         )
-        return yield* yield* Schema.deserializeExit(command, exit).pipe(Effect.orDie)
       })
     return { send }
   })
 ).pipe(Layer.provide(ActorPayloads.Live))
+
+/** One command on its way: its id and attempts, and its stored copy when it was too large to send inline. */
+interface Sending {
+  readonly principal: Principal
+  readonly command: ActorCommand
+  readonly subject: string
+  readonly commandId: string
+  attempt: number
+  stored: string | undefined
+}
 
 /** Nothing ran: the command may be asked again. */
 const isRetried = (e: NoOwner | NoAnswer) => e instanceof NoOwner || e instanceof NoAnswer

@@ -39,30 +39,29 @@ const ROOT = "The request body"
  * The text is cached by the request, so the route reads the same bytes again. A body
  * that is not JSON is left to the route (400 not valid JSON, or its own reading).
  */
-export const checkRequestBody = (request: HttpServerRequest.HttpServerRequest) =>
-  Effect.gen(function* () {
-    if (!HttpMethod.hasBody(request.method)) return
-    const contentType = (request.headers["content-type"] ?? "").toLowerCase()
-    if (contentType.includes("multipart/form-data")) return
-    const text = yield* request.text
-    if (text === "") return
-    if (contentType.includes("application/x-www-form-urlencoded")) {
-      const parameter = queryParameterWithNul(new URLSearchParams(text))
-      if (parameter !== null) return yield* Effect.fail(Errors.nulCharacter(parameter))
-      return
-    }
-    if (nestsDeeperThan(text, MAX_JSON_DEPTH)) return yield* Effect.fail(Errors.nestedTooDeep(MAX_JSON_DEPTH))
-    // JSON carries U+0000 only as the escape \u0000 (a raw one is not JSON): without it, no
-    // second parse of a body the route parses anyway
-    if (!text.includes("\\u0000")) return
-    let body: unknown
-    try {
-      body = JSON.parse(text)
-    } catch {
-      return
-    }
-    const found = findNul(body)
-    if (found === null) return
-    const field = fieldName(found.path, ROOT)
-    return yield* Effect.fail(found.inKey ? Errors.nulCharacterInKey(field) : Errors.nulCharacter(field))
-  })
+export const checkRequestBody = Effect.fnUntraced(function* (request: HttpServerRequest.HttpServerRequest) {
+  if (!HttpMethod.hasBody(request.method)) return
+  const contentType = (request.headers["content-type"] ?? "").toLowerCase()
+  if (contentType.includes("multipart/form-data")) return
+  const text = yield* request.text
+  if (text === "") return
+  if (contentType.includes("application/x-www-form-urlencoded")) {
+    const parameter = queryParameterWithNul(new URLSearchParams(text))
+    if (parameter !== null) return yield* Effect.fail(Errors.nulCharacter(parameter))
+    return
+  }
+  if (nestsDeeperThan(text, MAX_JSON_DEPTH)) return yield* Effect.fail(Errors.nestedTooDeep(MAX_JSON_DEPTH))
+  // JSON carries U+0000 only as the escape \u0000 (a raw one is not JSON): without it, no
+  // second parse of a body the route parses anyway
+  if (!text.includes("\\u0000")) return
+  let body: unknown
+  try {
+    body = JSON.parse(text)
+  } catch {
+    return
+  }
+  const found = findNul(body)
+  if (found === null) return
+  const field = fieldName(found.path, ROOT)
+  return yield* Effect.fail(found.inKey ? Errors.nulCharacterInKey(field) : Errors.nulCharacter(field))
+})

@@ -74,30 +74,38 @@ const makeNodeServer = (timeouts: HttpServerConfig) => () => {
  * error body.
  */
 const ErrorMiddlewareLive = HttpApiBuilder.middleware(
-  Effect.map(Effect.zip(AppConfig, makeRequestLogs), ([config, requestLogs]) => (app) =>
-    Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
-      // a request without a body (most reads): no body checks or limits to set up
-      const bodyless = !HttpMethod.hasBody(request.method) && request.headers["content-length"] === undefined &&
-        request.headers["transfer-encoding"] === undefined
-      // MCP makes the same edge checks itself and answers them as JSON-RPC errors (services/gateway/mcp/mcpRoute.ts)
-      const mcp = isMcpRequest(request)
-      const answer = bodyless && !mcp
-        ? Effect.zipRight(checkRequestHead(request), app)
-        : Effect.gen(function* () {
-            if (!mcp) yield* checkRequestHead(request)
-            const declared = Number(request.headers["content-length"] ?? "0")
-            // POST /upload has its own limit (MAX_UPLOAD_BYTES, streamed to disk) instead of 5 MB
-            if (isUploadRequest(request)) return yield* withUploadLimits(app, declared, config.media)
-            if (declared > MAX_JSON_BODY) return apiErrorResponse(Errors.bodyTooLarge())
-            // a backstop just above the limit: bodies without Content-Length are answered by the guard
-            return yield* HttpIncomingMessage.withMaxBodySize(
-              mcp ? app : Effect.zipRight(checkRequestBody(request), app),
-              Option.some(MAX_JSON_BODY + 64 * 1024)
-            )
-          })
-      return requestLogs(request, answer.pipe(Effect.catchAllCause((cause) => causeToResponse(cause, config.supportEmail))))
+  Effect.map(Effect.zip(AppConfig, makeRequestLogs), ([config, requestLogs]) => {
+    // made once, not per request (see services/platform/releasingMap.ts on generator functions)
+    const checked = Effect.fnUntraced(function* <E, R>(
+      request: HttpServerRequest.HttpServerRequest,
+      mcp: boolean,
+      app: Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
+    ) {
+      if (!mcp) yield* checkRequestHead(request)
+      const declared = Number(request.headers["content-length"] ?? "0")
+      // POST /upload has its own limit (MAX_UPLOAD_BYTES, streamed to disk) instead of 5 MB
+      if (isUploadRequest(request)) return yield* withUploadLimits(app, declared, config.media)
+      if (declared > MAX_JSON_BODY) return apiErrorResponse(Errors.bodyTooLarge())
+      // a backstop just above the limit: bodies without Content-Length are answered by the guard
+      return yield* HttpIncomingMessage.withMaxBodySize(
+        mcp ? app : Effect.zipRight(checkRequestBody(request), app),
+        Option.some(MAX_JSON_BODY + 64 * 1024)
+      )
     })
-  )
+    const middleware: HttpApiBuilder.MiddlewareFn<never> = (app) =>
+      Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
+        // a request without a body (most reads): no body checks or limits to set up
+        const bodyless = !HttpMethod.hasBody(request.method) && request.headers["content-length"] === undefined &&
+          request.headers["transfer-encoding"] === undefined
+        // MCP makes the same edge checks itself and answers them as JSON-RPC errors (services/gateway/mcp/mcpRoute.ts)
+        const mcp = isMcpRequest(request)
+        const answer = bodyless && !mcp
+          ? Effect.zipRight(checkRequestHead(request), app)
+          : checked(request, mcp, app)
+        return requestLogs(request, answer.pipe(Effect.catchAllCause((cause) => causeToResponse(cause, config.supportEmail))))
+      })
+    return middleware
+  })
 )
 
 /** /healthz (alive), /readyz (200 only when Postgres, NATS and Redis answer), the OpenAPI JSON. */

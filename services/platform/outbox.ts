@@ -57,18 +57,17 @@ export const write = (workspaceId: string, events: ReadonlyArray<ServiceEvent>) 
  * notifications they imply (channel names given by the caller, who has the channel rows).
  * `track` hands the row ids to the current collector once the statement ran.
  */
-export const prepare = (workspaceId: string, events: ReadonlyArray<ServiceEvent>, channelName: (id: string) => string | undefined) =>
-  Effect.gen(function* () {
-    if (events.length === 0) return { outbox: [], notifications: [] }
-    const encoded = yield* encodeEvents(events).pipe(Effect.orDie)
-    const outbox = encoded.map((e) => ({ id: crypto.randomUUID(), workspaceId, event: e.event, data: e.data }))
-    const notifications = events.flatMap((e) => {
-      const channelId = channelNamedBy(e)
-      const n = notificationFor(e, channelId === null ? undefined : channelName(channelId))
-      return n === null ? [] : [{ id: crypto.randomUUID(), workspaceId, ...n }]
-    })
-    return { outbox, notifications }
+export const prepare = Effect.fnUntraced(function* (workspaceId: string, events: ReadonlyArray<ServiceEvent>, channelName: (id: string) => string | undefined) {
+  if (events.length === 0) return { outbox: [], notifications: [] }
+  const encoded = yield* encodeEvents(events).pipe(Effect.orDie)
+  const outbox = encoded.map((e) => ({ id: crypto.randomUUID(), workspaceId, event: e.event, data: e.data }))
+  const notifications = events.flatMap((e) => {
+    const channelId = channelNamedBy(e)
+    const n = notificationFor(e, channelId === null ? undefined : channelName(channelId))
+    return n === null ? [] : [{ id: crypto.randomUUID(), workspaceId, ...n }]
   })
+  return { outbox, notifications }
+})
 
 /** The rows a statement of the caller's wrote: published once it has committed. */
 export const track = (rowIds: ReadonlyArray<string>) => Effect.map(OutboxTransaction, (pending) => void pending.rowIds.push(...rowIds))
@@ -78,11 +77,9 @@ export const track = (rowIds: ReadonlyArray<string>) => Effect.map(OutboxTransac
  * tracked go to EVENTS right after it, as after an outbox transaction.
  */
 export const statement = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, SqlClient.SqlClient | Exclude<R, OutboxTransaction>> =>
-  Effect.gen(function* () {
+  Effect.suspend(() => {
     const pending = { rowIds: new Array<string>() }
-    const result = yield* Effect.provideService(effect, OutboxTransaction, pending)
-    yield* publishAfterCommit(pending.rowIds)
-    return result
+    return Effect.tap(Effect.provideService(effect, OutboxTransaction, pending), () => publishAfterCommit(pending.rowIds))
   })
 
 /**

@@ -76,13 +76,15 @@ export const outboxStatements = (
   Effect.map(capturedServices, (provide): Statement => (write) =>
     provide(
       Outbox.statement(
-        Effect.gen(function* () {
-          const fence = yield* fenceOf
-          const outcome = yield* write(fence)
-          if (!outcome.leaseHeld) return yield* Effect.die(refuse.leaseLost(fence))
-          if (outcome.wentAhead && !outcome.recorded) return yield* Effect.die(refuse.alreadyRan(fence))
-          return outcome.value
-        })
+        Effect.flatMap(fenceOf, (fence) =>
+          Effect.flatMap(write(fence), (outcome) =>
+            !outcome.leaseHeld
+              ? Effect.die(refuse.leaseLost(fence))
+              : outcome.wentAhead && !outcome.recorded
+                ? Effect.die(refuse.alreadyRan(fence))
+                : Effect.succeed(outcome.value)
+          )
+        )
       )
     )
   )

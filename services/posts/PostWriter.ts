@@ -266,143 +266,142 @@ export class PostWriter extends Effect.Service<PostWriter>()("posts/PostWriter",
         )
       )
 
-    const createAttempt = (command: CreatePosts, remembered: boolean) =>
-      Effect.gen(function* () {
-        const principal = yield* CurrentPrincipal
-        const { workspaceId } = principal
-        const key = command.idempotencyKey
-        const requestHash = requestHashOf(command.body)
-        const now = new Date()
-        const byPath = new Map(Object.entries(command.mediaByPath))
-        // the channels and media the body names, in this workspace only, read together
-        const given = yield* normalizePostBody(command.body, now)
-        // a new post without tags: one statement (services/posts/createPostStatement.ts)
-        const oneStatement = given.groupId === null && given.tags.length === 0
-        const channelIds = given.entries.map((e) => e.channelId)
-        const distinctIds = [...new Set(channelIds)]
-        const known = remembered && oneStatement ? channelMemory.all(workspaceId, distinctIds) : undefined
-        const findLibrary = mediaRepo.findMany(workspaceId, [...mediaIdsOf(given), ...byPath.values()])
-        // remembered channels: nothing to read beside the media, so no fibers to fork for it
-        const { channels, library } = known !== undefined
-          ? { channels: known, library: yield* findLibrary }
-          : yield* Effect.all(
-              {
-                channels: channelsRepo.findManyVersioned({ workspaceId, ids: distinctIds }).pipe(Effect.tap((read) => channelMemory.remember(read))),
-                library: findLibrary
-              },
-              { concurrency: "unbounded" }
-            )
-        const libraryById: ReadonlyMap<string, MediaForPost> = new Map(library.map((m) => [m.id, m]))
-        // files given by path are their library items; settings a channel's connection
-        // answers fill what the post leaves out (a Discord channel id)
-        const post = withChannelDefaults(withMediaByPath(given, (id) => libraryById.has(id), byPath), channels)
-        const context: RulesContext = {
-          channels: channels.flatMap(channelForRules),
-          media: (id) => {
-            const m = libraryById.get(id)
-            return m === undefined ? undefined : libraryMediaForRules(m)
-          }
-        }
-        if (unknownChannelIds(post, context).length > 0) return yield* Effect.fail(Errors.channelNotFound())
-        const problems = checkPostAgainstNetworks(post, context)
-        // a refusal is never answered from a remembered row: the channel may have changed since
-        if (problems.length > 0) return yield* known !== undefined ? Effect.succeed(Stale) : Effect.fail(Errors.fixBeforeSaving(problems))
-
-        const approvalRequired = channels.some((c) => c.customerApproval === true)
-        const entries = new Map<string, EntryWrite>(
-          post.entries.map((e) => [
-            e.channelId,
+    const createAttempt = Effect.fnUntraced(function* (command: CreatePosts, remembered: boolean) {
+      const principal = yield* CurrentPrincipal
+      const { workspaceId } = principal
+      const key = command.idempotencyKey
+      const requestHash = requestHashOf(command.body)
+      const now = new Date()
+      const byPath = new Map(Object.entries(command.mediaByPath))
+      // the channels and media the body names, in this workspace only, read together
+      const given = yield* normalizePostBody(command.body, now)
+      // a new post without tags: one statement (services/posts/createPostStatement.ts)
+      const oneStatement = given.groupId === null && given.tags.length === 0
+      const channelIds = given.entries.map((e) => e.channelId)
+      const distinctIds = [...new Set(channelIds)]
+      const known = remembered && oneStatement ? channelMemory.all(workspaceId, distinctIds) : undefined
+      const findLibrary = mediaRepo.findMany(workspaceId, [...mediaIdsOf(given), ...byPath.values()])
+      // remembered channels: nothing to read beside the media, so no fibers to fork for it
+      const { channels, library } = known !== undefined
+        ? { channels: known, library: yield* findLibrary }
+        : yield* Effect.all(
             {
-              settings: e.settings,
-              items: e.items.map((i) => ({ content: i.content, delay: i.delay, media: i.media.map((m) => mediaSnapshot(m, libraryById)) }))
-            }
-          ])
-        )
-        const fields = {
-          repeatDays: post.repeatDays,
-          shortLink: post.shortLink,
-          creationMethod: post.creationMethod ?? command.defaultCreationMethod ?? creationMethodOf(principal),
-          author: principal.actor
-        }
-
-        /** The answer of a saved post: its channel posts as they are now. */
-        const answerOf = (groupId: string, shareToken: string, live: ReadonlyArray<{ readonly postId: string; readonly channelId: string; readonly status: string }>) =>
-          live.map((r) => ({
-            postId: r.postId,
-            group: groupId,
-            integration: r.channelId,
-            // what the channel is: an edit keeps published and in-flight channels as they are
-            status: r.status,
-            previewUrl: shareUrl(publicUrl, shareToken)
-          }))
-        /** A live record of another owner won the key (hand-over race): createPosts replays it. */
-        const replayTakenKey = () => Effect.fail(Errors.idempotencyRunning())
-
-        if (oneStatement) {
-          const groupId = crypto.randomUUID()
-          const shareToken = randomBytes(24).toString("base64url")
-          const step = create({ type: post.type, date: post.date, now, channelIds, approvalRequired, actor: principal.actor })
-          const outcome = yield* transactions.statement((fence) =>
-            store.createInOneStatement({
-              fence,
-              workspaceId,
-              groupId,
-              shareToken,
-              fields,
-              step,
-              entries,
-              channelNames: new Map(channels.map((c) => [c.id, c.name])),
-              channelVersions: known === undefined ? null : known.map((c) => c.version),
-              key: key === null ? null : { key, requestHash, now },
-              answer: (live) => {
-                const body = answerOf(groupId, shareToken, live)
-                return { keyResponse: body, commandAnswer: { statusCode: 200, body, replayed: false } satisfies PostsAnswer }
-              }
-            })
+              channels: channelsRepo.findManyVersioned({ workspaceId, ids: distinctIds }).pipe(Effect.tap((read) => channelMemory.remember(read))),
+              library: findLibrary
+            },
+            { concurrency: "unbounded" }
           )
-          if (outcome.channelsChanged) {
-            channelMemory.forget(workspaceId, distinctIds)
-            return Stale
-          }
-          if (outcome.keyTaken) return yield* replayTakenKey()
-          return { statusCode: 200, body: answerOf(groupId, shareToken, outcome.live), replayed: false } satisfies PostsAnswer
+      const libraryById: ReadonlyMap<string, MediaForPost> = new Map(library.map((m) => [m.id, m]))
+      // files given by path are their library items; settings a channel's connection
+      // answers fill what the post leaves out (a Discord channel id)
+      const post = withChannelDefaults(withMediaByPath(given, (id) => libraryById.has(id), byPath), channels)
+      const context: RulesContext = {
+        channels: channels.flatMap(channelForRules),
+        media: (id) => {
+          const m = libraryById.get(id)
+          return m === undefined ? undefined : libraryMediaForRules(m)
         }
+      }
+      if (unknownChannelIds(post, context).length > 0) return yield* Effect.fail(Errors.channelNotFound())
+      const problems = checkPostAgainstNetworks(post, context)
+      // a refusal is never answered from a remembered row: the channel may have changed since
+      if (problems.length > 0) return yield* known !== undefined ? Effect.succeed(Stale) : Effect.fail(Errors.fixBeforeSaving(problems))
 
-        const save = Effect.gen(function* () {
-          const tagIds = yield* tags.resolve(workspaceId, post.tags)
-          let groupId: string
-          let shareToken: string
-          let live: ReadonlyArray<{ readonly postId: string; readonly channelId: string; readonly status: string }>
-          if (post.groupId !== null) {
-            const loaded = yield* store.loadOr404(workspaceId, post.groupId, true)
-            groupId = loaded.group.id
-            shareToken = loaded.group.shareToken
-            const step = edit(loaded.snapshot, {
-              type: post.type,
-              date: post.dateGiven ? post.date : null,
-              now,
-              channelIds,
-              approvalRequired,
-              actor: principal.actor
-            })
-            const existing = new Map(loaded.posts.map((p) => [p.channelId, p.id]))
-            live = yield* store.applyStep({ workspaceId, groupId, shareToken, existing, newGroup: null, editFields: fields, step, entries, tagIds })
-          } else {
-            groupId = crypto.randomUUID()
-            shareToken = randomBytes(24).toString("base64url")
-            const step = create({ type: post.type, date: post.date, now, channelIds, approvalRequired, actor: principal.actor })
-            live = yield* store.applyStep({ workspaceId, groupId, shareToken, newGroup: fields, step, entries, tagIds })
+      const approvalRequired = channels.some((c) => c.customerApproval === true)
+      const entries = new Map<string, EntryWrite>(
+        post.entries.map((e) => [
+          e.channelId,
+          {
+            settings: e.settings,
+            items: e.items.map((i) => ({ content: i.content, delay: i.delay, media: i.media.map((m) => mediaSnapshot(m, libraryById)) }))
           }
-          const body = answerOf(groupId, shareToken, live)
-          // only successful answers are kept; a live record of another owner wins (hand-over race)
-          if (key !== null && !(yield* idempotency.save({ workspaceId, key, requestHash, statusCode: 200, body, now }))) {
-            return yield* Effect.fail(new KeyTaken())
-          }
-          return { statusCode: 200, body, replayed: false } satisfies PostsAnswer
-        })
+        ])
+      )
+      const fields = {
+        repeatDays: post.repeatDays,
+        shortLink: post.shortLink,
+        creationMethod: post.creationMethod ?? command.defaultCreationMethod ?? creationMethodOf(principal),
+        author: principal.actor
+      }
 
-        return yield* transactions.run(save).pipe(Effect.catchTag("KeyTaken", replayTakenKey))
+      /** The answer of a saved post: its channel posts as they are now. */
+      const answerOf = (groupId: string, shareToken: string, live: ReadonlyArray<{ readonly postId: string; readonly channelId: string; readonly status: string }>) =>
+        live.map((r) => ({
+          postId: r.postId,
+          group: groupId,
+          integration: r.channelId,
+          // what the channel is: an edit keeps published and in-flight channels as they are
+          status: r.status,
+          previewUrl: shareUrl(publicUrl, shareToken)
+        }))
+      /** A live record of another owner won the key (hand-over race): createPosts replays it. */
+      const replayTakenKey = () => Effect.fail(Errors.idempotencyRunning())
+
+      if (oneStatement) {
+        const groupId = crypto.randomUUID()
+        const shareToken = randomBytes(24).toString("base64url")
+        const step = create({ type: post.type, date: post.date, now, channelIds, approvalRequired, actor: principal.actor })
+        const outcome = yield* transactions.statement((fence) =>
+          store.createInOneStatement({
+            fence,
+            workspaceId,
+            groupId,
+            shareToken,
+            fields,
+            step,
+            entries,
+            channelNames: new Map(channels.map((c) => [c.id, c.name])),
+            channelVersions: known === undefined ? null : known.map((c) => c.version),
+            key: key === null ? null : { key, requestHash, now },
+            answer: (live) => {
+              const body = answerOf(groupId, shareToken, live)
+              return { keyResponse: body, commandAnswer: { statusCode: 200, body, replayed: false } satisfies PostsAnswer }
+            }
+          })
+        )
+        if (outcome.channelsChanged) {
+          channelMemory.forget(workspaceId, distinctIds)
+          return Stale
+        }
+        if (outcome.keyTaken) return yield* replayTakenKey()
+        return { statusCode: 200, body: answerOf(groupId, shareToken, outcome.live), replayed: false } satisfies PostsAnswer
+      }
+
+      const save = Effect.gen(function* () {
+        const tagIds = yield* tags.resolve(workspaceId, post.tags)
+        let groupId: string
+        let shareToken: string
+        let live: ReadonlyArray<{ readonly postId: string; readonly channelId: string; readonly status: string }>
+        if (post.groupId !== null) {
+          const loaded = yield* store.loadOr404(workspaceId, post.groupId, true)
+          groupId = loaded.group.id
+          shareToken = loaded.group.shareToken
+          const step = edit(loaded.snapshot, {
+            type: post.type,
+            date: post.dateGiven ? post.date : null,
+            now,
+            channelIds,
+            approvalRequired,
+            actor: principal.actor
+          })
+          const existing = new Map(loaded.posts.map((p) => [p.channelId, p.id]))
+          live = yield* store.applyStep({ workspaceId, groupId, shareToken, existing, newGroup: null, editFields: fields, step, entries, tagIds })
+        } else {
+          groupId = crypto.randomUUID()
+          shareToken = randomBytes(24).toString("base64url")
+          const step = create({ type: post.type, date: post.date, now, channelIds, approvalRequired, actor: principal.actor })
+          live = yield* store.applyStep({ workspaceId, groupId, shareToken, newGroup: fields, step, entries, tagIds })
+        }
+        const body = answerOf(groupId, shareToken, live)
+        // only successful answers are kept; a live record of another owner wins (hand-over race)
+        if (key !== null && !(yield* idempotency.save({ workspaceId, key, requestHash, statusCode: 200, body, now }))) {
+          return yield* Effect.fail(new KeyTaken())
+        }
+        return { statusCode: 200, body, replayed: false } satisfies PostsAnswer
       })
+
+      return yield* transactions.run(save).pipe(Effect.catchTag("KeyTaken", replayTakenKey))
+    })
 
     /** PUT /posts/{id}/date */
     const move = (command: MovePost) =>

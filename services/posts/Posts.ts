@@ -66,43 +66,47 @@ export class Posts extends Effect.Service<Posts>()("posts/Posts", {
      * network. Nothing to do for a body the actor will refuse, or a request it will replay.
      */
     const mediaByPath = (workspaceId: string, body: unknown, idempotencyKey: string | null) =>
-      Effect.gen(function* () {
-        // most bodies give files by id or none at all: then not read twice (the actor reads it)
-        if (!mayNameFileByPath(body)) return {}
-        const normalized = normalizePostBody(body, new Date())
-        if (Either.isLeft(normalized)) return {}
-        const known = new Set<string>((yield* mediaRepo.findMany(workspaceId, mediaIdsOf(normalized.right))).map((m) => m.id))
-        const paths = pathsToResolve(normalized.right, (id) => known.has(id))
-        if (paths.length === 0) return {}
-        if (idempotencyKey !== null && Option.isSome(yield* idempotency.find(workspaceId, idempotencyKey, new Date()))) return {}
-        const own = (yield* mediaRepo.findByPaths(workspaceId, paths)).map((m) => [m.path, m.id] as const)
-        const found = new Set(own.map(([path]) => path))
-        const imported = yield* Effect.forEach(
-          paths.filter((p) => !found.has(p)),
-          (path) =>
-            library.importFromUrl({ workspaceId, url: path }).pipe(
-              Effect.map((media) => [path, media.id] as const),
-              Effect.mapError((e) => Errors.mediaRefused(PostMessages.mediaPathRefused(path, e.error), e.fix))
-            ),
-          { concurrency: 4 }
-        )
-        return Object.fromEntries([...own, ...imported])
-      }).pipe(storageDefects)
+      // most bodies give files by id or none at all: then not read twice (the actor reads it)
+      mayNameFileByPath(body) ? mediaNamedByPath(workspaceId, body, idempotencyKey).pipe(storageDefects) : Effect.succeed({})
+
+    const mediaNamedByPath = Effect.fnUntraced(function* (workspaceId: string, body: unknown, idempotencyKey: string | null) {
+      const normalized = normalizePostBody(body, new Date())
+      if (Either.isLeft(normalized)) return {}
+      const known = new Set<string>((yield* mediaRepo.findMany(workspaceId, mediaIdsOf(normalized.right))).map((m) => m.id))
+      const paths = pathsToResolve(normalized.right, (id) => known.has(id))
+      if (paths.length === 0) return {}
+      if (idempotencyKey !== null && Option.isSome(yield* idempotency.find(workspaceId, idempotencyKey, new Date()))) return {}
+      const own = (yield* mediaRepo.findByPaths(workspaceId, paths)).map((m) => [m.path, m.id] as const)
+      const found = new Set(own.map(([path]) => path))
+      const imported = yield* Effect.forEach(
+        paths.filter((p) => !found.has(p)),
+        (path) =>
+          library.importFromUrl({ workspaceId, url: path }).pipe(
+            Effect.map((media) => [path, media.id] as const),
+            Effect.mapError((e) => Errors.mediaRefused(PostMessages.mediaPathRefused(path, e.error), e.fix))
+          ),
+        { concurrency: 4 }
+      )
+      return Object.fromEntries([...own, ...imported])
+    })
 
     /** POST /posts (both body forms), with the optional Idempotency-Key; MCP passes its creationMethod `mcp`. */
     const create = (body: unknown, idempotencyKey: string | null, defaultCreationMethod?: "mcp") =>
-      Effect.gen(function* () {
-        const { workspaceId } = yield* principal
-        const byPath = yield* mediaByPath(workspaceId, body, idempotencyKey)
-        return yield* send(
-          new CreatePosts({
-            body,
-            idempotencyKey,
-            mediaByPath: byPath,
-            ...(defaultCreationMethod === undefined ? {} : { defaultCreationMethod })
-          })
-        )
-      }).pipe(withSpan("Posts.create"), policyRequire("posts.write"))
+      createPosts(body, idempotencyKey, defaultCreationMethod).pipe(withSpan("Posts.create"), policyRequire("posts.write"))
+
+    // made once, not per request (see services/platform/releasingMap.ts on generator functions)
+    const createPosts = Effect.fnUntraced(function* (body: unknown, idempotencyKey: string | null, defaultCreationMethod: "mcp" | undefined) {
+      const { workspaceId } = yield* principal
+      const byPath = yield* mediaByPath(workspaceId, body, idempotencyKey)
+      return yield* send(
+        new CreatePosts({
+          body,
+          idempotencyKey,
+          mediaByPath: byPath,
+          ...(defaultCreationMethod === undefined ? {} : { defaultCreationMethod })
+        })
+      )
+    })
 
     /** PUT /posts/{id}/date (the date is read by the writer, like every date of a post). */
     const move = (id: PostRef, date: string) =>

@@ -355,7 +355,7 @@ export const makePostsStore = Effect.gen(function* () {
    * what applyStep writes for a new group, plus the key's record, checked and recorded
    * under the fence. `keyTaken` (nothing written): a live record of the key is another owner's.
    */
-  const createInOneStatement = (input: {
+  const createInOneStatement = Effect.fnUntraced(function* (input: {
     readonly fence: Fence
     readonly workspaceId: string
     readonly groupId: string
@@ -373,94 +373,93 @@ export const makePostsStore = Effect.gen(function* () {
       readonly keyResponse: unknown
       readonly commandAnswer: unknown
     }
-  }) =>
-    Effect.gen(function* () {
-      const { groupId, step, workspaceId } = input
-      const posts: Array<Record<string, unknown>> = []
-      const items: Array<Record<string, unknown>> = []
-      const live: Array<{ readonly postId: string; readonly channelId: string; readonly status: ChannelStatus }> = []
-      let ordinal = 0
-      for (const channel of step.channels) {
-        ordinal++
-        if (channel.to === null) continue
-        const entry = input.entries.get(channel.channelId)
-        if (channel.from !== null || entry === undefined) return yield* Effect.die(new Error(`a new post has no content for channel ${channel.channelId}`))
-        const postId = crypto.randomUUID()
-        posts.push({
-          id: postId,
-          group_id: groupId,
+  }) {
+    const { groupId, step, workspaceId } = input
+    const posts: Array<Record<string, unknown>> = []
+    const items: Array<Record<string, unknown>> = []
+    const live: Array<{ readonly postId: string; readonly channelId: string; readonly status: ChannelStatus }> = []
+    let ordinal = 0
+    for (const channel of step.channels) {
+      ordinal++
+      if (channel.to === null) continue
+      const entry = input.entries.get(channel.channelId)
+      if (channel.from !== null || entry === undefined) return yield* Effect.die(new Error(`a new post has no content for channel ${channel.channelId}`))
+      const postId = crypto.randomUUID()
+      posts.push({
+        id: postId,
+        group_id: groupId,
+        workspace_id: workspaceId,
+        channel_id: channel.channelId,
+        ordinal,
+        status: channel.to,
+        settings: entry.settings,
+        publish_date: channel.publishAt ?? step.publishAt
+      })
+      entry.items.forEach((item, position) =>
+        items.push({
+          id: crypto.randomUUID(),
+          post_id: postId,
           workspace_id: workspaceId,
-          channel_id: channel.channelId,
-          ordinal,
+          position,
+          content: item.content,
+          media: item.media,
+          delay_minutes: position === 0 ? 0 : item.delay,
           status: channel.to,
-          settings: entry.settings,
-          publish_date: channel.publishAt ?? step.publishAt
+          due_at: position === 0 ? channel.dueAt : null
         })
-        entry.items.forEach((item, position) =>
-          items.push({
-            id: crypto.randomUUID(),
-            post_id: postId,
-            workspace_id: workspaceId,
-            position,
-            content: item.content,
-            media: item.media,
-            delay_minutes: position === 0 ? 0 : item.delay,
-            status: channel.to,
-            due_at: position === 0 ? channel.dueAt : null
-          })
-        )
-        live.push({ postId, channelId: channel.channelId, status: channel.to })
-      }
-      const post = { groupId, publishAt: step.publishAt, channelIds: live.map((l) => l.channelId), previewUrl: shareUrl(publicUrl, input.shareToken) }
-      const written = yield* Outbox.prepare(
-        workspaceId,
-        step.events.filter(isApprovalEvent).map((e) => approvalEvent(e, post)),
-        (id) => input.channelNames.get(id)
       )
-      const { commandAnswer, keyResponse } = input.answer(live)
-      const { command, lease } = input.fence
-      const traceParent = yield* currentTraceparent
-      const flags = yield* createPosts.submit([
-        lease?.shard ?? null,
-        lease?.epoch ?? null,
-        command?.commandId ?? null,
-        workspaceId,
-        input.key?.key ?? null,
-        input.key?.requestHash ?? null,
-        input.key === null ? null : JSON.stringify(keyResponse),
-        input.key === null ? null : new Date(input.key.now.getTime() - IDEMPOTENCY_TTL_MS),
-        command === null ? null : JSON.stringify(commandAnswer ?? null),
-        {
-          id: groupId,
-          workspace_id: workspaceId,
-          status: step.status,
-          approval_status: step.approval,
-          publish_at: step.publishAt,
-          repeat_days: input.fields.repeatDays,
-          short_link: input.fields.shortLink,
-          creation_method: input.fields.creationMethod,
-          author: input.fields.author,
-          share_token: input.shareToken
-        },
-        posts,
-        items,
-        step.activity.map((a) => ({ group_id: groupId, actor: a.actor, action: a.action, detail: a.detail })),
-        written.outbox.map((o) => ({ id: o.id, workspace_id: o.workspaceId, event: o.event, data: o.data })),
-        written.notifications.map((n) => ({ id: n.id, workspace_id: n.workspaceId, type: n.type, title: n.title, body: n.body, link: n.link })),
-        traceParent,
-        input.channelVersions
-      ])
-      if (flags.went) yield* Outbox.track(written.outbox.map((o) => o.id))
-      type Created = { readonly keyTaken: boolean; readonly channelsChanged: boolean; readonly live: typeof live }
-      // refused before anything: the lease is another's, or a remembered channel changed;
-      // not fresh: a command that committed before went ahead (as far as the caller knows) and was not recorded
-      const outcome: FencedOutcome<Created> = !flags.leaseHeld || !flags.current
-        ? { leaseHeld: flags.leaseHeld, wentAhead: false, recorded: false, value: { keyTaken: false, channelsChanged: flags.leaseHeld, live } }
-        : flags.fresh
-          ? { leaseHeld: true, wentAhead: flags.ahead, recorded: flags.went, value: { keyTaken: !flags.ahead, channelsChanged: false, live } }
-          : { leaseHeld: true, wentAhead: true, recorded: false, value: { keyTaken: false, channelsChanged: false, live } }
-      return outcome
-    })
+      live.push({ postId, channelId: channel.channelId, status: channel.to })
+    }
+    const post = { groupId, publishAt: step.publishAt, channelIds: live.map((l) => l.channelId), previewUrl: shareUrl(publicUrl, input.shareToken) }
+    const written = yield* Outbox.prepare(
+      workspaceId,
+      step.events.filter(isApprovalEvent).map((e) => approvalEvent(e, post)),
+      (id) => input.channelNames.get(id)
+    )
+    const { commandAnswer, keyResponse } = input.answer(live)
+    const { command, lease } = input.fence
+    const traceParent = yield* currentTraceparent
+    const flags = yield* createPosts.submit([
+      lease?.shard ?? null,
+      lease?.epoch ?? null,
+      command?.commandId ?? null,
+      workspaceId,
+      input.key?.key ?? null,
+      input.key?.requestHash ?? null,
+      input.key === null ? null : JSON.stringify(keyResponse),
+      input.key === null ? null : new Date(input.key.now.getTime() - IDEMPOTENCY_TTL_MS),
+      command === null ? null : JSON.stringify(commandAnswer ?? null),
+      {
+        id: groupId,
+        workspace_id: workspaceId,
+        status: step.status,
+        approval_status: step.approval,
+        publish_at: step.publishAt,
+        repeat_days: input.fields.repeatDays,
+        short_link: input.fields.shortLink,
+        creation_method: input.fields.creationMethod,
+        author: input.fields.author,
+        share_token: input.shareToken
+      },
+      posts,
+      items,
+      step.activity.map((a) => ({ group_id: groupId, actor: a.actor, action: a.action, detail: a.detail })),
+      written.outbox.map((o) => ({ id: o.id, workspace_id: o.workspaceId, event: o.event, data: o.data })),
+      written.notifications.map((n) => ({ id: n.id, workspace_id: n.workspaceId, type: n.type, title: n.title, body: n.body, link: n.link })),
+      traceParent,
+      input.channelVersions
+    ])
+    if (flags.went) yield* Outbox.track(written.outbox.map((o) => o.id))
+    type Created = { readonly keyTaken: boolean; readonly channelsChanged: boolean; readonly live: typeof live }
+    // refused before anything: the lease is another's, or a remembered channel changed;
+    // not fresh: a command that committed before went ahead (as far as the caller knows) and was not recorded
+    const outcome: FencedOutcome<Created> = !flags.leaseHeld || !flags.current
+      ? { leaseHeld: flags.leaseHeld, wentAhead: false, recorded: false, value: { keyTaken: false, channelsChanged: flags.leaseHeld, live } }
+      : flags.fresh
+        ? { leaseHeld: true, wentAhead: flags.ahead, recorded: flags.went, value: { keyTaken: !flags.ahead, channelsChanged: false, live } }
+        : { leaseHeld: true, wentAhead: true, recorded: false, value: { keyTaken: false, channelsChanged: false, live } }
+    return outcome
+  })
 
   /** GET /posts/{id} and the answers of the PUT operations. */
   /**

@@ -14,21 +14,20 @@ import { WorkspaceMemory } from "../workspaceMemory.js"
  * answer is already kept (parallel replays of a finished request all replay). Succeeds
  * with the release of the claimed key, or with the replayed answer.
  */
-export const admitCreatePosts = (principal: Principal, command: CreatePosts) =>
-  Effect.gen(function* () {
-    const memory = yield* WorkspaceMemory
-    const writer = yield* PostWriter
-    const windows = yield* RateWindows
-    const decision = yield* windows.take(principal.workspaceId, "posts", postsPerHour)
-    if (!decision.allowed) return yield* Effect.fail(Errors.tooManyRequests(decision.retryAfterSeconds))
-    const key = command.idempotencyKey
-    if (key === null) return { release: Effect.void, replay: Option.none<PostsAnswer>() }
-    const refused = checkIdempotencyKey(key)
-    if (refused !== null) return yield* Effect.fail(refused)
-    if (!memory.claimKey(principal.workspaceId, key)) {
-      const kept = yield* writer.keptAnswer(principal.workspaceId, key, requestHashOf(command.body))
-      if (Option.isNone(kept)) return yield* Effect.fail(Errors.idempotencyRunning())
-      return { release: Effect.void, replay: kept }
-    }
-    return { release: Effect.sync(() => memory.releaseKey(principal.workspaceId, key)), replay: Option.none<PostsAnswer>() }
-  })
+export const admitCreatePosts = Effect.fnUntraced(function* (principal: Principal, command: CreatePosts) {
+  const memory = yield* WorkspaceMemory
+  const writer = yield* PostWriter
+  const windows = yield* RateWindows
+  const decision = yield* windows.take(principal.workspaceId, "posts", postsPerHour)
+  if (!decision.allowed) return yield* Effect.fail(Errors.tooManyRequests(decision.retryAfterSeconds))
+  const key = command.idempotencyKey
+  if (key === null) return { release: Effect.void, replay: Option.none<PostsAnswer>() }
+  const refused = checkIdempotencyKey(key)
+  if (refused !== null) return yield* Effect.fail(refused)
+  if (!memory.claimKey(principal.workspaceId, key)) {
+    const kept = yield* writer.keptAnswer(principal.workspaceId, key, requestHashOf(command.body))
+    if (Option.isNone(kept)) return yield* Effect.fail(Errors.idempotencyRunning())
+    return { release: Effect.void, replay: kept }
+  }
+  return { release: Effect.sync(() => memory.releaseKey(principal.workspaceId, key)), replay: Option.none<PostsAnswer>() }
+})

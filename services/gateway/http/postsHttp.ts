@@ -10,19 +10,19 @@ import { readJsonBody } from "../errorResponse.js"
 export const PostsHttpLive = HttpApiBuilder.group(PublicApi, "posts", (handlers) =>
   Effect.gen(function* () {
     const posts = yield* Posts
+    // made once, not per request (see services/platform/releasingMap.ts on generator functions)
+    const createPosts = Effect.fnUntraced(function* (idempotencyKey: string | null) {
+      // POST /posts reads its body itself: both forms, aliases and the spec's own 400 texts
+      const body: unknown = yield* readJsonBody
+      const answer = yield* posts.create(body, idempotencyKey).pipe(authorize("posts.write"))
+      return HttpServerResponse.unsafeJson(answer.body, {
+        status: answer.statusCode,
+        headers: answer.replayed ? { "idempotent-replayed": "true" } : {}
+      })
+    })
     return handlers
       .handle("listPosts", ({ urlParams }) => posts.list(urlParams).pipe(authorize("posts.read")))
-      .handleRaw("createPosts", ({ headers }) =>
-        Effect.gen(function* () {
-          // POST /posts reads its body itself: both forms, aliases and the spec's own 400 texts
-          const body: unknown = yield* readJsonBody
-          const answer = yield* posts.create(body, headers["idempotency-key"] ?? null).pipe(authorize("posts.write"))
-          return HttpServerResponse.unsafeJson(answer.body, {
-            status: answer.statusCode,
-            headers: answer.replayed ? { "idempotent-replayed": "true" } : {}
-          })
-        })
-      )
+      .handleRaw("createPosts", ({ headers }) => createPosts(headers["idempotency-key"] ?? null))
       .handle("getPost", ({ path }) => posts.get(PostRef.make(path.id)).pipe(authorize("posts.read")))
       .handle("retryPost", ({ path }) => posts.retry(PostRef.make(path.id)).pipe(authorize("posts.write")))
       .handle("linkRelease", ({ path, payload }) =>
