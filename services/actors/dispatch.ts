@@ -45,66 +45,64 @@ export const dispatch = Effect.fnUntraced(function* (envelope: ActorEnvelope, ma
       Effect.provide(commandContext)
     )
 
-  {
-    const writer = yield* PostWriter
-    const fences = yield* FenceStore
+  const writer = yield* PostWriter
+  const fences = yield* FenceStore
 
-    /** A change of a post that committed before: answered with the post as it is now. */
-    const replayChange = (kept: unknown) => decodeKeptGroup(kept).pipe(Effect.orDie, Effect.flatMap(writer.current))
-    const deleted = () => Effect.succeed({ error: false as const, success: true as const })
-    const keptAnswer = fences.find(principal.workspaceId, commandId).pipe(Effect.orDie)
-    /** A copy runs nothing: when the record exists it is answered from it. */
-    const once = <A, E, R, E2>(
-      run: Effect.Effect<A, E, R>,
-      answer: (kept: unknown) => Effect.Effect<A, E2, CurrentPrincipal>
-    ): Effect.Effect<A, E | E2, R | CurrentPrincipal> => {
-      const fresh = run.pipe(
-        Effect.catchSomeDefect((defect) =>
-          defect instanceof AlreadyRan
-            ? Option.some(
-                keptAnswer.pipe(
-                  Effect.flatMap((k): Effect.Effect<A, E2, CurrentPrincipal> => (Option.isNone(k) ? Effect.die(defect) : answer(k.value.answer)))
-                )
+  /** A change of a post that committed before: answered with the post as it is now. */
+  const replayChange = (kept: unknown) => decodeKeptGroup(kept).pipe(Effect.orDie, Effect.flatMap(writer.current))
+  const deleted = () => Effect.succeed({ error: false as const, success: true as const })
+  const keptAnswer = fences.find(principal.workspaceId, commandId).pipe(Effect.orDie)
+  /** A copy runs nothing: when the record exists it is answered from it. */
+  const once = <A, E, R, E2>(
+    run: Effect.Effect<A, E, R>,
+    answer: (kept: unknown) => Effect.Effect<A, E2, CurrentPrincipal>
+  ): Effect.Effect<A, E | E2, R | CurrentPrincipal> => {
+    const fresh = run.pipe(
+      Effect.catchSomeDefect((defect) =>
+        defect instanceof AlreadyRan
+          ? Option.some(
+              keptAnswer.pipe(
+                Effect.flatMap((k): Effect.Effect<A, E2, CurrentPrincipal> => (Option.isNone(k) ? Effect.die(defect) : answer(k.value.answer)))
               )
-            : Option.none()
+            )
+          : Option.none()
+      )
+    )
+    // the first copy the gateway sends needs no look-up: the transaction's record refuses a second run
+    return envelope.attempt > 1 ? Effect.flatMap(keptAnswer, (kept) => (Option.isSome(kept) ? answer(kept.value.answer) : fresh)) : fresh
+  }
+
+  switch (command._tag) {
+    case "DeleteChannel":
+      return yield* reply(command, inMailbox(once(writer.deleteChannel(command).pipe(authorize("channels.delete")), () => Effect.succeed({ success: true as const }))))
+    case "CreatePosts":
+      return yield* reply(
+        command,
+        once(
+          admitCreatePosts(principal, command).pipe(
+            Effect.flatMap(({ release, replay: kept }) =>
+              Option.isSome(kept)
+                ? Effect.succeed(kept.value)
+                : inMailbox(writer.create(command).pipe(authorize("posts.write"))).pipe(Effect.ensuring(release))
+            )
+          ),
+          (kept) => decodeKeptCreate(kept).pipe(Effect.orDie)
         )
       )
-      // the first copy the gateway sends needs no look-up: the transaction's record refuses a second run
-      return envelope.attempt > 1 ? Effect.flatMap(keptAnswer, (kept) => (Option.isSome(kept) ? answer(kept.value.answer) : fresh)) : fresh
-    }
-
-    switch (command._tag) {
-      case "DeleteChannel":
-        return yield* reply(command, inMailbox(once(writer.deleteChannel(command).pipe(authorize("channels.delete")), () => Effect.succeed({ success: true as const }))))
-      case "CreatePosts":
-        return yield* reply(
-          command,
-          once(
-            admitCreatePosts(principal, command).pipe(
-              Effect.flatMap(({ release, replay: kept }) =>
-                Option.isSome(kept)
-                  ? Effect.succeed(kept.value)
-                  : inMailbox(writer.create(command).pipe(authorize("posts.write"))).pipe(Effect.ensuring(release))
-              )
-            ),
-            (kept) => decodeKeptCreate(kept).pipe(Effect.orDie)
-          )
-        )
-      case "MovePost":
-        return yield* reply(command, inMailbox(once(writer.move(command).pipe(authorize("posts.write")), replayChange)))
-      case "SetPostStatus":
-        return yield* reply(command, inMailbox(once(writer.setStatus(command).pipe(authorize("posts.write")), replayChange)))
-      case "SetPostSettings":
-        return yield* reply(command, inMailbox(once(writer.setSettings(command).pipe(authorize("posts.write")), replayChange)))
-      case "DeletePost":
-        return yield* reply(command, inMailbox(once(writer.delete(command).pipe(authorize("posts.write")), deleted)))
-      case "ReviewPost":
-        return yield* reply(command, inMailbox(once(writer.review(command).pipe(authorize("posts.review")), replayChange)))
-      case "RetryPost":
-        return yield* reply(command, inMailbox(once(writer.retry(command).pipe(authorize("posts.write")), replayChange)))
-      case "LinkRelease":
-        return yield* reply(command, inMailbox(once(writer.link(command).pipe(authorize("posts.write")), replayChange)))
-    }
+    case "MovePost":
+      return yield* reply(command, inMailbox(once(writer.move(command).pipe(authorize("posts.write")), replayChange)))
+    case "SetPostStatus":
+      return yield* reply(command, inMailbox(once(writer.setStatus(command).pipe(authorize("posts.write")), replayChange)))
+    case "SetPostSettings":
+      return yield* reply(command, inMailbox(once(writer.setSettings(command).pipe(authorize("posts.write")), replayChange)))
+    case "DeletePost":
+      return yield* reply(command, inMailbox(once(writer.delete(command).pipe(authorize("posts.write")), deleted)))
+    case "ReviewPost":
+      return yield* reply(command, inMailbox(once(writer.review(command).pipe(authorize("posts.review")), replayChange)))
+    case "RetryPost":
+      return yield* reply(command, inMailbox(once(writer.retry(command).pipe(authorize("posts.write")), replayChange)))
+    case "LinkRelease":
+      return yield* reply(command, inMailbox(once(writer.link(command).pipe(authorize("posts.write")), replayChange)))
   }
 })
 

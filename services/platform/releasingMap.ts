@@ -6,9 +6,9 @@
  * Why: V8 grows and shrinks a Map by copying it to a new hash table and leaves the old
  * table a link to the new one. Once one table has lived long enough to be promoted to the
  * old generation, every later table, and every value they held, stays reachable for the
- * young-generation GC until the next full GC: each request's objects were copied twice and
- * promoted (3-4 MB per scavenge on POST /posts). With the values behind emptied boxes, old
- * tables hold only keys and empty boxes.
+ * young-generation GC until the next full GC, and with it each request's objects, copied
+ * twice and promoted. With the values behind emptied boxes, old tables hold only keys and
+ * empty boxes.
  */
 export class ReleasingMap<K, V> {
   private readonly boxes = new Map<K, { value: V | undefined }>()
