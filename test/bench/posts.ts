@@ -19,7 +19,7 @@
  *   npm run bench -- posts            (BENCH_WORKSPACES 150, BENCH_REQUESTS 5000, BENCH_CONCURRENCY 16, BENCH_WARMUP 4000, BENCH_ROUNDS 3)
  *   BENCH_CPU_PROF=<dir>              the gateway and the actor host write V8 CPU profiles there
  *   BENCH_LAYOUT=npm-start            every service in one process, built, as `npm start` runs it
- *   BENCH_DEBUG=1                     the half-rate run's p50 and max per second
+ *   BENCH_DEBUG=1                     the half-rate run's p50 and max per second, and when its slow answers were sent
  *   BENCH_NODE_FLAGS="--trace-gc …"   node flags added after npm start's (trying runtime settings)
  *   BENCH_SERVICE_LOG=<file>          the service's output written there at the end
  */
@@ -109,6 +109,10 @@ const runAt = async (count: number, rps: number, task: (i: number) => Promise<vo
       const inSecond = slices.filter((x) => x.at >= s * 1000 && x.at < (s + 1) * 1000).map((x) => x.ms).sort((a, b) => a - b)
       console.log(`  second ${s}: ${inSecond.length} sent, p50 ${percentile(inSecond, 50).toFixed(1)} ms, max ${(inSecond.at(-1) ?? 0).toFixed(1)} ms`)
     }
+    // each answer slower than 20 ms as <ms after the start>+<its latency>, and the start's wall clock, to line
+    // up with what the service logged then (a GC pause shows as a burst of them)
+    const slow = slices.filter((x) => x.ms > 20).sort((a, b) => a.at - b.at)
+    console.log(`  started at ${new Date(Date.now() - (performance.now() - started)).toISOString()}; slower than 20 ms: ${slow.map((x) => `${x.at.toFixed(0)}+${x.ms.toFixed(0)}`).join(" ")}`)
   }
   latencies.sort((a, b) => a - b)
   return { rps: count / seconds, p50: percentile(latencies, 50), p99: percentile(latencies, 99) }
