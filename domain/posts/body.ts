@@ -1,5 +1,6 @@
 import { Either, Predicate, Schema } from "effect"
 import type { NonEmptyReadonlyArray } from "effect/Array"
+import { eitherFn } from "../eitherFn.js"
 import { Errors, type InvalidDate, type InvalidId, type InvalidRequest } from "../errors.js"
 import { isUuid } from "../ids.js"
 import { objectWithAtMost } from "../requests.js"
@@ -269,13 +270,8 @@ const checkNoDuplicateChannels = (entries: ReadonlyArray<PostEntry>, at: (i: num
 }
 
 /** The fields both forms share, once the entries are read. */
-const readCommon = (
-  body: Common,
-  entries: NonEmptyReadonlyArray<PostEntry>,
-  groupId: string | null,
-  now: Date
-): Result<NormalizedPost> =>
-  Either.gen(function*() {
+const readCommon: (body: Common, entries: NonEmptyReadonlyArray<PostEntry>, groupId: string | null, now: Date) => Result<NormalizedPost> =
+  eitherFn(function*(body: Common, entries: NonEmptyReadonlyArray<PostEntry>, groupId: string | null, now: Date) {
     const type = readType(body.type)
     const { date, dateGiven } = yield* readDate(type, body.date, now)
     const tags = yield* readTags(body.tags)
@@ -294,8 +290,8 @@ const readCommon = (
     }
   })
 
-const readFull = (raw: unknown, now: Date): Result<NormalizedPost> =>
-  Either.gen(function*() {
+const readFull: (raw: unknown, now: Date) => Result<NormalizedPost> =
+  eitherFn(function*(raw: unknown, now: Date) {
     const body = yield* decode(FullPostBody, raw)
     const entries: Array<PostEntry> = []
     for (const [i, entry] of body.posts.entries()) {
@@ -335,8 +331,8 @@ const readThread = (thread: ReadonlyArray<RawThreadItem>, at: string): Result<Re
     )
   )
 
-const readSimple = (raw: unknown, now: Date): Result<NormalizedPost> =>
-  Either.gen(function*() {
+const readSimple: (raw: unknown, now: Date) => Result<NormalizedPost> =
+  eitherFn(function*(raw: unknown, now: Date) {
     const body = yield* decode(SimplePostBody, raw)
     const sharedMedia = yield* readMedia(body.media ?? [], "media")
     const sharedThread = yield* readThread(body.thread ?? [], "thread")
