@@ -22,6 +22,9 @@
  *   BENCH_DEBUG=1                     the half-rate run's p50 and max per second, and when its slow answers were sent
  *   BENCH_NODE_FLAGS="--trace-gc …"   node flags added after npm start's (trying runtime settings)
  *   BENCH_SERVICE_LOG=<file>          the service's output written there at the end
+ *
+ * The service runs with --trace-gc-nvp, and the bench prints per thread what its scavenges
+ * promoted while measured (support/gcFigures.ts): objects of a request that outlive it.
  */
 import pg from "pg"
 import { execFileSync } from "node:child_process"
@@ -34,6 +37,7 @@ import { makeAdminOperations } from "../../services/admin/operations.js"
 import { processGroup, type ServiceProcess } from "../support/processes.js"
 import { createWorld, infrastructure } from "../support/system.js"
 import { cpuDuring } from "./support/cpuTime.js"
+import { formatGc, gcOf, gcTraceFlag, isolatesOf, writtenSince } from "./support/gcFigures.js"
 import { npmStartNodeFlags } from "./support/npmStart.js"
 import { runBench } from "./support/runBench.js"
 
@@ -143,7 +147,7 @@ const main = async () => {
       console.log("building (npm run build) …")
       execFileSync("npm", ["run", "-s", "build"], { stdio: "inherit" })
       const service = await group.start(world, [], {
-        nodeArgs: [...profile, ...npmStartNodeFlags(), ...extraNodeFlags, "dist/services/main.js"], // as npm start runs it
+        nodeArgs: [...profile, ...npmStartNodeFlags(), gcTraceFlag, ...extraNodeFlags, "dist/services/main.js"], // as npm start runs it
         env: { SEED_DEMO: "false" },
         ready: /all services up/,
         label: "service"
@@ -153,8 +157,8 @@ const main = async () => {
       actors = gateway = service
       sys = { url: `http://127.0.0.1:${port}` }
     } else {
-      actors = await group.start(world, ["actors"], { nodeOptions: [...profile, ...npmStartNodeFlags(), ...extraNodeFlags, ...(countQueries ? ["--import", "./test/bench/queryCounter.mjs"] : [])] })
-      gateway = await group.start(world, ["gateway"], { nodeOptions: [...profile, ...npmStartNodeFlags(), ...extraNodeFlags] })
+      actors = await group.start(world, ["actors"], { nodeOptions: [...profile, ...npmStartNodeFlags(), gcTraceFlag, ...extraNodeFlags, ...(countQueries ? ["--import", "./test/bench/queryCounter.mjs"] : [])] })
+      gateway = await group.start(world, ["gateway"], { nodeOptions: [...profile, ...npmStartNodeFlags(), gcTraceFlag, ...extraNodeFlags] })
       sys = { url: `http://127.0.0.1:${gateway.id.replace("port ", "")}` }
     }
     const tenants = await Promise.all(
@@ -262,6 +266,8 @@ const main = async () => {
     const addCpu = (into: Record<string, number>, cpu: Record<string, number>) => {
       for (const [k, ms] of Object.entries(cpu)) into[k] = (into[k] ?? 0) + ms
     }
+    // the service's GC lines from here to the end of the half-rate run: the measured part, warm
+    const gcBefore = { gateway: gateway.output(), actors: actors.output() }
     for (let r = 0; r < rounds; r++) {
       // the round's share: the rounds' counts add up to `requests`
       const count = Math.round((requests * (r + 1)) / rounds) - Math.round((requests * r) / rounds)
@@ -304,6 +310,17 @@ const main = async () => {
       })
     const half = await runAt(paced, service.rps / 2, post)
     agent.destroy()
+    // the threads by their first GC line: in one process the main thread's comes first (the worker starts later)
+    const gcLines = oneProcess
+      ? ["main thread (gateway)", "worker thread (actor host, scheduler, …)"].map((name, i) => ({
+          name,
+          isolate: isolatesOf(gateway.output())[i],
+          text: writtenSince(gcBefore.gateway, gateway.output())
+        }))
+      : [
+          { name: "gateway", isolate: isolatesOf(gateway.output())[0], text: writtenSince(gcBefore.gateway, gateway.output()) },
+          { name: "actor host", isolate: isolatesOf(actors.output())[0], text: writtenSince(gcBefore.actors, actors.output()) }
+        ]
     if (profileDir !== undefined || countQueries) {
       // a graceful stop writes the profiles and the counts
       await gateway.kill("SIGTERM")
@@ -330,6 +347,11 @@ const main = async () => {
     const perRequest = (cpu: Record<string, number>) => Object.entries(cpu).map(([k, ms]) => `${k} ${((ms * 1000) / requests).toFixed(0)}`).join(", ")
     console.log(`  CPU µs per request, service: ${perRequest(serviceCpu)}`)
     console.log(`  CPU µs per request, baseline: ${perRequest(baselineCpu)}`)
+    console.log("  young-generation GC while measured (--trace-gc-nvp):")
+    for (const { name, isolate, text } of gcLines) {
+      const gc = isolate === undefined ? undefined : gcOf(text).get(isolate)
+      console.log(`    ${gc === undefined ? `${name}: no GC lines (none written, or the output was cut)` : formatGc(name, gc)}`)
+    }
     if (serviceLog !== undefined) writeFileSync(serviceLog, actors === gateway ? gateway.output() : `${actors.output()}\n--- gateway ---\n${gateway.output()}`)
   } finally {
     await group.stopAll()
