@@ -1,7 +1,8 @@
 import { HttpServerResponse } from "@effect/platform"
 import { Effect, Runtime } from "effect"
 import type pg from "pg"
-import { isMainThread } from "node:worker_threads"
+import { getHeapStatistics } from "node:v8"
+import { isMainThread, threadId } from "node:worker_threads"
 import client from "prom-client"
 
 /**
@@ -17,6 +18,24 @@ import client from "prom-client"
 export const registry = client.register
 
 if (isMainThread) client.collectDefaultMetrics({ register: registry })
+
+/**
+ * Each thread's own V8 heap: prom-client's `nodejs_heap_*` describe the main thread's alone,
+ * and a worker thread's heap is its own (under `npm start` the actor host's).
+ */
+const threadLabel = isMainThread ? "main" : `worker ${threadId}`
+const heapGauge = (name: string, help: string, read: (h: ReturnType<typeof getHeapStatistics>) => number) =>
+  new client.Gauge({
+    name,
+    help,
+    labelNames: ["thread"] as const,
+    registers: [registry],
+    collect() {
+      this.set({ thread: threadLabel }, read(getHeapStatistics()))
+    }
+  })
+heapGauge("thread_heap_used_bytes", "V8 heap in use, by thread (main, or worker <id>)", (h) => h.used_heap_size)
+heapGauge("thread_heap_size_bytes", "V8 heap size (in use and free), by thread (main, or worker <id>)", (h) => h.total_heap_size)
 
 /** Other threads' registries (prom-client JSON), summed into this one's answer. */
 const otherThreads = new Set<() => Promise<ReadonlyArray<object>>>()

@@ -79,6 +79,12 @@ describe("every service in one process", () => {
       expect(family(families, "http_requests_total").samples.some((s) => s.labels["route"] === "/public/v1/posts" && s.value === 1)).toBe(true)
       // process-wide figures come from the main thread alone (summed, they would count twice)
       expect(family(families, "process_cpu_seconds_total").samples).toHaveLength(1)
+      // each thread's heap is its own: one sample each, the main thread's and the worker's
+      for (const name of ["thread_heap_used_bytes", "thread_heap_size_bytes"]) {
+        const heaps = family(families, name).samples
+        expect(heaps.map((s) => s.labels["thread"]).sort()).toEqual(["main", expect.stringMatching(/^worker \d+$/)])
+        for (const heap of heaps) expect(heap.value).toBeGreaterThan(1_000_000)
+      }
 
       await all.kill("SIGTERM")
       expect(all.output()).toMatch(/handed its shards over/)
