@@ -13,10 +13,10 @@ export const RedisLive = Layer.scoped(
     return yield* Effect.acquireRelease(
       Effect.tryPromise({
         try: async () => {
-          // no auto-pipelining: each auto-pipeline is an ioredis Pipeline that defines an accessor with a
-          // closure of its own, and those kept its commands (and the requests awaiting them) alive
-          // until a full GC; without it the actor thread promotes a third as much per scavenge, at
-          // the same POST /posts rate (README, "What stalled the half-rate run")
+          // no auto-pipelining: the Pipeline objects it makes (one per batch of commands) were found
+          // kept alive with their commands until a full GC, most likely through the accessor with a
+          // closure of its own each one defines; without it the actor thread promotes a third as
+          // much per scavenge, at the same POST /posts rate (README, "What stalled the half-rate run")
           const client = new IORedis(config.redisUrl, { lazyConnect: true, maxRetriesPerRequest: 2, enableOfflineQueue: true, enableAutoPipelining: false })
           client.on("error", () => undefined) // reconnects on its own; readiness reports the state
           try {
