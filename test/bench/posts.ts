@@ -311,14 +311,11 @@ const main = async () => {
     const half = await runAt(paced, service.rps / 2, post)
     agent.destroy()
     // the threads by their first GC line: in one process the main thread's comes first (the worker starts later)
+    const gatewayGc = writtenSince(gcBefore.gateway, gateway.output())
     const gcLines = oneProcess
-      ? ["main thread (gateway)", "worker thread (actor host, scheduler, …)"].map((name, i) => ({
-          name,
-          isolate: isolatesOf(gateway.output())[i],
-          text: writtenSince(gcBefore.gateway, gateway.output())
-        }))
+      ? ["main thread (gateway)", "worker thread (actor host, scheduler, …)"].map((name, i) => ({ name, isolate: isolatesOf(gateway.output())[i], text: gatewayGc }))
       : [
-          { name: "gateway", isolate: isolatesOf(gateway.output())[0], text: writtenSince(gcBefore.gateway, gateway.output()) },
+          { name: "gateway", isolate: isolatesOf(gateway.output())[0], text: gatewayGc },
           { name: "actor host", isolate: isolatesOf(actors.output())[0], text: writtenSince(gcBefore.actors, actors.output()) }
         ]
     if (profileDir !== undefined || countQueries) {
