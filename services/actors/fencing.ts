@@ -3,7 +3,7 @@ import { Context, Data, Effect, Layer, Option } from "effect"
 import { currentTraceparent } from "../platform/tracing.js"
 
 /**
- * The lease a command runs under (DESIGN: every write is fenced by the lease's epoch) and
+ * The lease a command runs under (docs/architecture.md, "Fencing and commands that run once": every write is fenced by the lease's epoch) and
  * the command's own id (a retried or buffered copy runs once). Provided by the actor host
  * for each command; the actor side's transactions check both.
  */

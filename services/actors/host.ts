@@ -71,7 +71,7 @@ export const ActorHostLive = Layer.scopedDiscard(
 
     // made once (a generator function made per message would cost V8 a hidden class per
     // message, whose link back to the function keeps the message's objects from the
-    // young-generation GC: README, "What kept them: generator functions made per request")
+    // young-generation GC: docs/performance.md, "Generator functions made once")
     const runCommand = Effect.fnUntraced(function* (shard: number, msg: Msg, started: number) {
       const epoch = epochs.get(shard)
       // a host that lost its lease (a pause, a partition) runs nothing of the shard: it says so

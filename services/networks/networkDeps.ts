@@ -23,7 +23,7 @@ export interface MediaFilesShape {
 /**
  * What every adapter is built with: the SSRF-safe outbound client (OUTBOUND_ALLOW
  * included) and the post's files. Adapters read their own base addresses and keys from the
- * environment when they are built (README: Networks).
+ * environment when they are built (docs/networks.md, "Configuration of the networks").
  */
 export class NetworkDeps extends Context.Tag("networks/NetworkDeps")<
   NetworkDeps,

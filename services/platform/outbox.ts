@@ -7,7 +7,7 @@ import { ServiceEvent } from "../../protocol/events.js"
 import { Nats, type NatsShape } from "./nats.js"
 
 /**
- * The outbox (DESIGN "Outbox", rule 2): an event-producing change runs in
+ * The outbox (docs/architecture.md, "Outbox"; rule 2 of "Rules every part keeps"): an event-producing change runs in
  * `Outbox.transaction` and writes its events with `Outbox.write`, so the change, its
  * outbox rows and the notifications they imply commit together. Right after the commit
  * the rows are published to JetStream EVENTS (`Nats-Msg-Id` = row id, so a repeat is

@@ -159,8 +159,8 @@ const withChannelDefaults = (post: NormalizedPost, channels: ReadonlyArray<Chann
 }
 
 /**
- * The posts feature's writes, run by the workspace's actor one at a time (DESIGN:
- * Workspace actors). Every change is decided by the state machine (domain/posts/states.ts),
+ * The posts feature's writes, run by the workspace's actor one at a time (docs/architecture.md,
+ * "Workspace actors"). Every change is decided by the state machine (domain/posts/states.ts),
  * checked against the network rules (domain/posts/rules.ts) and written with its activity
  * and events in one transaction. No SQL here: the stores and repositories hold it.
  */

@@ -87,7 +87,7 @@ const errorJson = (error: AttemptResult["error"]) => (error === null ? null : JS
 const stoppedError = JSON.stringify(PublishMessages.previousItemNotLive)
 
 /**
- * Publish attempts and the state they move (DESIGN "Publisher": an attempt row committed
+ * Publish attempts and the state they move (docs/architecture.md, "Publisher": an attempt row committed
  * before the network is called, its outcome after). SQL only; every method runs in the
  * caller's transaction.
  */

@@ -143,7 +143,7 @@ const searchConclusion = (adapter: NetworkAdapter, request: PublishRequest) =>
   )
 
 /**
- * Publishes one claimed item, never twice (DESIGN rule 1): an attempt row is committed
+ * Publishes one claimed item, never twice (docs/architecture.md, "Rules every part keeps", rule 1): an attempt row is committed
  * before the network is called; a job that finds an attempt without an outcome (a crash
  * or a redelivery) searches instead of sending again, and leaves alone an attempt whose
  * job is still running. Answers map onto the item's states: published, rejected (error),

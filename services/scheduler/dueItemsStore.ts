@@ -37,7 +37,7 @@ const decodeEnqueued = Schema.decodeUnknown(Schema.Array(EnqueuedJobRow))
 const decodeClaims = Schema.decodeUnknown(Schema.Array(ClaimRow))
 
 /**
- * Due items and their publish jobs (DESIGN "Scheduler"). SQL only; every method runs in the
+ * Due items and their publish jobs (docs/architecture.md, "Scheduler"). SQL only; every method runs in the
  * caller's transaction.
  */
 export const makeDueItemsStore = Effect.gen(function* () {

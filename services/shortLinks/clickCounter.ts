@@ -6,7 +6,7 @@ import { ShortLinksStore } from "./shortLinksStore.js"
 import { withSpan } from "../platform/tracing.js"
 
 /**
- * Click counts (DESIGN "Redis"): every gateway replica counts a click in Redis at once;
+ * Click counts (docs/architecture.md, "Redis"): every gateway replica counts a click in Redis at once;
  * counts are flushed to Postgres in batches. A flush first moves the counters into a
  * named batch atomically (one script: GETDEL of each counter into the batch hash), then
  * adds the batch in Postgres (once, by its id) and only then drops it from Redis, so a

@@ -9,7 +9,7 @@ import type { AttemptResult, ClaimedDelivery, DeliveriesStore } from "./deliveri
 import { deliveryHeaders } from "./signatures.js"
 import { withSpan } from "../platform/tracing.js"
 
-/** How attempts are made (README: Webhooks → Configuration). */
+/** How attempts are made (docs/webhooks.md, "Configuration"). */
 export interface AttemptSettings {
   /** WEBHOOK_TIMEOUT_MS: the receiver must answer within this (spec: 15 s). */
   readonly timeoutMs: number

@@ -13,7 +13,7 @@ import { leaseMsOf, webhookSettings } from "./settings.js"
 import { makeWebhooksRepo } from "./webhooksRepo.js"
 
 /**
- * The webhook dispatcher (DESIGN "Webhook dispatcher"):
+ * The webhook dispatcher (docs/architecture.md, "Webhook dispatcher"):
  * - consumes EVENTS with a durable consumer (replicas share it) and records one delivery
  *   per matching webhook in Postgres before any attempt, then acknowledges the event;
  * - one poller claims what is due with FOR UPDATE SKIP LOCKED, in one statement for every

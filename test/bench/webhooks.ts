@@ -54,7 +54,7 @@ const port = (server.address() as AddressInfo).port
 const url = `http://127.0.0.1:${port}/hook`
 
 const world = await createWorld("benchwebhooks", urlsFromEnv())
-// the dispatcher's settings may be varied from the environment (README: Webhooks → Configuration)
+// the dispatcher's settings may be varied from the environment (docs/webhooks.md, "Configuration")
 const passed = ["WEBHOOK_PER_RECEIVER", "WEBHOOK_CONCURRENCY", "WEBHOOK_FANOUT_CONCURRENCY"].flatMap((name) => {
   const value = process.env[name]
   return value === undefined ? [] : [[name, value] as const]

@@ -8,7 +8,7 @@ import { createWorld, startServices, type RunningServices, type TestWorld } from
 import { withDb } from "../support/tokens.js"
 
 /**
- * The never-send-twice guard of the publisher's start (DESIGN: Publisher): a job reads its
+ * The never-send-twice guard of the publisher's start (docs/architecture.md, "Publisher"): a job reads its
  * item without a lock, then opens its attempt with one guarded statement. Jobs that read
  * the same state and race must end with one attempt, and an attempt whose job still holds
  * its lease is never taken over. No publisher runs here: the store is driven by hand.

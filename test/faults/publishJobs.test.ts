@@ -10,7 +10,7 @@ import { createWorld, startServices, type RunningServices, type TestWorld } from
 import { withDb } from "../support/tokens.js"
 
 /**
- * The scheduler's publish jobs (DESIGN: Scheduler): the job of each claim is written in the
+ * The scheduler's publish jobs (docs/architecture.md, "Scheduler"): the job of each claim is written in the
  * claim transaction and repaired from Postgres, never guessed from the clock. No publisher
  * runs here, so every job stays on PUBLISH where it can be counted; the scheduler's steps
  * are run by hand.

@@ -15,7 +15,7 @@ import { withDb } from "../support/tokens.js"
 import { waitFor } from "../support/wait.js"
 
 /**
- * DESIGN "Outbox" and rule 2: an event-producing change and its outbox rows commit
+ * docs/architecture.md, "Outbox", and rule 2 of "Rules every part keeps": an event-producing change and its outbox rows commit
  * together; the rows go to JetStream EVENTS right after the commit (Nats-Msg-Id = row
  * id); a sweeper publishes what was left behind. No scheduler runs here until the
  * sweeper's own test, so every message before it was published after its commit.

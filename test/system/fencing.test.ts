@@ -13,7 +13,7 @@ import { createWorld, startServices, type RunningServices, type TestWorld } from
 import { withDb } from "../support/tokens.js"
 
 /**
- * The fence under the actor hosts, on the real database (DESIGN: every write is fenced by
+ * The fence under the actor hosts, on the real database (docs/architecture.md, "Fencing and commands that run once": every write is fenced by
  * the lease's epoch; each command carries an id recorded in the same transaction). The
  * fault test test/faults/actorPause.test.ts proves the same with a paused host process.
  */
