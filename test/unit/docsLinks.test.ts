@@ -4,9 +4,10 @@ import { fileURLToPath } from "node:url"
 import { describe, expect, it } from "vitest"
 
 /**
- * The docs are the front door: every relative link of README.md and docs/*.md leads to a
- * file of the repository (and, with an anchor, to a heading of it), and every comment that
- * cites a page as `docs/<page>.md` names one that exists, with the section it quotes.
+ * The docs are the front door: every relative link of README.md, docs/*.md and the wings'
+ * maps (services/<wing>/README.md) leads to a file of the repository (and, with an anchor,
+ * to a heading of it), and every comment that cites a page as `docs/<page>.md` names one
+ * that exists, with the section it quotes.
  */
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "../..")
 
@@ -14,7 +15,11 @@ const markdownPages = [
   "README.md",
   ...readdirSync(join(root, "docs"))
     .filter((name) => name.endsWith(".md"))
-    .map((name) => `docs/${name}`)
+    .map((name) => `docs/${name}`),
+  // the maps of a wing (services/media/README.md, …)
+  ...readdirSync(join(root, "services"))
+    .map((name) => `services/${name}/README.md`)
+    .filter((path) => existsSync(join(root, path)))
 ]
 
 const sourceFolders = ["services", "domain", "protocol", "test"]
@@ -72,7 +77,7 @@ const linksOf = (path: string): Array<string> => {
 /** A comment's text as one line, so a citation wrapped over two comment lines reads whole. */
 const unwrapped = (source: string) => source.replace(/\n\s*(?:\*(?!\/)|\/\/)?\s*/g, " ")
 
-describe("links of README.md and docs/", () => {
+describe("links of README.md, docs/ and the wings' maps", () => {
   it("finds the pages", () => {
     expect(markdownPages).toContain("docs/architecture.md")
     expect(markdownPages).toContain("docs/api.md")
