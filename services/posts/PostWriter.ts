@@ -43,7 +43,7 @@ import { storageDefects } from "../platform/storageDefects.js"
 import { Transactions } from "../platform/transactions.js"
 import { ChannelsRepo, type ChannelRow } from "../repos/channelsRepo.js"
 import { IdempotencyRepo } from "./idempotencyRepo.js"
-import { PostsStore, type EntryWrite, type LoadedPost } from "./postsStore.js"
+import { PostsStore, type EntryWrite, type LoadedPost } from "./postsReadRepo.js"
 import { shareUrl } from "./render.js"
 import { decodeSettings, decodeStoredMedia, type StoredItem, type StoredMedia } from "./rows.js"
 import { TagsRepo } from "./tagsRepo.js"
@@ -275,7 +275,7 @@ export class PostWriter extends Effect.Service<PostWriter>()("posts/PostWriter",
       const byPath = new Map(Object.entries(command.mediaByPath))
       // the channels and media the body names, in this workspace only, read together
       const given = yield* normalizePostBody(command.body, now)
-      // a new post without tags: one statement (services/posts/createPostStatement.ts)
+      // a new post without tags: one statement (services/posts/createPostRepo.ts)
       const oneStatement = given.groupId === null && given.tags.length === 0
       const channelIds = given.entries.map((e) => e.channelId)
       const distinctIds = [...new Set(channelIds)]

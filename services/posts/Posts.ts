@@ -17,7 +17,7 @@ import { AppConfig } from "../platform/config.js"
 import { policyRequire } from "../platform/policy.js"
 import { storageDefects } from "../platform/storageDefects.js"
 import { IdempotencyRepo } from "./idempotencyRepo.js"
-import { PostsStore } from "./postsStore.js"
+import { PostsStore } from "./postsReadRepo.js"
 import { decodeSettings, decodeStoredMedia } from "./rows.js"
 import { withSpan } from "../platform/tracing.js"
 

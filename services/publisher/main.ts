@@ -7,7 +7,7 @@ import { ShortLinksStore } from "../shortLinks/shortLinksStore.js"
 import { AttemptsStore } from "./attemptsStore.js"
 import { publishItem } from "./publishItem.js"
 import { PublishLimiter } from "./publishLimiter.js"
-import { RepeatStore } from "../posts/repeatStore.js"
+import { RepeatStore } from "../posts/repeatsRepo.js"
 import { runTokenRefresher } from "./tokenRefresher.js"
 
 /**

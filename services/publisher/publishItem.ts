@@ -14,7 +14,7 @@ import { decodeSettings } from "../posts/rows.js"
 import { AttemptsStore, type AttemptResult, type ItemForAttempt } from "./attemptsStore.js"
 import { textToSend } from "./shortenLinks.js"
 import { PublishLimiter } from "./publishLimiter.js"
-import { RepeatStore } from "../posts/repeatStore.js"
+import { RepeatStore } from "../posts/repeatsRepo.js"
 import { publishAttempts } from "../platform/metrics.js"
 import { withSpan } from "../platform/tracing.js"
 

@@ -3,7 +3,7 @@ import type { Principal } from "../../domain/roles.js"
 import { CurrentPrincipal } from "../../protocol/http/security.js"
 import { authorize } from "../platform/policy.js"
 import { Posts } from "../posts/Posts.js"
-import { PostsStore } from "../posts/postsStore.js"
+import { PostsStore } from "../posts/postsReadRepo.js"
 import { withSpan } from "../platform/tracing.js"
 
 /** The link's token: unguessable, URL-safe. */

@@ -5,13 +5,13 @@ import { create } from "../../domain/posts/states.js"
 import { FenceStore } from "../../services/actors/fencing.js"
 import { OutboxTransaction } from "../../services/platform/outbox.js"
 import type { Fence } from "../../services/platform/transactions.js"
-import { PostsStore } from "../../services/posts/postsStore.js"
+import { PostsStore } from "../../services/posts/postsReadRepo.js"
 import { channelVersionSql } from "../../services/repos/channelsRepo.js"
 import { createWorld, startServices, type RunningServices, type TestWorld } from "../support/system.js"
 import { withDb } from "../support/tokens.js"
 
 /**
- * A new post is written in ONE statement (services/posts/createPostStatement.ts): the
+ * A new post is written in ONE statement (services/posts/createPostRepo.ts): the
  * fence, the Idempotency-Key record, the command record and every row of the post commit
  * together or not at all. Each refusal below must leave no row of any kind behind. Posts
  * written meanwhile share a statement and its commit (group commit), and each still

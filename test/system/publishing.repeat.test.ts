@@ -1,6 +1,6 @@
 import { Effect, Option } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { RepeatStore } from "../../services/posts/repeatStore.js"
+import { RepeatStore } from "../../services/posts/repeatsRepo.js"
 import { createMissingRepeats } from "../../services/scheduler/dueItems.js"
 import { client } from "../support/http.js"
 import { createWorld, startServices, type RunningServices, type TestWorld } from "../support/system.js"

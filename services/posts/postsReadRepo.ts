@@ -8,7 +8,7 @@ import { AppConfig } from "../platform/config.js"
 import * as Outbox from "../platform/outbox.js"
 import { currentTraceparent } from "../platform/tracing.js"
 import { PgPool } from "../platform/pgPool.js"
-import { makeCreatePostBatches } from "./createPostStatement.js"
+import { makeCreatePostBatches } from "./createPostRepo.js"
 import type { Fence, FencedOutcome } from "../platform/transactions.js"
 import { approvalEvent, isApprovalEvent, isPublishingEvent, publishingEvent } from "./postEvents.js"
 import { shareUrl, postRow, wholePost } from "./render.js"
@@ -350,7 +350,7 @@ export const makePostsStore = Effect.gen(function* () {
     })
 
   /**
-   * POST /posts of a new post without tags, in one statement (createPostStatement.ts),
+   * POST /posts of a new post without tags, in one statement (createPostRepo.ts),
    * which it shares with the other posts this process writes meanwhile (group commit):
    * what applyStep writes for a new group, plus the key's record, checked and recorded
    * under the fence. `keyTaken` (nothing written): a live record of the key is another owner's.
