@@ -315,7 +315,6 @@ export const makeCreatePostRepo = Effect.gen(function* () {
     return outcome
   })
 
-
   return { createInOneStatement }
 })
 

@@ -258,6 +258,5 @@ export const makeNewPosts = (writeInOneStatement: (post: NormalizedPost) => bool
     return yield* transactions.run(save).pipe(Effect.catchTag("KeyTaken", replayTakenKey))
   })
 
-
   return { keptAnswer, create: createPosts }
 })

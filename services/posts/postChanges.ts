@@ -237,7 +237,6 @@ export const makePostChanges = Effect.gen(function* () {
   const current = (groupId: string) =>
     Effect.flatMap(CurrentPrincipal, ({ workspaceId }) => reads.renderWholePost(workspaceId, GroupId.make(groupId))).pipe(storageDefects)
 
-
   return {
     current,
     move,

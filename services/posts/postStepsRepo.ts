@@ -241,6 +241,7 @@ export const makePostStepsRepo = Effect.gen(function* () {
       )
       return live
     })
+
   /** PUT /posts/{id}/settings: the channel post's new settings and a line of history. */
   const replaceSettings = (input: {
     readonly groupId: string

@@ -7,7 +7,7 @@ import { AppConfig } from "../platform/config.js"
 import { postRow, wholePost } from "./render.js"
 import { ActivityRow, ChannelPostRow, CommentRow, GroupRow, ItemRow, RootItemRow, SharedPostRow, StoredItemRow, TagRow, type StoredItem } from "./rows.js"
 
-/** A post as the transitions see it, plus what the store needs to write it back. */
+/** A post as the transitions see it, plus what a change needs to write it back. */
 export interface LoadedPost {
   readonly group: GroupRow
   readonly posts: ReadonlyArray<ChannelPostRow>
@@ -15,7 +15,6 @@ export interface LoadedPost {
   /** A channel of the post has a customer with approval on. */
   readonly approvalRequired: boolean
 }
-
 
 // decoders built once: building a schema on every query costs more than the query's decode
 const decodeChannelPosts = Schema.decodeUnknown(Schema.Array(ChannelPostRow))
@@ -193,7 +192,6 @@ export const makePostsReadRepo = Effect.gen(function* () {
       Effect.flatMap(decodeShared),
       Effect.map((rows) => Option.fromNullable(rows[0]))
     )
-
 
   return { resolveGroupId, load, loadOr404, rootItemOf, renderWholePost, listRows, itemsOf, findByShareToken }
 })
