@@ -17,7 +17,7 @@ import { AppConfig } from "../platform/config.js"
 import { policyRequire } from "../platform/policy.js"
 import { storageDefects } from "../platform/storageDefects.js"
 import { IdempotencyRepo } from "./idempotencyRepo.js"
-import { PostsStore } from "./postsStore.js"
+import { PostsReadRepo } from "./postsReadRepo.js"
 import { decodeSettings, decodeStoredMedia } from "./rows.js"
 import { withSpan } from "../platform/tracing.js"
 
@@ -28,7 +28,7 @@ import { withSpan } from "../platform/tracing.js"
  */
 export class Posts extends Effect.Service<Posts>()("posts/Posts", {
   effect: Effect.gen(function* () {
-    const store = yield* PostsStore
+    const store = yield* PostsReadRepo
     const actors = yield* ActorClient
     const adapters = yield* NetworkAdapters
     const sql = yield* SqlClient.SqlClient
@@ -158,8 +158,8 @@ export class Posts extends Effect.Service<Posts>()("posts/Posts", {
 
     return { list, get, create, move, setStatus, setSettings, remove, review, missing, retry, linkRelease }
   }),
-  dependencies: [PostsStore.Live, ActorClientLive, NetworkAdapters.Default, MediaRepo.Live, MediaLibrary.Default, IdempotencyRepo.Live]
+  dependencies: [PostsReadRepo.Live, ActorClientLive, NetworkAdapters.Default, MediaRepo.Live, MediaLibrary.Default, IdempotencyRepo.Live]
 }) {
-  /** Without its stores and the actor client: a test gives those (services/platform/testLayer.ts). */
+  /** Without its repositories and the actor client: a test gives those (services/platform/testLayer.ts). */
   static readonly Test = Posts.DefaultWithoutDependencies
 }

@@ -2,7 +2,7 @@ import { Schema } from "effect"
 import { ChannelId, GroupId, PostId, WorkspaceId } from "../../domain/ids.js"
 import { ItemMedia } from "../../protocol/http/postResources.js"
 
-/** Row shapes read by the posts store (decoded at the boundary). */
+/** Row shapes read by the posts repositories (decoded at the boundary). */
 
 const Json = Schema.Unknown
 

@@ -7,7 +7,7 @@ import { ShortLinksStore } from "../shortLinks/shortLinksStore.js"
 import { AttemptsStore } from "./attemptsStore.js"
 import { publishItem } from "./publishItem.js"
 import { PublishLimiter } from "./publishLimiter.js"
-import { RepeatStore } from "../posts/repeatStore.js"
+import { RepeatsRepo } from "../posts/repeatsRepo.js"
 import { runTokenRefresher } from "./tokenRefresher.js"
 
 /**
@@ -40,5 +40,5 @@ const publisher = Layer.scopedDiscard(
 )
 
 export const PublisherLive = publisher.pipe(
-  Layer.provide(Layer.mergeAll(NetworkAdapters.Default, AttemptsStore.Live, ShortLinksStore.Live, RepeatStore.Live, PublishLimiter.Live))
+  Layer.provide(Layer.mergeAll(NetworkAdapters.Default, AttemptsStore.Live, ShortLinksStore.Live, RepeatsRepo.Live, PublishLimiter.Live))
 )

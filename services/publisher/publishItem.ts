@@ -14,7 +14,7 @@ import { decodeSettings } from "../posts/rows.js"
 import { AttemptsStore, type AttemptResult, type ItemForAttempt } from "./attemptsStore.js"
 import { textToSend } from "./shortenLinks.js"
 import { PublishLimiter } from "./publishLimiter.js"
-import { RepeatStore } from "../posts/repeatStore.js"
+import { RepeatsRepo } from "../posts/repeatsRepo.js"
 import { publishAttempts } from "../platform/metrics.js"
 import { withSpan } from "../platform/tracing.js"
 
@@ -283,7 +283,7 @@ const recordOutcome = (item: ItemForAttempt, attemptId: string, conclusion: Conc
         })
         // a repeating post's first channel to go live makes its next occurrence (once: unique repeat_of)
         if (channel.to === "published" && post.value.repeatDays !== null) {
-          const repeats = yield* RepeatStore
+          const repeats = yield* RepeatsRepo
           yield* repeats.createNextOccurrence(item.groupId, nextOccurrenceAt(post.value.publishAt, post.value.repeatDays, new Date()))
         }
         const publishedAt = moved.value.publishedAt ?? new Date()

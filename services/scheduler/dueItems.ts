@@ -4,7 +4,7 @@ import { headers as natsHeaders } from "nats"
 import { publishingPaused } from "../../domain/billing.js"
 import { nextOccurrenceAt } from "../../domain/posts/repeat.js"
 import { PublishJobJson } from "../../protocol/jobs.js"
-import { RepeatStore } from "../posts/repeatStore.js"
+import { RepeatsRepo } from "../posts/repeatsRepo.js"
 import { Nats } from "../platform/nats.js"
 import { pausePoint } from "../platform/testHooks.js"
 import { injectTraceparent, withRemoteParent } from "../platform/tracing.js"
@@ -192,7 +192,7 @@ export const requeueLostJobs = (options: { readonly minAgeMs?: number; readonly 
 export const createMissingRepeats = (batch = 100) =>
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
-    const repeats = yield* RepeatStore
+    const repeats = yield* RepeatsRepo
     const live = yield* repeats.liveWithoutNext(batch)
     const now = new Date(yield* Clock.currentTimeMillis)
     for (const occurrence of live) {

@@ -3,7 +3,7 @@ import { makeFenceStore } from "../actors/fencing.js"
 import { makeActorPayloads } from "../platform/actorPayloads.js"
 import * as Outbox from "../platform/outbox.js"
 import { makeIdempotencyRepo } from "../posts/idempotencyRepo.js"
-import { RepeatStore } from "../posts/repeatStore.js"
+import { RepeatsRepo } from "../posts/repeatsRepo.js"
 import { BacklogMetricsLive } from "./backlogMetrics.js"
 import { claimAllDueItems, createMissingRepeats, enqueueUnacknowledgedJobs, requeueLostJobs } from "./dueItems.js"
 import { DueItemsStore } from "./dueItemsStore.js"
@@ -41,4 +41,4 @@ export const SchedulerLive = Layer.scopedDiscard(
     yield* every("1 minute", "actor payload expiry", Effect.suspend(() => payloads.expire(anHourAgo())))
     yield* Effect.logInfo("scheduler started")
   })
-).pipe(Layer.provide(Layer.merge(DueItemsStore.Live, RepeatStore.Live)), Layer.merge(BacklogMetricsLive))
+).pipe(Layer.provide(Layer.merge(DueItemsStore.Live, RepeatsRepo.Live)), Layer.merge(BacklogMetricsLive))

@@ -1,8 +1,18 @@
 import { SqlError } from "@effect/sql"
-import { Schema } from "effect"
+import { Context, Effect, Layer, Schema } from "effect"
 import pg from "pg"
+import { IDEMPOTENCY_TTL_MS } from "../../domain/idempotency.js"
+import type { PostStep } from "../../domain/posts/states.js"
+import { AppConfig } from "../platform/config.js"
 import { makeGroupCommit } from "../platform/groupCommit.js"
+import * as Outbox from "../platform/outbox.js"
+import { PgPool } from "../platform/pgPool.js"
+import { currentTraceparent } from "../platform/tracing.js"
+import type { Fence, FencedOutcome } from "../platform/transactions.js"
 import { channelVersionSql } from "../repos/channelsRepo.js"
+import { approvalEvent, isApprovalEvent } from "./postEvents.js"
+import type { EntryWrite, GroupFields, LiveChannelPost } from "./postWrites.js"
+import { shareUrl } from "./render.js"
 
 /**
  * A new post in ONE statement (no BEGIN/COMMIT of its own): the lease's epoch
@@ -186,4 +196,129 @@ export const makeCreatePostBatches = (pool: pg.Pool) => {
     refused: (cause) => cause instanceof pg.DatabaseError,
     failure: (cause) => new SqlError.SqlError({ cause, message: "Failed to create posts" })
   })
+}
+
+/** A new post in one statement, as the post writer hands it over (POST /posts without group or tags). */
+export const makeCreatePostRepo = Effect.gen(function* () {
+  const createPosts = makeCreatePostBatches(yield* PgPool)
+  const { publicUrl } = yield* AppConfig
+
+  /**
+   * POST /posts of a new post without tags, in one statement (createPostSql above),
+   * which it shares with the other posts this process writes meanwhile (group commit):
+   * what applyStep writes for a new group, plus the key's record, checked and recorded
+   * under the fence. `keyTaken` (nothing written): a live record of the key is another owner's.
+   */
+  const createInOneStatement = Effect.fnUntraced(function* (input: {
+    readonly fence: Fence
+    readonly workspaceId: string
+    readonly groupId: string
+    readonly shareToken: string
+    readonly fields: GroupFields
+    readonly step: PostStep
+    readonly entries: ReadonlyMap<string, EntryWrite>
+    readonly channelNames: ReadonlyMap<string, string>
+    /** The versions of the channels the rules were checked against, when they were remembered rows (channelVersionSql). */
+    readonly channelVersions: ReadonlyArray<string> | null
+    /** The Idempotency-Key to keep the answer under. */
+    readonly key: { readonly key: string; readonly requestHash: string; readonly now: Date } | null
+    /** What the command answers (the record a copy is answered from, and the key's response). */
+    readonly answer: (live: ReadonlyArray<LiveChannelPost>) => {
+      readonly keyResponse: unknown
+      readonly commandAnswer: unknown
+    }
+  }) {
+    const { groupId, step, workspaceId } = input
+    const posts: Array<Record<string, unknown>> = []
+    const items: Array<Record<string, unknown>> = []
+    const live: Array<LiveChannelPost> = []
+    let ordinal = 0
+    for (const channel of step.channels) {
+      ordinal++
+      if (channel.to === null) continue
+      const entry = input.entries.get(channel.channelId)
+      if (channel.from !== null || entry === undefined) return yield* Effect.die(new Error(`a new post has no content for channel ${channel.channelId}`))
+      const postId = crypto.randomUUID()
+      posts.push({
+        id: postId,
+        group_id: groupId,
+        workspace_id: workspaceId,
+        channel_id: channel.channelId,
+        ordinal,
+        status: channel.to,
+        settings: entry.settings,
+        publish_date: channel.publishAt ?? step.publishAt
+      })
+      entry.items.forEach((item, position) =>
+        items.push({
+          id: crypto.randomUUID(),
+          post_id: postId,
+          workspace_id: workspaceId,
+          position,
+          content: item.content,
+          media: item.media,
+          delay_minutes: position === 0 ? 0 : item.delay,
+          status: channel.to,
+          due_at: position === 0 ? channel.dueAt : null
+        })
+      )
+      live.push({ postId, channelId: channel.channelId, status: channel.to })
+    }
+    const post = { groupId, publishAt: step.publishAt, channelIds: live.map((l) => l.channelId), previewUrl: shareUrl(publicUrl, input.shareToken) }
+    const written = yield* Outbox.prepare(
+      workspaceId,
+      step.events.filter(isApprovalEvent).map((e) => approvalEvent(e, post)),
+      (id) => input.channelNames.get(id)
+    )
+    const { commandAnswer, keyResponse } = input.answer(live)
+    const { command, lease } = input.fence
+    const traceParent = yield* currentTraceparent
+    const flags = yield* createPosts.submit([
+      lease?.shard ?? null,
+      lease?.epoch ?? null,
+      command?.commandId ?? null,
+      workspaceId,
+      input.key?.key ?? null,
+      input.key?.requestHash ?? null,
+      input.key === null ? null : JSON.stringify(keyResponse),
+      input.key === null ? null : new Date(input.key.now.getTime() - IDEMPOTENCY_TTL_MS),
+      command === null ? null : JSON.stringify(commandAnswer ?? null),
+      {
+        id: groupId,
+        workspace_id: workspaceId,
+        status: step.status,
+        approval_status: step.approval,
+        publish_at: step.publishAt,
+        repeat_days: input.fields.repeatDays,
+        short_link: input.fields.shortLink,
+        creation_method: input.fields.creationMethod,
+        author: input.fields.author,
+        share_token: input.shareToken
+      },
+      posts,
+      items,
+      step.activity.map((a) => ({ group_id: groupId, actor: a.actor, action: a.action, detail: a.detail })),
+      written.outbox.map((o) => ({ id: o.id, workspace_id: o.workspaceId, event: o.event, data: o.data })),
+      written.notifications.map((n) => ({ id: n.id, workspace_id: n.workspaceId, type: n.type, title: n.title, body: n.body, link: n.link })),
+      traceParent,
+      input.channelVersions
+    ])
+    if (flags.went) yield* Outbox.track(written.outbox.map((o) => o.id))
+    type Created = { readonly keyTaken: boolean; readonly channelsChanged: boolean; readonly live: typeof live }
+    // refused before anything: the lease is another's, or a remembered channel changed;
+    // not fresh: a command that committed before went ahead (as far as the caller knows) and was not recorded
+    const outcome: FencedOutcome<Created> = !flags.leaseHeld || !flags.current
+      ? { leaseHeld: flags.leaseHeld, wentAhead: false, recorded: false, value: { keyTaken: false, channelsChanged: flags.leaseHeld, live } }
+      : flags.fresh
+        ? { leaseHeld: true, wentAhead: flags.ahead, recorded: flags.went, value: { keyTaken: !flags.ahead, channelsChanged: false, live } }
+        : { leaseHeld: true, wentAhead: true, recorded: false, value: { keyTaken: false, channelsChanged: false, live } }
+    return outcome
+  })
+
+  return { createInOneStatement }
+})
+
+/** Built once per process: its group commit gathers the posts of every actor of the process. */
+export class CreatePostRepo extends Context.Tag("posts/CreatePostRepo")<CreatePostRepo, Effect.Effect.Success<typeof makeCreatePostRepo>>() {
+  static readonly Live = Layer.effect(CreatePostRepo, makeCreatePostRepo)
 }

@@ -12,7 +12,7 @@ const decodeRepeating = Schema.decodeUnknown(Schema.Array(RepeatingRow))
  * only; runs in the caller's transaction (the publisher's: the one that records the
  * outcome; the scheduler's sweep: its own).
  */
-export const makeRepeatStore = Effect.gen(function* () {
+export const makeRepeatsRepo = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
   /** The occurrence `g` still has a channel to repeat on (a series whose channels were all removed ends). */
   const hasConnectedChannel = sql`EXISTS (
@@ -74,6 +74,6 @@ export const makeRepeatStore = Effect.gen(function* () {
   return { createNextOccurrence, liveWithoutNext }
 })
 
-export class RepeatStore extends Context.Tag("posts/RepeatStore")<RepeatStore, Effect.Effect.Success<typeof makeRepeatStore>>() {
-  static readonly Live = Layer.effect(RepeatStore, makeRepeatStore)
+export class RepeatsRepo extends Context.Tag("posts/RepeatsRepo")<RepeatsRepo, Effect.Effect.Success<typeof makeRepeatsRepo>>() {
+  static readonly Live = Layer.effect(RepeatsRepo, makeRepeatsRepo)
 }
