@@ -557,7 +557,7 @@ export class PostWriter extends Effect.Service<PostWriter>()("posts/PostWriter",
 
     return { keptAnswer, current, create: createPosts, move, setStatus: changeStatus, setSettings: changeSettings, delete: deletePost, review, deleteChannel, retry: retryPost, link }
   }),
-  // Transactions is the host's (services/actors/fencedTransactions.ts): fenced by the shard's lease
+  // Transactions is the host's (services/sharding/fencedTransactions.ts): fenced by the shard's lease
   dependencies: [PostsStore.Live, ChannelsRepo.Live, MediaRepo.Live, IdempotencyRepo.Live, TagsRepo.Live]
 }) {
   /** The writer without a database: give it Test layers of its stores (test/unit). */

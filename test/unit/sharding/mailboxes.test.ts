@@ -1,6 +1,6 @@
 import { Deferred, Effect, Exit, Fiber } from "effect"
 import { describe, expect, it } from "vitest"
-import { makeMailboxes } from "../../services/actors/mailboxes.js"
+import { makeMailboxes } from "../../../services/sharding/mailboxes.js"
 
 /**
  * Workspace mailboxes: one workspace's commands one at a time in arrival order,
