@@ -55,6 +55,6 @@ export const makeMemoryActorPayloads = () => {
   }
 }
 
-export class ActorPayloads extends Context.Tag("platform/ActorPayloads")<ActorPayloads, ActorPayloadsShape>() {
+export class ActorPayloads extends Context.Tag("sharding/ActorPayloads")<ActorPayloads, ActorPayloadsShape>() {
   static readonly Live = Layer.effect(ActorPayloads, makeActorPayloads)
 }

@@ -9,8 +9,8 @@ import { makeShardFencesRepo } from "./shardFencesRepo.js"
  * epoch) and the command's own id (a retried or buffered copy runs once). Provided by the
  * actor host for each command; the actor side's transactions check both.
  */
-export class CurrentLease extends Context.Tag("actors/CurrentLease")<CurrentLease, { readonly shard: number; readonly epoch: number }>() {}
-export class CurrentCommand extends Context.Tag("actors/CurrentCommand")<CurrentCommand, { readonly workspaceId: string; readonly commandId: string }>() {}
+export class CurrentLease extends Context.Tag("sharding/CurrentLease")<CurrentLease, { readonly shard: number; readonly epoch: number }>() {}
+export class CurrentCommand extends Context.Tag("sharding/CurrentCommand")<CurrentCommand, { readonly workspaceId: string; readonly commandId: string }>() {}
 
 /** The shard's epoch is no longer this host's: it must not commit, and says so instead of answering. */
 export class LeaseLost extends Data.TaggedError("LeaseLost")<{ readonly shard: number }> {}
@@ -87,7 +87,7 @@ export const makeMemoryFenceStore = (): FenceStoreShape => {
   }
 }
 
-export class FenceStore extends Context.Tag("actors/FenceStore")<FenceStore, FenceStoreShape>() {
+export class FenceStore extends Context.Tag("sharding/FenceStore")<FenceStore, FenceStoreShape>() {
   static readonly Live = Layer.effect(FenceStore, makeFenceStore)
   static readonly Memory = Layer.sync(FenceStore, makeMemoryFenceStore)
 }
