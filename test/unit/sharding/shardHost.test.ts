@@ -11,8 +11,8 @@ import { makeMemorySharding } from "../../support/memorySharding.js"
  * (services/sharding/), with a small entity (test/support/memorySharding.ts).
  */
 
-const TTL = 900
-const ROUND = 150
+const TTL = 1_500
+const ROUND = 200
 const SHARDS = 4
 
 let sharding: ReturnType<typeof makeMemorySharding> | undefined
