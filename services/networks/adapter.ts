@@ -2,7 +2,7 @@ import { Data, type Effect, type Redacted } from "effect"
 import type { InvalidRequest } from "../../domain/errors.js"
 import type { OutboundError } from "../platform/outbound/errors.js"
 import type { OutboundResponse } from "../platform/outbound/request.js"
-import type { StoredMedia } from "../posts/rows.js"
+import type { StoredMedia } from "./storedMedia.js"
 import type { ChannelRow } from "../repos/channelsRepo.js"
 
 /**

@@ -4,7 +4,7 @@ import { MediaStorage } from "../media/storage.js"
 import { AppConfig } from "../platform/config.js"
 import { decryptSecret, encryptSecret } from "../platform/secrets.js"
 import { OutboundHttp, type OutboundHttpShape } from "../platform/outbound/OutboundHttp.js"
-import type { StoredMedia } from "../posts/rows.js"
+import type { StoredMedia } from "./storedMedia.js"
 
 /** A file of a post could not be read for upload to a network. */
 export class MediaUnavailable extends Data.TaggedError("MediaUnavailable")<{ readonly message: string }> {}

@@ -26,7 +26,7 @@ export class PostWriter extends Effect.Service<PostWriter>()("posts/PostWriter",
     const changes = yield* makePostChanges
     return { keptAnswer, create, ...changes }
   }),
-  // Transactions is the host's (services/actors/fencedTransactions.ts): fenced by the shard's lease
+  // Transactions is the host's (services/sharding/fencedTransactions.ts): fenced by the shard's lease
   dependencies: [PostsReadRepo.Live, PostStepsRepo.Live, CreatePostRepo.Live, ChannelsRepo.Live, MediaRepo.Live, IdempotencyRepo.Live, TagsRepo.Live]
 }) {
   /** The writer without a database: give it Test layers of its repositories (test/unit). */

@@ -8,7 +8,7 @@ import { mayNameFileByPath, mediaIdsOf, pathsToResolve } from "../../domain/post
 import { PostMessages } from "../../domain/posts/messages.js"
 import { CreatePosts, DeletePost, LinkRelease, MovePost, RetryPost, ReviewPost, SetPostSettings, SetPostStatus } from "../../protocol/actors.js"
 import { CurrentPrincipal } from "../../protocol/http/security.js"
-import { ActorClient, ActorClientLive } from "../gateway/actorClient.js"
+import { ActorClient, ActorClientLive } from "../sharding/actorClient.js"
 import { MediaLibrary } from "../media/mediaLibrary.js"
 import { MediaRepo } from "../media/mediaRepo.js"
 import { freshCredentials } from "../networks/credentialsStore.js"

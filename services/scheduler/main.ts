@@ -1,6 +1,6 @@
 import { type Duration, Effect, Layer, Schedule } from "effect"
-import { makeFenceStore } from "../actors/fencing.js"
-import { makeActorPayloads } from "../platform/actorPayloads.js"
+import { makeFenceStore } from "../sharding/fencing.js"
+import { makeActorPayloads } from "../sharding/actorPayloads.js"
 import * as Outbox from "../platform/outbox.js"
 import { makeIdempotencyRepo } from "../posts/idempotencyRepo.js"
 import { RepeatsRepo } from "../posts/repeatsRepo.js"

@@ -1,12 +1,13 @@
 import { Effect, Schema } from "effect"
-import type { KV, KvEntry } from "nats"
 import { fairShare } from "../../domain/shards.js"
 import { LEASE_TTL_MS } from "../platform/nats.js"
+import type { LeaseStore } from "./leaseStore.js"
 
 /**
- * Shard ownership through leases in a NATS KV bucket whose TTL expires keys that are
- * not renewed. `create` fails when the key exists and `update` fails on a stale
- * revision, so at most one host believes it holds a lease at any revision.
+ * Shard ownership through leases in a store whose TTL expires keys that are not renewed
+ * (leaseStore.ts: NATS KV, or memory in tests). `create` fails when the key exists and a
+ * renewal fails on a stale revision, so at most one host believes it holds a lease at any
+ * revision.
  *
  * A host renews its leases every round (well inside the TTL), takes free shards up
  * to a fair share of the live hosts, and gives back the excess when hosts join.
@@ -34,11 +35,12 @@ export interface LeaseCallbacks {
 export interface LeaseManagerOptions {
   readonly hostId: string
   readonly shardCount: number
-  readonly leases: KV
-  readonly hosts: KV
+  readonly store: LeaseStore
   readonly callbacks: LeaseCallbacks
-  /** The buckets' TTL (defaults to LEASE_TTL_MS). */
+  /** The store's TTL (defaults to LEASE_TTL_MS). */
   readonly leaseTtlMs?: number
+  /** How often the host runs a round (defaults to LEASE_ROUND_MS). */
+  readonly roundMs?: number
 }
 
 interface Held {
@@ -49,18 +51,12 @@ interface Held {
   releasing: boolean
 }
 
-const isLive = (e: KvEntry | null): e is KvEntry => e !== null && e.operation === "PUT"
-
-/** JetStream "wrong last sequence": the key changed (taken over) or expired since our revision. */
-const isRevisionConflict = (e: unknown) =>
-  typeof e === "object" && e !== null && "api_error" in e &&
-  (e as { api_error?: { err_code?: number } }).api_error?.err_code === 10071
-
 export const makeLeaseManager = (options: LeaseManagerOptions) => {
-  const { hostId, shardCount, leases, hosts, callbacks } = options
+  const { hostId, shardCount, store, callbacks } = options
   const ttl = options.leaseTtlMs ?? LEASE_TTL_MS
+  const roundMs = options.roundMs ?? LEASE_ROUND_MS
   // stop serving a shard one round before its lease could expire on the server
-  const margin = Math.min(LEASE_ROUND_MS, ttl / 3)
+  const margin = Math.min(roundMs, ttl / 3)
   const held = new Map<number, Held>()
   const handOvers = new Set<Promise<void>>()
   const value = () => encodeLease({ host: hostId, at: Date.now() })
@@ -76,11 +72,7 @@ export const makeLeaseManager = (options: LeaseManagerOptions) => {
 
   const serving = () => [...held].filter(([, h]) => !h.releasing).map(([shard]) => shard)
 
-  const liveHostCount = async () => {
-    let count = 0
-    for await (const _ of await hosts.keys()) count++
-    return Math.max(1, count)
-  }
+  const liveHostCount = async () => Math.max(1, await store.hostCount())
 
   const drop = (shard: number) => {
     const h = held.get(shard)
@@ -91,12 +83,14 @@ export const makeLeaseManager = (options: LeaseManagerOptions) => {
   const renew = async (shard: number, h: Held) => {
     const sentAt = Date.now()
     try {
-      h.revision = await leases.update(String(shard), value(), h.revision)
+      const revision = await store.renew(shard, value(), h.revision)
+      // taken over or expired: gone
+      if (revision === "taken") return drop(shard)
+      h.revision = revision
       h.validUntil = sentAt + ttl - margin
-    } catch (e) {
-      // taken over or expired: gone. A transient failure (timeout, reconnect) keeps
-      // the shard only while the lease is surely still ours.
-      if (isRevisionConflict(e) || Date.now() >= h.validUntil) drop(shard)
+    } catch {
+      // a transient failure (timeout, reconnect) keeps the shard only while the lease is surely still ours
+      if (Date.now() >= h.validUntil) drop(shard)
     }
   }
 
@@ -119,7 +113,7 @@ export const makeLeaseManager = (options: LeaseManagerOptions) => {
           const current = held.get(shard)
           if (current !== h) return // lost meanwhile
           held.delete(shard)
-          await leases.delete(String(shard), { previousSeq: h.revision }).catch(() => undefined)
+          await store.remove(shard, h.revision).catch(() => undefined)
         })
       )
       .finally(() => handOvers.delete(handOver))
@@ -127,12 +121,12 @@ export const makeLeaseManager = (options: LeaseManagerOptions) => {
   }
 
   const acquire = async (shard: number) => {
-    const current = await leases.get(String(shard))
-    if (isLive(current) && decodeLease(current.string())._tag === "Some") return
+    const current = await store.read(shard)
+    if (current !== null && decodeLease(current)._tag === "Some") return
     const sentAt = Date.now()
     let revision: number
     try {
-      revision = await leases.create(String(shard), value())
+      revision = await store.create(shard, value())
     } catch {
       return // another host was faster
     }
@@ -142,7 +136,7 @@ export const makeLeaseManager = (options: LeaseManagerOptions) => {
       await callbacks.acquired(shard)
     } catch {
       held.delete(shard)
-      await leases.delete(String(shard), { previousSeq: h.revision }).catch(() => undefined)
+      await store.remove(shard, h.revision).catch(() => undefined)
     }
   }
 
@@ -152,7 +146,7 @@ export const makeLeaseManager = (options: LeaseManagerOptions) => {
     // renewals first: when NATS does not answer they fail, and leases that may have
     // expired are dropped, even if the rest of the round fails
     await renewAll()
-    await hosts.put(hostId, value())
+    await store.announce(hostId, value())
     const target = fairShare(shardCount, await liveHostCount())
     // give back the excess so a new host gets its share
     const mine = serving()
@@ -188,12 +182,12 @@ export const makeLeaseManager = (options: LeaseManagerOptions) => {
   const stop = async () => {
     await exclusive(async () => {
       stopping = true
-      await hosts.delete(hostId).catch(() => undefined)
+      await store.leave(hostId).catch(() => undefined)
       for (const shard of serving()) release(shard)
     })
     while (handOvers.size > 0) {
       const all = Promise.all([...handOvers])
-      const tooLong = new Promise((resolve) => setTimeout(resolve, LEASE_ROUND_MS).unref())
+      const tooLong = new Promise((resolve) => setTimeout(resolve, roundMs).unref())
       if ((await Promise.race([all.then(() => "done"), tooLong])) === "done") break
       await exclusive(renewAll)
     }

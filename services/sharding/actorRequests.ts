@@ -1,4 +1,4 @@
-import { Data, Effect } from "effect"
+import { Data, Effect, type Scope } from "effect"
 import { createInbox, type MsgHdrs, type Msg, type NatsConnection } from "nats"
 import { ReleasingMap } from "../platform/releasingMap.js"
 
@@ -7,8 +7,14 @@ export class NoOwner extends Data.TaggedError("NoOwner") {}
 /** The command was taken but not answered in time (its host may have died or paused). */
 export class NoAnswer extends Data.TaggedError("NoAnswer") {}
 
+/** An answer as the client reads it (a NATS message is one). */
+export interface ActorAnswer {
+  readonly string: () => string
+}
+
+/** Request/reply to the host serving a subject: on NATS (makeActorRequests) or in memory (shardBus.ts). */
 export interface ActorRequests {
-  readonly request: (subject: string, payload: string, headers: MsgHdrs | undefined, timeoutMs: number) => Effect.Effect<Msg, NoOwner | NoAnswer>
+  readonly request: (subject: string, payload: string, headers: MsgHdrs | undefined, timeoutMs: number) => Effect.Effect<ActorAnswer, NoOwner | NoAnswer>
   /** Requests sent and not answered, timed out or given up yet. */
   readonly waiting: () => number
 }
@@ -23,7 +29,7 @@ export interface ActorRequests {
  * A request answered by nobody within `timeoutMs` is NoAnswer; a reconnect re-subscribes
  * the inbox, and requests whose answers were lost meanwhile end in NoAnswer.
  */
-export const makeActorRequests = (connection: NatsConnection) =>
+export const makeActorRequests = (connection: NatsConnection): Effect.Effect<ActorRequests, never, Scope.Scope> =>
   Effect.acquireRelease(
     Effect.sync(() => {
       const prefix = `${createInbox()}.`

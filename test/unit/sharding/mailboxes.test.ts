@@ -1,6 +1,6 @@
 import { Deferred, Effect, Exit, Fiber } from "effect"
 import { describe, expect, it } from "vitest"
-import { makeMailboxes } from "../../services/actors/mailboxes.js"
+import { makeMailboxes } from "../../../services/sharding/mailboxes.js"
 
 /**
  * Workspace mailboxes: one workspace's commands one at a time in arrival order,
@@ -43,7 +43,9 @@ describe("Workspace mailboxes", () => {
     const starts = log.filter((l) => l.startsWith("start")).map((l) => l.slice(6))
     expect(starts).toEqual(Array.from({ length: 40 }, (_, i) => String(i)))
     // strictly alternating start/end: never two at once
-    log.forEach((l, i) => expect(l.startsWith(i % 2 === 0 ? "start" : "end")).toBe(true))
+    log.forEach((l, i) => {
+      expect(l.startsWith(i % 2 === 0 ? "start" : "end")).toBe(true)
+    })
     expect(mailboxes.active()).toBe(0)
   })
 
