@@ -39,7 +39,7 @@ const globalFiberScope = (): unknown => globalValue(Symbol.for("effect/FiberScop
 /** What start logs as a warning when installFiberRootRegistry finds another runtime: what is lost, and where the pin is explained. */
 export const fiberRootRegistryNotInstalled =
   "performance patch not applied: Effect's root-fiber Set is not where services/platform/fiberRoots.ts expects it " +
-  "(written for effect 3.22.4, the exact pin: docs/house-rules.md, \"The effect pin\"). The service works, but each ended " +
+  "(written for effect 3.22.4, the exact pin: docs/house-rules.md#the-effect-pin). The service works, but each ended " +
   "request's fiber stays reachable for the young-generation GC until a full GC: more promotion, longer GC pauses, a higher POST /posts p99"
 
 /**

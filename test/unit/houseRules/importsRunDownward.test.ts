@@ -56,7 +56,9 @@ describe("imports run only downward: domain < protocol < platform < sharding < r
       .filter((s) => s.path.startsWith("domain/"))
       .flatMap((source) =>
         importsOf(source)
-          .filter((i) => (i.specifier.startsWith(".") ? !resolveRelative(source.path, i.specifier).startsWith("domain/") : !domainMayImport(i.specifier)))
+          .filter((i) =>
+            i.specifier.startsWith(".") ? !resolveRelative(source.path, i.specifier).startsWith("domain/") : !domainMayImport(i.specifier)
+          )
           .map((i) => `${source.path} → ${i.specifier.startsWith(".") ? resolveRelative(source.path, i.specifier) : i.specifier}`)
       )
     expect(outside, `domain imports beyond effect:\n${outside.join("\n")}`).toEqual([])

@@ -46,9 +46,18 @@ export const at = (source: Source, node: ts.Node): string =>
   `${source.path}:${source.ast.getLineAndCharacterOfPosition(node.getStart(source.ast)).line + 1}`
 
 /** The module specifiers a file imports or re-exports (static, `import type` and `import("…")` alike). */
-export const importsOf = (source: Source): ReadonlyArray<{ readonly specifier: string; readonly node: ts.Node }> =>
-  nodesOf(source).flatMap((node) => {
-    if ((ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) && node.moduleSpecifier !== undefined && ts.isStringLiteral(node.moduleSpecifier)) {
+export interface Import {
+  readonly specifier: string
+  readonly node: ts.Node
+}
+
+export const importsOf = (source: Source): ReadonlyArray<Import> =>
+  nodesOf(source).flatMap((node): ReadonlyArray<Import> => {
+    if (
+      (ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) &&
+      node.moduleSpecifier !== undefined &&
+      ts.isStringLiteral(node.moduleSpecifier)
+    ) {
       return [{ specifier: node.moduleSpecifier.text, node }]
     }
     if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword) {

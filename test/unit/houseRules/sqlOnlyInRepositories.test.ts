@@ -11,7 +11,8 @@ const allowed = (path: string) => /Repo\.ts$/.test(path) || path.startsWith("ser
 
 /** What writes SQL: sql`…`, sql.unsafe / in / insert / update / literal / and / or / csv, and pg's raw `.query(`. */
 const SQL_HELPERS = new Set(["unsafe", "in", "insert", "update", "literal", "and", "or", "csv"])
-const isSqlClient = (node: ts.Node) => (ts.isIdentifier(node) && node.text === "sql") || (ts.isPropertyAccessExpression(node) && node.name.text === "sql")
+const isSqlClient = (node: ts.Node) =>
+  (ts.isIdentifier(node) && node.text === "sql") || (ts.isPropertyAccessExpression(node) && node.name.text === "sql")
 
 const sqlIn = (source: Source): ReadonlyArray<string> =>
   nodesOf(source).flatMap((node) => {
