@@ -69,9 +69,7 @@ export const ActorHostLive = Layer.scopedDiscard(
     observeMailboxDepth(() => [...inFlight.values()].reduce((a, b) => a + b, 0))
     observeShardsOwned(() => epochs.size)
 
-    // made once (a generator function made per message would cost V8 a hidden class per
-    // message, whose link back to the function keeps the message's objects from the
-    // young-generation GC: README, "What kept them: generator functions made per request")
+    // made once, not per message: docs/house-rules.md#hot-paths
     const runCommand = Effect.fnUntraced(function* (shard: number, msg: Msg, started: number) {
       const epoch = epochs.get(shard)
       // a host that lost its lease (a pause, a partition) runs nothing of the shard: it says so

@@ -41,9 +41,7 @@ export const ActorClientLive = Layer.scoped(
     const requests = yield* makeActorRequests(nats.connection)
     const config = yield* AppConfig
     const payloads = yield* ActorPayloads
-    // Generator functions made once, not per command: a generator function made per command
-    // costs V8 a hidden class whose link back to the function keeps the command's objects
-    // from the young-generation GC (README, "What kept them: generator functions made per request").
+    // generator functions made once, not per command: docs/house-rules.md#hot-paths
     const messageOf = Effect.fnUntraced(function* (s: Sending) {
       s.attempt++
       const envelope = { commandId: s.commandId, attempt: s.attempt, principal: s.principal, command: s.command }

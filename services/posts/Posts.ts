@@ -94,7 +94,7 @@ export class Posts extends Effect.Service<Posts>()("posts/Posts", {
     const create = (body: unknown, idempotencyKey: string | null, defaultCreationMethod?: "mcp") =>
       createPosts(body, idempotencyKey, defaultCreationMethod).pipe(withSpan("Posts.create"), policyRequire("posts.write"))
 
-    // made once, not per request (README, "What kept them: generator functions made per request")
+    // made once, not per request: docs/house-rules.md#hot-paths
     const createPosts = Effect.fnUntraced(function* (body: unknown, idempotencyKey: string | null, defaultCreationMethod: "mcp" | undefined) {
       const { workspaceId } = yield* principal
       const byPath = yield* mediaByPath(workspaceId, body, idempotencyKey)
