@@ -20,14 +20,23 @@ const listTs = (dir: string): ReadonlyArray<string> =>
     return entry.name.endsWith(".ts") && !entry.name.endsWith(".d.ts") ? [path] : []
   })
 
-/** Every TypeScript file under these folders (relative to the root), parsed (comments are not code to the rules). */
+/** Every TypeScript file under these folders (relative to the root), with its syntax tree (comments are not code to the rules). */
 export const sourcesUnder = (...dirs: ReadonlyArray<string>): ReadonlyArray<Source> =>
   dirs
     .flatMap(listTs)
     .sort()
     .map((path) => {
       const text = readFileSync(join(root, path), "utf8")
-      return { path, text, ast: ts.createSourceFile(path, text, ts.ScriptTarget.Latest, true) }
+      let ast: ts.SourceFile | undefined
+      // parsed when a rule first asks (a rule on lines needs none)
+      return {
+        path,
+        text,
+        get ast() {
+          ast ??= ts.createSourceFile(path, text, ts.ScriptTarget.Latest, true)
+          return ast
+        }
+      }
     })
 
 /** Every node of a file, depth first. */
