@@ -1,4 +1,4 @@
-import { SqlClient, SqlError } from "@effect/sql"
+import { type SqlClient, SqlError } from "@effect/sql"
 import { PgClient } from "@effect/sql-pg"
 import { Data, Effect, Layer, Redacted, Schedule, String as Str } from "effect"
 import pg from "pg"
