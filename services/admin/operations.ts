@@ -12,7 +12,7 @@ import {
   type Plan
 } from "../../domain/billing.js"
 import { planHasTeam } from "../../domain/plans.js"
-import { makeDueItemsStore } from "../scheduler/dueItemsStore.js"
+import { makeDueItemsRepo } from "../scheduler/dueItemsRepo.js"
 import type { BillingDetails } from "./cliArgs.js"
 import { channelLimitReached } from "../channels/channelConnections.js"
 import { connectWithCredentials } from "../channels/connectWithCredentials.js"
@@ -55,7 +55,7 @@ const decodeAccounts = (rows: ReadonlyArray<unknown>) =>
  */
 export const makeAdminOperations = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
-  const dueItems = yield* makeDueItemsStore
+  const dueItems = yield* makeDueItemsRepo
 
   const requireWorkspace = (workspaceId: string) =>
     Effect.gen(function* () {

@@ -3,8 +3,8 @@ import { PublishJobJson } from "../../protocol/jobs.js"
 import { consumeJobs } from "../platform/jetstreamConsumer.js"
 import { Nats } from "../platform/nats.js"
 import { NetworkAdapters } from "../networks/registry.js"
-import { ShortLinksStore } from "../shortLinks/shortLinksStore.js"
-import { AttemptsStore } from "./attemptsStore.js"
+import { ShortLinksRepo } from "../shortLinks/shortLinksRepo.js"
+import { AttemptsRepo } from "./attemptsRepo.js"
 import { publishItem } from "./publishItem.js"
 import { PublishLimiter } from "./publishLimiter.js"
 import { RepeatStore } from "../posts/repeatStore.js"
@@ -40,5 +40,5 @@ const publisher = Layer.scopedDiscard(
 )
 
 export const PublisherLive = publisher.pipe(
-  Layer.provide(Layer.mergeAll(NetworkAdapters.Default, AttemptsStore.Live, ShortLinksStore.Live, RepeatStore.Live, PublishLimiter.Live))
+  Layer.provide(Layer.mergeAll(NetworkAdapters.Default, AttemptsRepo.Live, ShortLinksRepo.Live, RepeatStore.Live, PublishLimiter.Live))
 )

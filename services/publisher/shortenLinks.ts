@@ -2,8 +2,8 @@ import { Effect, Option } from "effect"
 import { findNetwork } from "../../domain/networks/index.js"
 import { linksToShorten, shortenedFor, shortUrl } from "../../domain/shortLinks.js"
 import { AppConfig } from "../platform/config.js"
-import { ShortLinksStore } from "../shortLinks/shortLinksStore.js"
-import type { ItemToPublish } from "./attemptsStore.js"
+import { ShortLinksRepo } from "../shortLinks/shortLinksRepo.js"
+import type { ItemToPublish } from "./attemptsRepo.js"
 import { withSpan } from "../platform/tracing.js"
 
 /**
@@ -14,7 +14,7 @@ import { withSpan } from "../platform/tracing.js"
  */
 export const textToSend = (item: ItemToPublish) =>
   Effect.gen(function* () {
-    const store = yield* ShortLinksStore
+    const store = yield* ShortLinksRepo
     const { publicUrl } = yield* AppConfig
     const network = findNetwork(item.network)
     const links = linksToShorten(item.content, publicUrl)

@@ -8,7 +8,7 @@ import { RepeatStore } from "../posts/repeatStore.js"
 import { Nats } from "../platform/nats.js"
 import { pausePoint } from "../platform/testHooks.js"
 import { injectTraceparent, withRemoteParent } from "../platform/tracing.js"
-import { DueItemsStore, type PublishJobRow } from "./dueItemsStore.js"
+import { DueItemsRepo, type PublishJobRow } from "./dueItemsRepo.js"
 
 /**
  * Due items → jobs on PUBLISH. Each claim of an item writes, in the claim transaction, one
@@ -50,7 +50,7 @@ const ENQUEUE_CONCURRENCY = 64
 /** Enqueues each job and records the acknowledged ones in one statement; one that fails stays unacknowledged for the sweeper. */
 const enqueueAll = (jobs: ReadonlyArray<PublishJobRow>, traces: ReadonlyMap<string, string | null> = new Map()) =>
   Effect.gen(function* () {
-    const store = yield* DueItemsStore
+    const store = yield* DueItemsRepo
     const acknowledged = yield* Effect.forEach(
       jobs,
       (job) =>
@@ -68,7 +68,7 @@ const enqueueAll = (jobs: ReadonlyArray<PublishJobRow>, traces: ReadonlyMap<stri
  * items of workspaces that may publish again (domain/billing.ts decides which).
  */
 const applyBillingHolds = (leadMs: number) => Effect.gen(function* () {
-  const store = yield* DueItemsStore
+  const store = yield* DueItemsRepo
   const now = new Date(yield* Clock.currentTimeMillis)
   const workspaces = yield* store.workspacesWithDueOrHeldItems(leadMs)
   const paused = workspaces.filter((w) => publishingPaused(w.billingState, w.pastDueSince, now)).map((w) => w.id)
@@ -92,7 +92,7 @@ export const CLAIM_LEAD_MS = 2_000
 export const claimDueItems = (batch = 100, leadMs = 0) =>
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
-    const store = yield* DueItemsStore
+    const store = yield* DueItemsRepo
     const claimed = yield* sql.withTransaction(
       Effect.gen(function* () {
         yield* applyBillingHolds(leadMs)
@@ -121,7 +121,7 @@ export const claimAllDueItems = (batch = 500, leadMs = CLAIM_LEAD_MS) =>
 export const enqueueUnacknowledgedJobs = (options: { readonly graceMs?: number; readonly batch?: number } = {}) =>
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
-    const store = yield* DueItemsStore
+    const store = yield* DueItemsRepo
     return yield* sql.withTransaction(
       Effect.gen(function* () {
         const jobs = yield* store.unacknowledgedJobs({ graceMs: options.graceMs ?? ENQUEUE_GRACE_MS, batch: options.batch ?? 100 })
@@ -160,7 +160,7 @@ const stillInStream = (job: PublishJobRow, sequence: number) =>
 export const requeueLostJobs = (options: { readonly minAgeMs?: number; readonly batch?: number } = {}) =>
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
-    const store = yield* DueItemsStore
+    const store = yield* DueItemsRepo
     const candidates = yield* store.jobsOfPublishingItems({ minAgeMs: options.minAgeMs ?? 15_000, batch: options.batch ?? 200 })
     const lost: Array<PublishJobRow> = []
     for (const job of candidates) {

@@ -2,7 +2,7 @@ import { Context, Effect, Layer, Schema } from "effect"
 import { names } from "../../protocol/names.js"
 import { AppConfig } from "../platform/config.js"
 import { Redis } from "../platform/redis.js"
-import { ShortLinksStore } from "./shortLinksStore.js"
+import { ShortLinksRepo } from "./shortLinksRepo.js"
 import { withSpan } from "../platform/tracing.js"
 
 /**
@@ -49,7 +49,7 @@ export class ClickCounter extends Context.Tag("shortLinks/ClickCounter")<
     ClickCounter,
     Effect.gen(function* () {
       const redis = yield* Redis
-      const store = yield* ShortLinksStore
+      const store = yield* ShortLinksRepo
       const key = names((yield* AppConfig).namespace).redisKey
       const counter = key("clicks", "count", "")
       const dirty = key("clicks", "dirty")

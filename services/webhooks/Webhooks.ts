@@ -13,7 +13,7 @@ import { systemResolver } from "../platform/outbound/resolver.js"
 import { policyRequire } from "../platform/policy.js"
 import { decryptSecret, encryptSecret } from "../platform/secrets.js"
 import { runAttempt } from "./attempt.js"
-import { type LogEntry, makeDeliveriesStore } from "./deliveriesStore.js"
+import { type LogEntry, makeDeliveriesRepo } from "./deliveriesRepo.js"
 import { leaseMsOf, webhookSettings } from "./settings.js"
 import { newWebhookSecret } from "./signatures.js"
 import { checkWebhookUrl } from "./webhookUrl.js"
@@ -41,7 +41,7 @@ export class Webhooks extends Effect.Service<Webhooks>()("webhooks/Webhooks", {
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const repo = yield* makeWebhooksRepo
-    const store = yield* makeDeliveriesStore
+    const store = yield* makeDeliveriesRepo
     const outbound = yield* OutboundHttp
     const { secretKey } = yield* AppConfig
     const settings = yield* webhookSettings.pipe(Effect.orDie)
