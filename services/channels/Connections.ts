@@ -6,11 +6,13 @@ import type { ChannelId, CustomerId } from "../../domain/ids.js"
 import { findNetwork } from "../../domain/networks/index.js"
 import { CurrentPrincipal } from "../../protocol/http/security.js"
 import { ConnectFailed } from "../networks/adapter.js"
-import { NetworkAdapters } from "../networks/registry.js"
+import { NetworkAdapters } from "../networks/NetworkAdapters.js"
 import { AppConfig } from "../platform/config.js"
 import { policyRequire } from "../platform/policy.js"
 import { storageDefects } from "../platform/storageDefects.js"
-import { channelLimitReached, channelToReconnect, customerExists, ReconnectRefused, saveConnection } from "./channelConnections.js"
+import { findChannelOnNetwork } from "../repos/channelsRepo.js"
+import { customerExists } from "../repos/customersRepo.js"
+import { channelLimitReached, ReconnectRefused, saveConnection } from "./channelConnections.js"
 import { SignInStates } from "./signInStates.js"
 import { withSpan } from "../platform/tracing.js"
 
@@ -64,7 +66,7 @@ export class Connections extends Effect.Service<Connections>()("channels/Connect
         if (input.customer !== null && !(yield* customerExists(workspaceId, input.customer))) {
           return yield* Effect.fail(Errors.badRequest("There is no such customer in this workspace. GET /public/v1/groups lists them."))
         }
-        if (input.refresh !== null && Option.isNone(yield* channelToReconnect(workspaceId, input.refresh, network.value.identifier))) {
+        if (input.refresh !== null && Option.isNone(yield* findChannelOnNetwork(workspaceId, input.refresh, network.value.identifier))) {
           return yield* Effect.fail(Errors.channelNotFound())
         }
         // a new channel over the plan's limit is refused before the person signs in (and checked again when it is stored)
