@@ -44,8 +44,8 @@ export class Connections extends Effect.Service<Connections>()("channels/Connect
     const config = yield* AppConfig
     const { publicUrl } = config
     const sql = yield* SqlClient.SqlClient
-    /** The stores run with the service's own database and configuration. */
-    const withStores = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+    /** The repositories and connection writes run with the service's own database and configuration. */
+    const withRepos = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
       effect.pipe(Effect.provideService(SqlClient.SqlClient, sql), Effect.provideService(AppConfig, config))
 
     /** GET /social/{integration}?customer=&refresh=&instance= → {url}. */
@@ -89,7 +89,7 @@ export class Connections extends Effect.Service<Connections>()("channels/Connect
         )
         yield* states.put(state, signIn)
         return { url }
-      }).pipe(withStores, storageDefects, withSpan("Connections.signInLink"), policyRequire("channels.connect"))
+      }).pipe(withRepos, storageDefects, withSpan("Connections.signInLink"), policyRequire("channels.connect"))
 
     /** The network sent the person back: exchange the code, store the channel. Never fails: the page says what happened. */
     const completeSignIn = (network: string, query: Readonly<Record<string, string>>) =>
@@ -120,7 +120,7 @@ export class Connections extends Effect.Service<Connections>()("channels/Connect
           Effect.logError("sign-in callback failed", defect).pipe(Effect.as<CallbackOutcome>({ _tag: "Failed", message: "Something went wrong on our side. Start connecting again." }))
         ),
         withSpan("Connections.completeSignIn", { attributes: { network } }),
-        withStores
+        withRepos
       )
 
     return { signInLink, completeSignIn }

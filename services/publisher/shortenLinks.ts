@@ -14,11 +14,11 @@ import { withSpan } from "../platform/tracing.js"
  */
 export const textToSend = (item: ItemToPublish) =>
   Effect.gen(function* () {
-    const store = yield* ShortLinksRepo
+    const repo = yield* ShortLinksRepo
     const { publicUrl } = yield* AppConfig
     const network = findNetwork(item.network)
     const links = linksToShorten(item.content, publicUrl)
-    if (links.length === 0 || Option.isNone(network) || !(yield* store.enabledFor(item.groupId))) return item.content
-    const codes = yield* store.codesFor({ workspaceId: item.workspaceId, postId: item.postId, urls: links.map((l) => l.url) })
+    if (links.length === 0 || Option.isNone(network) || !(yield* repo.enabledFor(item.groupId))) return item.content
+    const codes = yield* repo.codesFor({ workspaceId: item.workspaceId, postId: item.postId, urls: links.map((l) => l.url) })
     return shortenedFor(network.value, item.content, links, (url) => shortUrl(publicUrl, codes.get(url) ?? ""))
   }).pipe(withSpan("publisher.textToSend"))
