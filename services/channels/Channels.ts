@@ -5,7 +5,7 @@ import { findNetwork, integrationSettingsOf } from "../../domain/networks/index.
 import { DeleteChannel } from "../../protocol/actors.js"
 import { CurrentPrincipal } from "../../protocol/http/security.js"
 import { ActorClient, ActorClientLive } from "../sharding/actorClient.js"
-import { NetworkAdapters, runToolWith } from "../networks/registry.js"
+import { NetworkAdapters, runToolWith } from "../networks/NetworkAdapters.js"
 import { policyRequire } from "../platform/policy.js"
 import { ChannelsRepo, type ChannelRow } from "../repos/channelsRepo.js"
 import { CustomersRepo } from "../repos/customersRepo.js"

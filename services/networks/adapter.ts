@@ -8,7 +8,7 @@ import type { ChannelRow } from "../repos/channelsRepo.js"
 /**
  * A channel's network credentials: a JSON object whose fields each adapter decodes with its
  * own Schema (tokens, instance address, bot token …). Encrypted at rest with SECRET_KEY
- * (services/networks/credentialsStore.ts); handed to adapters Redacted so that a log line
+ * (services/networks/credentials.ts); handed to adapters Redacted so that a log line
  * or an error can never print them.
  */
 export type Credentials = Readonly<Record<string, unknown>>

@@ -6,6 +6,7 @@ import { AppConfig } from "./config.js"
 import { trackPool } from "./metrics.js"
 import { PgPool } from "./pgPool.js"
 import { runMigrations } from "./migrations/migrator.js"
+import { createDatabase, databaseExists, pingPool } from "./postgresRepo.js"
 
 export class DatabaseUnavailable extends Data.TaggedError("DatabaseUnavailable")<{ readonly message: string }> {}
 
@@ -30,9 +31,8 @@ export const ensureDatabase = (url: string) =>
       const client = new pg.Client({ connectionString: admin.toString(), connectionTimeoutMillis: 5000 })
       await client.connect()
       try {
-        const found = await client.query("SELECT 1 FROM pg_database WHERE datname = $1", [name])
-        if (found.rowCount === 0) {
-          await client.query(`CREATE DATABASE "${name.replace(/"/g, '""')}"`).catch((e: { code?: string }) => {
+        if (!(await databaseExists(client, name))) {
+          await createDatabase(client, name).catch((e: { code?: string }) => {
             // created meanwhile by another process (42P04, or 23505 when both raced in the catalog)
             if (e.code !== "42P04" && e.code !== "23505") throw e
           })
@@ -64,7 +64,7 @@ const acquirePool = (url: Redacted.Redacted, maxConnections: number) =>
       pool.on("error", () => undefined)
       const untrack = trackPool(pool)
       yield* Effect.tryPromise({
-        try: () => pool.query("SELECT 1"),
+        try: () => pingPool(pool),
         catch: (cause) => new SqlError.SqlError({ cause, message: "PgClient: Failed to connect" })
       }).pipe(
         Effect.timeoutFail({ duration: "5 seconds", onTimeout: () => new SqlError.SqlError({ cause: new Error("Connection timed out"), message: "PgClient: Connection timed out" }) }),

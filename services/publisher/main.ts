@@ -2,9 +2,9 @@ import { Config, Effect, Layer } from "effect"
 import { PublishJobJson } from "../../protocol/jobs.js"
 import { consumeJobs } from "../platform/jetstreamConsumer.js"
 import { Nats } from "../platform/nats.js"
-import { NetworkAdapters } from "../networks/registry.js"
-import { ShortLinksStore } from "../shortLinks/shortLinksStore.js"
-import { AttemptsStore } from "./attemptsStore.js"
+import { NetworkAdapters } from "../networks/NetworkAdapters.js"
+import { ShortLinksRepo } from "../shortLinks/shortLinksRepo.js"
+import { AttemptsRepo } from "./attemptsRepo.js"
 import { publishItem } from "./publishItem.js"
 import { PublishLimiter } from "./publishLimiter.js"
 import { RepeatsRepo } from "../posts/repeatsRepo.js"
@@ -40,5 +40,5 @@ const publisher = Layer.scopedDiscard(
 )
 
 export const PublisherLive = publisher.pipe(
-  Layer.provide(Layer.mergeAll(NetworkAdapters.Default, AttemptsStore.Live, ShortLinksStore.Live, RepeatsRepo.Live, PublishLimiter.Live))
+  Layer.provide(Layer.mergeAll(NetworkAdapters.Default, AttemptsRepo.Live, ShortLinksRepo.Live, RepeatsRepo.Live, PublishLimiter.Live))
 )

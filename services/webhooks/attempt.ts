@@ -5,7 +5,7 @@ import type { OutboundError } from "../platform/outbound/errors.js"
 import type { OutboundHttpShape } from "../platform/outbound/OutboundHttp.js"
 import { decryptSecret } from "../platform/secrets.js"
 import type { Redacted } from "effect"
-import type { AttemptResult, ClaimedDelivery, DeliveriesStore } from "./deliveriesStore.js"
+import type { AttemptResult, ClaimedDelivery, DeliveriesRepo } from "./deliveriesRepo.js"
 import { deliveryHeaders } from "./signatures.js"
 import { withSpan } from "../platform/tracing.js"
 
@@ -18,7 +18,7 @@ export interface AttemptSettings {
 }
 
 export interface AttemptDeps {
-  readonly store: DeliveriesStore
+  readonly store: DeliveriesRepo
   readonly outbound: OutboundHttpShape
   readonly secretKey: Redacted.Redacted
   readonly settings: AttemptSettings

@@ -7,7 +7,7 @@ import { Nats } from "../platform/nats.js"
 import { KeptAliveOutboundHttpLive, OutboundHttp } from "../platform/outbound/OutboundHttp.js"
 import { runAttempt } from "./attempt.js"
 import { makeAttemptRecorder } from "./attemptRecorder.js"
-import { type ClaimedDelivery, makeDeliveriesStore } from "./deliveriesStore.js"
+import { type ClaimedDelivery, makeDeliveriesRepo } from "./deliveriesRepo.js"
 import { fanOut } from "./fanout.js"
 import { leaseMsOf, webhookSettings } from "./settings.js"
 import { makeWebhooksRepo } from "./webhooksRepo.js"
@@ -32,7 +32,7 @@ const dispatcher = Layer.scopedDiscard(
     const settings = yield* webhookSettings
     const { secretKey } = yield* AppConfig
     const outbound = yield* OutboundHttp
-    const store = yield* makeDeliveriesStore
+    const store = yield* makeDeliveriesRepo
     const repo = yield* makeWebhooksRepo
     const leaseMs = leaseMsOf(settings)
     // outcomes are written in batches; created before the shutdown finalizer below, so it outlives the attempts

@@ -8,7 +8,7 @@ import { names } from "../../protocol/names.js"
 import { Nats } from "../../services/platform/nats.js"
 import * as Outbox from "../../services/platform/outbox.js"
 import { claimDueItems } from "../../services/scheduler/dueItems.js"
-import { DueItemsStore } from "../../services/scheduler/dueItemsStore.js"
+import { DueItemsRepo } from "../../services/scheduler/dueItemsRepo.js"
 import { client } from "../support/http.js"
 import { createWorld, startServices, type RunningServices, type TestWorld } from "../support/system.js"
 import { withDb } from "../support/tokens.js"
@@ -71,7 +71,7 @@ const newWorkspace = async (network = "test", name = "Main channel") => {
 
 const run = <A, E>(effect: Effect.Effect<A, E, SqlClient.SqlClient | Nats>) => sys.runtime.runPromiseExit(effect)
 /** The scheduler's claim, with its store as SchedulerLive provides it. */
-const claimDue = () => claimDueItems().pipe(Effect.provide(DueItemsStore.Live))
+const claimDue = () => claimDueItems().pipe(Effect.provide(DueItemsRepo.Live))
 
 const testEvent = (message: string): ServiceEvent => ({ event: "test", data: { message } })
 

@@ -9,7 +9,7 @@ import { ActorClient } from "../../services/sharding/actorClient.js"
 import { authorize } from "../../services/platform/policy.js"
 import { makeTestLayer } from "../../services/platform/testLayer.js"
 import { ChannelsRepo } from "../../services/repos/channelsRepo.js"
-import { NetworkAdapters } from "../../services/networks/registry.js"
+import { NetworkAdapters } from "../../services/networks/NetworkAdapters.js"
 import { CustomersRepo } from "../../services/repos/customersRepo.js"
 
 /** Spec: Authentication rule 4, Media, Webhook management; domain/policy.ts decides where it is silent. */

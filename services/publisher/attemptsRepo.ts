@@ -91,7 +91,7 @@ const stoppedError = JSON.stringify(PublishMessages.previousItemNotLive)
  * before the network is called, its outcome after). SQL only; every method runs in the
  * caller's transaction.
  */
-export const makeAttemptsStore = Effect.gen(function* () {
+export const makeAttemptsRepo = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
 
   const leaseFor = (leaseMs: number) => sql`now() + ${leaseMs} * interval '1 millisecond'`
@@ -287,6 +287,6 @@ export const makeAttemptsStore = Effect.gen(function* () {
   }
 })
 
-export class AttemptsStore extends Context.Tag("publisher/AttemptsStore")<AttemptsStore, Effect.Effect.Success<typeof makeAttemptsStore>>() {
-  static readonly Live = Layer.effect(AttemptsStore, makeAttemptsStore)
+export class AttemptsRepo extends Context.Tag("publisher/AttemptsRepo")<AttemptsRepo, Effect.Effect.Success<typeof makeAttemptsRepo>>() {
+  static readonly Live = Layer.effect(AttemptsRepo, makeAttemptsRepo)
 }

@@ -12,7 +12,7 @@ const decodeClicks = Schema.decodeUnknown(Schema.Array(ClicksRow))
 const newCode = () => randomBytes(9).toString("base64url")
 
 /** Short links and their flushed click counts (migration 10). SQL only. */
-export const makeShortLinksStore = Effect.gen(function* () {
+export const makeShortLinksRepo = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
 
   /**
@@ -29,14 +29,14 @@ export const makeShortLinksStore = Effect.gen(function* () {
         Effect.flatMap(decodeLinks)
       )
       return new Map(stored.map((r) => [r.url, r.code]))
-    }).pipe(withSpan("ShortLinksStore.codesFor"))
+    }).pipe(withSpan("ShortLinksRepo.codesFor"))
 
   /** The address behind a code. */
   const resolve = (code: string) =>
     sql`SELECT code, url FROM short_links WHERE code = ${code}`.pipe(
       Effect.flatMap(decodeLinks),
       Effect.map((rows) => Option.fromNullable(rows[0]?.url)),
-      withSpan("ShortLinksStore.resolve")
+      withSpan("ShortLinksRepo.resolve")
     )
 
   /**
@@ -51,7 +51,7 @@ export const makeShortLinksStore = Effect.gen(function* () {
         for (const [code, count] of clicks) yield* sql`UPDATE short_links SET clicks = clicks + ${count} WHERE code = ${code}`
         return true
       })
-    ).pipe(withSpan("ShortLinksStore.addBatch"))
+    ).pipe(withSpan("ShortLinksRepo.addBatch"))
 
   /** The codes of these channel posts with their flushed clicks. */
   const clicksOf = (workspaceId: string, postIds: ReadonlyArray<string>) =>
@@ -59,14 +59,14 @@ export const makeShortLinksStore = Effect.gen(function* () {
       ? Effect.succeed([])
       : sql`SELECT code, post_id, clicks FROM short_links WHERE workspace_id = ${workspaceId} AND post_id IN ${sql.in(postIds)}`.pipe(
           Effect.flatMap(decodeClicks),
-          withSpan("ShortLinksStore.clicksOf")
+          withSpan("ShortLinksRepo.clicksOf")
         )
 
   /** Whether the whole post asked for short links (POST /posts `shortLink`). */
   const enabledFor = (groupId: string) =>
     sql<{ shortLink: boolean }>`SELECT short_link FROM post_groups WHERE id = ${groupId}`.pipe(
       Effect.map((rows) => rows[0]?.shortLink === true),
-      withSpan("ShortLinksStore.enabledFor")
+      withSpan("ShortLinksRepo.enabledFor")
     )
 
   /** Which of these flush batches Postgres already holds (their Redis copy is about to go). */
@@ -78,6 +78,6 @@ export const makeShortLinksStore = Effect.gen(function* () {
   return { codesFor, resolve, addBatch, clicksOf, enabledFor, recordedBatches }
 })
 
-export class ShortLinksStore extends Context.Tag("shortLinks/ShortLinksStore")<ShortLinksStore, Effect.Effect.Success<typeof makeShortLinksStore>>() {
-  static readonly Live = Layer.effect(ShortLinksStore, makeShortLinksStore)
+export class ShortLinksRepo extends Context.Tag("shortLinks/ShortLinksRepo")<ShortLinksRepo, Effect.Effect.Success<typeof makeShortLinksRepo>>() {
+  static readonly Live = Layer.effect(ShortLinksRepo, makeShortLinksRepo)
 }

@@ -40,7 +40,7 @@ const decodeClaims = Schema.decodeUnknown(Schema.Array(ClaimRow))
  * Due items and their publish jobs (docs/architecture.md, "Scheduler"). SQL only; every method runs in the
  * caller's transaction.
  */
-export const makeDueItemsStore = Effect.gen(function* () {
+export const makeDueItemsRepo = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
 
   /** Due within `leadMs` from now (the claim's lead: see claimDue). */
@@ -128,7 +128,13 @@ export const makeDueItemsStore = Effect.gen(function* () {
       Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), (r) => r.attempts))
     )
 
+  /** Items due and not claimed yet (scheduler_due_items_waiting on /metrics). */
+  const waitingCount = sql<{ n: number }>`SELECT count(*)::int AS n FROM post_items WHERE status = 'queued' AND due_at <= now() AND held IS NULL`.pipe(
+    Effect.map((rows) => rows[0]?.n ?? 0)
+  )
+
   return {
+    waitingCount,
     workspacesWithDueOrHeldItems,
     holdForBilling,
     releaseBillingHolds,
@@ -142,6 +148,6 @@ export const makeDueItemsStore = Effect.gen(function* () {
   }
 })
 
-export class DueItemsStore extends Context.Tag("scheduler/DueItemsStore")<DueItemsStore, Effect.Effect.Success<typeof makeDueItemsStore>>() {
-  static readonly Live = Layer.effect(DueItemsStore, makeDueItemsStore)
+export class DueItemsRepo extends Context.Tag("scheduler/DueItemsRepo")<DueItemsRepo, Effect.Effect.Success<typeof makeDueItemsRepo>>() {
+  static readonly Live = Layer.effect(DueItemsRepo, makeDueItemsRepo)
 }

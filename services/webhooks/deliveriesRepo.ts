@@ -72,7 +72,7 @@ export interface NewDelivery {
   readonly maxAttempts: number
 }
 
-export const makeDeliveriesStore = Effect.gen(function* () {
+export const makeDeliveriesRepo = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
 
   /** Webhook fields joined into every claim: the current secret, switched on, rank for the plan limit. */
@@ -217,4 +217,4 @@ export const makeDeliveriesStore = Effect.gen(function* () {
 const rowCount = (raw: unknown): number =>
   typeof raw === "object" && raw !== null && "rowCount" in raw && typeof raw.rowCount === "number" ? raw.rowCount : 0
 
-export type DeliveriesStore = Effect.Effect.Success<typeof makeDeliveriesStore>
+export type DeliveriesRepo = Effect.Effect.Success<typeof makeDeliveriesRepo>

@@ -1,7 +1,7 @@
-import { SqlClient } from "@effect/sql"
 import { Effect, Either, Option, Redacted, Schema } from "effect"
 import { AppConfig } from "../platform/config.js"
 import * as Outbox from "../platform/outbox.js"
+import { lockChannelCredentials, markRefreshNeeded, saveChannelCredentials } from "../repos/channelsRepo.js"
 import { decryptSecret, encryptSecret } from "../platform/secrets.js"
 import type { Credentials, NetworkAdapter } from "./adapter.js"
 import { withSpan } from "../platform/tracing.js"
@@ -24,15 +24,6 @@ export const openCredentials = (secretKey: Redacted.Redacted, sealed: Uint8Array
     ? Option.none()
     : Option.map(Either.getRight(decodeCredentials(plain.right)), (c) => Redacted.make<Credentials>(c))
 }
-
-const SealedRow = Schema.Struct({
-  credentials: Schema.NullOr(Schema.Uint8ArrayFromSelf),
-  workspaceId: Schema.String,
-  network: Schema.String,
-  name: Schema.String,
-  refreshNeeded: Schema.Boolean
-})
-const decodeSealed = Schema.decodeUnknown(Schema.Array(SealedRow))
 
 /** Why a channel's credentials cannot be used now. */
 export type NotUsable =
@@ -70,15 +61,12 @@ export const storedCredentials = (
  */
 export const freshCredentials = (channelId: string, adapter: NetworkAdapter) =>
   Effect.gen(function* () {
-    const sql = yield* SqlClient.SqlClient
     const { secretKey } = yield* AppConfig
     return yield* Outbox.transaction(
       Effect.gen(function* () {
-        const rows = yield* sql`
-          SELECT credentials, workspace_id, network, name, refresh_needed FROM channels
-          WHERE id = ${channelId} FOR NO KEY UPDATE`.pipe(Effect.flatMap(decodeSealed))
-        const row = rows[0]
-        if (row === undefined) return Either.left<NotUsable>({ _tag: "Disconnected", reason: "the channel was removed" })
+        const locked = yield* lockChannelCredentials(channelId)
+        if (Option.isNone(locked)) return Either.left<NotUsable>({ _tag: "Disconnected", reason: "the channel was removed" })
+        const row = locked.value
         if (row.refreshNeeded) {
           return Either.left(mustReconnect)
         }
@@ -89,12 +77,12 @@ export const freshCredentials = (channelId: string, adapter: NetworkAdapter) =>
           case "Unchanged":
             return Either.right(credentials.value)
           case "Refreshed":
-            yield* sql`UPDATE channels SET credentials = ${sealCredentials(secretKey, refresh.credentials)} WHERE id = ${channelId}`
+            yield* saveChannelCredentials(channelId, sealCredentials(secretKey, refresh.credentials))
             return Either.right(Redacted.make(refresh.credentials))
           case "Unavailable":
             return Either.left<NotUsable>({ _tag: "Unavailable", reason: refresh.reason })
           case "Failed":
-            yield* sql`UPDATE channels SET refresh_needed = true WHERE id = ${channelId}`
+            yield* markRefreshNeeded(channelId)
             yield* Outbox.write(row.workspaceId, [
               { event: "channel.disconnected", data: { channelId, provider: row.network, name: row.name } }
             ])

@@ -3,9 +3,9 @@ import { Errors } from "../../domain/errors.js"
 import { ToolMessages } from "../../domain/posts/messages.js"
 import { findNetwork } from "../../domain/networks/index.js"
 import type { NetworkAdapter, ToolCall } from "./adapter.js"
-import { freshCredentials } from "./credentialsStore.js"
+import { freshCredentials } from "./credentials.js"
 import { makeTestNetworkAdapter } from "./testNetwork.js"
-import { TestNetworkStore } from "./testNetworkStore.js"
+import { TestNetworkRepo } from "./TestNetworkRepo.js"
 import { MediaStorageLive } from "../media/storageLive.js"
 import { OutboundHttpLive } from "../platform/outbound/OutboundHttp.js"
 import { NetworkDepsLive } from "./networkDeps.js"
@@ -41,7 +41,7 @@ const NetworkDepsForProcess = NetworkDepsLive.pipe(Layer.provide([OutboundHttpLi
 /** The network adapters this server has, by network identifier. */
 export class NetworkAdapters extends Effect.Service<NetworkAdapters>()("networks/NetworkAdapters", {
   effect: Effect.map(allAdapters, indexed),
-  dependencies: [TestNetworkStore.Default, NetworkDepsForProcess]
+  dependencies: [TestNetworkRepo.Default, NetworkDepsForProcess]
 }) {
   /** Exactly these adapters (tests: a network that answers as the test needs). */
   static readonly Test = (adapters: ReadonlyArray<NetworkAdapter>) => Layer.succeed(NetworkAdapters, NetworkAdapters.make(indexed(adapters)))
