@@ -16,7 +16,7 @@ import * as ChannelsRepo from "../repos/channelsRepo.js"
 import * as CustomersRepo from "../repos/customersRepo.js"
 import { makeTokensRepo } from "../repos/tokensRepo.js"
 import * as WorkspacesRepo from "../repos/workspacesRepo.js"
-import { hashPassword } from "./passwords.js"
+import { hashPassword } from "../people/passwords.js"
 
 /** An operator's request that cannot be carried out as given. */
 export class AdminInputError extends Data.TaggedError("AdminInputError")<{ readonly message: string }> {}

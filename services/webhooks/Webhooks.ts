@@ -8,7 +8,7 @@ import type { CreateWebhookBody, UpdateWebhookBody, Webhook, WebhookDelivery } f
 import { CurrentPrincipal } from "../../protocol/http/security.js"
 import { AppConfig } from "../platform/config.js"
 import { outboundAllowFromEnv } from "../platform/outbound/allowList.js"
-import { KeptAliveOutboundHttpLive, OutboundHttp } from "../platform/outbound/OutboundHttp.js"
+import { KeptAliveOutboundHttpLive, OutboundHttp } from "../platform/outbound/outboundHttp.js"
 import { systemResolver } from "../platform/outbound/resolver.js"
 import { policyRequire } from "../platform/policy.js"
 import { existingChannelIds } from "../repos/channelsRepo.js"
