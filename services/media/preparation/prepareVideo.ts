@@ -58,7 +58,8 @@ const ffmpegFailed = (what: string) => (e: ToolFailed) =>
     fix: "export the video again as MP4 (H.264/AAC) and upload it"
   })
 
-const coverPathOf = (outPath: string) => path.join(path.dirname(outPath), `${path.basename(outPath, path.extname(outPath))}-cover.jpg`)
+/** Where the cover frame of the rendition at `outPath` is written: next to it, `<name>-cover.jpg`. */
+export const coverPathOf = (outPath: string) => path.join(path.dirname(outPath), `${path.basename(outPath, path.extname(outPath))}-cover.jpg`)
 
 /**
  * An H.264/AAC MP4 with faststart that the target takes: the streams copied when they
