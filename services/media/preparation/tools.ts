@@ -1,13 +1,12 @@
 import { spawn } from "node:child_process"
-import { createRequire } from "node:module"
+import ffmpeg from "@ffmpeg-installer/ffmpeg"
+import ffprobe from "@ffprobe-installer/ffprobe"
 import { Data, Effect } from "effect"
 
-const require = createRequire(import.meta.url)
-
 /** The FFmpeg binary of @ffmpeg-installer/ffmpeg (a 2018 static build; docs/media-preparation.md). */
-export const ffmpegPath: string = (require("@ffmpeg-installer/ffmpeg") as { path: string }).path
+export const ffmpegPath: string = ffmpeg.path
 /** The FFprobe binary of @ffprobe-installer/ffprobe (a 2023 static build). */
-export const ffprobePath: string = (require("@ffprobe-installer/ffprobe") as { path: string }).path
+export const ffprobePath: string = ffprobe.path
 
 /** A tool run ended badly: it could not start, exited non-zero, or ran past its time. */
 export class ToolFailed extends Data.TaggedError("ToolFailed")<{
