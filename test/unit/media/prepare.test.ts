@@ -85,6 +85,15 @@ describe("images are prepared upright, inside the target, converted, without met
     expect(r! + g! + b!).toBeGreaterThan(100)
   })
 
+  it("converts an AVIF to JPEG", async () => {
+    const source = await fixtures.makePng(scratch.file("for-avif.png"), 300, 200)
+    const file = scratch.file("photo.avif")
+    await sharp(source).avif().toFile(file)
+    const out = await prepare(file, jpeg1080, "avif-out.jpg")
+    const meta = await sharp(out.path).metadata()
+    expect([meta.format, meta.width, meta.height]).toEqual(["jpeg", 300, 200])
+  })
+
   it("lowers quality, then size, until the file fits the target's bytes", async () => {
     const noise = Buffer.alloc(800 * 800 * 3)
     for (let i = 0; i < noise.length; i++) noise[i] = (i * 2654435761) >>> 24
