@@ -8,7 +8,7 @@ export const storageKey = (workspaceId: string, mediaId: string, format: MediaFo
   `${workspaceId}/${mediaId}.${format.extension}`
 
 const uuid = "[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
-const keyPattern = new RegExp(`^${uuid}/${uuid}\\.(jpg|png|gif|webp|mp4|mov|webm)$`)
+const keyPattern = new RegExp(`^${uuid}/${uuid}\\.(jpg|png|gif|webp|heic|avif|mp4|mov|webm)$`)
 
 /** Only keys this service writes are ever read back (no paths, no traversal). */
 export const isStorageKey = (key: string): boolean => keyPattern.test(key)
