@@ -1,4 +1,7 @@
 import { RuleProblem, tooLongMessage } from "../errors.js"
+import { planMedia, type FileToPlan } from "../media/mediaPlan.js"
+import type { MediaFacts } from "../media/preparation.js"
+import { mediaRulesOf } from "../networks/mediaRules.js"
 import { postLength } from "../networks/length.js"
 import type { Network, NetworkSetting } from "../networks/network.js"
 import { RuleMessages } from "./messages.js"
@@ -25,6 +28,9 @@ export interface MediaForRules {
   readonly id: string
   readonly type: "image" | "video"
   readonly mime: string
+  /** The file's name and what the library read from it, when known: the network's media rules check them. */
+  readonly name?: string
+  readonly facts?: MediaFacts | null
 }
 
 export interface RulesContext {
@@ -111,11 +117,39 @@ export const settingsChangeProblems = (
 
 const itemName = (index: number): string => (index === 0 ? "the post" : `follow-up ${index}`)
 
+/**
+ * The item's library files with facts against the network's media rules
+ * (domain/media/mediaPlan.ts): what preparation can fix passes; the rest is refused here,
+ * naming the file and the limit. Files without facts (addresses, older uploads) are left
+ * to the network.
+ */
+const mediaRuleProblems = (
+  channel: ChannelForRules,
+  item: PostItem,
+  index: number,
+  settings: Readonly<Record<string, unknown>>,
+  context: RulesContext
+): ReadonlyArray<string> => {
+  const rules = mediaRulesOf(channel.network.identifier, settings)
+  // more files than the network takes is said once, by the count rule above
+  if (rules === null || item.media.length === 0 || item.media.length > channel.network.maxMedia) return []
+  const files: Array<FileToPlan> = item.media.flatMap((ref) => {
+    const known = ref.id === null ? undefined : context.media(ref.id)
+    return known?.facts === undefined || known.facts === null ? [] : [{ name: known.name ?? known.id, facts: known.facts }]
+  })
+  if (files.length === 0) return []
+  const plan = planMedia(files, rules)
+  if (plan._tag === "Planned") return []
+  const where = index === 0 ? "" : `${itemName(index)}: `
+  return plan.problems.map((problem) => `${channel.name}: ${where}${problem}`)
+}
+
 const itemProblems = (
   channel: ChannelForRules,
   item: PostItem,
   index: number,
-  context: RulesContext
+  context: RulesContext,
+  settings: Readonly<Record<string, unknown>>
 ): ReadonlyArray<string> => {
   const { name, network } = channel
   const problems: Array<string> = []
@@ -128,6 +162,7 @@ const itemProblems = (
     const resolved = resolveMedia(ref, name, context)
     if (!resolved.ok) problems.push(resolved.message)
   }
+  problems.push(...mediaRuleProblems(channel, item, index, settings, context))
   return problems
 }
 
@@ -147,7 +182,7 @@ const entryProblems = (channel: ChannelForRules, entry: PostEntry, context: Rule
   if (network.needs === "video" && allResolved && !firstKinds.includes("video")) problems.push(RuleMessages.needsVideo(name))
   if (!network.comments && followUps.length > 0) problems.push(RuleMessages.noFollowUps(name, followUps.length))
 
-  entry.items.forEach((item, index) => problems.push(...itemProblems(channel, item, index, context)))
+  entry.items.forEach((item, index) => problems.push(...itemProblems(channel, item, index, context, entry.settings)))
   problems.push(...settingsProblems(name, network, entry.settings))
   return problems
 }

@@ -1,4 +1,5 @@
 import { Schema } from "effect"
+import { MediaFactsSchema } from "../../domain/media/factsSchema.js"
 import { channelStatuses } from "../../domain/posts/states.js"
 
 /** Spec: Resources → Post row (GET /posts item), one row per channel. */
@@ -35,7 +36,9 @@ export const ItemMedia = Schema.Struct({
   size: Schema.Number,
   type: Schema.String,
   width: Schema.Number,
-  height: Schema.Number
+  height: Schema.Number,
+  /** What the library read from the file when the post was saved (files of the library only). */
+  facts: Schema.optional(MediaFactsSchema)
 })
 
 /** Root and each thread entry of a channel (spec: Whole post → Item). */

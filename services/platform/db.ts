@@ -17,6 +17,7 @@ import m0008 from "./migrations/0008_webhooks.js"
 import m0009 from "./migrations/0009_oauth.js"
 import m0010 from "./migrations/0010_billing_links.js"
 import m0012 from "./migrations/0012_operations.js"
+import m0013 from "./migrations/0013_media_facts.js"
 
 /** Every migration, in order. Add new ones here; ids only ever grow. */
 export const migrations = {
@@ -30,7 +31,8 @@ export const migrations = {
   "8_webhooks": m0008,
   "9_oauth": m0009,
   "10_billing_links": m0010,
-  "12_operations": m0012
+  "12_operations": m0012,
+  "13_media_facts": m0013
 }
 
 export class DatabaseUnavailable extends Data.TaggedError("DatabaseUnavailable")<{ readonly message: string }> {}
