@@ -7,10 +7,18 @@ import { Data } from "effect"
 export class ProbeRefused extends Data.TaggedError("ProbeRefused")<{
   readonly reason: string
   readonly fix: string
-}> {}
+}> {
+  override get message() {
+    return `${this.reason}; ${this.fix}`
+  }
+}
 
 /** A rendition could not be made (decoder or encoder failed, too slow, over the target's size). */
 export class PreparationFailed extends Data.TaggedError("PreparationFailed")<{
   readonly reason: string
   readonly fix: string
-}> {}
+}> {
+  override get message() {
+    return `${this.reason}; ${this.fix}`
+  }
+}

@@ -5,7 +5,7 @@ import path from "node:path"
 import { promisify } from "node:util"
 import { crc32, deflateSync } from "node:zlib"
 import sharp from "sharp"
-import { ffmpegPath } from "../../../services/media/preparation/tools.js"
+import { ffmpegPath, ffprobePath } from "../../../services/media/preparation/tools.js"
 
 const run = promisify(execFile)
 
@@ -132,4 +132,34 @@ export const makePngBomb = async (out: string, width: number, height: number) =>
     ])
   )
   return out
+}
+
+/** The MP4's top-level box types in file order (faststart: moov before mdat). */
+export const topLevelBoxes = async (file: string): Promise<Array<string>> => {
+  const data = await readFile(file)
+  const types: Array<string> = []
+  for (let at = 0; at + 8 <= data.length; ) {
+    let size = data.readUInt32BE(at)
+    if (size === 1) size = Number(data.readBigUInt64BE(at + 8))
+    if (size === 0) size = data.length - at
+    types.push(data.toString("latin1", at + 4, at + 8))
+    at += size
+  }
+  return types
+}
+
+/** FFprobe's view of a file's streams (codec, size, pixel format, rotation), for checking what preparation wrote. */
+export const streamsOf = async (file: string) => {
+  const { stdout } = await run(ffprobePath, ["-v", "error", "-show_streams", "-of", "json", file])
+  const parsed: unknown = JSON.parse(stdout)
+  const streams = (parsed as { streams: Array<Record<string, unknown>> }).streams
+  return streams.map((s) => ({
+    type: s["codec_type"],
+    codec: s["codec_name"],
+    width: s["width"],
+    height: s["height"],
+    pixFmt: s["pix_fmt"],
+    frameRate: s["avg_frame_rate"],
+    rotation: (s["side_data_list"] as Array<{ rotation?: number }> | undefined)?.find((d) => d.rotation !== undefined)?.rotation ?? 0
+  }))
 }

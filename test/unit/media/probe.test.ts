@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { defaultProbeLimits } from "../../../services/media/preparation/limits.js"
 import { probeFile, probeFileWith } from "../../../services/media/preparation/probe.js"
 import * as fixtures from "./fixtures.js"
+import { makeHeic } from "./heif.js"
 
 let scratch: Awaited<ReturnType<typeof fixtures.makeScratch>>
 beforeAll(async () => {
@@ -33,6 +34,11 @@ describe("probe: images", () => {
   it("counts an animated GIF's frames", async () => {
     const facts = await probe(await fixtures.makeAnimatedGif(scratch.file("moving.gif"), 160, 120, 5))
     expect(facts).toMatchObject({ kind: "image", format: "gif", width: 160, height: 120, animated: true, frames: 5 })
+  })
+
+  it("reads a HEIC (HEVC-coded) photo's size from its container", async () => {
+    const facts = await probe(await makeHeic(scratch.file("phone.heic"), 320, 240))
+    expect(facts).toMatchObject({ kind: "image", format: "heif", width: 320, height: 240, animated: false })
   })
 
   it("reads an AVIF (sharp decodes AV1)", async () => {
