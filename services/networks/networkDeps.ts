@@ -78,6 +78,10 @@ export const makeMediaFiles = Effect.gen(function* () {
     )
   const read = (media: StoredMedia): Effect.Effect<MediaFile, MediaUnavailable> =>
     Effect.gen(function* () {
+      // a file the publisher replaced with its rendition for this network (services/media/renditions.ts)
+      if ("renditionKey" in media && typeof media.renditionKey === "string") {
+        return { bytes: yield* fromStorage(media, media.renditionKey), mime: media.mime, name: media.name }
+      }
       const byId = uuidPattern.test(media.id) ? sql`id = ${media.id} OR ` : sql``
       const rows = yield* sql`SELECT storage_key FROM media WHERE ${byId} path = ${media.url} LIMIT 1`.pipe(
         Effect.flatMap(Schema.decodeUnknown(Schema.Array(StorageKeyRow))),

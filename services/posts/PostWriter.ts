@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from "node:crypto"
+import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Data, Effect, Either, Layer, Option } from "effect"
 import { Errors, RuleProblem } from "../../domain/errors.js"
@@ -47,6 +48,9 @@ import { PostsStore, type EntryWrite, type LoadedPost } from "./postsStore.js"
 import { shareUrl } from "./render.js"
 import { decodeSettings, decodeStoredMedia, type StoredItem, type StoredMedia } from "./rows.js"
 import { TagsRepo } from "./tagsRepo.js"
+import { prepareAhead } from "../media/renditions.js"
+import { makeRenditionsRepo, RenditionsRepo } from "../media/renditionsRepo.js"
+import { Nats } from "../platform/nats.js"
 import { makeChannelMemory } from "./channelMemory.js"
 import { withSpan } from "../platform/tracing.js"
 
@@ -177,6 +181,28 @@ export class PostWriter extends Effect.Service<PostWriter>()("posts/PostWriter",
     const tags = yield* TagsRepo
     const { publicUrl } = yield* AppConfig
     const channelMemory = makeChannelMemory()
+    // where NATS is (the actor host), a saved post's renditions are asked for at once (services/media/renditions.ts)
+    const nats = yield* Effect.serviceOption(Nats)
+    const sqlClient = yield* Effect.serviceOption(SqlClient.SqlClient)
+    const renditions =
+      Option.isSome(nats) && Option.isSome(sqlClient) ? yield* Effect.provideService(makeRenditionsRepo, SqlClient.SqlClient, sqlClient.value) : null
+
+    /** Starts the preparation of the files a saved, non-draft post's channels will need; the answer does not wait. */
+    const prepareFilesAhead = (post: NormalizedPost, channels: ReadonlyArray<ChannelRow>, known: ReadonlyMap<string, MediaForPost>) => {
+      if (Option.isNone(nats) || renditions === null || post.type === "draft") return Effect.void
+      const items = post.entries.flatMap((e) => {
+        const network = channels.find((c) => c.id === e.channelId)?.network
+        if (network === undefined) return []
+        return e.items.flatMap((i) => (i.media.length === 0 ? [] : [{ network, settings: e.settings, media: i.media.map((m) => mediaSnapshot(m, known)) }]))
+      })
+      if (items.length === 0) return Effect.void
+      return prepareAhead(items).pipe(
+        Effect.provideService(Nats, nats.value),
+        Effect.provideService(RenditionsRepo, renditions),
+        Effect.forkDaemon,
+        Effect.asVoid
+      )
+    }
 
     /** The answer kept for a key, decided against this request's body (409 for another body). */
     const keptAnswer = (workspaceId: string, key: string, requestHash: string) =>
@@ -367,6 +393,7 @@ export class PostWriter extends Effect.Service<PostWriter>()("posts/PostWriter",
           return Stale
         }
         if (outcome.keyTaken) return yield* replayTakenKey()
+        yield* prepareFilesAhead(post, channels, libraryById)
         return { statusCode: 200, body: answerOf(groupId, shareToken, outcome.live), replayed: false } satisfies PostsAnswer
       }
 
@@ -403,7 +430,10 @@ export class PostWriter extends Effect.Service<PostWriter>()("posts/PostWriter",
         return { statusCode: 200, body, replayed: false } satisfies PostsAnswer
       })
 
-      return yield* transactions.run(save).pipe(Effect.catchTag("KeyTaken", replayTakenKey))
+      return yield* transactions.run(save).pipe(
+        Effect.catchTag("KeyTaken", replayTakenKey),
+        Effect.tap(() => prepareFilesAhead(post, channels, libraryById))
+      )
     })
 
     /** PUT /posts/{id}/date */

@@ -27,6 +27,8 @@ CREATE TABLE media_renditions (
   mime text,
   cover_key text,
   error jsonb,
+  -- the preparation job working on it holds it until then (another job leaves it alone)
+  lease_until timestamptz,
   created_at timestamptz NOT NULL DEFAULT now(),
   updated_at timestamptz NOT NULL DEFAULT now(),
   PRIMARY KEY (media_id, target_key)
