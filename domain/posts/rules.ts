@@ -138,6 +138,8 @@ const mediaRuleProblems = (
     return known?.facts === undefined || known.facts === null ? [] : [{ name: known.name ?? known.id, facts: known.facts }]
   })
   if (files.length === 0) return []
+  // a network that needs a video and got none says so once, by the needs rule
+  if (channel.network.needs === "video" && files.every((f) => f.facts.kind !== "video")) return []
   const plan = planMedia(files, rules)
   if (plan._tag === "Planned") return []
   const where = index === 0 ? "" : `${itemName(index)}: `
