@@ -13,6 +13,7 @@ import type { MediaRef, NormalizedPost, PostEntry } from "../../domain/posts/nor
 import {
   checkPostAgainstNetworks,
   kindOfAddress,
+  mediaPreparationOf,
   settingsChangeProblems,
   unknownChannelIds,
   type ChannelForRules,
@@ -353,6 +354,11 @@ export class PostWriter extends Effect.Service<PostWriter>()("posts/PostWriter",
         author: principal.actor
       }
 
+      /** What preparation will do to a channel's files (only when it does something). */
+      const preparationOf = (channelId: string) => {
+        const lines = mediaPreparationOf(post, channelId, context)
+        return lines.length === 0 ? {} : { preparation: lines }
+      }
       /** The answer of a saved post: its channel posts as they are now. */
       const answerOf = (groupId: string, shareToken: string, live: ReadonlyArray<{ readonly postId: string; readonly channelId: string; readonly status: string }>) =>
         live.map((r) => ({
@@ -361,7 +367,8 @@ export class PostWriter extends Effect.Service<PostWriter>()("posts/PostWriter",
           integration: r.channelId,
           // what the channel is: an edit keeps published and in-flight channels as they are
           status: r.status,
-          previewUrl: shareUrl(publicUrl, shareToken)
+          previewUrl: shareUrl(publicUrl, shareToken),
+          ...preparationOf(r.channelId)
         }))
       /** A live record of another owner won the key (hand-over race): createPosts replays it. */
       const replayTakenKey = () => Effect.fail(Errors.idempotencyRunning())

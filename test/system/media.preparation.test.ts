@@ -127,6 +127,8 @@ describe("POST /posts checks the network's media rules before saving", () => {
       posts: [{ integration: { id: channelId }, value: [{ content: "a phone photo", image: [{ id: heic.json.id, path: heic.json.path }] }], settings: { media_rules: "instagram" } }]
     })
     expect(res.status, res.text).toBe(200)
+    // the answer says what will be done
+    expect(res.json[0].preparation).toEqual([expect.stringMatching(/^ok\.heic: converted from HEIC to JPG, .*metadata \(location, camera\) removed\.$/)])
     const post = (await w.api.get(`/public/v1/posts/${res.json[0].group}`)).json
     expect(post.channels[0].root.media[0].facts).toMatchObject({ kind: "image", format: "heif" })
   })
