@@ -63,6 +63,10 @@ export const prepareJob = (job: PrepareJob, leaseMs: number) =>
       // another job is making it: look again later (it is then ready, or its holder died)
       return JobOutcome.Retry({ delayMs: 30_000 })
     }
+    // a storage that cannot be reached is retried (the handler fails); a file that is gone is not coming back
+    if (Option.isNone(yield* storage.stat(row.originalKey).pipe(Effect.orDie))) {
+      return yield* fail("the original file is no longer in storage", "upload the file again, attach the new upload to the post and retry it")
+    }
     return yield* Effect.scoped(
       Effect.gen(function* () {
         const dir = yield* tempDirectory

@@ -1,4 +1,4 @@
-import { readFile } from "node:fs/promises"
+import { readFile, rm } from "node:fs/promises"
 import path from "node:path"
 import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -191,4 +191,48 @@ describe("preparation per network, once", () => {
     expect(rendition).toMatchObject({ status: "ready", mime: "video/mp4" })
     expect(await probeStored(rendition!.storage_key!)).toMatchObject({ kind: "video", container: "mp4", videoCodec: "h264", width: 640, height: 360 })
   }, 90_000)
+
+  it("while its video is prepared the item shows held preparation; then it goes out", async () => {
+    const w = await newWorkspace()
+    const { channelId } = await testChannel(w.workspaceId, "Slow one")
+    const video = await upload(w.apiKey, await makeVideo(scratch.file("big.mp4"), { width: 1920, height: 1080, seconds: 4, codec: "libx265" }), "big.mp4")
+    const created = await w.api.post("/public/v1/posts", {
+      type: "now",
+      posts: [{ integration: { id: channelId }, value: [{ content: "a big clip", image: [{ id: video.json.id, path: video.json.path }] }], settings: { media_rules: "x" } }]
+    })
+    expect(created.status, created.text).toBe(200)
+    const rootOf = async () => (await w.api.get(`/public/v1/posts/${created.json[0].group}`)).json.channels[0].root
+    const held = await waitFor("held for preparation", async () => {
+      const r = await rootOf()
+      return r.held === "preparation" || r.state === "published" ? r : undefined
+    }, 60_000)
+    expect(held).toMatchObject({ held: "preparation", state: "publishing" })
+    const done = await waitFor("published", async () => {
+      const r = await rootOf()
+      return r.state === "published" || r.state === "error" ? r : undefined
+    }, 90_000)
+    expect(done).toMatchObject({ state: "published", held: null })
+  }, 150_000)
+
+  it("a preparation that fails fails the item with a plain reason and a fix", async () => {
+    const w = await newWorkspace()
+    const { channelId } = await testChannel(w.workspaceId, "Lost file")
+    const photo = await upload(w.apiKey, await makeJpeg(scratch.file("gone.jpg"), 300, 200), "gone.jpg")
+    // the original disappears from storage before anything is prepared
+    await rm(path.join(dataDir, "media", `${w.workspaceId}/${photo.json.id}.jpg`))
+    const created = await w.api.post("/public/v1/posts", {
+      type: "now",
+      posts: [{ integration: { id: channelId }, value: [{ content: "no photo left", image: [{ id: photo.json.id, path: photo.json.path }] }] }]
+    })
+    expect(created.status, created.text).toBe(200)
+    const root = await waitFor("failed", async () => {
+      const r = (await w.api.get(`/public/v1/posts/${created.json[0].group}`)).json.channels[0].root
+      return r.state === "error" || r.state === "published" ? r : undefined
+    }, 45_000)
+    expect(root.state).toBe("error")
+    expect(root.error).toEqual({
+      message: "gone.jpg could not be prepared for the network: the original file is no longer in storage.",
+      fix: "Upload the file again, attach the new upload to the post and retry it."
+    })
+  }, 60_000)
 })
