@@ -204,11 +204,11 @@ const runAttempt = (item: ItemForAttempt, attemptId: string, mode: AttemptMode, 
     }
     // each file as its network takes it: its rendition when one was needed (services/media/renditions.ts)
     const media = yield* itemMedia({ ...item, settings: decodeSettings(item.settings) })
-    if (media._tag === "Failed") return yield* conclude({ _tag: "Rejected", message: media.message, fix: media.fix })
     if (media._tag === "Waiting") {
       return yield* closeUnsent(attemptId, "rate_limited", "files still being prepared").pipe(Effect.as(JobOutcome.Retry({ delayMs: PREPARATION_POLL_MS })))
     }
     yield* Effect.flatMap(RenditionsRepo, (r) => r.releaseItem(item.id))
+    if (media._tag === "Failed") return yield* conclude({ _tag: "Rejected", message: media.message, fix: media.fix })
     const request: PublishRequest = {
       item: { id: item.id, position: item.position, content: yield* textToSend(item) },
       media: media.media,
