@@ -32,6 +32,7 @@ import { Analytics } from "../analytics/Analytics.js"
 import { FreeSlots } from "../slots/FreeSlots.js"
 import { ClickFlusherLive, ShortLinks } from "../shortLinks/ShortLinks.js"
 import { ShortLinkRouteLive } from "./pages/shortLinkRoute.js"
+import { SignedMediaFilesRouteLive } from "./pages/signedMediaFilesRoute.js"
 import { ShareRoutesLive } from "./pages/shareRoutes.js"
 import { isMcpRequest, McpLive } from "./mcp/mcpRoute.js"
 import { RateWindows } from "../actors/rateWindows.js"
@@ -153,6 +154,7 @@ export const GatewayRoutesLive = Layer.mergeAll(
   ShareRoutesLive,
   SocialCallbackRoutesLive,
   MediaFilesRouteLive,
+  SignedMediaFilesRouteLive,
   McpLive,
   ShortLinkRouteLive,
   ClickFlusherLive,
