@@ -61,3 +61,15 @@ export const realMov = (options: RealVideo = {}): Buffer => realMp4({ ...options
 
 /** A real VP8 WEBM. */
 export const realWebm = (options: Omit<RealVideo, "padBytes"> = {}): Buffer => make("webm", options.width ?? 320, options.height ?? 240)
+
+/**
+ * A real MP4 of any size, streamed: `head` (a real one-second MP4 and the header of a
+ * `free` box of `padBytes`), then the caller's `padBytes` of filler, then `tail` (empty).
+ * Same shape as mediaFiles.ts mp4Around, for benchmarks whose uploads must be taken.
+ */
+export const realMp4Around = (padBytes: number) => {
+  const header = Buffer.alloc(8)
+  header.writeUInt32BE(8 + padBytes, 0)
+  header.write("free", 4, "latin1")
+  return { head: Buffer.concat([realMp4(), header]), tail: Buffer.alloc(0) }
+}
