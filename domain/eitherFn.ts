@@ -6,7 +6,7 @@ import type { YieldWrap } from "effect/Utils"
  * `Effect.fnUntraced` does for `Effect.gen`). A generator function made per call, as
  * `(x) => Either.gen(function* () {…})` makes one, gets a V8 hidden class of its own in the
  * old generation, which keeps the call's objects alive through every young-generation GC
- * until a full one (README, "What kept them: generator functions made per request").
+ * until a full one (docs/performance.md, "Generator functions made once").
  */
 export const eitherFn =
   <Args extends ReadonlyArray<unknown>, A, E>(body: (...args: Args) => Generator<YieldWrap<Either.Either<unknown, E>>, A, never>) =>

@@ -5,7 +5,7 @@ import type { Plan } from "./billing.js"
  * What each plan allows (spec: Status 402 "Plan limit (for example more channels than the
  * plan allows)", 403 "access is paused because the plan has no team"). The spec names the
  * webhook counts; the channel counts and which plans have a team are this service's
- * choice, documented in the README: Standard is one person's plan.
+ * choice, documented in docs/features.md, "Plans": Standard is one person's plan.
  */
 export const planLimits = {
   standard: { channels: 10, team: false },

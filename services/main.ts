@@ -5,7 +5,7 @@ import { seedDemoWorkspace } from "./admin/demo.js"
 import { GatewayLive } from "./gateway/server.js"
 import { AppConfig, AppConfigLive } from "./platform/config.js"
 import { DatabaseLive } from "./platform/db.js"
-import { installFiberRootRegistry } from "./platform/fiberRoots.js"
+import { fiberRootRegistryNotInstalled, installFiberRootRegistry } from "./platform/fiberRoots.js"
 import { HealthServerLive, natsCheck, postgresCheck, redisCheck } from "./platform/health.js"
 import { LoggingLive } from "./platform/logging.js"
 import { TracingLive } from "./platform/tracing.js"
@@ -22,8 +22,8 @@ import { WebhooksLive } from "./webhooks/main.js"
  *                                              gateway on this thread, the others on a worker thread
  *   node dist/services/main.js gateway actors  just these, on this thread (tsx services/main.ts … in development)
  */
-// before any fiber runs on this thread (both threads run this module)
-installFiberRootRegistry()
+// before any fiber runs on this thread (both threads run this module); said at start when it could not be done
+const fiberRootRegistryInstalled = installFiberRootRegistry()
 
 const services = {
   gateway: GatewayLive.pipe(Layer.annotateLogs("service", "gateway")),
@@ -86,7 +86,11 @@ const program = Effect.gen(function* () {
     // the worker thread has said why (Cannot start: …, or its failure); this one stops too
     ServiceThreadStopped: (e) =>
       Effect.logError(`the thread of ${onWorker.join(", ")} stopped (exit code ${e.exitCode}); stopping`).pipe(
-        Effect.zipRight(Effect.sync(() => void (process.exitCode = 1)))
+        Effect.zipRight(
+          Effect.sync(() => {
+            process.exitCode = 1
+          })
+        )
       ),
     SecretKeyMissing: cannotStart,
     PublicUrlInvalid: cannotStart,
@@ -98,6 +102,7 @@ const program = Effect.gen(function* () {
 )
 
 Effect.logInfo(`starting ${here.join(", ")}${onWorker.length > 0 ? ` (and ${onWorker.join(", ")} on a worker thread)` : ""}`).pipe(
+  Effect.zipRight(fiberRootRegistryInstalled ? Effect.void : Effect.logWarning(fiberRootRegistryNotInstalled)),
   Effect.zipRight(program),
   // JSON lines or pretty (LOG_FORMAT, LOG_LEVEL), secrets redacted: services/platform/logging.ts
   Effect.provide(LoggingLive({ service: here.join("+"), ...(serviceThreadData === null ? {} : { terminal: serviceThreadData.terminal }) })),

@@ -1,5 +1,5 @@
 /**
- * How hard the publisher may press on a network (README: Publishing → Limits). Each
+ * How hard the publisher may press on a network (docs/publishing.md, "Limits"). Each
  * publisher process keeps these limits itself; a network's 429 pauses the channel for every
  * process (its Retry-After is stored with the channel).
  */

@@ -4,8 +4,8 @@ import { CurrentPrincipal } from "../../protocol/http/security.js"
 import { authorize } from "../platform/policy.js"
 import { PostWriter } from "../posts/PostWriter.js"
 import { admitCreatePosts } from "./commands/admission.js"
-import { AlreadyRan, CurrentCommand, CurrentLease, FenceStore, LeaseLost } from "./fencing.js"
-import type { Mailboxes } from "./mailboxes.js"
+import { AlreadyRan, CurrentCommand, CurrentLease, FenceStore, LeaseLost } from "../sharding/fencing.js"
+import type { Mailboxes } from "../sharding/mailboxes.js"
 
 const PostsAnswer = Schema.Struct({ statusCode: Schema.Number, body: Schema.Unknown, replayed: Schema.Boolean })
 const decodeKeptCreate = Schema.decodeUnknown(PostsAnswer)
@@ -17,7 +17,7 @@ const decodeKeptGroup = Schema.decodeUnknown(Schema.String)
  * schemas. POST /posts is admitted first, outside the mailbox, so a request over the rate
  * limit or with a key already in flight answers at once.
  *
- * A command runs once: its transaction records its id (services/actors/fencedTransactions.ts).
+ * A command runs once: its transaction records its id (services/sharding/fencedTransactions.ts).
  * A copy (the gateway sent it again, or an earlier owner ran it) is answered from what
  * was kept: the first answer of POST /posts, the post as it is now for the PUTs and review,
  * the constant answer of the deletes.

@@ -1,7 +1,7 @@
 import { Context } from "effect"
 
 /**
- * What a workspace's actor keeps in memory (DESIGN: rebuilt from nothing after a restart
+ * What a workspace's actor keeps in memory (docs/architecture.md: rebuilt from nothing after a restart
  * or a hand-over): the Idempotency-Keys in flight. Durable guarantees rest on Postgres
  * (idempotency records, command records); rate windows are in Redis (rateWindows.ts).
  */

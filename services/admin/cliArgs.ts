@@ -53,7 +53,7 @@ export const usage = `Usage: npm run -s admin -- <command>
   user create --workspace W --email E --password P --role owner|admin|editor|client [--timezone IANA]
   customer create --workspace W --name N [--approval]
   channel create --workspace W --network ID --name N [--customer C] [--posting-times 09:00,13:30]
-                 [--credentials '{"instance":"https://…","accessToken":"…"}']   (checked against the network; README lists each network's fields)
+                 [--credentials '{"instance":"https://…","accessToken":"…"}']   (checked against the network; docs/networks.md lists each network's fields)
   key rotate --workspace W
   billing set --workspace W --event ${billingEvents.join("|")}
               [--plan P] [--amount N --currency C --period month|year --period-end ISO] [--test]

@@ -4,6 +4,7 @@ import path from "node:path"
 import { Console, Effect } from "effect"
 import { AppConfig } from "../platform/config.js"
 import { jsonLines } from "../platform/logging.js"
+import * as WorkspacesRepo from "../repos/workspacesRepo.js"
 import { makeAdminOperations } from "./operations.js"
 
 /**
@@ -16,9 +17,8 @@ export const seedDemoWorkspace = Effect.gen(function* () {
   const ops = yield* makeAdminOperations
   const created = yield* sql.withTransaction(
     Effect.gen(function* () {
-      yield* sql`SELECT pg_advisory_xact_lock(4242001)`
-      const existing = yield* sql<{ count: number }>`SELECT count(*)::int AS count FROM workspaces`
-      if ((existing[0]?.count ?? 0) > 0) return null
+      yield* WorkspacesRepo.lockDemoSeed
+      if ((yield* WorkspacesRepo.countWorkspaces) > 0) return null
       const { apiKey, workspaceId } = yield* ops.createWorkspace({ name: "Demo workspace", plan: "standard" })
       const password = crypto.randomUUID()
       yield* ops.createUser({ workspaceId, email: "owner@demo.localhost", password, role: "owner", timezone: null })

@@ -1,18 +1,8 @@
 import { SqlClient } from "@effect/sql"
-import { Data, Effect, Either, Option, Predicate, Schema } from "effect"
-import {
-  applyBillingEvent,
-  eventPlan,
-  publishingPaused,
-  releasesHolds,
-  startTrial,
-  type BillingAccount,
-  type BillingEvent,
-  type BillingState,
-  type Plan
-} from "../../domain/billing.js"
+import { Data, Effect, Either, Option, Predicate } from "effect"
+import { applyBillingEvent, eventPlan, publishingPaused, releasesHolds, startTrial, type BillingEvent, type Plan } from "../../domain/billing.js"
 import { planHasTeam } from "../../domain/plans.js"
-import { makeDueItemsStore } from "../scheduler/dueItemsStore.js"
+import { makeDueItemsRepo } from "../scheduler/dueItemsRepo.js"
 import type { BillingDetails } from "./cliArgs.js"
 import { channelLimitReached } from "../channels/channelConnections.js"
 import { connectWithCredentials } from "../channels/connectWithCredentials.js"
@@ -21,7 +11,12 @@ import { parsePostingTimes } from "../../domain/postingTimes.js"
 import type { Role } from "../../domain/roles.js"
 import * as Outbox from "../platform/outbox.js"
 import { newToken, tokenHash } from "../platform/secrets.js"
-import { hashPassword } from "./passwords.js"
+import { makePeopleRepo } from "../people/peopleRepo.js"
+import * as ChannelsRepo from "../repos/channelsRepo.js"
+import * as CustomersRepo from "../repos/customersRepo.js"
+import { makeTokensRepo } from "../repos/tokensRepo.js"
+import * as WorkspacesRepo from "../repos/workspacesRepo.js"
+import { hashPassword } from "../people/passwords.js"
 
 /** An operator's request that cannot be carried out as given. */
 export class AdminInputError extends Data.TaggedError("AdminInputError")<{ readonly message: string }> {}
@@ -32,44 +27,28 @@ const uuid = () => crypto.randomUUID()
 export const isUniqueViolation = (e: unknown): boolean =>
   Predicate.hasProperty(e, "cause") && Predicate.hasProperty(e.cause, "code") && e.cause.code === "23505"
 
-const PlanSchema = Schema.Literal("standard", "team", "pro", "ultimate")
-/** A workspace's billing as stored (migrations 0001, 0010). */
-const AccountRow = Schema.Struct({
-  billingState: Schema.Literal("active", "past_due", "grace_over", "ended"),
-  plan: PlanSchema,
-  trialEndsAt: Schema.NullOr(Schema.DateFromSelf),
-  pendingPlan: Schema.NullOr(PlanSchema),
-  cancelAtPeriodEnd: Schema.Boolean,
-  periodEnd: Schema.NullOr(Schema.DateFromSelf),
-  pastDueSince: Schema.NullOr(Schema.DateFromSelf)
-})
-const decodeAccounts = (rows: ReadonlyArray<unknown>) =>
-  Schema.decodeUnknown(Schema.Array(AccountRow))(rows).pipe(
-    Effect.orDie,
-    Effect.map((list) => list.map(({ billingState, ...rest }): BillingAccount => ({ state: billingState, ...rest })))
-  )
-
 /**
  * What operators do from the admin CLI (and what the first start does for the demo
  * workspace). Each operation is one transaction.
  */
 export const makeAdminOperations = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
-  const dueItems = yield* makeDueItemsStore
+  const dueItems = yield* makeDueItemsRepo
+  const people = yield* makePeopleRepo
+  const tokens = yield* makeTokensRepo
 
   const requireWorkspace = (workspaceId: string) =>
     Effect.gen(function* () {
-      const rows = yield* sql<{ billingState: BillingState }>`SELECT billing_state FROM workspaces WHERE id = ${workspaceId}`
-      const row = rows[0]
-      if (row === undefined) return yield* new AdminInputError({ message: `No workspace ${workspaceId}.` })
-      return row
+      const row = yield* WorkspacesRepo.findBillingState(workspaceId)
+      if (Option.isNone(row)) return yield* new AdminInputError({ message: `No workspace ${workspaceId}.` })
+      return row.value
     })
 
   const issueWorkspaceKey = (workspaceId: string) =>
     Effect.gen(function* () {
       const apiKey = newToken("svc_live_")
-      yield* sql`UPDATE api_tokens SET revoked_at = now() WHERE workspace_id = ${workspaceId} AND kind = 'live' AND revoked_at IS NULL`
-      yield* sql`INSERT INTO api_tokens ${sql.insert({ id: uuid(), workspaceId, kind: "live", tokenHash: tokenHash(apiKey), label: "Workspace API key" })}`
+      yield* tokens.revokeWorkspaceKeys(workspaceId)
+      yield* tokens.insertWorkspaceKey({ id: uuid(), workspaceId, tokenHash: tokenHash(apiKey), label: "Workspace API key" })
       return apiKey
     })
 
@@ -79,7 +58,7 @@ export const makeAdminOperations = Effect.gen(function* () {
       Effect.gen(function* () {
         const workspaceId = uuid()
         const trialEndsAt = input.trial === true ? startTrial(input.plan, new Date()).trialEndsAt : null
-        yield* sql`INSERT INTO workspaces ${sql.insert({ id: workspaceId, name: input.name, plan: input.plan, trialEndsAt })}`
+        yield* WorkspacesRepo.insertWorkspace({ id: workspaceId, name: input.name, plan: input.plan, trialEndsAt })
         const apiKey = yield* issueWorkspaceKey(workspaceId)
         return { workspaceId, apiKey }
       })
@@ -89,14 +68,13 @@ export const makeAdminOperations = Effect.gen(function* () {
     sql.withTransaction(
       Effect.gen(function* () {
         yield* requireWorkspace(input.workspaceId)
-        const existing = yield* sql<{ id: string }>`SELECT id FROM users WHERE lower(email) = lower(${input.email})`
-        let userId = existing[0]?.id
+        let userId = yield* people.findUserIdByEmail(input.email)
         if (userId === undefined) {
           userId = uuid()
           const passwordHash = yield* Effect.promise(() => hashPassword(input.password))
-          yield* sql`INSERT INTO users ${sql.insert({ id: userId, email: input.email, passwordHash, timezone: input.timezone })}`
+          yield* people.insertUser({ id: userId, email: input.email, passwordHash, timezone: input.timezone })
         }
-        yield* sql`INSERT INTO memberships ${sql.insert({ workspaceId: input.workspaceId, userId, role: input.role })}`
+        yield* people.insertMembership({ workspaceId: input.workspaceId, userId, role: input.role })
         return { userId }
       })
     ).pipe(
@@ -109,7 +87,7 @@ export const makeAdminOperations = Effect.gen(function* () {
     Effect.gen(function* () {
       yield* requireWorkspace(input.workspaceId)
       const customerId = uuid()
-      yield* sql`INSERT INTO customers ${sql.insert({ id: customerId, ...input })}`
+      yield* CustomersRepo.insertCustomer({ id: customerId, ...input })
       return { customerId }
     })
 
@@ -130,8 +108,7 @@ export const makeAdminOperations = Effect.gen(function* () {
       const postingTimes = parsePostingTimes(input.postingTimes)
       if (postingTimes === null) return yield* new AdminInputError({ message: "Posting times are HH:MM, e.g. 09:00,13:30." })
       if (input.customerId !== null) {
-        const found = yield* sql`SELECT 1 FROM customers WHERE id = ${input.customerId} AND workspace_id = ${input.workspaceId}`
-        if (found.length === 0) return yield* new AdminInputError({ message: `No customer ${input.customerId} in this workspace.` })
+        if (!(yield* CustomersRepo.customerExists(input.workspaceId, input.customerId))) return yield* new AdminInputError({ message: `No customer ${input.customerId} in this workspace.` })
       }
       // without credentials the channel exists but cannot publish until it is connected
       // (GET /social?refresh=<id>); the test network needs none
@@ -142,7 +119,7 @@ export const makeAdminOperations = Effect.gen(function* () {
             const overLimit = yield* channelLimitReached(input.workspaceId, true)
             if (Option.isSome(overLimit)) return yield* new AdminInputError({ message: `${overLimit.value.error} ${overLimit.value.fix ?? ""}`.trim() })
             const channelId = uuid()
-            yield* sql`INSERT INTO channels ${sql.insert({
+            yield* ChannelsRepo.insertChannel({
               id: channelId,
               workspaceId: input.workspaceId,
               customerId: input.customerId,
@@ -150,7 +127,7 @@ export const makeAdminOperations = Effect.gen(function* () {
               name: input.name,
               profile: input.name.toLowerCase().replace(/[^a-z0-9]+/g, "_"),
               postingTimes: [...postingTimes]
-            })}`
+            })
             return { channelId }
           })
         )
@@ -184,27 +161,17 @@ export const makeAdminOperations = Effect.gen(function* () {
   const setBilling = (input: { workspaceId: string; event: BillingEvent } & Partial<BillingDetails>) =>
     Outbox.transaction(
       Effect.gen(function* () {
-        const rows = yield* sql`
-          SELECT billing_state, plan, trial_ends_at, pending_plan, cancel_at_period_end, period_end, past_due_since
-          FROM workspaces WHERE id = ${input.workspaceId} FOR UPDATE`.pipe(Effect.flatMap(decodeAccounts))
-        const before = rows[0]
-        if (before === undefined) return yield* new AdminInputError({ message: `No workspace ${input.workspaceId}.` })
+        const account = yield* WorkspacesRepo.lockBillingAccount(input.workspaceId)
+        if (Option.isNone(account)) return yield* new AdminInputError({ message: `No workspace ${input.workspaceId}.` })
+        const before = account.value
         const now = new Date()
         const applied = applyBillingEvent(before, { event: input.event, plan: input.plan ?? null, periodEnd: input.periodEnd ?? null }, now)
         if (Either.isLeft(applied)) return yield* new AdminInputError({ message: applied.left.message })
         const after = applied.right
-        yield* sql`
-          UPDATE workspaces SET billing_state = ${after.state}, billing_event = ${input.event}, plan = ${after.plan},
-            trial_ends_at = ${after.trialEndsAt}, pending_plan = ${after.pendingPlan}, cancel_at_period_end = ${after.cancelAtPeriodEnd},
-            period_end = ${after.periodEnd}, past_due_since = ${after.pastDueSince}
-          WHERE id = ${input.workspaceId}`
+        yield* WorkspacesRepo.saveBilling(input.workspaceId, input.event, after)
         // nothing is deleted: people are paused while the plan has no team and resumed with one
-        if (planHasTeam(after.plan)) {
-          yield* sql`UPDATE memberships SET paused = false, paused_by_plan = false WHERE workspace_id = ${input.workspaceId} AND paused_by_plan`
-        } else {
-          yield* sql`UPDATE memberships SET paused = true, paused_by_plan = true
-            WHERE workspace_id = ${input.workspaceId} AND role <> 'owner' AND NOT paused`
-        }
+        if (planHasTeam(after.plan)) yield* people.resumePausedByPlan(input.workspaceId)
+        else yield* people.pauseForPlan(input.workspaceId)
         if (publishingPaused(after.state, after.pastDueSince, now)) yield* dueItems.holdForBilling([input.workspaceId])
         else if (releasesHolds(before, after, now)) yield* dueItems.releaseBillingHolds([input.workspaceId])
         yield* Outbox.write(input.workspaceId, [{

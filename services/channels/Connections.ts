@@ -6,11 +6,13 @@ import type { ChannelId, CustomerId } from "../../domain/ids.js"
 import { findNetwork } from "../../domain/networks/index.js"
 import { CurrentPrincipal } from "../../protocol/http/security.js"
 import { ConnectFailed } from "../networks/adapter.js"
-import { NetworkAdapters } from "../networks/registry.js"
+import { NetworkAdapters } from "../networks/NetworkAdapters.js"
 import { AppConfig } from "../platform/config.js"
 import { policyRequire } from "../platform/policy.js"
 import { storageDefects } from "../platform/storageDefects.js"
-import { channelLimitReached, channelToReconnect, customerExists, ReconnectRefused, saveConnection } from "./channelConnections.js"
+import { findChannelOnNetwork } from "../repos/channelsRepo.js"
+import { customerExists } from "../repos/customersRepo.js"
+import { channelLimitReached, ReconnectRefused, saveConnection } from "./channelConnections.js"
 import { SignInStates } from "./signInStates.js"
 import { withSpan } from "../platform/tracing.js"
 
@@ -42,8 +44,8 @@ export class Connections extends Effect.Service<Connections>()("channels/Connect
     const config = yield* AppConfig
     const { publicUrl } = config
     const sql = yield* SqlClient.SqlClient
-    /** The stores run with the service's own database and configuration. */
-    const withStores = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+    /** The repositories and connection writes run with the service's own database and configuration. */
+    const withRepos = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
       effect.pipe(Effect.provideService(SqlClient.SqlClient, sql), Effect.provideService(AppConfig, config))
 
     /** GET /social/{integration}?customer=&refresh=&instance= → {url}. */
@@ -64,7 +66,7 @@ export class Connections extends Effect.Service<Connections>()("channels/Connect
         if (input.customer !== null && !(yield* customerExists(workspaceId, input.customer))) {
           return yield* Effect.fail(Errors.badRequest("There is no such customer in this workspace. GET /public/v1/groups lists them."))
         }
-        if (input.refresh !== null && Option.isNone(yield* channelToReconnect(workspaceId, input.refresh, network.value.identifier))) {
+        if (input.refresh !== null && Option.isNone(yield* findChannelOnNetwork(workspaceId, input.refresh, network.value.identifier))) {
           return yield* Effect.fail(Errors.channelNotFound())
         }
         // a new channel over the plan's limit is refused before the person signs in (and checked again when it is stored)
@@ -87,7 +89,7 @@ export class Connections extends Effect.Service<Connections>()("channels/Connect
         )
         yield* states.put(state, signIn)
         return { url }
-      }).pipe(withStores, storageDefects, withSpan("Connections.signInLink"), policyRequire("channels.connect"))
+      }).pipe(withRepos, storageDefects, withSpan("Connections.signInLink"), policyRequire("channels.connect"))
 
     /** The network sent the person back: exchange the code, store the channel. Never fails: the page says what happened. */
     const completeSignIn = (network: string, query: Readonly<Record<string, string>>) =>
@@ -118,7 +120,7 @@ export class Connections extends Effect.Service<Connections>()("channels/Connect
           Effect.logError("sign-in callback failed", defect).pipe(Effect.as<CallbackOutcome>({ _tag: "Failed", message: "Something went wrong on our side. Start connecting again." }))
         ),
         withSpan("Connections.completeSignIn", { attributes: { network } }),
-        withStores
+        withRepos
       )
 
     return { signInLink, completeSignIn }

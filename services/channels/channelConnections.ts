@@ -1,17 +1,16 @@
 import { SqlClient } from "@effect/sql"
-import { Data, Effect, Option, Schema } from "effect"
+import { Data, Effect, Option } from "effect"
 import { isPlan } from "../../domain/billing.js"
 import { checkChannelLimit } from "../../domain/plans.js"
 import type { Connected } from "../networks/adapter.js"
-import { sealCredentials } from "../networks/credentialsStore.js"
+import { sealCredentials } from "../networks/credentials.js"
 import { AppConfig } from "../platform/config.js"
 import { withSpan } from "../platform/tracing.js"
+import { countConnectedChannels, insertChannel, writeReconnection, writeSameAccountConnection } from "../repos/channelsRepo.js"
+import { findPlan } from "../repos/workspacesRepo.js"
 
 /** The channel to reconnect is gone, or it belongs to another account of the network. */
 export class ReconnectRefused extends Data.TaggedError("ReconnectRefused")<{ readonly message: string }> {}
-
-const IdRow = Schema.Struct({ id: Schema.String })
-const decodeIds = Schema.decodeUnknown(Schema.Array(IdRow))
 
 const profileSlug = (text: string) => text.toLowerCase().replace(/[^a-z0-9@._-]+/g, "_").slice(0, 100) || "channel"
 
@@ -45,30 +44,22 @@ export const saveConnection = (input: {
     }
     return yield* sql.withTransaction(
       Effect.gen(function* () {
-        const update = (where: ReturnType<typeof sql<never>>) =>
-          sql`
-            UPDATE channels SET credentials = ${fields.credentials}, name = ${fields.name}, profile = ${fields.profile},
-              picture = ${fields.picture}, account_id = ${fields.accountId}, default_settings = ${fields.defaultSettings}::jsonb,
-              refresh_needed = false, in_between_steps = false
-            WHERE workspace_id = ${input.workspaceId} AND network = ${input.network} AND deleted_at IS NULL AND ${where}
-            RETURNING id`.pipe(Effect.flatMap(decodeIds))
         if (input.refreshChannelId !== null) {
-          const rows = yield* update(sql`id = ${input.refreshChannelId} AND (account_id IS NULL OR account_id = ${fields.accountId})`)
-          const row = rows[0]
-          if (row === undefined) {
+          const reconnected = yield* writeReconnection({ workspaceId: input.workspaceId, network: input.network, channelId: input.refreshChannelId }, fields)
+          if (Option.isNone(reconnected)) {
             return yield* new ReconnectRefused({
               message: "This channel is connected to another account of the network, or it was removed. Sign in with the channel's own account, or connect a new channel."
             })
           }
-          return { channelId: row.id, created: false }
+          return { channelId: reconnected.value, created: false }
         }
-        const same = yield* update(sql`account_id = ${fields.accountId}`)
-        if (same[0] !== undefined) return { channelId: same[0].id, created: false }
+        const same = yield* writeSameAccountConnection({ workspaceId: input.workspaceId, network: input.network }, fields)
+        if (Option.isSome(same)) return { channelId: same.value, created: false }
         // a new channel: within the plan's limit (the workspace row locked, so two at once cannot both pass)
         const overLimit = yield* channelLimitReached(input.workspaceId, true)
         if (Option.isSome(overLimit)) return yield* Effect.fail(overLimit.value)
         const channelId = crypto.randomUUID()
-        yield* sql`INSERT INTO channels ${sql.insert({
+        yield* insertChannel({
           id: channelId,
           workspaceId: input.workspaceId,
           customerId: input.customerId,
@@ -80,32 +71,11 @@ export const saveConnection = (input: {
           accountId: fields.accountId,
           defaultSettings: fields.defaultSettings,
           postingTimes: [...input.postingTimes]
-        })}`
+        })
         return { channelId, created: true }
       })
     )
   }).pipe(withSpan("channels.saveConnection"))
-
-/** The customer exists in the workspace. */
-export const customerExists = (workspaceId: string, customerId: string) =>
-  Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    sql`SELECT id FROM customers WHERE id = ${customerId} AND workspace_id = ${workspaceId}`.pipe(
-      Effect.flatMap(decodeIds),
-      Effect.map((rows) => rows.length > 0)
-    )
-  )
-
-/** The channel to reconnect, when it is the workspace's and on this network. */
-export const channelToReconnect = (workspaceId: string, channelId: string, network: string) =>
-  Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    sql`SELECT id FROM channels WHERE id = ${channelId} AND workspace_id = ${workspaceId} AND network = ${network} AND deleted_at IS NULL`.pipe(
-      Effect.flatMap(decodeIds),
-      Effect.map((rows) => Option.fromNullable(rows[0]?.id))
-    )
-  )
-
-const PlanRow = Schema.Struct({ plan: Schema.String })
-const CountRow = Schema.Struct({ channels: Schema.Number })
 
 /**
  * 402 (domain/plans.ts) when one more channel would exceed the workspace's plan. `lock`
@@ -114,14 +84,7 @@ const CountRow = Schema.Struct({ channels: Schema.Number })
  */
 export const channelLimitReached = (workspaceId: string, lock: boolean) =>
   Effect.gen(function* () {
-    const sql = yield* SqlClient.SqlClient
-    const plans = yield* sql`SELECT plan FROM workspaces WHERE id = ${workspaceId} ${lock ? sql`FOR UPDATE` : sql``}`.pipe(
-      Effect.flatMap(Schema.decodeUnknown(Schema.Array(PlanRow)))
-    )
-    const plan = plans[0]?.plan
+    const plan = yield* findPlan(workspaceId, lock)
     if (plan === undefined || !isPlan(plan)) return Option.none()
-    const counts = yield* sql`SELECT count(*)::int AS channels FROM channels WHERE workspace_id = ${workspaceId} AND deleted_at IS NULL`.pipe(
-      Effect.flatMap(Schema.decodeUnknown(Schema.Array(CountRow)))
-    )
-    return Option.fromNullable(checkChannelLimit(plan, counts[0]?.channels ?? 0))
+    return Option.fromNullable(checkChannelLimit(plan, yield* countConnectedChannels(workspaceId)))
   })

@@ -1,6 +1,6 @@
 import { Data, Effect, Option } from "effect"
 import { findNetwork } from "../../domain/networks/index.js"
-import { NetworkAdapters } from "../networks/registry.js"
+import { NetworkAdapters } from "../networks/NetworkAdapters.js"
 import { saveConnection } from "./channelConnections.js"
 
 /** The credentials were not taken: the network refused them, or they are not its fields. */

@@ -15,7 +15,7 @@ export const SignIn = Schema.Struct({
 })
 export type SignIn = typeof SignIn.Type
 
-/** A sign-in link lasts 10 minutes (DESIGN: Redis holds sign-in sessions). */
+/** A sign-in link lasts 10 minutes (docs/architecture.md, "Redis": sign-in links of networks). */
 export const SIGN_IN_TTL_SECONDS = 600
 
 const decode = Schema.decodeUnknownOption(Schema.parseJson(SignIn))

@@ -76,7 +76,7 @@ const makeNodeServer = (timeouts: HttpServerConfig) => () => {
  */
 const ErrorMiddlewareLive = HttpApiBuilder.middleware(
   Effect.map(Effect.zip(AppConfig, makeRequestLogs), ([config, requestLogs]) => {
-    // made once, not per request (README, "What kept them: generator functions made per request")
+    // made once, not per request (docs/performance.md, "Generator functions made once")
     const checked = Effect.fnUntraced(function* <E, R>(
       request: HttpServerRequest.HttpServerRequest,
       mcp: boolean,

@@ -1,7 +1,7 @@
 import { Context, Effect, Layer, Option, Redacted } from "effect"
 import pg from "pg"
 import { AppConfig } from "../platform/config.js"
-import type { TokenRow } from "../repos/tokensRepo.js"
+import { AUTH_CHANGED_CHANNEL, emptyQuery, listenForAuthChanges, type TokenRow } from "../repos/tokensRepo.js"
 
 /**
  * The gateway's in-process cache of token hash → the stored token row, so an
@@ -25,9 +25,6 @@ export interface TokenCacheShape {
 }
 
 export class TokenCache extends Context.Tag("TokenCache")<TokenCache, TokenCacheShape>() {}
-
-/** The channel migration 0012's trigger notifies. */
-export const AUTH_CHANGED_CHANNEL = "auth_changed"
 
 /** Enough for every live token of a large deployment; above it the oldest entries go first. */
 const MAX_ENTRIES = 100_000
@@ -86,7 +83,7 @@ export const makeTokenCache = (databaseUrl: string) =>
           settle(false)
           lost(current)
         }, FENCE_TIMEOUT_MS)
-        current.query("").then(
+        emptyQuery(current).then(
           () => settle(true),
           () => settle(false)
         )
@@ -119,7 +116,7 @@ export const makeTokenCache = (databaseUrl: string) =>
         next.on("end", () => lost(next))
         next
           .connect()
-          .then(() => next.query(`LISTEN ${AUTH_CHANGED_CHANNEL}`))
+          .then(() => listenForAuthChanges(next))
           .then(() => {
             if (client !== next) return
             // whatever changed while no notification could arrive is forgotten

@@ -2,13 +2,13 @@ import { Data, type Effect, type Redacted } from "effect"
 import type { InvalidRequest } from "../../domain/errors.js"
 import type { OutboundError } from "../platform/outbound/errors.js"
 import type { OutboundResponse } from "../platform/outbound/request.js"
-import type { StoredMedia } from "../posts/rows.js"
+import type { StoredMedia } from "./storedMedia.js"
 import type { ChannelRow } from "../repos/channelsRepo.js"
 
 /**
  * A channel's network credentials: a JSON object whose fields each adapter decodes with its
  * own Schema (tokens, instance address, bot token …). Encrypted at rest with SECRET_KEY
- * (services/networks/credentialsStore.ts); handed to adapters Redacted so that a log line
+ * (services/networks/credentials.ts); handed to adapters Redacted so that a log line
  * or an error can never print them.
  */
 export type Credentials = Readonly<Record<string, unknown>>
@@ -142,7 +142,7 @@ export type Statistics = Data.TaggedEnum<{
 export const Statistics = Data.taggedEnum<Statistics>()
 
 /**
- * One adapter per network (DESIGN: Networks): connecting, token refresh, publishing the
+ * One adapter per network (docs/networks.md, "One adapter per network"): connecting, token refresh, publishing the
  * post and its follow-ups, the search that tells whether a post whose answer was lost is
  * live, statistics and helper tools. An adapter reaches its network only through
  * NetworkDeps.outbound (the SSRF-safe client) and never touches the database: the
@@ -154,7 +154,7 @@ export interface NetworkAdapter {
   readonly connect: ConnectMethod
   /**
    * Checks credentials against the network (the admin CLI, form networks): the fields of
-   * the README's table, decoded by the adapter, answered with what to store.
+   * the table of docs/networks.md, "Connecting channels", decoded by the adapter, answered with what to store.
    */
   readonly verify: (credentials: unknown) => Effect.Effect<Connected, ConnectFailed>
   /**

@@ -4,7 +4,7 @@ import { ToolMessages } from "../../domain/posts/messages.js"
 import { ConnectFailed, type Credentials, type Metric, type NetworkAnswer, PublishAnswer, SearchAnswer, Statistics } from "./adapter.js"
 import type { MediaFile, MediaFilesShape } from "./networkDeps.js"
 import { excerpt } from "./networkHttp.js"
-import type { StoredMedia } from "../posts/rows.js"
+import type { StoredMedia } from "./storedMedia.js"
 
 /** Pieces every adapter uses the same way: reading credentials and files, and plain answers. */
 

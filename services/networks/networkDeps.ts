@@ -1,10 +1,11 @@
-import { SqlClient } from "@effect/sql"
-import { Context, Data, Effect, Layer, Option, Schema } from "effect"
+import { Context, Data, Effect, Layer, Option } from "effect"
 import { MediaStorage } from "../media/storage.js"
 import { AppConfig } from "../platform/config.js"
 import { decryptSecret, encryptSecret } from "../platform/secrets.js"
-import { OutboundHttp, type OutboundHttpShape } from "../platform/outbound/OutboundHttp.js"
-import type { StoredMedia } from "../posts/rows.js"
+import { OutboundHttp, type OutboundHttpShape } from "../platform/outbound/outboundHttp.js"
+import type { StoredMedia } from "./storedMedia.js"
+import { makeMediaFilesRepo } from "./mediaFilesRepo.js"
+import { makeNetworkAppsRepo } from "./networkAppsRepo.js"
 
 /** A file of a post could not be read for upload to a network. */
 export class MediaUnavailable extends Data.TaggedError("MediaUnavailable")<{ readonly message: string }> {}
@@ -23,7 +24,7 @@ export interface MediaFilesShape {
 /**
  * What every adapter is built with: the SSRF-safe outbound client (OUTBOUND_ALLOW
  * included) and the post's files. Adapters read their own base addresses and keys from the
- * environment when they are built (README: Networks).
+ * environment when they are built (docs/networks.md, "Configuration of the networks").
  */
 export class NetworkDeps extends Context.Tag("networks/NetworkDeps")<
   NetworkDeps,
@@ -48,13 +49,9 @@ export interface AppRegistrationsShape {
 /** Largest file sent to a network (the networks' own limits are lower). */
 const MAX_MEDIA_BYTES = 512 * 1024 * 1024
 
-const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
-
-const StorageKeyRow = Schema.Struct({ storageKey: Schema.String })
-
 /** Files of the media library are read from storage by id; anything else is downloaded. */
 export const makeMediaFiles = Effect.gen(function* () {
-  const sql = yield* SqlClient.SqlClient
+  const repo = yield* makeMediaFilesRepo
   const storage = yield* MediaStorage
   const outbound = yield* OutboundHttp
   const unavailable = (media: StoredMedia, why: string) =>
@@ -82,12 +79,7 @@ export const makeMediaFiles = Effect.gen(function* () {
       if ("renditionKey" in media && typeof media.renditionKey === "string") {
         return { bytes: yield* fromStorage(media, media.renditionKey), mime: media.mime, name: media.name }
       }
-      const byId = uuidPattern.test(media.id) ? sql`id = ${media.id} OR ` : sql``
-      const rows = yield* sql`SELECT storage_key FROM media WHERE ${byId} path = ${media.url} LIMIT 1`.pipe(
-        Effect.flatMap(Schema.decodeUnknown(Schema.Array(StorageKeyRow))),
-        Effect.orElseSucceed(() => [])
-      )
-      const key = Option.fromNullable(rows[0]?.storageKey)
+      const key = yield* repo.storageKeyOf(media).pipe(Effect.orElseSucceed(() => Option.none<string>()))
       const bytes = Option.isSome(key)
         ? yield* fromStorage(media, key.value)
         : yield* outbound.fetch({ url: media.url, maxBytes: MAX_MEDIA_BYTES, timeoutMs: 120_000 }).pipe(
@@ -100,24 +92,17 @@ export const makeMediaFiles = Effect.gen(function* () {
   return { read } satisfies MediaFilesShape
 })
 
-const AppRow = Schema.Struct({ clientId: Schema.String, clientSecret: Schema.Uint8ArrayFromSelf })
-
 /** network_apps in Postgres, the client secret sealed with SECRET_KEY. */
 export const makeAppRegistrations = Effect.gen(function* () {
-  const sql = yield* SqlClient.SqlClient
+  const repo = yield* makeNetworkAppsRepo
   const { secretKey } = yield* AppConfig
   const shape: AppRegistrationsShape = {
-    find: ({ instance, network, redirectUri }) =>
-      sql`SELECT client_id, client_secret FROM network_apps
-          WHERE network = ${network} AND instance = ${instance} AND redirect_uri = ${redirectUri}`.pipe(
-        Effect.flatMap(Schema.decodeUnknown(Schema.Array(AppRow))),
-        Effect.map((rows) => Option.fromNullable(rows[0])),
+    find: (key) =>
+      repo.find(key).pipe(
         Effect.map(Option.map((row) => ({ clientId: row.clientId, clientSecret: decryptSecret(secretKey, Buffer.from(row.clientSecret)) }))),
         Effect.orDie
       ),
-    save: ({ instance, network, redirectUri }, app) =>
-      sql`INSERT INTO network_apps ${sql.insert({ network, instance, redirectUri, clientId: app.clientId, clientSecret: encryptSecret(secretKey, app.clientSecret) })}
-          ON CONFLICT (network, instance, redirect_uri) DO NOTHING`.pipe(Effect.asVoid, Effect.orDie)
+    save: (key, app) => repo.save(key, { clientId: app.clientId, sealedSecret: encryptSecret(secretKey, app.clientSecret) }).pipe(Effect.orDie)
   }
   return shape
 })

@@ -1,5 +1,5 @@
 import { Effect, Either, Option, Schema } from "effect"
-import type { OutboundHttpShape } from "../platform/outbound/OutboundHttp.js"
+import type { OutboundHttpShape } from "../platform/outbound/outboundHttp.js"
 import type { OutboundRequest, OutboundResponse } from "../platform/outbound/request.js"
 import { type NetworkAnswer, PublishAnswer } from "./adapter.js"
 

@@ -3,7 +3,7 @@ import { Errors } from "../../domain/errors.js"
 import { ToolMessages } from "../../domain/posts/messages.js"
 import { type Credentials, type NetworkAdapter, PublishAnswer, type PublishRequest, Refresh, SearchAnswer } from "./adapter.js"
 import { TEST_NETWORK_KEEPS_DAYS, testChannelStatistics, testPostStatistics } from "./testNetworkStatistics.js"
-import { TestNetworkStore } from "./testNetworkStore.js"
+import { TestNetworkRepo } from "./TestNetworkRepo.js"
 
 const EchoData = Schema.Struct({ text: Schema.String })
 
@@ -33,13 +33,13 @@ const accountOf = (credentials: Redacted.Redacted<Credentials>): string => {
 }
 
 /**
- * The built-in test network: a simulated network whose posts live in its store, so the
+ * The built-in test network: a simulated network whose posts live in its table (TestNetworkRepo.ts), so the
  * whole publishing path (attempts, outcomes, search) runs without any network's keys.
  */
 export const makeTestNetworkAdapter = Effect.gen(function* () {
-  const store = yield* TestNetworkStore
+  const repo = yield* TestNetworkRepo
   const take = (request: PublishRequest) =>
-    store.add({ channelId: request.channel.id, itemId: request.item.id, content: request.item.content })
+    repo.add({ channelId: request.channel.id, itemId: request.item.id, content: request.item.content })
   const publish = (request: PublishRequest) => {
       const behaviour = behaviourOf(request)
       const published = (id: string) => PublishAnswer.Published({ releaseId: id, releaseUrl: releaseUrl(id) })
@@ -60,7 +60,7 @@ export const makeTestNetworkAdapter = Effect.gen(function* () {
             return Effect.sleep(behaviour.slowMs).pipe(Effect.zipRight(take(request)), Effect.map(published))
         }
       })()
-      // a store that fails mid-write may or may not hold the post: like a lost answer
+      // a write that fails midway may or may not hold the post: like a lost answer
       return answer.pipe(Effect.catchAll((e) => Effect.succeed(PublishAnswer.NoAnswer({ reason: String(e) }))))
   }
   const adapter: NetworkAdapter = {
@@ -81,7 +81,7 @@ export const makeTestNetworkAdapter = Effect.gen(function* () {
     // the test network answers in-process, never over HTTP
     classify: () => PublishAnswer.NoAnswer({ reason: "the test network does not answer over HTTP" }),
     search: (request) =>
-      store.findByItem(request.item.id).pipe(
+      repo.findByItem(request.item.id).pipe(
         Effect.map(Option.match({
           onNone: () => SearchAnswer.NotFound(),
           onSome: (id) => SearchAnswer.Found({ releaseId: id, releaseUrl: releaseUrl(id) })
@@ -96,7 +96,7 @@ export const makeTestNetworkAdapter = Effect.gen(function* () {
             Effect.mapError(() => Errors.badRequest(ToolMessages.echoNeedsText))
           )
         case "stats":
-          return store.postCountsByStatus(channel.id).pipe(
+          return repo.postCountsByStatus(channel.id).pipe(
             Effect.map((posts) => ({ channelId: channel.id, posts })),
             Effect.orDie
           )

@@ -9,7 +9,7 @@ import { Redis } from "../platform/redis.js"
 import { tokenHash } from "../platform/secrets.js"
 
 /**
- * The OAuth state that lives minutes, in Redis (DESIGN: Redis), shared by every gateway
+ * The OAuth state that lives minutes, in Redis (docs/architecture.md, "Redis"), shared by every gateway
  * replica: authorization codes (5 minutes) and device codes (10 minutes), each a key with
  * its expiry as TTL, found by the SHA-256 of the code (the code itself is never stored),
  * taken once atomically: GETDEL for a code, a Lua script for each change of a device

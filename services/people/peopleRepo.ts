@@ -56,7 +56,33 @@ export const makePeopleRepo = Effect.gen(function* () {
   const updateMember = (input: { workspaceId: string; userId: string; role: string; paused: boolean }) =>
     sql`UPDATE memberships SET role = ${input.role}, paused = ${input.paused}
         WHERE workspace_id = ${input.workspaceId} AND user_id = ${input.userId} AND role <> 'owner'`.pipe(Effect.asVoid)
-  return { findUserByEmail, findUser, membershipsOf, membersOf, findMember, updateMember }
+  /** The id of the person with this email (compared without case), if any. */
+  const findUserIdByEmail = (email: string) =>
+    sql<{ id: string }>`SELECT id FROM users WHERE lower(email) = lower(${email})`.pipe(Effect.map((rows) => rows[0]?.id))
+  const insertUser = (row: { readonly id: string; readonly email: string; readonly passwordHash: string; readonly timezone: string | null }) =>
+    sql`INSERT INTO users ${sql.insert(row)}`
+  const insertMembership = (row: { readonly workspaceId: string; readonly userId: string; readonly role: string }) =>
+    sql`INSERT INTO memberships ${sql.insert(row)}`
+  /** The plan has a team again: people paused because it had none are resumed. */
+  const resumePausedByPlan = (workspaceId: string) =>
+    sql`UPDATE memberships SET paused = false, paused_by_plan = false WHERE workspace_id = ${workspaceId} AND paused_by_plan`
+  /** The plan has no team: everyone but the owner is paused (nothing is deleted). */
+  const pauseForPlan = (workspaceId: string) =>
+    sql`UPDATE memberships SET paused = true, paused_by_plan = true
+            WHERE workspace_id = ${workspaceId} AND role <> 'owner' AND NOT paused`
+  return {
+    findUserByEmail,
+    findUser,
+    membershipsOf,
+    membersOf,
+    findMember,
+    updateMember,
+    findUserIdByEmail,
+    insertUser,
+    insertMembership,
+    resumePausedByPlan,
+    pauseForPlan
+  }
 })
 
 export class PeopleRepo extends Context.Tag("PeopleRepo")<PeopleRepo, Effect.Effect.Success<typeof makePeopleRepo>>() {

@@ -6,7 +6,7 @@ import { Redis } from "../platform/redis.js"
 import { tokenHash } from "../platform/secrets.js"
 
 /**
- * Sessions of the app pages, in Redis (DESIGN: sign-in sessions), found by the SHA-256 of
+ * Sessions of the app pages, in Redis (docs/architecture.md, "Redis": sessions of the app pages), found by the SHA-256 of
  * the cookie's value. Every visitor of a form gets one, signed in or not, so every form
  * carries the session's CSRF token (synchronizer token) and sign-in itself is protected.
  * Signing in starts a new session (a fixed session id from before is worth nothing).

@@ -30,7 +30,7 @@ export interface AppConfigShape {
   readonly trustProxy: number
 }
 
-/** How long the gateway's HTTP server waits for a client (README: Configuration). */
+/** How long the gateway's HTTP server waits for a client (docs/operations.md, "Configuration"). */
 export interface HttpServerConfig {
   /** HEADERS_TIMEOUT_MS: the request line and headers must arrive within this (else 408, connection closed). */
   readonly headersTimeoutMs: number

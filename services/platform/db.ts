@@ -1,39 +1,12 @@
-import { NodeContext } from "@effect/platform-node"
-import { SqlClient, SqlError } from "@effect/sql"
-import { PgClient, PgMigrator } from "@effect/sql-pg"
+import { type SqlClient, SqlError } from "@effect/sql"
+import { PgClient } from "@effect/sql-pg"
 import { Data, Effect, Layer, Redacted, Schedule, String as Str } from "effect"
 import pg from "pg"
 import { AppConfig } from "./config.js"
 import { trackPool } from "./metrics.js"
 import { PgPool } from "./pgPool.js"
-import m0001 from "./migrations/0001_core.js"
-import m0002 from "./migrations/0002_posts.js"
-import m0003 from "./migrations/0003_publishing.js"
-import m0004 from "./migrations/0004_publish_jobs.js"
-import m0005 from "./migrations/0005_actor_fencing.js"
-import m0006 from "./migrations/0006_networks.js"
-import m0007 from "./migrations/0007_repeats_and_pauses.js"
-import m0008 from "./migrations/0008_webhooks.js"
-import m0009 from "./migrations/0009_oauth.js"
-import m0010 from "./migrations/0010_billing_links.js"
-import m0012 from "./migrations/0012_operations.js"
-import m0013 from "./migrations/0013_media_facts.js"
-
-/** Every migration, in order. Add new ones here; ids only ever grow. */
-export const migrations = {
-  "1_core": m0001,
-  "2_posts": m0002,
-  "3_publishing": m0003,
-  "4_publish_jobs": m0004,
-  "5_actor_fencing": m0005,
-  "6_networks": m0006,
-  "7_repeats_and_pauses": m0007,
-  "8_webhooks": m0008,
-  "9_oauth": m0009,
-  "10_billing_links": m0010,
-  "12_operations": m0012,
-  "13_media_facts": m0013
-}
+import { runMigrations } from "./migrations/migrator.js"
+import { createDatabase, databaseExists, pingPool } from "./postgresRepo.js"
 
 export class DatabaseUnavailable extends Data.TaggedError("DatabaseUnavailable")<{ readonly message: string }> {}
 
@@ -58,9 +31,8 @@ export const ensureDatabase = (url: string) =>
       const client = new pg.Client({ connectionString: admin.toString(), connectionTimeoutMillis: 5000 })
       await client.connect()
       try {
-        const found = await client.query("SELECT 1 FROM pg_database WHERE datname = $1", [name])
-        if (found.rowCount === 0) {
-          await client.query(`CREATE DATABASE "${name.replace(/"/g, '""')}"`).catch((e: { code?: string }) => {
+        if (!(await databaseExists(client, name))) {
+          await createDatabase(client, name).catch((e: { code?: string }) => {
             // created meanwhile by another process (42P04, or 23505 when both raced in the catalog)
             if (e.code !== "42P04" && e.code !== "23505") throw e
           })
@@ -92,7 +64,7 @@ const acquirePool = (url: Redacted.Redacted, maxConnections: number) =>
       pool.on("error", () => undefined)
       const untrack = trackPool(pool)
       yield* Effect.tryPromise({
-        try: () => pool.query("SELECT 1"),
+        try: () => pingPool(pool),
         catch: (cause) => new SqlError.SqlError({ cause, message: "PgClient: Failed to connect" })
       }).pipe(
         Effect.timeoutFail({ duration: "5 seconds", onTimeout: () => new SqlError.SqlError({ cause: new Error("Connection timed out"), message: "PgClient: Connection timed out" }) }),
@@ -126,9 +98,9 @@ export const DatabaseLive = Layer.unwrapEffect(
     const client = pgClientLayer(config.databaseUrl).pipe(
       Layer.mapError((e) => new DatabaseUnavailable({ message: `PostgreSQL: ${e.message}` }))
     )
-    const migrate = PgMigrator.layer({ loader: PgMigrator.fromRecord(migrations) }).pipe(
-      Layer.provide(NodeContext.layer),
-      // two processes starting at once race on the migrations table: the loser retries
+    // every migration the database has not recorded (services/platform/migrations/)
+    const migrate = Layer.effectDiscard(runMigrations()).pipe(
+      // two processes starting at once race to create the migrations table: the loser retries
       Layer.retry(Schedule.recurs(3))
     )
     return Layer.provideMerge(migrate, client)

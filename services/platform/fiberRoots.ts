@@ -36,6 +36,12 @@ class FiberRootRegistry {
 /** Effect's global fiber scope, as `effect/internal/fiberScope` registers it. */
 const globalFiberScope = (): unknown => globalValue(Symbol.for("effect/FiberScope/Global"), () => undefined)
 
+/** What start logs as a warning when installFiberRootRegistry finds another runtime: what is lost, and where the pin is explained. */
+export const fiberRootRegistryNotInstalled =
+  "performance patch not applied: Effect's root-fiber Set is not where services/platform/fiberRoots.ts expects it " +
+  "(written for effect 3.22.4, the exact pin: docs/house-rules.md#the-effect-pin). The service works, but each ended " +
+  "request's fiber stays reachable for the young-generation GC until a full GC: more promotion, longer GC pauses, a higher POST /posts p99"
+
 /**
  * Replaces the root-fiber Set of this thread's Effect runtime by a FiberRootRegistry
  * (once per thread, before the services start). Returns false, changing nothing, when

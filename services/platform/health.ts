@@ -6,6 +6,7 @@ import { Data, Effect, Layer } from "effect"
 import { AppConfig } from "./config.js"
 import { metricsResponse } from "./metrics.js"
 import { Nats } from "./nats.js"
+import { ping } from "./postgresRepo.js"
 import { Redis } from "./redis.js"
 
 /**
@@ -25,7 +26,7 @@ const PROBE_TIMEOUT = "2 seconds"
 
 export const postgresCheck = Effect.map(
   SqlClient.SqlClient,
-  (sql): ReadinessCheck => ({ name: "postgres", probe: sql`SELECT 1` })
+  (sql): ReadinessCheck => ({ name: "postgres", probe: ping(sql) })
 )
 
 export const natsCheck = Effect.map(

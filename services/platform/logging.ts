@@ -1,7 +1,7 @@
 import { Cause, Config, Effect, FiberRef, FiberRefs, HashMap, Inspectable, Layer, List, Logger, LogLevel, Option } from "effect"
 
 /**
- * Every process's log lines (README: Operations):
+ * Every process's log lines (docs/operations.md, "Logs"):
  * - LOG_FORMAT=json, or stdout not a terminal: one JSON object per line with `time`,
  *   `level`, `service`, `message`, the annotations in scope (`workspaceId`,
  *   `requestId`, …) and `cause` when there is one;

@@ -6,7 +6,7 @@ import { isMainThread, threadId } from "node:worker_threads"
 import client from "prom-client"
 
 /**
- * The process's Prometheus metrics (README: Operations), served as GET /metrics in the
+ * The process's Prometheus metrics (docs/operations.md, "Metrics"), served as GET /metrics in the
  * text format by the gateway on PORT and by every other process on HEALTH_PORT. One
  * registry per process (prom-client's): a process running several services shows all
  * of theirs. Counters and histograms are updated where things happen; gauges that

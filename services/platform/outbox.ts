@@ -5,9 +5,11 @@ import { headers as natsHeaders } from "nats"
 import { channelNamedBy, notificationFor } from "../../domain/notifications.js"
 import { ServiceEvent } from "../../protocol/events.js"
 import { Nats, type NatsShape } from "./nats.js"
+import * as OutboxRepo from "./outboxRepo.js"
+import type { OutboxRow } from "./outboxRepo.js"
 
 /**
- * The outbox (DESIGN "Outbox", rule 2): an event-producing change runs in
+ * The outbox (docs/architecture.md, "Outbox"; rule 2 of "Rules every part keeps"): an event-producing change runs in
  * `Outbox.transaction` and writes its events with `Outbox.write`, so the change, its
  * outbox rows and the notifications they imply commit together. Right after the commit
  * the rows are published to JetStream EVENTS (`Nats-Msg-Id` = row id, so a repeat is
@@ -28,24 +30,20 @@ const encodeEvents = Schema.encode(Schema.Array(ServiceEvent))
 export const write = (workspaceId: string, events: ReadonlyArray<ServiceEvent>) =>
   Effect.gen(function* () {
     if (events.length === 0) return []
-    const sql = yield* SqlClient.SqlClient
     const pending = yield* OutboxTransaction
     const encoded = yield* encodeEvents(events).pipe(Effect.orDie)
     const rows = encoded.map((e) => ({ id: crypto.randomUUID(), workspaceId, event: e.event, data: JSON.stringify(e.data) }))
-    yield* sql`INSERT INTO outbox ${sql.insert(rows)}`
+    yield* OutboxRepo.insertEvents(rows)
     const named = [...new Set(events.flatMap((e) => channelNamedBy(e) ?? []))]
     const channelNames = new Map(
-      named.length === 0
-        ? []
-        : (yield* sql<{ id: string; name: string }>`
-            SELECT id, name FROM channels WHERE workspace_id = ${workspaceId} AND id IN ${sql.in(named)}`).map((c) => [c.id, c.name])
+      named.length === 0 ? [] : (yield* OutboxRepo.channelNames(workspaceId, named)).map((c) => [c.id, c.name])
     )
     const notifications = events.flatMap((e) => {
       const channelId = channelNamedBy(e)
       return notificationFor(e, channelId === null ? undefined : channelNames.get(channelId)) ?? []
     })
     if (notifications.length > 0) {
-      yield* sql`INSERT INTO notifications ${sql.insert(notifications.map((n) => ({ id: crypto.randomUUID(), workspaceId, ...n })))}`
+      yield* OutboxRepo.insertNotifications(notifications.map((n) => ({ id: crypto.randomUUID(), workspaceId, ...n })))
     }
     pending.rowIds.push(...rows.map((r) => r.id))
     return rows.map((r) => r.id)
@@ -103,17 +101,6 @@ export const transaction = <A, E, R>(
     return result
   })
 
-const OutboxRow = Schema.Struct({
-  id: Schema.String,
-  workspaceId: Schema.String,
-  event: Schema.String,
-  data: Schema.Unknown,
-  createdAt: Schema.DateFromSelf,
-  traceParent: Schema.optionalWith(Schema.NullOr(Schema.String), { default: () => null })
-})
-type OutboxRow = typeof OutboxRow.Type
-const decodeRows = Schema.decodeUnknown(Schema.Array(OutboxRow))
-
 /** Publishes rows to EVENTS, one message each, deduplicated by the stream on the row id. */
 const publishRows = (nats: NatsShape, rows: ReadonlyArray<OutboxRow>) =>
   Effect.forEach(
@@ -142,14 +129,10 @@ const publishRowsAfterCommit = (rowIds: ReadonlyArray<string>) =>
   Effect.gen(function* () {
     const nats = yield* Effect.serviceOption(Nats)
     if (Option.isNone(nats)) return // a process without NATS (the admin CLI): the sweeper publishes
-    const sql = yield* SqlClient.SqlClient
-    const rows = yield* sql`
-      SELECT id, workspace_id, event, data, created_at, trace_parent FROM outbox WHERE id IN ${sql.in(rowIds)} AND published_at IS NULL`.pipe(
-      Effect.flatMap(decodeRows)
-    )
+    const rows = yield* OutboxRepo.unpublished(rowIds)
     if (rows.length === 0) return
     yield* publishRows(nats.value, rows)
-    yield* sql`UPDATE outbox SET published_at = now() WHERE id IN ${sql.in(rows.map((r) => r.id))} AND published_at IS NULL`
+    yield* OutboxRepo.markPublishedIfNot(rows.map((r) => r.id))
   }).pipe(
     Effect.timeout("5 seconds"),
     Effect.catchAllCause((cause) => Effect.logWarning("outbox: publishing after commit failed; the sweeper will publish", cause))
@@ -167,13 +150,10 @@ export const sweep = (options: { readonly olderThanSeconds: number; readonly bat
     const nats = yield* Nats
     return yield* sql.withTransaction(
       Effect.gen(function* () {
-        const rows = yield* sql`
-          SELECT id, workspace_id, event, data, created_at, trace_parent FROM outbox
-          WHERE published_at IS NULL AND created_at < now() - make_interval(secs => ${options.olderThanSeconds})
-          ORDER BY created_at LIMIT ${options.batch ?? 200} FOR UPDATE SKIP LOCKED`.pipe(Effect.flatMap(decodeRows))
+        const rows = yield* OutboxRepo.claimLeftBehind(options.olderThanSeconds, options.batch ?? 200)
         if (rows.length === 0) return 0
         yield* publishRows(nats, rows)
-        yield* sql`UPDATE outbox SET published_at = now() WHERE id IN ${sql.in(rows.map((r) => r.id))}`
+        yield* OutboxRepo.markPublished(rows.map((r) => r.id))
         return rows.length
       })
     )

@@ -16,7 +16,7 @@ export const RedisLive = Layer.scoped(
           // no auto-pipelining: the Pipeline objects it makes (one per batch of commands) were found
           // kept alive with their commands until a full GC, most likely through the accessor with a
           // closure of its own each one defines; without it the actor thread promotes a third as
-          // much per scavenge, at the same POST /posts rate (README, "What stalled the half-rate run")
+          // much per scavenge, at the same POST /posts rate (docs/performance.md, "Redis without auto-pipelining")
           const client = new IORedis(config.redisUrl, { lazyConnect: true, maxRetriesPerRequest: 2, enableOfflineQueue: true, enableAutoPipelining: false })
           client.on("error", () => undefined) // reconnects on its own; readiness reports the state
           try {

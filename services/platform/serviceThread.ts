@@ -1,4 +1,4 @@
-import { isMainThread, parentPort, Worker, workerData } from "node:worker_threads"
+import { isMainThread, parentPort, Worker, type WorkerOptions, workerData } from "node:worker_threads"
 import { Data, Effect, Option, Schema } from "effect"
 import { addMetricsSource, registry } from "./metrics.js"
 
@@ -6,7 +6,7 @@ import { addMetricsSource, registry } from "./metrics.js"
  * `npm start` (every service in one process) runs on two threads: the gateway on the main
  * thread, the actor host, scheduler, publisher and webhook dispatcher on a worker thread.
  * They talk as separate processes do (NATS, Postgres, Redis); the thread only lets the
- * second core do the actors' half of each request (README: Operations). One thread was the
+ * second core do the actors' half of each request (docs/operations.md, "Two threads"). One thread was the
  * limit of POST /posts on a 2-core machine while the other core sat half idle.
  *
  * Between the threads: `up` once the worker's services have started (or the worker exits,
@@ -52,7 +52,7 @@ export const startServiceThread = (script: URL, services: ReadonlyArray<string>)
   Effect.acquireRelease(
     Effect.async<{ readonly worker: Worker; readonly exited: Promise<number> }, ServiceThreadStopped>((resume) => {
       const options = { workerData: { serviceThread: [...services], terminal: process.stdout.isTTY === true } satisfies ServiceThreadData }
-      const worker = script.pathname.endsWith(".ts") ? new Worker(underTsx(script), { ...options, eval: true }) : new Worker(script, options)
+      const worker = script.pathname.endsWith(".ts") ? typeScriptWorker(script, options) : new Worker(script, options)
       // a failure the worker could not report itself (its module did not load): said here; its exit follows
       worker.on("error", (e) => process.stderr.write(`${e.stack ?? String(e)}\n`))
       const exited = new Promise<number>((done) => worker.once("exit", done))
@@ -85,9 +85,27 @@ export const startServiceThread = (script: URL, services: ReadonlyArray<string>)
 /**
  * In development (tsx services/main.ts) the worker has to load TypeScript too: Node 20 does
  * not carry `--import tsx` into worker threads, so the worker registers tsx itself first.
+ * tsx is a dev dependency, looked for only here, for a .ts entry: dist/ (npm start, the
+ * image, which has no tsx) never gets here. Without tsx (a Node that strips types itself)
+ * the worker loads the script as it is.
  */
-const underTsx = (script: URL) =>
-  `import(${JSON.stringify(import.meta.resolve("tsx/esm/api"))}).then(({ register }) => { register(); return import(${JSON.stringify(script.href)}) })`
+const typeScriptWorker = (script: URL, options: WorkerOptions) => {
+  const tsx = resolveTsx()
+  return tsx === null
+    ? new Worker(script, options)
+    : new Worker(`import(${JSON.stringify(tsx)}).then(({ register }) => { register(); return import(${JSON.stringify(script.href)}) })`, {
+        ...options,
+        eval: true
+      })
+}
+
+const resolveTsx = (): string | null => {
+  try {
+    return import.meta.resolve("tsx/esm/api")
+  } catch {
+    return null
+  }
+}
 
 /** The worker's registry as JSON, asked over its port; nothing when it does not answer in time. */
 const workerMetrics = (worker: Worker) => {

@@ -6,7 +6,7 @@ import { Config, Effect, Layer, Option, Tracer } from "effect"
 import type { MsgHdrs } from "nats"
 
 /**
- * OpenTelemetry traces (README: Operations). With OTEL_EXPORTER_OTLP_ENDPOINT set, the
+ * OpenTelemetry traces (docs/operations.md, "Traces"). With OTEL_EXPORTER_OTLP_ENDPOINT set, the
  * spans of every process (Effect's spans: the HTTP server's, each service method's)
  * are exported over OTLP/HTTP (JSON) to `<endpoint>/v1/traces`, and one request is
  * followed across processes: the W3C `traceparent` rides in NATS message headers

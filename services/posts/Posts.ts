@@ -8,16 +8,16 @@ import { mayNameFileByPath, mediaIdsOf, pathsToResolve } from "../../domain/post
 import { PostMessages } from "../../domain/posts/messages.js"
 import { CreatePosts, DeletePost, LinkRelease, MovePost, RetryPost, ReviewPost, SetPostSettings, SetPostStatus } from "../../protocol/actors.js"
 import { CurrentPrincipal } from "../../protocol/http/security.js"
-import { ActorClient, ActorClientLive } from "../gateway/actorClient.js"
+import { ActorClient, ActorClientLive } from "../sharding/actorClient.js"
 import { MediaLibrary } from "../media/mediaLibrary.js"
 import { MediaRepo } from "../media/mediaRepo.js"
-import { freshCredentials } from "../networks/credentialsStore.js"
-import { NetworkAdapters } from "../networks/registry.js"
+import { freshCredentials } from "../networks/credentials.js"
+import { NetworkAdapters } from "../networks/NetworkAdapters.js"
 import { AppConfig } from "../platform/config.js"
 import { policyRequire } from "../platform/policy.js"
 import { storageDefects } from "../platform/storageDefects.js"
 import { IdempotencyRepo } from "./idempotencyRepo.js"
-import { PostsStore } from "./postsStore.js"
+import { PostsReadRepo } from "./postsReadRepo.js"
 import { decodeSettings, decodeStoredMedia } from "./rows.js"
 import { withSpan } from "../platform/tracing.js"
 
@@ -28,7 +28,7 @@ import { withSpan } from "../platform/tracing.js"
  */
 export class Posts extends Effect.Service<Posts>()("posts/Posts", {
   effect: Effect.gen(function* () {
-    const store = yield* PostsStore
+    const store = yield* PostsReadRepo
     const actors = yield* ActorClient
     const adapters = yield* NetworkAdapters
     const sql = yield* SqlClient.SqlClient
@@ -94,7 +94,7 @@ export class Posts extends Effect.Service<Posts>()("posts/Posts", {
     const create = (body: unknown, idempotencyKey: string | null, defaultCreationMethod?: "mcp") =>
       createPosts(body, idempotencyKey, defaultCreationMethod).pipe(withSpan("Posts.create"), policyRequire("posts.write"))
 
-    // made once, not per request (README, "What kept them: generator functions made per request")
+    // made once, not per request (docs/performance.md, "Generator functions made once")
     const createPosts = Effect.fnUntraced(function* (body: unknown, idempotencyKey: string | null, defaultCreationMethod: "mcp" | undefined) {
       const { workspaceId } = yield* principal
       const byPath = yield* mediaByPath(workspaceId, body, idempotencyKey)
@@ -158,8 +158,8 @@ export class Posts extends Effect.Service<Posts>()("posts/Posts", {
 
     return { list, get, create, move, setStatus, setSettings, remove, review, missing, retry, linkRelease }
   }),
-  dependencies: [PostsStore.Live, ActorClientLive, NetworkAdapters.Default, MediaRepo.Live, MediaLibrary.Default, IdempotencyRepo.Live]
+  dependencies: [PostsReadRepo.Live, ActorClientLive, NetworkAdapters.Default, MediaRepo.Live, MediaLibrary.Default, IdempotencyRepo.Live]
 }) {
-  /** Without its stores and the actor client: a test gives those (services/platform/testLayer.ts). */
+  /** Without its repositories and the actor client: a test gives those (services/platform/testLayer.ts). */
   static readonly Test = Posts.DefaultWithoutDependencies
 }

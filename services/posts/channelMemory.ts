@@ -6,7 +6,7 @@ const CAPACITY = 20_000
 /**
  * Channel rows the post writer checked rules against, with their versions, so a new post
  * of a known channel costs no read. Never trusted on its own: the create statement proves
- * the versions are still the rows' (createPostStatement.ts createPostSql, `current`), and a refusal
+ * the versions are still the rows' (createPostRepo.ts createPostSql, `current`), and a refusal
  * or a rule that fails on a remembered row is decided again on rows read just then. So it
  * needs no invalidation; a changed channel costs one wasted attempt.
  */

@@ -3,7 +3,7 @@ import type { EventOf, ServiceEvent } from "../../protocol/events.js"
 
 /**
  * The spec's data of a post's events, from what the state machine decided (PostEvent)
- * and what the store knows about the post: the one place their payloads are assembled.
+ * and what the repositories know about the post: the one place their payloads are assembled.
  * Approval events come from the workspace actor's changes, publishing events from the
  * publisher's outcomes.
  */

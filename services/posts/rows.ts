@@ -1,8 +1,7 @@
 import { Schema } from "effect"
 import { ChannelId, GroupId, PostId, WorkspaceId } from "../../domain/ids.js"
-import { ItemMedia } from "../../protocol/http/postResources.js"
 
-/** Row shapes read by the posts store (decoded at the boundary). */
+/** Row shapes read by the posts repositories (decoded at the boundary). */
 
 const Json = Schema.Unknown
 
@@ -105,10 +104,8 @@ export const SharedPostRow = Schema.Struct({
   reviewer: Schema.NullOr(Schema.String)
 })
 
-/** A file as kept on an item: a snapshot of the media item when the post was saved. */
-export const StoredMedia = ItemMedia
-export type StoredMedia = typeof StoredMedia.Type
-export const decodeStoredMedia = Schema.decodeUnknownSync(Schema.Array(StoredMedia))
+/** A file as kept on an item (services/networks/storedMedia.ts: the networks publish it). */
+export { decodeStoredMedia, StoredMedia } from "../networks/storedMedia.js"
 
 export const StoredError = Schema.NullOr(Schema.Struct({ message: Schema.String, fix: Schema.String }))
 export const decodeStoredError = Schema.decodeUnknownSync(StoredError)

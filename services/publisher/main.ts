@@ -2,12 +2,12 @@ import { Config, Effect, Layer } from "effect"
 import { PublishJobJson } from "../../protocol/jobs.js"
 import { consumeJobs } from "../platform/jetstreamConsumer.js"
 import { Nats } from "../platform/nats.js"
-import { NetworkAdapters } from "../networks/registry.js"
-import { ShortLinksStore } from "../shortLinks/shortLinksStore.js"
-import { AttemptsStore } from "./attemptsStore.js"
+import { NetworkAdapters } from "../networks/NetworkAdapters.js"
+import { ShortLinksRepo } from "../shortLinks/shortLinksRepo.js"
+import { AttemptsRepo } from "./attemptsRepo.js"
 import { publishItem } from "./publishItem.js"
 import { PublishLimiter } from "./publishLimiter.js"
-import { RepeatStore } from "../posts/repeatStore.js"
+import { RepeatsRepo } from "../posts/repeatsRepo.js"
 import { runTokenRefresher } from "./tokenRefresher.js"
 import { PreparationWorkerLive } from "../media/preparationWorker.js"
 import { RenditionsRepo } from "../media/renditionsRepo.js"
@@ -43,5 +43,5 @@ const publisher = Layer.scopedDiscard(
 
 // media preparation (PREPARE) runs beside publishing as a consumer of its own: services/media/preparationWorker.ts
 export const PublisherLive = Layer.merge(publisher, PreparationWorkerLive).pipe(
-  Layer.provide(Layer.mergeAll(NetworkAdapters.Default, AttemptsStore.Live, ShortLinksStore.Live, RepeatStore.Live, PublishLimiter.Live, RenditionsRepo.Live))
+  Layer.provide(Layer.mergeAll(NetworkAdapters.Default, AttemptsRepo.Live, ShortLinksRepo.Live, RepeatsRepo.Live, PublishLimiter.Live, RenditionsRepo.Live))
 )

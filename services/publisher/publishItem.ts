@@ -4,17 +4,17 @@ import { PublishMessages } from "../../domain/posts/messages.js"
 import { nextOccurrenceAt } from "../../domain/posts/repeat.js"
 import { afterAttempt, type AttemptOutcome } from "../../domain/posts/states.js"
 import { type NetworkAdapter, PublishAnswer, type PublishRequest, SearchAnswer } from "../networks/adapter.js"
-import { NetworkAdapters } from "../networks/registry.js"
+import { NetworkAdapters } from "../networks/NetworkAdapters.js"
 import { JobOutcome } from "../platform/jetstreamConsumer.js"
 import { pausePoint } from "../platform/testHooks.js"
 import * as Outbox from "../platform/outbox.js"
-import { freshCredentials, storedCredentials } from "../networks/credentialsStore.js"
+import { freshCredentials, storedCredentials } from "../networks/credentials.js"
 import { isPublishingEvent, publishingEvent } from "../posts/postEvents.js"
 import { decodeSettings } from "../posts/rows.js"
-import { AttemptsStore, type AttemptResult, type ItemForAttempt } from "./attemptsStore.js"
+import { AttemptsRepo, type AttemptResult, type ItemForAttempt } from "./attemptsRepo.js"
 import { textToSend } from "./shortenLinks.js"
 import { PublishLimiter } from "./publishLimiter.js"
-import { RepeatStore } from "../posts/repeatStore.js"
+import { RepeatsRepo } from "../posts/repeatsRepo.js"
 import { publishAttempts } from "../platform/metrics.js"
 import { withSpan } from "../platform/tracing.js"
 import { itemMedia } from "../media/renditions.js"
@@ -80,14 +80,14 @@ const CHANGED_RETRY_MS = 50
 /**
  * Finds the item's open attempt or opens one, in two round trips: the item as it stands
  * (one read, no lock), then one guarded statement that opens the attempt only if the item
- * is still publishing and nobody opened one since (attemptsStore.openAttempt), or takes
- * over an open attempt only if its lease ran out (attemptsStore.takeOver). An open attempt
+ * is still publishing and nobody opened one since (attemptsRepo.openAttempt), or takes
+ * over an open attempt only if its lease ran out (attemptsRepo.takeOver). An open attempt
  * whose lease another job still holds is left alone (its answer may still come); one whose
  * lease ran out belongs to a job that died: we take it over and search, never send.
  */
 const startAttempt = (itemId: string, owner: string, leaseMs: number) =>
   Effect.gen(function* () {
-    const attempts = yield* AttemptsStore
+    const attempts = yield* AttemptsRepo
     const limiter = yield* PublishLimiter
     const loaded = yield* attempts.loadItem(itemId)
     if (Option.isNone(loaded) || loaded.value.status !== "publishing") return Start.Nothing()
@@ -129,14 +129,14 @@ const startAttempt = (itemId: string, owner: string, leaseMs: number) =>
 
 /** Keeps the attempt ours while its job runs; stops quietly if another job took it over. */
 const holdLease = (attemptId: string, owner: string, leaseMs: number) =>
-  Effect.flatMap(AttemptsStore, (attempts) => attempts.renewLease(attemptId, owner, leaseMs).pipe(Effect.ignore)).pipe(
+  Effect.flatMap(AttemptsRepo, (attempts) => attempts.renewLease(attemptId, owner, leaseMs).pipe(Effect.ignore)).pipe(
     Effect.delay(Duration.millis(Math.max(50, Math.floor(leaseMs / 3)))),
     Effect.repeat(Schedule.forever)
   )
 
 /** An attempt that sent nothing (rate limited, nothing reached the network): closed, the item stays publishing. */
 const closeUnsent = (attemptId: string, outcome: "rate_limited" | "not_sent", reason: string) =>
-  Effect.flatMap(AttemptsStore, (attempts) => attempts.closeUnsent(attemptId, outcome, reason))
+  Effect.flatMap(AttemptsRepo, (attempts) => attempts.closeUnsent(attemptId, outcome, reason))
 
 const retryDelayAfter = (reachedNothing: number) => Math.min(60_000, 2000 * 2 ** reachedNothing)
 
@@ -153,7 +153,7 @@ const searchConclusion = (adapter: NetworkAdapter, request: PublishRequest) =>
   )
 
 /**
- * Publishes one claimed item, never twice (DESIGN rule 1): an attempt row is committed
+ * Publishes one claimed item, never twice (docs/architecture.md, "Rules every part keeps", rule 1): an attempt row is committed
  * before the network is called; a job that finds an attempt without an outcome (a crash
  * or a redelivery) searches instead of sending again, and leaves alone an attempt whose
  * job is still running. Answers map onto the item's states: published, rejected (error),
@@ -238,7 +238,7 @@ const runAttempt = (item: ItemForAttempt, attemptId: string, mode: AttemptMode, 
       // the channel waits out the network's Retry-After, in every process; other channels and networks go on
       RateLimited: ({ retryAfterMs }) =>
         closeUnsent(attemptId, "rate_limited", `rate limited for ${retryAfterMs} ms`).pipe(
-          Effect.zipRight(Effect.flatMap(AttemptsStore, (attempts) => attempts.pauseChannel(item.channelId, retryAfterMs))),
+          Effect.zipRight(Effect.flatMap(AttemptsRepo, (attempts) => attempts.pauseChannel(item.channelId, retryAfterMs))),
           Effect.as(JobOutcome.Retry({ delayMs: retryAfterMs }))
         ),
       FailedBeforeSending: ({ reason }) =>
@@ -267,7 +267,7 @@ const resultOf = (conclusion: Conclusion, outcome: AttemptOutcome): AttemptResul
 /** The outcome, the item, its channel's post, the whole post and the events, in one transaction. */
 const recordOutcome = (item: ItemForAttempt, attemptId: string, conclusion: Conclusion) =>
   Effect.gen(function* () {
-    const attempts = yield* AttemptsStore
+    const attempts = yield* AttemptsRepo
     const outcome = outcomeOf(conclusion)
     const result = resultOf(conclusion, outcome)
     publishAttempts.inc({ network: item.network, outcome: outcome.kind })
@@ -300,7 +300,7 @@ const recordOutcome = (item: ItemForAttempt, attemptId: string, conclusion: Conc
         })
         // a repeating post's first channel to go live makes its next occurrence (once: unique repeat_of)
         if (channel.to === "published" && post.value.repeatDays !== null) {
-          const repeats = yield* RepeatStore
+          const repeats = yield* RepeatsRepo
           yield* repeats.createNextOccurrence(item.groupId, nextOccurrenceAt(post.value.publishAt, post.value.repeatDays, new Date()))
         }
         const publishedAt = moved.value.publishedAt ?? new Date()

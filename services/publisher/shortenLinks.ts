@@ -2,8 +2,8 @@ import { Effect, Option } from "effect"
 import { findNetwork } from "../../domain/networks/index.js"
 import { linksToShorten, shortenedFor, shortUrl } from "../../domain/shortLinks.js"
 import { AppConfig } from "../platform/config.js"
-import { ShortLinksStore } from "../shortLinks/shortLinksStore.js"
-import type { ItemToPublish } from "./attemptsStore.js"
+import { ShortLinksRepo } from "../shortLinks/shortLinksRepo.js"
+import type { ItemToPublish } from "./attemptsRepo.js"
 import { withSpan } from "../platform/tracing.js"
 
 /**
@@ -14,11 +14,11 @@ import { withSpan } from "../platform/tracing.js"
  */
 export const textToSend = (item: ItemToPublish) =>
   Effect.gen(function* () {
-    const store = yield* ShortLinksStore
+    const repo = yield* ShortLinksRepo
     const { publicUrl } = yield* AppConfig
     const network = findNetwork(item.network)
     const links = linksToShorten(item.content, publicUrl)
-    if (links.length === 0 || Option.isNone(network) || !(yield* store.enabledFor(item.groupId))) return item.content
-    const codes = yield* store.codesFor({ workspaceId: item.workspaceId, postId: item.postId, urls: links.map((l) => l.url) })
+    if (links.length === 0 || Option.isNone(network) || !(yield* repo.enabledFor(item.groupId))) return item.content
+    const codes = yield* repo.codesFor({ workspaceId: item.workspaceId, postId: item.postId, urls: links.map((l) => l.url) })
     return shortenedFor(network.value, item.content, links, (url) => shortUrl(publicUrl, codes.get(url) ?? ""))
   }).pipe(withSpan("publisher.textToSend"))

@@ -1,14 +1,11 @@
-import { SqlClient } from "@effect/sql"
-import { Duration, Effect, Option, Schedule, Schema } from "effect"
-import { freshCredentials } from "../networks/credentialsStore.js"
-import { NetworkAdapters } from "../networks/registry.js"
+import { Duration, Effect, Option, Schedule } from "effect"
+import { freshCredentials } from "../networks/credentials.js"
+import { NetworkAdapters } from "../networks/NetworkAdapters.js"
 import { withSpan } from "../platform/tracing.js"
+import { connectedChannelsOf } from "../repos/channelsRepo.js"
 
 /** Networks whose access tokens expire: their channels are refreshed ahead, not only before a post. */
 export const EXPIRING_TOKEN_NETWORKS = ["x", "linkedin"] as const
-
-const ChannelRow = Schema.Struct({ id: Schema.String, network: Schema.String })
-const decodeChannels = Schema.decodeUnknown(Schema.Array(ChannelRow))
 
 /**
  * One pass of the regular token refresh (spec: channel.disconnected "the regular token
@@ -18,12 +15,8 @@ const decodeChannels = Schema.decodeUnknown(Schema.Array(ChannelRow))
  * disconnects a channel whose refresh the network refuses. Answers how many were looked at.
  */
 export const refreshExpiringTokens = Effect.gen(function* () {
-  const sql = yield* SqlClient.SqlClient
   const adapters = yield* NetworkAdapters
-  const channels = yield* sql`
-    SELECT id, network FROM channels
-    WHERE network IN ${sql.in([...EXPIRING_TOKEN_NETWORKS])} AND credentials IS NOT NULL
-      AND deleted_at IS NULL AND NOT refresh_needed AND NOT disabled`.pipe(Effect.flatMap(decodeChannels))
+  const channels = yield* connectedChannelsOf(EXPIRING_TOKEN_NETWORKS)
   for (const channel of channels) {
     const adapter = adapters.find(channel.network)
     if (Option.isNone(adapter)) continue

@@ -1,5 +1,6 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Context, Effect, Layer, Option, Schema } from "effect"
+import type { Fragment } from "@effect/sql/Statement"
 
 export const ChannelRow = Schema.Struct({
   id: Schema.String,
@@ -80,3 +81,131 @@ export const makeChannelsRepo = Effect.gen(function* () {
 export class ChannelsRepo extends Context.Tag("ChannelsRepo")<ChannelsRepo, Effect.Effect.Success<typeof makeChannelsRepo>>() {
   static readonly Live = Layer.effect(ChannelsRepo, makeChannelsRepo)
 }
+
+/*
+ * Connections and credentials: single statements that take the SqlClient of their caller,
+ * so each runs in the caller's transaction (several run under a lock the caller took).
+ */
+
+const IdRow = Schema.Struct({ id: Schema.String })
+const decodeIds = Schema.decodeUnknown(Schema.Array(IdRow))
+const firstId = (rows: ReadonlyArray<{ readonly id: string }>) => Option.fromNullable(rows[0]?.id)
+
+/** What a verified connection writes on its channel (credentials sealed, settings as JSON text). */
+export type ConnectionFields = {
+  readonly credentials: Buffer
+  readonly name: string
+  readonly profile: string
+  readonly picture: string | null
+  readonly accountId: string
+  readonly defaultSettings: string
+}
+
+/** A new channel row (columns left out take their defaults: no credentials, no account). */
+export type NewChannelRow = {
+  readonly id: string
+  readonly workspaceId: string
+  readonly customerId: string | null
+  readonly network: string
+  readonly name: string
+  readonly profile: string
+  readonly picture?: string | null
+  readonly credentials?: Buffer
+  readonly accountId?: string
+  readonly defaultSettings?: string
+  readonly postingTimes: Array<string>
+}
+
+const updateConnection = (workspaceId: string, network: string, fields: ConnectionFields, where: (sql: SqlClient.SqlClient) => Fragment) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql`
+            UPDATE channels SET credentials = ${fields.credentials}, name = ${fields.name}, profile = ${fields.profile},
+              picture = ${fields.picture}, account_id = ${fields.accountId}, default_settings = ${fields.defaultSettings}::jsonb,
+              refresh_needed = false, in_between_steps = false
+            WHERE workspace_id = ${workspaceId} AND network = ${network} AND deleted_at IS NULL AND ${where(sql)}
+            RETURNING id`.pipe(Effect.flatMap(decodeIds), Effect.map(firstId))
+  )
+
+/**
+ * Writes a connection on the channel being reconnected, while it is still the
+ * workspace's on this network and not tied to another account; its id, or None.
+ */
+export const writeReconnection = (input: { readonly workspaceId: string; readonly network: string; readonly channelId: string }, fields: ConnectionFields) =>
+  updateConnection(input.workspaceId, input.network, fields, (sql) => sql`id = ${input.channelId} AND (account_id IS NULL OR account_id = ${fields.accountId})`)
+
+/** Writes a connection on the workspace's channel of the same network account; its id, or None when there is none. */
+export const writeSameAccountConnection = (input: { readonly workspaceId: string; readonly network: string }, fields: ConnectionFields) =>
+  updateConnection(input.workspaceId, input.network, fields, (sql) => sql`account_id = ${fields.accountId}`)
+
+export const insertChannel = (row: NewChannelRow) => Effect.flatMap(SqlClient.SqlClient, (sql) => sql`INSERT INTO channels ${sql.insert(row)}`)
+
+/** The channel, when it is the workspace's, on this network and not disconnected. */
+export const findChannelOnNetwork = (workspaceId: string, channelId: string, network: string) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql`SELECT id FROM channels WHERE id = ${channelId} AND workspace_id = ${workspaceId} AND network = ${network} AND deleted_at IS NULL`.pipe(
+      Effect.flatMap(decodeIds),
+      Effect.map(firstId)
+    )
+  )
+
+const CountRow = Schema.Struct({ channels: Schema.Number })
+const decodeCounts = Schema.decodeUnknown(Schema.Array(CountRow))
+
+/** How many channels the workspace has connected (what the plan's channel limit counts). */
+export const countConnectedChannels = (workspaceId: string) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql`SELECT count(*)::int AS channels FROM channels WHERE workspace_id = ${workspaceId} AND deleted_at IS NULL`.pipe(
+      Effect.flatMap(decodeCounts),
+      Effect.map((counts) => counts[0]?.channels ?? 0)
+    )
+  )
+
+/** Which of these ids are channels of the workspace. */
+export const existingChannelIds = (workspaceId: string, ids: ReadonlyArray<string>) =>
+  Effect.flatMap(
+    SqlClient.SqlClient,
+    (sql) => sql<{ id: string }>`
+          SELECT id FROM channels WHERE workspace_id = ${workspaceId} AND deleted_at IS NULL AND id IN ${sql.in(ids)}`
+  )
+
+const SealedRow = Schema.Struct({
+  credentials: Schema.NullOr(Schema.Uint8ArrayFromSelf),
+  workspaceId: Schema.String,
+  network: Schema.String,
+  name: Schema.String,
+  refreshNeeded: Schema.Boolean
+})
+const decodeSealed = Schema.decodeUnknown(Schema.Array(SealedRow))
+
+/**
+ * The channel's sealed credentials, its row locked (FOR NO KEY UPDATE) until the caller's
+ * transaction ends, so two refreshes of one channel run one after the other; None when it is gone.
+ */
+export const lockChannelCredentials = (channelId: string) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql`
+          SELECT credentials, workspace_id, network, name, refresh_needed FROM channels
+          WHERE id = ${channelId} FOR NO KEY UPDATE`.pipe(
+      Effect.flatMap(decodeSealed),
+      Effect.map((rows) => Option.fromNullable(rows[0]))
+    )
+  )
+
+export const saveChannelCredentials = (channelId: string, sealed: Buffer) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) => sql`UPDATE channels SET credentials = ${sealed} WHERE id = ${channelId}`)
+
+/** The network refused the channel's refresh: it must be reconnected. */
+export const markRefreshNeeded = (channelId: string) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) => sql`UPDATE channels SET refresh_needed = true WHERE id = ${channelId}`)
+
+const NetworkChannelRow = Schema.Struct({ id: Schema.String, network: Schema.String })
+const decodeNetworkChannels = Schema.decodeUnknown(Schema.Array(NetworkChannelRow))
+
+/** Connected channels of these networks that have credentials and are not waiting to be reconnected. */
+export const connectedChannelsOf = (networks: ReadonlyArray<string>) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql`
+    SELECT id, network FROM channels
+    WHERE network IN ${sql.in(networks)} AND credentials IS NOT NULL
+      AND deleted_at IS NULL AND NOT refresh_needed AND NOT disabled`.pipe(Effect.flatMap(decodeNetworkChannels))
+  )

@@ -1,5 +1,6 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Effect, Schema } from "effect"
+import type pg from "pg"
 
 const TokenRow = Schema.Struct({
   kind: Schema.Literal("live", "oat", "cli"),
@@ -40,5 +41,22 @@ export const makeTokensRepo = Effect.gen(function* () {
       LEFT JOIN users o ON o.id = om.user_id
       WHERE t.token_hash = ${hash} AND t.revoked_at IS NULL`
   })
-  return { findByHash }
+  /** Revokes the workspace's live key (every gateway refuses it at once: see tokenCache.ts). */
+  const revokeWorkspaceKeys = (workspaceId: string) =>
+    sql`UPDATE api_tokens SET revoked_at = now() WHERE workspace_id = ${workspaceId} AND kind = 'live' AND revoked_at IS NULL`
+  const insertWorkspaceKey = (row: { readonly id: string; readonly workspaceId: string; readonly tokenHash: Buffer; readonly label: string }) =>
+    sql`INSERT INTO api_tokens ${sql.insert({ id: row.id, workspaceId: row.workspaceId, kind: "live", tokenHash: row.tokenHash, label: row.label })}`
+  return { findByHash, revokeWorkspaceKeys, insertWorkspaceKey }
 })
+
+/** The channel migration 0012's trigger notifies when a table the token lookup reads changes. */
+export const AUTH_CHANGED_CHANNEL = "auth_changed"
+
+/** Starts listening for auth changes on a connection of the caller's own. */
+export const listenForAuthChanges = (client: pg.Client) => client.query(`LISTEN ${AUTH_CHANGED_CHANNEL}`)
+
+/**
+ * An empty query on the listening connection: it answers only after every notification
+ * committed before it was sent has been delivered (services/gateway/tokenCache.ts fence).
+ */
+export const emptyQuery = (client: pg.Client) => client.query("")

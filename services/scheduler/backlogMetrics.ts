@@ -1,6 +1,8 @@
 import { SqlClient } from "@effect/sql"
 import { Effect, Layer } from "effect"
 import { observeDueItemsWaiting, observeOutboxLag, scrapeWith } from "../platform/metrics.js"
+import * as OutboxRepo from "../platform/outboxRepo.js"
+import { makeDueItemsRepo } from "./dueItemsRepo.js"
 
 /**
  * The scheduler's backlog on /metrics, asked of Postgres when scraped: items due and not
@@ -11,21 +13,9 @@ import { observeDueItemsWaiting, observeOutboxLag, scrapeWith } from "../platfor
 export const BacklogMetricsLive = Layer.effectDiscard(
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
+    const dueItems = yield* makeDueItemsRepo
     const scrape = scrapeWith(yield* Effect.runtime<never>())
-    observeDueItemsWaiting(
-      scrape(
-        sql<{ n: number }>`SELECT count(*)::int AS n FROM post_items WHERE status = 'queued' AND due_at <= now() AND held IS NULL`.pipe(
-          Effect.map((rows) => rows[0]?.n ?? 0)
-        )
-      )
-    )
-    observeOutboxLag(
-      scrape(
-        sql<{ lag: number }>`
-          SELECT coalesce(extract(epoch FROM now() - min(created_at)), 0)::float8 AS lag FROM outbox WHERE published_at IS NULL`.pipe(
-          Effect.map((rows) => rows[0]?.lag ?? 0)
-        )
-      )
-    )
+    observeDueItemsWaiting(scrape(dueItems.waitingCount))
+    observeOutboxLag(scrape(OutboxRepo.lagSeconds.pipe(Effect.provideService(SqlClient.SqlClient, sql))))
   })
 )

@@ -4,11 +4,11 @@ import { headers as natsHeaders } from "nats"
 import { publishingPaused } from "../../domain/billing.js"
 import { nextOccurrenceAt } from "../../domain/posts/repeat.js"
 import { PublishJobJson } from "../../protocol/jobs.js"
-import { RepeatStore } from "../posts/repeatStore.js"
+import { RepeatsRepo } from "../posts/repeatsRepo.js"
 import { Nats } from "../platform/nats.js"
 import { pausePoint } from "../platform/testHooks.js"
 import { injectTraceparent, withRemoteParent } from "../platform/tracing.js"
-import { DueItemsStore, type PublishJobRow } from "./dueItemsStore.js"
+import { DueItemsRepo, type PublishJobRow } from "./dueItemsRepo.js"
 
 /**
  * Due items → jobs on PUBLISH. Each claim of an item writes, in the claim transaction, one
@@ -50,7 +50,7 @@ const ENQUEUE_CONCURRENCY = 64
 /** Enqueues each job and records the acknowledged ones in one statement; one that fails stays unacknowledged for the sweeper. */
 const enqueueAll = (jobs: ReadonlyArray<PublishJobRow>, traces: ReadonlyMap<string, string | null> = new Map()) =>
   Effect.gen(function* () {
-    const store = yield* DueItemsStore
+    const repo = yield* DueItemsRepo
     const acknowledged = yield* Effect.forEach(
       jobs,
       (job) =>
@@ -60,7 +60,7 @@ const enqueueAll = (jobs: ReadonlyArray<PublishJobRow>, traces: ReadonlyMap<stri
         ),
       { concurrency: ENQUEUE_CONCURRENCY }
     )
-    yield* store.markEnqueued(acknowledged.flatMap(Option.toArray))
+    yield* repo.markEnqueued(acknowledged.flatMap(Option.toArray))
   })
 
 /**
@@ -68,13 +68,13 @@ const enqueueAll = (jobs: ReadonlyArray<PublishJobRow>, traces: ReadonlyMap<stri
  * items of workspaces that may publish again (domain/billing.ts decides which).
  */
 const applyBillingHolds = (leadMs: number) => Effect.gen(function* () {
-  const store = yield* DueItemsStore
+  const repo = yield* DueItemsRepo
   const now = new Date(yield* Clock.currentTimeMillis)
-  const workspaces = yield* store.workspacesWithDueOrHeldItems(leadMs)
+  const workspaces = yield* repo.workspacesWithDueOrHeldItems(leadMs)
   const paused = workspaces.filter((w) => publishingPaused(w.billingState, w.pastDueSince, now)).map((w) => w.id)
   const publishing = workspaces.filter((w) => !paused.includes(w.id)).map((w) => w.id)
-  yield* store.holdForBilling(paused, leadMs)
-  yield* store.releaseBillingHolds(publishing)
+  yield* repo.holdForBilling(paused, leadMs)
+  yield* repo.releaseBillingHolds(publishing)
 })
 
 /**
@@ -92,16 +92,16 @@ export const CLAIM_LEAD_MS = 2_000
 export const claimDueItems = (batch = 100, leadMs = 0) =>
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
-    const store = yield* DueItemsStore
+    const repo = yield* DueItemsRepo
     const claimed = yield* sql.withTransaction(
       Effect.gen(function* () {
         yield* applyBillingHolds(leadMs)
-        const claimed = yield* store.claimDue(batch, leadMs)
+        const claimed = yield* repo.claimDue(batch, leadMs)
         if (claimed.length === 0) return { jobs: [], traces: new Map<string, string | null>() }
         // a channel's post is publishing once its first item is
-        yield* store.markPostsPublishing(claimed.filter((c) => c.position === 0).map((c) => c.postId))
+        yield* repo.markPostsPublishing(claimed.filter((c) => c.position === 0).map((c) => c.postId))
         const jobs = claimed.map(({ channelId, claim, itemId, workspaceId }) => ({ itemId, claim, workspaceId, channelId }))
-        yield* store.recordJobs(jobs)
+        yield* repo.recordJobs(jobs)
         return { jobs, traces: new Map(claimed.map((c) => [c.itemId, c.traceParent])) }
       })
     )
@@ -121,10 +121,10 @@ export const claimAllDueItems = (batch = 500, leadMs = CLAIM_LEAD_MS) =>
 export const enqueueUnacknowledgedJobs = (options: { readonly graceMs?: number; readonly batch?: number } = {}) =>
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
-    const store = yield* DueItemsStore
+    const repo = yield* DueItemsRepo
     return yield* sql.withTransaction(
       Effect.gen(function* () {
-        const jobs = yield* store.unacknowledgedJobs({ graceMs: options.graceMs ?? ENQUEUE_GRACE_MS, batch: options.batch ?? 100 })
+        const jobs = yield* repo.unacknowledgedJobs({ graceMs: options.graceMs ?? ENQUEUE_GRACE_MS, batch: options.batch ?? 100 })
         yield* enqueueAll(jobs)
         return jobs.length
       })
@@ -160,8 +160,8 @@ const stillInStream = (job: PublishJobRow, sequence: number) =>
 export const requeueLostJobs = (options: { readonly minAgeMs?: number; readonly batch?: number } = {}) =>
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
-    const store = yield* DueItemsStore
-    const candidates = yield* store.jobsOfPublishingItems({ minAgeMs: options.minAgeMs ?? 15_000, batch: options.batch ?? 200 })
+    const repo = yield* DueItemsRepo
+    const candidates = yield* repo.jobsOfPublishingItems({ minAgeMs: options.minAgeMs ?? 15_000, batch: options.batch ?? 200 })
     const lost: Array<PublishJobRow> = []
     for (const job of candidates) {
       if (job.streamSequence === null || (yield* stillInStream(job, job.streamSequence)) === "gone") lost.push(job)
@@ -171,10 +171,10 @@ export const requeueLostJobs = (options: { readonly minAgeMs?: number; readonly 
       Effect.forEach(lost, (job) =>
         Effect.gen(function* () {
           // the item decides: if its job settled it meanwhile, nothing is claimed again
-          const claim = yield* store.claimAgain(job)
+          const claim = yield* repo.claimAgain(job)
           if (Option.isNone(claim)) return []
           const next = { itemId: job.itemId, claim: claim.value, workspaceId: job.workspaceId, channelId: job.channelId }
-          yield* store.recordJobs([next])
+          yield* repo.recordJobs([next])
           yield* Effect.logWarning(`publish job ${publishMessageId(job)} left the stream without settling its item; claimed again`)
           return [next]
         })
@@ -192,7 +192,7 @@ export const requeueLostJobs = (options: { readonly minAgeMs?: number; readonly 
 export const createMissingRepeats = (batch = 100) =>
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
-    const repeats = yield* RepeatStore
+    const repeats = yield* RepeatsRepo
     const live = yield* repeats.liveWithoutNext(batch)
     const now = new Date(yield* Clock.currentTimeMillis)
     for (const occurrence of live) {

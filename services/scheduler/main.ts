@@ -1,12 +1,12 @@
 import { type Duration, Effect, Layer, Schedule } from "effect"
-import { makeFenceStore } from "../actors/fencing.js"
-import { makeActorPayloads } from "../platform/actorPayloads.js"
+import { makeFenceStore } from "../sharding/fencing.js"
+import { makeActorPayloads } from "../sharding/actorPayloads.js"
 import * as Outbox from "../platform/outbox.js"
 import { makeIdempotencyRepo } from "../posts/idempotencyRepo.js"
-import { RepeatStore } from "../posts/repeatStore.js"
+import { RepeatsRepo } from "../posts/repeatsRepo.js"
 import { BacklogMetricsLive } from "./backlogMetrics.js"
 import { claimAllDueItems, createMissingRepeats, enqueueUnacknowledgedJobs, requeueLostJobs } from "./dueItems.js"
-import { DueItemsStore } from "./dueItemsStore.js"
+import { DueItemsRepo } from "./dueItemsRepo.js"
 
 const every = <A, E, R>(interval: Duration.DurationInput, name: string, task: Effect.Effect<A, E, R>) =>
   task.pipe(
@@ -41,4 +41,4 @@ export const SchedulerLive = Layer.scopedDiscard(
     yield* every("1 minute", "actor payload expiry", Effect.suspend(() => payloads.expire(anHourAgo())))
     yield* Effect.logInfo("scheduler started")
   })
-).pipe(Layer.provide(Layer.merge(DueItemsStore.Live, RepeatStore.Live)), Layer.merge(BacklogMetricsLive))
+).pipe(Layer.provide(Layer.merge(DueItemsRepo.Live, RepeatsRepo.Live)), Layer.merge(BacklogMetricsLive))

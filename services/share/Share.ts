@@ -3,7 +3,7 @@ import type { Principal } from "../../domain/roles.js"
 import { CurrentPrincipal } from "../../protocol/http/security.js"
 import { authorize } from "../platform/policy.js"
 import { Posts } from "../posts/Posts.js"
-import { PostsStore } from "../posts/postsStore.js"
+import { PostsReadRepo } from "../posts/postsReadRepo.js"
 import { withSpan } from "../platform/tracing.js"
 
 /** The link's token: unguessable, URL-safe. */
@@ -18,7 +18,7 @@ const isShareToken = Schema.is(ShareToken)
  */
 export class Share extends Effect.Service<Share>()("share/Share", {
   effect: Effect.gen(function* () {
-    const store = yield* PostsStore
+    const store = yield* PostsReadRepo
     const posts = yield* Posts
 
     const find = (token: string) =>
@@ -56,7 +56,7 @@ export class Share extends Effect.Service<Share>()("share/Share", {
 
     return { open, decide }
   }),
-  dependencies: [PostsStore.Live, Posts.Default]
+  dependencies: [PostsReadRepo.Live, Posts.Default]
 }) {
   /** Without its stores and the actor client: a test gives those (services/platform/testLayer.ts). */
   static readonly Test = Share.DefaultWithoutDependencies

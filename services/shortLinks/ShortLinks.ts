@@ -2,7 +2,7 @@ import { Config, Effect, Layer, Option, Schedule } from "effect"
 import { shortCodePattern } from "../../domain/shortLinks.js"
 import { storageDefects } from "../platform/storageDefects.js"
 import { ClickCounter } from "./clickCounter.js"
-import { ShortLinksStore } from "./shortLinksStore.js"
+import { ShortLinksRepo } from "./shortLinksRepo.js"
 import { withSpan } from "../platform/tracing.js"
 
 /** Codes resolved lately, per process: a code's address never changes, so a hit needs no database. */
@@ -14,7 +14,7 @@ const CACHE_SIZE = 10_000
  */
 export class ShortLinks extends Effect.Service<ShortLinks>()("shortLinks/ShortLinks", {
   effect: Effect.gen(function* () {
-    const store = yield* ShortLinksStore
+    const repo = yield* ShortLinksRepo
     const counter = yield* ClickCounter
     const cache = new Map<string, string>()
 
@@ -28,7 +28,7 @@ export class ShortLinks extends Effect.Service<ShortLinks>()("shortLinks/ShortLi
       Effect.gen(function* () {
         if (!shortCodePattern.test(code)) return Option.none<string>()
         const known = cache.get(code)
-        const url = known !== undefined ? Option.some(known) : yield* store.resolve(code).pipe(storageDefects)
+        const url = known !== undefined ? Option.some(known) : yield* repo.resolve(code).pipe(storageDefects)
         if (Option.isNone(url)) return url
         if (known === undefined) remember(code, url.value)
         // a click that cannot be counted (Redis away) still gets its redirect
@@ -39,7 +39,7 @@ export class ShortLinks extends Effect.Service<ShortLinks>()("shortLinks/ShortLi
     /** Clicks per channel post (flushed plus pending), for the post's statistics. */
     const clicksOf = (workspaceId: string, postIds: ReadonlyArray<string>) =>
       Effect.gen(function* () {
-        const links = yield* store.clicksOf(workspaceId, postIds).pipe(storageDefects)
+        const links = yield* repo.clicksOf(workspaceId, postIds).pipe(storageDefects)
         if (links.length === 0) return Option.none<number>()
         const pending = yield* counter.pending(links.map((l) => l.code)).pipe(
           Effect.catchAll((e) => Effect.logWarning("pending clicks unavailable", e).pipe(Effect.as(new Map<string, number>())))
@@ -49,7 +49,7 @@ export class ShortLinks extends Effect.Service<ShortLinks>()("shortLinks/ShortLi
 
     return { follow, clicksOf }
   }),
-  dependencies: [ShortLinksStore.Live, ClickCounter.Live.pipe(Layer.provide(ShortLinksStore.Live))]
+  dependencies: [ShortLinksRepo.Live, ClickCounter.Live.pipe(Layer.provide(ShortLinksRepo.Live))]
 }) {}
 
 /**
@@ -64,5 +64,5 @@ export const ClickFlusherLive = Layer.scopedDiscard(
     yield* Effect.addFinalizer(() => flush)
     yield* flush.pipe(Effect.repeat(Schedule.spaced(`${everyMs} millis`)), Effect.delay(`${everyMs} millis`), Effect.forkScoped)
   })
-).pipe(Layer.provide(ClickCounter.Live), Layer.provide(ShortLinksStore.Live))
+).pipe(Layer.provide(ClickCounter.Live), Layer.provide(ShortLinksRepo.Live))
 

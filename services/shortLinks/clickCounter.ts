@@ -2,11 +2,11 @@ import { Context, Effect, Layer, Schema } from "effect"
 import { names } from "../../protocol/names.js"
 import { AppConfig } from "../platform/config.js"
 import { Redis } from "../platform/redis.js"
-import { ShortLinksStore } from "./shortLinksStore.js"
+import { ShortLinksRepo } from "./shortLinksRepo.js"
 import { withSpan } from "../platform/tracing.js"
 
 /**
- * Click counts (DESIGN "Redis"): every gateway replica counts a click in Redis at once;
+ * Click counts (docs/architecture.md, "Redis"): every gateway replica counts a click in Redis at once;
  * counts are flushed to Postgres in batches. A flush first moves the counters into a
  * named batch atomically (one script: GETDEL of each counter into the batch hash), then
  * adds the batch in Postgres (once, by its id) and only then drops it from Redis, so a
@@ -49,7 +49,7 @@ export class ClickCounter extends Context.Tag("shortLinks/ClickCounter")<
     ClickCounter,
     Effect.gen(function* () {
       const redis = yield* Redis
-      const store = yield* ShortLinksStore
+      const repo = yield* ShortLinksRepo
       const key = names((yield* AppConfig).namespace).redisKey
       const counter = key("clicks", "count", "")
       const dirty = key("clicks", "dirty")
@@ -62,7 +62,7 @@ export class ClickCounter extends Context.Tag("shortLinks/ClickCounter")<
       const finishBatch = (id: string) =>
         Effect.gen(function* () {
           const clicks = yield* Effect.tryPromise(() => redis.hgetall(batchKey(id))).pipe(Effect.flatMap(decodeBatch))
-          yield* store.addBatch(id, Object.entries(clicks))
+          yield* repo.addBatch(id, Object.entries(clicks))
           yield* Effect.tryPromise(() => redis.multi().del(batchKey(id)).srem(batches, id).exec())
           return Object.values(clicks).reduce((a, b) => a + b, 0)
         })
@@ -84,7 +84,7 @@ export class ClickCounter extends Context.Tag("shortLinks/ClickCounter")<
           codes.forEach((c, i) => add(c, counted[i] ?? null))
           const open = yield* Effect.tryPromise(() => redis.smembers(batches)).pipe(Effect.flatMap(decodeIds))
           // a batch Postgres already added is counted there, not again here
-          const recorded = yield* store.recordedBatches(open)
+          const recorded = yield* repo.recordedBatches(open)
           for (const id of open.filter((b) => !recorded.has(b))) {
             const inBatch = yield* Effect.tryPromise(() => redis.hmget(batchKey(id), ...codes)).pipe(Effect.flatMap(decodeCounts))
             codes.forEach((c, i) => add(c, inBatch[i] ?? null))

@@ -8,12 +8,13 @@ import type { CreateWebhookBody, UpdateWebhookBody, Webhook, WebhookDelivery } f
 import { CurrentPrincipal } from "../../protocol/http/security.js"
 import { AppConfig } from "../platform/config.js"
 import { outboundAllowFromEnv } from "../platform/outbound/allowList.js"
-import { KeptAliveOutboundHttpLive, OutboundHttp } from "../platform/outbound/OutboundHttp.js"
+import { KeptAliveOutboundHttpLive, OutboundHttp } from "../platform/outbound/outboundHttp.js"
 import { systemResolver } from "../platform/outbound/resolver.js"
 import { policyRequire } from "../platform/policy.js"
+import { existingChannelIds } from "../repos/channelsRepo.js"
 import { decryptSecret, encryptSecret } from "../platform/secrets.js"
 import { runAttempt } from "./attempt.js"
-import { type LogEntry, makeDeliveriesStore } from "./deliveriesStore.js"
+import { type LogEntry, makeDeliveriesRepo } from "./deliveriesRepo.js"
 import { leaseMsOf, webhookSettings } from "./settings.js"
 import { newWebhookSecret } from "./signatures.js"
 import { checkWebhookUrl } from "./webhookUrl.js"
@@ -41,7 +42,7 @@ export class Webhooks extends Effect.Service<Webhooks>()("webhooks/Webhooks", {
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const repo = yield* makeWebhooksRepo
-    const store = yield* makeDeliveriesStore
+    const store = yield* makeDeliveriesRepo
     const outbound = yield* OutboundHttp
     const { secretKey } = yield* AppConfig
     const settings = yield* webhookSettings.pipe(Effect.orDie)
@@ -84,8 +85,7 @@ export class Webhooks extends Effect.Service<Webhooks>()("webhooks/Webhooks", {
       Effect.gen(function* () {
         const unique = [...new Set(channelIds)]
         if (unique.length === 0) return unique
-        const known = yield* sql<{ id: string }>`
-          SELECT id FROM channels WHERE workspace_id = ${workspaceId} AND deleted_at IS NULL AND id IN ${sql.in(unique)}`.pipe(Effect.orDie)
+        const known = yield* existingChannelIds(workspaceId, unique).pipe(Effect.provideService(SqlClient.SqlClient, sql), Effect.orDie)
         const missing = unique.find((c) => !known.some((k) => k.id === c))
         if (missing !== undefined) {
           return yield* Effect.fail(Errors.badRequest(`Unknown channel ${missing}.`, "Use channel ids from GET /public/v1/integrations, or leave channelIds empty for all channels."))

@@ -2,14 +2,14 @@ import { Effect } from "effect"
 import { MAX_REDIRECTS, pausedReason, waitAfterAttempt } from "../../domain/webhooks.js"
 import { webhookDeliveries } from "../platform/metrics.js"
 import type { OutboundError } from "../platform/outbound/errors.js"
-import type { OutboundHttpShape } from "../platform/outbound/OutboundHttp.js"
+import type { OutboundHttpShape } from "../platform/outbound/outboundHttp.js"
 import { decryptSecret } from "../platform/secrets.js"
 import type { Redacted } from "effect"
-import type { AttemptResult, ClaimedDelivery, DeliveriesStore } from "./deliveriesStore.js"
+import type { AttemptResult, ClaimedDelivery, DeliveriesRepo } from "./deliveriesRepo.js"
 import { deliveryHeaders } from "./signatures.js"
 import { withSpan } from "../platform/tracing.js"
 
-/** How attempts are made (README: Webhooks → Configuration). */
+/** How attempts are made (docs/webhooks.md, "Configuration"). */
 export interface AttemptSettings {
   /** WEBHOOK_TIMEOUT_MS: the receiver must answer within this (spec: 15 s). */
   readonly timeoutMs: number
@@ -18,7 +18,7 @@ export interface AttemptSettings {
 }
 
 export interface AttemptDeps {
-  readonly store: DeliveriesStore
+  readonly store: DeliveriesRepo
   readonly outbound: OutboundHttpShape
   readonly secretKey: Redacted.Redacted
   readonly settings: AttemptSettings

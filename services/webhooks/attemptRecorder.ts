@@ -1,7 +1,7 @@
 import { Chunk, Deferred, Effect, Queue } from "effect"
-import type { AttemptResult, ClaimedDelivery, DeliveriesStore, RecordedAttempt } from "./deliveriesStore.js"
+import type { AttemptResult, ClaimedDelivery, DeliveriesRepo, RecordedAttempt } from "./deliveriesRepo.js"
 
-type RecordError = Effect.Effect.Error<ReturnType<DeliveriesStore["recordAttempts"]>>
+type RecordError = Effect.Effect.Error<ReturnType<DeliveriesRepo["recordAttempts"]>>
 
 /**
  * The dispatcher's `recordAttempt`: outcomes of attempts that finish while a write is under
@@ -10,7 +10,7 @@ type RecordError = Effect.Effect.Error<ReturnType<DeliveriesStore["recordAttempt
  * under way at once. Each caller still waits until its own outcome is written (or the write
  * failed): the delivery's lease is released only then. Needs a Scope: the writer fibers.
  */
-export const makeAttemptRecorder = (store: DeliveriesStore, options: { readonly maxBatch: number; readonly writers: number }) =>
+export const makeAttemptRecorder = (store: DeliveriesRepo, options: { readonly maxBatch: number; readonly writers: number }) =>
   Effect.gen(function* () {
     const queue = yield* Queue.unbounded<readonly [RecordedAttempt, Deferred.Deferred<void, RecordError>]>()
     const writeBatch = Effect.gen(function* () {

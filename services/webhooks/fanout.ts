@@ -1,7 +1,7 @@
 import { Effect, Schema } from "effect"
 import { MAX_ATTEMPTS, pausedReason, receives, type EventChannels } from "../../domain/webhooks.js"
 import { ServiceEvent, type EventMessage } from "../../protocol/events.js"
-import type { DeliveriesStore } from "./deliveriesStore.js"
+import type { DeliveriesRepo } from "./deliveriesRepo.js"
 import type { WebhooksRepo } from "./webhooksRepo.js"
 import { withSpan } from "../platform/tracing.js"
 
@@ -30,7 +30,7 @@ const encodeEvent = Schema.encode(ServiceEvent)
  * switched on, not paused by the plan, made before the event), recorded before any
  * attempt; a redelivered event adds none. Answers the ids recorded now, for the caller to attempt at once.
  */
-export const fanOut = (message: EventMessage, deps: { readonly repo: WebhooksRepo; readonly store: DeliveriesStore }) =>
+export const fanOut = (message: EventMessage, deps: { readonly repo: WebhooksRepo; readonly store: DeliveriesRepo }) =>
   Effect.gen(function* () {
     // `test` is the Send Test action's, never an outbox event
     if (message.event === "test") return []

@@ -4,16 +4,16 @@ import { EventMessageJson } from "../../protocol/events.js"
 import { AppConfig } from "../platform/config.js"
 import { consumeJobs, JobOutcome } from "../platform/jetstreamConsumer.js"
 import { Nats } from "../platform/nats.js"
-import { KeptAliveOutboundHttpLive, OutboundHttp } from "../platform/outbound/OutboundHttp.js"
+import { KeptAliveOutboundHttpLive, OutboundHttp } from "../platform/outbound/outboundHttp.js"
 import { runAttempt } from "./attempt.js"
 import { makeAttemptRecorder } from "./attemptRecorder.js"
-import { type ClaimedDelivery, makeDeliveriesStore } from "./deliveriesStore.js"
+import { type ClaimedDelivery, makeDeliveriesRepo } from "./deliveriesRepo.js"
 import { fanOut } from "./fanout.js"
 import { leaseMsOf, webhookSettings } from "./settings.js"
 import { makeWebhooksRepo } from "./webhooksRepo.js"
 
 /**
- * The webhook dispatcher (DESIGN "Webhook dispatcher"):
+ * The webhook dispatcher (docs/architecture.md, "Webhook dispatcher"):
  * - consumes EVENTS with a durable consumer (replicas share it) and records one delivery
  *   per matching webhook in Postgres before any attempt, then acknowledges the event;
  * - one poller claims what is due with FOR UPDATE SKIP LOCKED, in one statement for every
@@ -32,7 +32,7 @@ const dispatcher = Layer.scopedDiscard(
     const settings = yield* webhookSettings
     const { secretKey } = yield* AppConfig
     const outbound = yield* OutboundHttp
-    const store = yield* makeDeliveriesStore
+    const store = yield* makeDeliveriesRepo
     const repo = yield* makeWebhooksRepo
     const leaseMs = leaseMsOf(settings)
     // outcomes are written in batches; created before the shutdown finalizer below, so it outlives the attempts

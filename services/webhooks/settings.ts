@@ -2,7 +2,7 @@ import { Config } from "effect"
 import { ATTEMPT_TIMEOUT_MS, RETRY_BASE_MS } from "../../domain/webhooks.js"
 
 /**
- * The dispatcher's settings (README: Webhooks → Configuration). The spec's figures are the
+ * The dispatcher's settings (docs/webhooks.md, "Configuration"). The spec's figures are the
  * defaults; tests shorten the waits and the timeout to run in seconds.
  */
 export const webhookSettings = Config.all({

@@ -1,8 +1,8 @@
 import { createHmac, randomBytes } from "node:crypto"
 
 /**
- * Webhook secrets and the two signatures of every delivery (spec: Delivery; README:
- * Webhooks → Verifying). One secret string serves both verifiers:
+ * Webhook secrets and the two signatures of every delivery (spec: Delivery; docs/webhooks.md,
+ * "Verifying signatures"). One secret string serves both verifiers:
  * - `X-Service-Signature: sha256=<hex>`: HMAC-SHA256 of the raw body, keyed with the whole
  *   secret string (as `@octokit/webhooks-methods` `verify(secret, body, header)` does);
  * - Standard Webhooks (`webhook-signature: v1,<base64>` over `id.timestamp.body`): the

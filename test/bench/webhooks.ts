@@ -12,7 +12,7 @@ import { createServer, request, Agent } from "node:http"
 import type { AddressInfo } from "node:net"
 import { Effect, Layer, ManagedRuntime } from "effect"
 import { WorkspaceId } from "../../domain/ids.js"
-import { makeOutboundHttp } from "../../services/platform/outbound/OutboundHttp.js"
+import { makeOutboundHttp } from "../../services/platform/outbound/outboundHttp.js"
 import { CurrentPrincipal } from "../../protocol/http/security.js"
 import { makeAdminOperations } from "../../services/admin/operations.js"
 import * as Outbox from "../../services/platform/outbox.js"
@@ -54,7 +54,7 @@ const port = (server.address() as AddressInfo).port
 const url = `http://127.0.0.1:${port}/hook`
 
 const world = await createWorld("benchwebhooks", urlsFromEnv())
-// the dispatcher's settings may be varied from the environment (README: Webhooks → Configuration)
+// the dispatcher's settings may be varied from the environment (docs/webhooks.md, "Configuration")
 const passed = ["WEBHOOK_PER_RECEIVER", "WEBHOOK_CONCURRENCY", "WEBHOOK_FANOUT_CONCURRENCY"].flatMap((name) => {
   const value = process.env[name]
   return value === undefined ? [] : [[name, value] as const]

@@ -8,7 +8,7 @@ import { withDb } from "../support/tokens.js"
 import { sleep } from "../support/wait.js"
 
 /**
- * A stalled actor host (DESIGN: Workspace actors; a host that lost its lease can no longer
+ * A stalled actor host (docs/architecture.md, "Fencing and commands that run once"; a host that lost its lease can no longer
  * commit). The host that owns the workspaces is paused with SIGSTOP for longer than its
  * lease while un-keyed creates, moves and deletes keep coming, then resumed: it wakes up
  * with commands buffered that the new owner has run meanwhile.

@@ -1,14 +1,14 @@
 import { Effect, Option } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { AttemptsStore } from "../../services/publisher/attemptsStore.js"
+import { AttemptsRepo } from "../../services/publisher/attemptsRepo.js"
 import { claimDueItems } from "../../services/scheduler/dueItems.js"
-import { DueItemsStore } from "../../services/scheduler/dueItemsStore.js"
+import { DueItemsRepo } from "../../services/scheduler/dueItemsRepo.js"
 import { client } from "../support/http.js"
 import { createWorld, startServices, type RunningServices, type TestWorld } from "../support/system.js"
 import { withDb } from "../support/tokens.js"
 
 /**
- * The never-send-twice guard of the publisher's start (DESIGN: Publisher): a job reads its
+ * The never-send-twice guard of the publisher's start (docs/architecture.md, "Publisher"): a job reads its
  * item without a lock, then opens its attempt with one guarded statement. Jobs that read
  * the same state and race must end with one attempt, and an attempt whose job still holds
  * its lease is never taken over. No publisher runs here: the store is driven by hand.
@@ -27,7 +27,7 @@ afterAll(async () => {
 })
 
 const run = <A, E>(effect: Effect.Effect<A, E, any>) =>
-  sys.runtime.runPromise(Effect.provide(effect, [AttemptsStore.Live, DueItemsStore.Live]) as Effect.Effect<A, E, never>)
+  sys.runtime.runPromise(Effect.provide(effect, [AttemptsRepo.Live, DueItemsRepo.Live]) as Effect.Effect<A, E, never>)
 const q = <R extends Record<string, any>>(text: string, values: Array<unknown> = []) =>
   withDb(world, async (c) => (await c.query(text, values)).rows as Array<R>)
 
@@ -42,14 +42,14 @@ const claimedItem = async () => {
   expect(res.status).toBe(200)
   const [item] = await q<{ id: string }>("SELECT id FROM post_items WHERE post_id = $1", [res.json[0].postId])
   await run(claimDueItems())
-  const read = await run(Effect.flatMap(AttemptsStore, (s) => s.loadItem(item!.id)))
+  const read = await run(Effect.flatMap(AttemptsRepo, (s) => s.loadItem(item!.id)))
   expect(Option.isSome(read)).toBe(true)
   return Option.getOrThrow(read)
 }
 
 const open = (item: { readonly id: string; readonly workspaceId: string; readonly attempts: number; readonly searchFirst: boolean }, owner = crypto.randomUUID()) =>
   run(
-    Effect.flatMap(AttemptsStore, (s) =>
+    Effect.flatMap(AttemptsRepo, (s) =>
       s.openAttempt({ itemId: item.id, workspaceId: item.workspaceId, attempt: item.attempts + 1, searchFirst: item.searchFirst, owner, leaseMs: 30_000 })
     )
   )
@@ -87,7 +87,7 @@ describe("taking over an open attempt", () => {
   it("never while its job's lease runs; once it ran out, one job of many takes it", async () => {
     const item = await claimedItem()
     const attemptId = Option.getOrThrow(await open(item))
-    const takeOver = () => run(Effect.flatMap(AttemptsStore, (s) => s.takeOver(attemptId, crypto.randomUUID(), 30_000)))
+    const takeOver = () => run(Effect.flatMap(AttemptsRepo, (s) => s.takeOver(attemptId, crypto.randomUUID(), 30_000)))
     expect(await takeOver()).toBe(false)
     await q("UPDATE publish_attempts SET lease_until = now() - interval '1 second' WHERE id = $1", [attemptId])
     const taken = await Promise.all(Array.from({ length: 4 }, takeOver))

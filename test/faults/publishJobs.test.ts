@@ -4,13 +4,13 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { names } from "../../protocol/names.js"
 import { Nats } from "../../services/platform/nats.js"
 import { claimDueItems, enqueueUnacknowledgedJobs, publishMessageId, requeueLostJobs } from "../../services/scheduler/dueItems.js"
-import { DueItemsStore } from "../../services/scheduler/dueItemsStore.js"
+import { DueItemsRepo } from "../../services/scheduler/dueItemsRepo.js"
 import { client } from "../support/http.js"
 import { createWorld, startServices, type RunningServices, type TestWorld } from "../support/system.js"
 import { withDb } from "../support/tokens.js"
 
 /**
- * The scheduler's publish jobs (DESIGN: Scheduler): the job of each claim is written in the
+ * The scheduler's publish jobs (docs/architecture.md, "Scheduler"): the job of each claim is written in the
  * claim transaction and repaired from Postgres, never guessed from the clock. No publisher
  * runs here, so every job stays on PUBLISH where it can be counted; the scheduler's steps
  * are run by hand.
@@ -32,7 +32,7 @@ afterAll(async () => {
 })
 
 /** Runs a scheduler step with the scheduler's store, as SchedulerLive does. */
-const run = <A, E>(effect: Effect.Effect<A, E, any>) => sys.runtime.runPromise(Effect.provide(effect, DueItemsStore.Live) as Effect.Effect<A, E, never>)
+const run = <A, E>(effect: Effect.Effect<A, E, any>) => sys.runtime.runPromise(Effect.provide(effect, DueItemsRepo.Live) as Effect.Effect<A, E, never>)
 const q = <R extends Record<string, any>>(text: string, values: Array<unknown> = []) =>
   withDb(world, async (c) => (await c.query(text, values)).rows as Array<R>)
 

@@ -8,7 +8,7 @@ import { waitFor } from "../support/wait.js"
 
 /**
  * Never publish twice, and never call a live post `unconfirmed` (spec: "Publishing never
- * sends one post twice"; DESIGN: Publisher). The test network is told how to answer by
+ * sends one post twice"; docs/architecture.md, "Publisher"). The test network is told how to answer by
  * the post's settings (`outcome`: slow, lose-answer, timeout, reject) and the publisher
  * runs with an ack wait far shorter than the slow answer, so JetStream would redeliver a
  * job that is still running if the consumer did not keep it alive.

@@ -8,7 +8,7 @@ import { waitFor } from "../support/wait.js"
 
 /**
  * Short-link clicks are never lost and never counted twice when a gateway dies
- * (README: Short links): a gateway SIGKILLed with clicks not flushed leaves them in Redis
+ * (docs/features.md, "Short links"): a gateway SIGKILLed with clicks not flushed leaves them in Redis
  * for any other replica; a flush that died before its Postgres commit is finished once; one
  * that died after it is not added again.
  */

@@ -47,7 +47,7 @@ export default async function setup(project: TestProject) {
       const missing = Object.entries(found).filter(([, ok]) => !ok).map(([k]) => k)
       throw new Error(
         `Not reachable: ${missing.join(", ")}, and no container engine to start them (${String(e)}). ` +
-          "Start the servers (see README) or set DATABASE_URL, NATS_URL, REDIS_URL."
+          "Start the servers (see docs/testing.md) or set DATABASE_URL, NATS_URL, REDIS_URL."
       )
     }
   }

@@ -2,7 +2,7 @@ import { Effect, Layer, Option, Redacted } from "effect"
 import type { Credentials, NetworkAdapter, PublishAnswer, PublishRequest } from "../../services/networks/adapter.js"
 import { type AppRegistration, MediaUnavailable, NetworkDeps } from "../../services/networks/networkDeps.js"
 import { makeOutboundHttpForTests } from "../../services/platform/outbound/testing.js"
-import type { StoredMedia } from "../../services/posts/rows.js"
+import type { StoredMedia } from "../../services/networks/storedMedia.js"
 import type { ChannelRow } from "../../services/repos/channelsRepo.js"
 import type { Simulator } from "./simulator/core.js"
 

@@ -2,7 +2,7 @@ import type { KV, NatsConnection } from "nats"
 import { names } from "../../protocol/names.js"
 import type { ServiceProcess } from "./processes.js"
 import type { TestWorld } from "./system.js"
-import { decodeLease } from "../../services/actors/shardLeases.js"
+import { decodeLease } from "../../services/sharding/shardLeases.js"
 import { sleep } from "./wait.js"
 
 

@@ -1,11 +1,11 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Exit } from "effect"
 import { connect, createInbox } from "nats"
-import { makeActorRequests, NoAnswer, NoOwner } from "../../services/gateway/actorRequests.js"
+import { makeActorRequests, NoAnswer, NoOwner } from "../../services/sharding/actorRequests.js"
 import { urlsFromEnv } from "../support/servers.js"
 
 /**
- * The gateway's request/reply to actor hosts (services/gateway/actorRequests.ts), on the
+ * The gateway's request/reply to actor hosts (services/sharding/actorRequests.ts), on the
  * real NATS server: what the retry of actorClient.ts decides on. NoOwner means nothing ran
  * (ask again at once), NoAnswer that it may have run (ask again with the same command id).
  */

@@ -1,13 +1,13 @@
 import { Effect, Either, Option, Redacted, Schema } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type Credentials, type NetworkAdapter, PublishAnswer, Refresh, SearchAnswer, Statistics } from "../../services/networks/adapter.js"
-import { freshCredentials, openCredentials, sealCredentials } from "../../services/networks/credentialsStore.js"
+import { freshCredentials, openCredentials, sealCredentials } from "../../services/networks/credentials.js"
 import { client } from "../support/http.js"
 import { createWorld, startServices, type RunningServices, type TestWorld } from "../support/system.js"
 import { withDb } from "../support/tokens.js"
 
 /**
- * A channel's tokens are refreshed before use (services/networks/credentialsStore.ts):
+ * A channel's tokens are refreshed before use (services/networks/credentials.ts):
  * new credentials are saved sealed; a refresh the network refuses disconnects the channel
  * (refreshNeeded, `channel.disconnected` and its notification, in one transaction); two
  * jobs never spend one single-use refresh token; a network that cannot be asked keeps the

@@ -8,14 +8,14 @@ import { names } from "../../protocol/names.js"
 import { Nats } from "../../services/platform/nats.js"
 import * as Outbox from "../../services/platform/outbox.js"
 import { claimDueItems } from "../../services/scheduler/dueItems.js"
-import { DueItemsStore } from "../../services/scheduler/dueItemsStore.js"
+import { DueItemsRepo } from "../../services/scheduler/dueItemsRepo.js"
 import { client } from "../support/http.js"
 import { createWorld, startServices, type RunningServices, type TestWorld } from "../support/system.js"
 import { withDb } from "../support/tokens.js"
 import { waitFor } from "../support/wait.js"
 
 /**
- * DESIGN "Outbox" and rule 2: an event-producing change and its outbox rows commit
+ * docs/architecture.md, "Outbox", and rule 2 of "Rules every part keeps": an event-producing change and its outbox rows commit
  * together; the rows go to JetStream EVENTS right after the commit (Nats-Msg-Id = row
  * id); a sweeper publishes what was left behind. No scheduler runs here until the
  * sweeper's own test, so every message before it was published after its commit.
@@ -71,7 +71,7 @@ const newWorkspace = async (network = "test", name = "Main channel") => {
 
 const run = <A, E>(effect: Effect.Effect<A, E, SqlClient.SqlClient | Nats>) => sys.runtime.runPromiseExit(effect)
 /** The scheduler's claim, with its store as SchedulerLive provides it. */
-const claimDue = () => claimDueItems().pipe(Effect.provide(DueItemsStore.Live))
+const claimDue = () => claimDueItems().pipe(Effect.provide(DueItemsRepo.Live))
 
 const testEvent = (message: string): ServiceEvent => ({ event: "test", data: { message } })
 

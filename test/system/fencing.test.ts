@@ -5,15 +5,15 @@ import { WorkspaceId } from "../../domain/ids.js"
 import type { Principal } from "../../domain/roles.js"
 import { CreatePosts } from "../../protocol/actors.js"
 import { CurrentPrincipal } from "../../protocol/http/security.js"
-import { FencedTransactions } from "../../services/actors/fencedTransactions.js"
-import { AlreadyRan, CurrentCommand, CurrentLease, FenceStore, LeaseLost } from "../../services/actors/fencing.js"
+import { FencedTransactions } from "../../services/sharding/fencedTransactions.js"
+import { AlreadyRan, CurrentCommand, CurrentLease, FenceStore, LeaseLost } from "../../services/sharding/fencing.js"
 import { authorize } from "../../services/platform/policy.js"
 import { PostWriter } from "../../services/posts/PostWriter.js"
 import { createWorld, startServices, type RunningServices, type TestWorld } from "../support/system.js"
 import { withDb } from "../support/tokens.js"
 
 /**
- * The fence under the actor hosts, on the real database (DESIGN: every write is fenced by
+ * The fence under the actor hosts, on the real database (docs/architecture.md, "Fencing and commands that run once": every write is fenced by
  * the lease's epoch; each command carries an id recorded in the same transaction). The
  * fault test test/faults/actorPause.test.ts proves the same with a paused host process.
  */

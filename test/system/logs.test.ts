@@ -7,7 +7,7 @@ import { issueUserToken } from "../support/tokens.js"
 import { waitFor } from "../support/wait.js"
 
 /**
- * Logs (README: Operations): with stdout not a terminal every line is one JSON object
+ * Logs (docs/operations.md, "Logs"): with stdout not a terminal every line is one JSON object
  * with time, level, service and message, and no line ever holds a token, secret,
  * password or credential, whatever the requests carried. Driven at LOG_LEVEL=debug,
  * where each answer is logged with its path and query.

@@ -6,7 +6,7 @@ import { createWorld, startServices, type RunningServices, type TestWorld } from
 import { waitFor } from "../support/wait.js"
 
 /**
- * GET /metrics (README: Operations): the Prometheus text format, read with a strict
+ * GET /metrics (docs/operations.md, "Metrics"): the Prometheus text format, read with a strict
  * parser (test/support/prometheusText.ts), on the gateway's PORT and on the
  * HEALTH_PORT of a process without the gateway.
  */

@@ -51,7 +51,7 @@ const specEndpoints: ReadonlyArray<readonly [string, string]> = [
   ["get", "/rules/{identifier}"]
 ]
 
-/** Served today (README: "What works today"); the rest of the 28 are later work. */
+/** Served today (docs/using-the-api.md, "What works today"); the rest of the 28 are later work. */
 const servedNow = [
   "get /is-connected",
   "get /integrations",

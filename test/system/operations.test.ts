@@ -11,7 +11,7 @@ import { withDb } from "../support/tokens.js"
 import { closedPort } from "../support/ports.js"
 
 /**
- * What an operator relies on when running the services (README, Configuration), with
+ * What an operator relies on when running the services (docs/operations.md, "Configuration"), with
  * each process started as an operator starts it: a production start needs its own
  * SECRET_KEY; every process answers /healthz and /readyz (without the gateway on its
  * health port); only the gateway needs Redis; the demo workspace only when asked.

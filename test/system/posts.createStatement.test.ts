@@ -2,16 +2,16 @@ import { SqlClient } from "@effect/sql"
 import { Effect, Layer } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { create } from "../../domain/posts/states.js"
-import { FenceStore } from "../../services/actors/fencing.js"
+import { FenceStore } from "../../services/sharding/fencing.js"
 import { OutboxTransaction } from "../../services/platform/outbox.js"
 import type { Fence } from "../../services/platform/transactions.js"
-import { PostsStore } from "../../services/posts/postsStore.js"
+import { CreatePostRepo } from "../../services/posts/createPostRepo.js"
 import { channelVersionSql } from "../../services/repos/channelsRepo.js"
 import { createWorld, startServices, type RunningServices, type TestWorld } from "../support/system.js"
 import { withDb } from "../support/tokens.js"
 
 /**
- * A new post is written in ONE statement (services/posts/createPostStatement.ts): the
+ * A new post is written in ONE statement (services/posts/createPostRepo.ts): the
  * fence, the Idempotency-Key record, the command record and every row of the post commit
  * together or not at all. Each refusal below must leave no row of any kind behind. Posts
  * written meanwhile share a statement and its commit (group commit), and each still
@@ -35,13 +35,13 @@ afterAll(async () => {
   await world.drop()
 })
 
-const Stores = Layer.merge(PostsStore.Live, FenceStore.Live)
-const run = <A, E>(effect: Effect.Effect<A, E, PostsStore | FenceStore | SqlClient.SqlClient>) =>
+const Stores = Layer.merge(CreatePostRepo.Live, FenceStore.Live)
+const run = <A, E>(effect: Effect.Effect<A, E, CreatePostRepo | FenceStore | SqlClient.SqlClient>) =>
   sys.runtime.runPromise(effect.pipe(Effect.provide(Stores)) as Effect.Effect<A, E, SqlClient.SqlClient>)
 
 /** Writes a post named `marker` (type review: its approval.requested event goes to the outbox) with `store`. */
 const writeWith = (
-  store: PostsStore["Type"],
+  store: CreatePostRepo["Type"],
   marker: string,
   fence: Fence,
   key: string | null,
@@ -72,7 +72,7 @@ const writeWith = (
 }
 
 const write = (marker: string, fence: Fence, key: string | null, channelVersions: ReadonlyArray<string> | null = null) =>
-  run(Effect.flatMap(PostsStore, (store) => writeWith(store, marker, fence, key, channelVersions)))
+  run(Effect.flatMap(CreatePostRepo, (store) => writeWith(store, marker, fence, key, channelVersions)))
 
 /** Every row a create writes, counted for one post's content (and its key and command). */
 const rowsOf = (marker: string, key: string | null, commandId: string | null) =>
@@ -178,7 +178,7 @@ describe("POST /posts of a new post: one statement, all or nothing", () => {
     const markers = ["together 1", "together 2", "together 3", "together 4", "together 5"]
     const commands = markers.map(() => ({ workspaceId, commandId: crypto.randomUUID() }))
     const written = await run(
-      Effect.flatMap(PostsStore, (store) =>
+      Effect.flatMap(CreatePostRepo, (store) =>
         Effect.all(markers.map((m, i) => writeWith(store, m, { lease: null, command: commands[i]! }, `key-${m}`)), { concurrency: "unbounded" })
       )
     )
@@ -192,7 +192,7 @@ describe("POST /posts of a new post: one statement, all or nothing", () => {
     const commands = markers.map(() => ({ workspaceId, commandId: crypto.randomUUID() }))
     const bad = { workspaceId, commandId: crypto.randomUUID() }
     const [refused, ...written] = await run(
-      Effect.flatMap(PostsStore, (store) =>
+      Effect.flatMap(CreatePostRepo, (store) =>
         Effect.all(
           [
             // a channel that does not exist: the posts row breaks its foreign key

@@ -47,7 +47,7 @@ describe("POST /posts against remembered channel rows", () => {
   it("a channel that needs reconnecting since its row was remembered is refused, and allowed again once reconnected", async () => {
     const w = await newWorkspace()
     expect((await w.api().post("/public/v1/posts", schedule(w.channelId, "first"))).status).toBe(200)
-    // what the publisher's failed token refresh does (services/networks/credentialsStore.ts)
+    // what the publisher's failed token refresh does (services/networks/credentials.ts)
     await sql("UPDATE channels SET refresh_needed = true WHERE id = $1", [w.channelId])
     const refused = await w.api().post("/public/v1/posts", schedule(w.channelId, "while it needs reconnecting"))
     expect(refused.status).toBe(400)

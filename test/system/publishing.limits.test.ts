@@ -7,7 +7,7 @@ import { withDb } from "../support/tokens.js"
 import { waitFor } from "../support/wait.js"
 
 /**
- * A network's 429 (README: Publishing → Limits): the channel it was meant for waits out the
+ * A network's 429 (docs/publishing.md, "Limits"): the channel it was meant for waits out the
  * Retry-After (every post to it, not only the refused one), and no call reaches the network
  * for it meanwhile; other channels of the network and other networks go on.
  */

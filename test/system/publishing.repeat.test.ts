@@ -1,6 +1,6 @@
 import { Effect, Option } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { RepeatStore } from "../../services/posts/repeatStore.js"
+import { RepeatsRepo } from "../../services/posts/repeatsRepo.js"
 import { createMissingRepeats } from "../../services/scheduler/dueItems.js"
 import { client } from "../support/http.js"
 import { createWorld, startServices, type RunningServices, type TestWorld } from "../support/system.js"
@@ -37,7 +37,7 @@ const publishedEverywhere = (api: ReturnType<typeof client>, group: string) =>
   }, 20_000)
 
 /** The scheduler's sweep for repeats that went live without a next occurrence, run now. */
-const sweep = () => sys.runtime.runPromise(Effect.provide(createMissingRepeats(), RepeatStore.Live))
+const sweep = () => sys.runtime.runPromise(Effect.provide(createMissingRepeats(), RepeatsRepo.Live))
 
 /** A repeating post the network refused, then linked live by hand: the publisher made no next occurrence. */
 const linkedByHand = async (repeat: { readonly inter?: number; readonly repeatDays?: number }) => {
@@ -90,7 +90,7 @@ describe("a repeating post", () => {
 
     // the second channel's outcome, a redelivered job or a restarted publisher: still one
     const again = await sys.runtime.runPromise(
-      Effect.provide(Effect.flatMap(RepeatStore, (s) => s.createNextOccurrence(group, new Date(Date.now() + 7 * DAY))), RepeatStore.Live)
+      Effect.provide(Effect.flatMap(RepeatsRepo, (s) => s.createNextOccurrence(group, new Date(Date.now() + 7 * DAY))), RepeatsRepo.Live)
     )
     expect(Option.isNone(again)).toBe(true)
     expect(await occurrencesAfter(group)).toHaveLength(1)

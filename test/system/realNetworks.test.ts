@@ -1,6 +1,6 @@
 import { Option, Redacted } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { openCredentials, sealCredentials } from "../../services/networks/credentialsStore.js"
+import { openCredentials, sealCredentials } from "../../services/networks/credentials.js"
 import { client } from "../support/http.js"
 import { png } from "../support/mediaFiles.js"
 import { simulatorEnv, startSimulator } from "../support/simulator/index.js"

@@ -8,7 +8,7 @@ import { createWorld, infrastructure, type TestWorld } from "../support/system.j
 import { waitFor } from "../support/wait.js"
 
 /**
- * Traces (README: Operations): with OTEL_EXPORTER_OTLP_ENDPOINT set, one POST /posts
+ * Traces (docs/operations.md, "Traces"): with OTEL_EXPORTER_OTLP_ENDPOINT set, one POST /posts
  * yields one trace that spans the gateway, the workspace actor, the scheduler and the
  * publisher, each its own process, joined through NATS headers and the item's row.
  * The receiver is a local OTLP/HTTP endpoint reading the exporter's JSON.

@@ -1,7 +1,7 @@
 import { Effect, Either } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { isAllowedOrigin, parseOutboundAllow } from "../../services/platform/outbound/allowList.js"
-import { makeOutboundHttp } from "../../services/platform/outbound/OutboundHttp.js"
+import { makeOutboundHttp } from "../../services/platform/outbound/outboundHttp.js"
 import { startLoopbackServer, type LoopbackServer } from "../../services/platform/outbound/testing.js"
 
 const fixedResolver = (table: Readonly<Record<string, ReadonlyArray<string>>>) => (name: string) =>

@@ -7,7 +7,7 @@ import { pipeline } from "node:stream/promises"
 import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { isOutboundError, type OutboundError } from "../../services/platform/outbound/errors.js"
-import type { OutboundHttpShape } from "../../services/platform/outbound/OutboundHttp.js"
+import type { OutboundHttpShape } from "../../services/platform/outbound/outboundHttp.js"
 import type { OutboundRequest } from "../../services/platform/outbound/request.js"
 import {
   makeOutboundHttpForTests,

@@ -1,7 +1,7 @@
 import type http from "node:http"
 import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import type { OutboundHttpShape } from "../../services/platform/outbound/OutboundHttp.js"
+import type { OutboundHttpShape } from "../../services/platform/outbound/outboundHttp.js"
 import type { Resolver } from "../../services/platform/outbound/resolver.js"
 import {
   makeOutboundHttpForTests,

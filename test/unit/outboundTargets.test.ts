@@ -1,7 +1,7 @@
 import { Effect, Layer } from "effect"
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest"
 import type { OutboundError } from "../../services/platform/outbound/errors.js"
-import { OutboundHttp, OutboundHttpLive, outboundHttpWithResolver } from "../../services/platform/outbound/OutboundHttp.js"
+import { OutboundHttp, OutboundHttpLive, outboundHttpWithResolver } from "../../services/platform/outbound/outboundHttp.js"
 import type { Resolver } from "../../services/platform/outbound/resolver.js"
 import { safeFetch } from "../../services/platform/outbound/safeFetch.js"
 import {

@@ -5,11 +5,11 @@ import { can, permissions, type Action } from "../../domain/policy.js"
 import type { Principal, Role } from "../../domain/roles.js"
 import { CurrentPrincipal } from "../../protocol/http/security.js"
 import { Channels } from "../../services/channels/Channels.js"
-import { ActorClient } from "../../services/gateway/actorClient.js"
+import { ActorClient } from "../../services/sharding/actorClient.js"
 import { authorize } from "../../services/platform/policy.js"
 import { makeTestLayer } from "../../services/platform/testLayer.js"
 import { ChannelsRepo } from "../../services/repos/channelsRepo.js"
-import { NetworkAdapters } from "../../services/networks/registry.js"
+import { NetworkAdapters } from "../../services/networks/NetworkAdapters.js"
 import { CustomersRepo } from "../../services/repos/customersRepo.js"
 
 /** Spec: Authentication rule 4, Media, Webhook management; domain/policy.ts decides where it is silent. */

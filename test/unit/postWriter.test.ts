@@ -11,7 +11,9 @@ import { AppConfig, appConfigFromEnv } from "../../services/platform/config.js"
 import { authorize } from "../../services/platform/policy.js"
 import { makeTestLayer } from "../../services/platform/testLayer.js"
 import { IdempotencyRepo } from "../../services/posts/idempotencyRepo.js"
-import { PostsStore, type LoadedPost } from "../../services/posts/postsStore.js"
+import { CreatePostRepo } from "../../services/posts/createPostRepo.js"
+import { PostStepsRepo } from "../../services/posts/postStepsRepo.js"
+import { PostsReadRepo, type LoadedPost } from "../../services/posts/postsReadRepo.js"
 import { PostWriter } from "../../services/posts/PostWriter.js"
 import { TagsRepo } from "../../services/posts/tagsRepo.js"
 import { ChannelsRepo, type ChannelRow } from "../../services/repos/channelsRepo.js"
@@ -108,19 +110,23 @@ const TestStores = Layer.mergeAll(
   makeTestLayer(MediaRepo)({ findMany: (_w, ids) => Effect.succeed(ids.includes(videoId) ? [video] : []) }),
   makeTestLayer(IdempotencyRepo)({ find: () => Effect.succeed(Option.none()), save: () => Effect.succeed(true) }),
   makeTestLayer(TagsRepo)({ resolve: () => Effect.succeed([]) }),
-  makeTestLayer(PostsStore)({
+  makeTestLayer(PostStepsRepo)({
     applyStep: (input) =>
       Effect.sync(() => {
         written.push(input.step)
         return input.step.channels.flatMap((c) => (c.to === null ? [] : [{ postId: crypto.randomUUID(), channelId: c.channelId, status: c.to }]))
-      }),
+      })
+  }),
+  makeTestLayer(CreatePostRepo)({
     // a new post without tags is written in one statement: the step it writes is recorded the same way
     createInOneStatement: (input) =>
       Effect.sync(() => {
         written.push(input.step)
         const live = input.step.channels.flatMap((c) => (c.to === null ? [] : [{ postId: crypto.randomUUID(), channelId: c.channelId, status: c.to }]))
         return { leaseHeld: true, wentAhead: true, recorded: true, value: { keyTaken: false, channelsChanged: false, live } }
-      }),
+      })
+  }),
+  makeTestLayer(PostsReadRepo)({
     loadOr404: () => Effect.succeed(storedDraft),
     itemsOf: () =>
       Effect.succeed([

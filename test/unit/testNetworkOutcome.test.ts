@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest"
 import { testNetwork } from "../../domain/networks/test-network.js"
 import { settingsProblems } from "../../domain/posts/rules.js"
 
-/** The test network's `outcome` and `slowMs` settings (README: rehearsing outcomes) are checked like any setting. */
+/** The test network's `outcome` and `slowMs` settings (docs/networks.md, "Rehearsing outcomes on the test network") are checked like any setting. */
 describe("test network settings: outcome and slowMs", () => {
   it.each([
     [{}, []],

@@ -10,7 +10,7 @@ import { readJsonBody } from "../errorResponse.js"
 export const PostsHttpLive = HttpApiBuilder.group(PublicApi, "posts", (handlers) =>
   Effect.gen(function* () {
     const posts = yield* Posts
-    // made once, not per request (README, "What kept them: generator functions made per request")
+    // made once, not per request (docs/performance.md, "Generator functions made once")
     const createPosts = Effect.fnUntraced(function* (idempotencyKey: string | null) {
       // POST /posts reads its body itself: both forms, aliases and the spec's own 400 texts
       const body: unknown = yield* readJsonBody

@@ -2,7 +2,7 @@ import { isIP } from "node:net"
 import ipaddr from "ipaddr.js"
 
 /**
- * Which IP addresses outbound HTTP may connect to (DESIGN rule 5). Pure: callers pass the
+ * Which IP addresses outbound HTTP may connect to (docs/architecture.md, "Rules every part keeps", rule 5). Pure: callers pass the
  * address the socket will actually use, never a host string taken from a URL.
  */
 export type AddressVerdict =

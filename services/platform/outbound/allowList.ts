@@ -23,7 +23,7 @@ const parseEntry = (entry: string): { readonly host: string; readonly port: numb
 }
 
 /**
- * OUTBOUND_ALLOW (DESIGN rule 5's only exemption): comma-separated `host:port` origins that
+ * OUTBOUND_ALLOW (the only exemption to rule 5 of docs/architecture.md, "Rules every part keeps"): comma-separated `host:port` origins that
  * outbound calls may reach although they are private or loopback — a self-hosted network
  * or webhook receiver on a LAN, local simulators in tests. The exemption is for the
  * address AND port: every other port of the same host stays refused. Names are resolved

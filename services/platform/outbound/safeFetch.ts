@@ -6,7 +6,7 @@ import type { OutboundRequest, OutboundResponse, OutboundStreamResponse } from "
 import { systemResolver, type Resolver } from "./resolver.js"
 
 /**
- * HTTP(S) over node:http/https that connects only to public addresses (DESIGN rule 5).
+ * HTTP(S) over node:http/https that connects only to public addresses (docs/architecture.md, "Rules every part keeps", rule 5).
  * Names are resolved once, every answer is classified, and the socket is pinned to those
  * checked addresses; IP literals are classified after WHATWG parsing. Redirects are followed
  * by hand, each hop checked again. A resolver may be injected; the address policy may not.

@@ -4,7 +4,7 @@ import { Layer } from "effect"
 import { classifyAddress } from "./addressPolicy.js"
 import { fetchBuffered, openResponse, type Engine } from "./internal/fetchCore.js"
 import { makeConnectionPool } from "./internal/pool.js"
-import { OutboundHttp, type OutboundHttpShape } from "./OutboundHttp.js"
+import { OutboundHttp, type OutboundHttpShape } from "./outboundHttp.js"
 import type { Resolver } from "./resolver.js"
 
 /** A loopback test server that the test client may reach although it is not public. */
@@ -22,7 +22,7 @@ export interface LoopbackOrigin {
 export const makeOutboundHttpForTests = (options: {
   readonly resolver: Resolver
   readonly allow?: ReadonlyArray<LoopbackOrigin>
-  /** Reuse connections, as the webhook dispatcher's client does (OutboundHttp.ts). */
+  /** Reuse connections, as the webhook dispatcher's client does (outboundHttp.ts). */
   readonly keepAlive?: boolean
 }): OutboundHttpShape => {
   if (process.env["VITEST"] === undefined) throw new Error("makeOutboundHttpForTests is only for tests")

@@ -4,8 +4,8 @@
  *
  * The figure to watch is the bytes promoted per scavenge: a request's objects should die
  * young, and when something keeps them alive past two scavenges (a generator function or a
- * constructor made per request, a churned Map or Set, a pretenured literal; README, "What
- * kept them") they are copied to the old generation, every scavenge takes longer, and full
+ * constructor made per request, a churned Map or Set, a pretenured literal; docs/performance.md,
+ * "Runtime settings") they are copied to the old generation, every scavenge takes longer, and full
  * GCs come sooner: the pauses that decided the half-rate p99.
  */
 
