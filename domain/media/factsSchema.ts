@@ -33,7 +33,8 @@ export const VideoFactsSchema = Schema.Struct({
 
 export const MediaFactsSchema: Schema.Schema<MediaFacts> = Schema.Union(ImageFactsSchema, VideoFactsSchema).annotations({
   identifier: "MediaFacts",
-  description: "What the file is, read from its content at upload: image format, size, EXIF orientation, animation, colour space; video container, codecs, duration, size, frame rate, bitrate"
+  description:
+    "What the file is, read from its content at upload: image format, size, EXIF orientation, animation, colour space; video container, codecs, duration, size, frame rate, bitrate"
 })
 
 export const RenditionTargetSchema: Schema.Schema<RenditionTarget> = Schema.Union(

@@ -135,10 +135,14 @@ const planImage = (name: string, facts: ImageFacts, rules: MediaRules, images: I
 const planVideo = (name: string, facts: VideoFacts, rules: MediaRules, videos: VideoRules): Planned => {
   const network = rules.networkName
   if (facts.durationSeconds > videos.maxSeconds) {
-    return { problem: `${name} is ${formatDuration(facts.durationSeconds)} long; ${network} takes at most ${formatDuration(videos.maxSeconds)}. Shorten the video, then upload it again.` }
+    return {
+      problem: `${name} is ${formatDuration(facts.durationSeconds)} long; ${network} takes at most ${formatDuration(videos.maxSeconds)}. Shorten the video, then upload it again.`
+    }
   }
   if (facts.durationSeconds < videos.minSeconds) {
-    return { problem: `${name} is ${formatDuration(facts.durationSeconds)} long; ${network} takes at least ${formatDuration(videos.minSeconds)}. Use a longer video.` }
+    return {
+      problem: `${name} is ${formatDuration(facts.durationSeconds)} long; ${network} takes at least ${formatDuration(videos.minSeconds)}. Use a longer video.`
+    }
   }
   const shape = shapeProblem(name, facts.width, facts.height, rules, videos.aspect)
   if (shape !== null) return { problem: shape }
@@ -159,7 +163,8 @@ const planVideo = (name: string, facts: VideoFacts, rules: MediaRules, videos: V
   if (asIs) return { plan: { _tag: "AsIs", name } }
   if (bitrateKbps < MIN_VIDEO_KBPS) {
     return {
-      problem: `${name} is ${formatDuration(facts.durationSeconds)} long and cannot be made smaller than ${formatBytes(videos.maxBytes)}, ` +
+      problem:
+        `${name} is ${formatDuration(facts.durationSeconds)} long and cannot be made smaller than ${formatBytes(videos.maxBytes)}, ` +
         `${network}'s limit, without spoiling it. Shorten the video, then upload it again.`
     }
   }

@@ -73,7 +73,18 @@ const test: MediaRules = {
   networkName: "Test network",
   // this service's own choice: the test network publishes nowhere
   images: { formats: ["jpeg", "png", "gif", "webp"], maxBytes: 10 * MB, maxLongSide: 8192, maxShortSide: 8192, aspect: null, animatedGif: true },
-  videos: { ...h264Mp4, maxBytes: 1 * GB, minSeconds: 0, maxSeconds: 3600, maxLongSide: 4096, maxShortSide: 4096, maxFrameRate: 60, maxBitrateKbps: 50_000, aspect: null, cover: false },
+  videos: {
+    ...h264Mp4,
+    maxBytes: 1 * GB,
+    minSeconds: 0,
+    maxSeconds: 3600,
+    maxLongSide: 4096,
+    maxShortSide: 4096,
+    maxFrameRate: 60,
+    maxBitrateKbps: 50_000,
+    aspect: null,
+    cover: false
+  },
   maxImages: 4,
   maxVideos: 4,
   mixed: true,
@@ -117,7 +128,19 @@ const bluesky: MediaRules = {
   images: { formats: ["jpeg", "png", "webp"], maxBytes: 1_000_000, maxLongSide: 2000, maxShortSide: 2000, aspect: null, animatedGif: false },
   // https://docs.bsky.app/docs/tutorials/video : MP4, at most 100 MB and 3 minutes
   // (app.bsky.embed.video: blob maxSize 100000000, accept video/mp4)
-  videos: { ...h264Mp4, containers: ["mp4"], maxBytes: 100_000_000, minSeconds: 0, maxSeconds: 180, maxLongSide: 1920, maxShortSide: 1080, maxFrameRate: 60, maxBitrateKbps: 20_000, aspect: null, cover: false },
+  videos: {
+    ...h264Mp4,
+    containers: ["mp4"],
+    maxBytes: 100_000_000,
+    minSeconds: 0,
+    maxSeconds: 180,
+    maxLongSide: 1920,
+    maxShortSide: 1080,
+    maxFrameRate: 60,
+    maxBitrateKbps: 20_000,
+    aspect: null,
+    cover: false
+  },
   maxImages: 4,
   maxVideos: 1,
   mixed: false,
@@ -183,10 +206,29 @@ const telegram: MediaRules = {
   networkName: "Telegram",
   // https://core.telegram.org/bots/api#sendphoto : at most 10 MB, width + height at most
   // 10000, width/height ratio at most 20 (taken here as both sides at most 5000)
-  images: { formats: ["jpeg", "png", "webp"], maxBytes: 10 * MB, maxLongSide: 5000, maxShortSide: 5000, aspect: { min: 1 / 20, max: 20, label: "1:20 to 20:1" }, animatedGif: false },
+  images: {
+    formats: ["jpeg", "png", "webp"],
+    maxBytes: 10 * MB,
+    maxLongSide: 5000,
+    maxShortSide: 5000,
+    aspect: { min: 1 / 20, max: 20, label: "1:20 to 20:1" },
+    animatedGif: false
+  },
   // https://core.telegram.org/bots/api#sending-files : files a bot uploads are at most 50 MB;
   // sendVideo: "Telegram clients support MPEG4 videos"
-  videos: { ...h264Mp4, containers: ["mp4"], maxBytes: 50 * MB, minSeconds: 0, maxSeconds: 24 * 3600, maxLongSide: 1920, maxShortSide: 1920, maxFrameRate: 60, maxBitrateKbps: 20_000, aspect: null, cover: true },
+  videos: {
+    ...h264Mp4,
+    containers: ["mp4"],
+    maxBytes: 50 * MB,
+    minSeconds: 0,
+    maxSeconds: 24 * 3600,
+    maxLongSide: 1920,
+    maxShortSide: 1920,
+    maxFrameRate: 60,
+    maxBitrateKbps: 20_000,
+    aspect: null,
+    cover: true
+  },
   // https://core.telegram.org/bots/api#sendmediagroup : 2 to 10 photos and videos together
   maxImages: 10,
   maxVideos: 10,
@@ -223,7 +265,14 @@ const instagram: MediaRules = {
   networkName: "Instagram",
   // https://developers.facebook.com/docs/instagram-platform/instagram-graph-api/reference/ig-user/media#image-specifications :
   // JPEG only, at most 8 MB, aspect ratio 4:5 to 1.91:1, width 320 to 1440 (scaled by Instagram)
-  images: { formats: ["jpeg"], maxBytes: 8 * MB, maxLongSide: 1440, maxShortSide: 1440, aspect: { min: 4 / 5, max: 1.91, label: "4:5 to 1.91:1" }, animatedGif: false },
+  images: {
+    formats: ["jpeg"],
+    maxBytes: 8 * MB,
+    maxLongSide: 1440,
+    maxShortSide: 1440,
+    aspect: { min: 4 / 5, max: 1.91, label: "4:5 to 1.91:1" },
+    animatedGif: false
+  },
   // same page, Reels specifications: MOV or MP4, moov atom at the front, HEVC or H.264, AAC,
   // 3 seconds to 15 minutes, at most 300 MB, at most 1920 px wide, 23 to 60 fps, aspect ratio
   // 0.01:1 to 10:1 (9:16 recommended), video bitrate at most 25 Mbps; cover_url takes a cover
@@ -278,7 +327,14 @@ const threads: MediaRules = {
   networkName: "Threads",
   // https://developers.facebook.com/docs/threads/overview#image-specifications : JPEG or PNG,
   // at most 8 MB, width 320 to 1440 (scaled), aspect ratio at most 10:1
-  images: { formats: ["jpeg", "png"], maxBytes: 8 * MB, maxLongSide: 1440, maxShortSide: 1440, aspect: { min: 1 / 10, max: 10, label: "1:10 to 10:1" }, animatedGif: false },
+  images: {
+    formats: ["jpeg", "png"],
+    maxBytes: 8 * MB,
+    maxLongSide: 1440,
+    maxShortSide: 1440,
+    aspect: { min: 1 / 10, max: 10, label: "1:10 to 10:1" },
+    animatedGif: false
+  },
   // same page, video specifications: MOV or MP4, HEVC or H.264, AAC, at most 5 minutes and
   // 1 GB, 23 to 60 fps, at most 1920 px wide, aspect ratio 0.01:1 to 10:1, at most 100 Mbps
   videos: {

@@ -86,7 +86,14 @@ export const prepareJob = (job: PrepareJob, leaseMs: number) =>
           const size = (yield* Effect.promise(() => fs.stat(coverPath))).size
           yield* storage.put({ key: cover, file: coverPath, size, mime: "image/jpeg" }).pipe(Effect.orDie)
         }
-        yield* repo.markReady({ mediaId: job.mediaId, targetKey: job.targetKey, storageKey: key, bytes: rendition.bytes, mime: rendition.mime, coverKey: cover })
+        yield* repo.markReady({
+          mediaId: job.mediaId,
+          targetKey: job.targetKey,
+          storageKey: key,
+          bytes: rendition.bytes,
+          mime: rendition.mime,
+          coverKey: cover
+        })
         yield* Effect.logInfo(`rendition ${job.targetKey} of ${job.mediaId} ready (${rendition.bytes} bytes)`)
         return JobOutcome.Done()
       })

@@ -43,7 +43,9 @@ export const requestRenditions = (wanted: ReadonlyArray<WantedRendition>) =>
           nats.jetstream.publish(nats.names.prepareSubject(r.mediaId), encodeJob({ mediaId: r.mediaId, targetKey: r.targetKey }), {
             msgID: `${r.mediaId}:${r.targetKey}`
           })
-        ).pipe(Effect.catchAllCause((cause) => Effect.logWarning(`preparation job ${r.mediaId}:${r.targetKey} not enqueued; asked again later`, cause))),
+        ).pipe(
+          Effect.catchAllCause((cause) => Effect.logWarning(`preparation job ${r.mediaId}:${r.targetKey} not enqueued; asked again later`, cause))
+        ),
       { concurrency: 8, discard: true }
     )
     return rows
@@ -74,7 +76,13 @@ const planFor = (network: string, settings: Readonly<Record<string, unknown>>, m
       return row === undefined || row.facts === null ? [] : [{ index, file: { name: row.name, facts: row.facts } satisfies FileToPlan }]
     })
     if (indexed.length === 0) return null
-    return { indexed, plan: planMedia(indexed.map((i) => i.file), rules) }
+    return {
+      indexed,
+      plan: planMedia(
+        indexed.map((i) => i.file),
+        rules
+      )
+    }
   })
 
 /**
@@ -107,7 +115,11 @@ export const itemMedia = (item: {
       rows.find((r) => r.mediaId === item.media[w.index]!.id && r.targetKey === targetKey(w.target))
     const failed = wanted.map(rowFor).find((r) => r?.status === "failed")
     if (failed !== undefined) {
-      return { _tag: "Failed", message: failed.error?.message ?? "A file could not be prepared.", fix: failed.error?.fix ?? "Upload the file again, then retry the post." } satisfies ItemMedia
+      return {
+        _tag: "Failed",
+        message: failed.error?.message ?? "A file could not be prepared.",
+        fix: failed.error?.fix ?? "Upload the file again, then retry the post."
+      } satisfies ItemMedia
     }
     if (wanted.some((w) => rowFor(w)?.status !== "ready")) return { _tag: "Waiting" } satisfies ItemMedia
     const media = item.media.map((m, index): MediaToSend => {
@@ -124,11 +136,13 @@ export const itemMedia = (item: {
  * long transcode is done before the post falls due. Best effort: the publisher asks again
  * when the item falls due.
  */
-export const prepareAhead = (entries: ReadonlyArray<{
-  readonly network: string
-  readonly settings: Readonly<Record<string, unknown>>
-  readonly media: ReadonlyArray<StoredMedia>
-}>) =>
+export const prepareAhead = (
+  entries: ReadonlyArray<{
+    readonly network: string
+    readonly settings: Readonly<Record<string, unknown>>
+    readonly media: ReadonlyArray<StoredMedia>
+  }>
+) =>
   Effect.forEach(entries, (entry) => itemMedia(entry), { discard: true }).pipe(
     Effect.catchAllCause((cause) => Effect.logWarning("renditions not asked for at save; the publisher asks when the post falls due", cause))
   )

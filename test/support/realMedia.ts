@@ -22,9 +22,19 @@ const make = (container: "mp4" | "mov" | "webm", width: number, height: number):
     const out = path.join(dir, `clip.${container}`)
     const codec = container === "webm" ? ["-c:v", "libvpx", "-b:v", "200k"] : ["-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p"]
     const run = spawnSync(ffmpegPath, [
-      "-nostdin", "-hide_banner", "-loglevel", "error", "-y",
-      "-f", "lavfi", "-i", `testsrc=size=${width}x${height}:rate=10:duration=1`,
-      ...codec, "-f", container, out
+      "-nostdin",
+      "-hide_banner",
+      "-loglevel",
+      "error",
+      "-y",
+      "-f",
+      "lavfi",
+      "-i",
+      `testsrc=size=${width}x${height}:rate=10:duration=1`,
+      ...codec,
+      "-f",
+      container,
+      out
     ])
     if (run.status !== 0) throw new Error(`ffmpeg could not make a ${container}: ${run.stderr.toString()}`)
     const bytes = readFileSync(out)

@@ -62,11 +62,15 @@ const testChannel = (workspaceId: string, name: string) =>
   sys.admin.createChannel({ workspaceId, network: "test", name, customerId: null, postingTimes: [] })
 
 const renditionsOf = (mediaId: string) =>
-  withDb(world, async (c) =>
-    (await c.query<{ target_key: string; status: string; storage_key: string | null; mime: string | null; bytes: number | null }>(
-      "SELECT target_key, status, storage_key, mime, bytes FROM media_renditions WHERE media_id = $1 ORDER BY target_key",
-      [mediaId]
-    )).rows
+  withDb(
+    world,
+    async (c) =>
+      (
+        await c.query<{ target_key: string; status: string; storage_key: string | null; mime: string | null; bytes: number | null }>(
+          "SELECT target_key, status, storage_key, mime, bytes FROM media_renditions WHERE media_id = $1 ORDER BY target_key",
+          [mediaId]
+        )
+      ).rows
   )
 
 const probeStored = (key: string) => Effect.runPromise(probeFile(path.join(dataDir, "media", key)))
@@ -76,7 +80,12 @@ describe("facts read at upload", () => {
     const w = await newWorkspace()
     const jpeg = await upload(w.apiKey, await makeJpeg(scratch.file("rotated.jpg"), 400, 300, 6), "rotated.jpg")
     expect(jpeg.status).toBe(200)
-    expect(jpeg.json).toMatchObject({ name: "rotated.jpg", type: "image", status: "ready", facts: { kind: "image", format: "jpeg", width: 400, height: 300, orientation: 6 } })
+    expect(jpeg.json).toMatchObject({
+      name: "rotated.jpg",
+      type: "image",
+      status: "ready",
+      facts: { kind: "image", format: "jpeg", width: 400, height: 300, orientation: 6 }
+    })
     const heic = await upload(w.apiKey, await makeHeic(scratch.file("photo.heic"), 256, 192), "IMG_0001.HEIC")
     expect(heic.status, JSON.stringify(heic.json)).toBe(200)
     expect(heic.json).toMatchObject({ type: "image", facts: { kind: "image", format: "heif", width: 256, height: 192 } })
@@ -106,7 +115,13 @@ describe("POST /posts checks the network's media rules before saving", () => {
     const res = await w.api.post("/public/v1/posts", {
       type: "schedule",
       date: new Date(Date.now() + 3_600_000).toISOString(),
-      posts: [{ integration: { id: channelId }, value: [{ content: "too short", image: [{ id: video.json.id, path: video.json.path }] }], settings: { media_rules: "instagram" } }]
+      posts: [
+        {
+          integration: { id: channelId },
+          value: [{ content: "too short", image: [{ id: video.json.id, path: video.json.path }] }],
+          settings: { media_rules: "instagram" }
+        }
+      ]
     })
     expect(res.status).toBe(400)
     expect(res.json.error).toBe("Please fix these before saving.")
@@ -124,11 +139,19 @@ describe("POST /posts checks the network's media rules before saving", () => {
     const heic = await upload(w.apiKey, await makeHeic(scratch.file("ok.heic"), 256, 192), "ok.heic")
     const res = await w.api.post("/public/v1/posts", {
       type: "draft",
-      posts: [{ integration: { id: channelId }, value: [{ content: "a phone photo", image: [{ id: heic.json.id, path: heic.json.path }] }], settings: { media_rules: "instagram" } }]
+      posts: [
+        {
+          integration: { id: channelId },
+          value: [{ content: "a phone photo", image: [{ id: heic.json.id, path: heic.json.path }] }],
+          settings: { media_rules: "instagram" }
+        }
+      ]
     })
     expect(res.status, res.text).toBe(200)
     // the answer says what will be done
-    expect(res.json[0].preparation).toEqual([expect.stringMatching(/^ok\.heic: converted from HEIC to JPG, .*metadata \(location, camera\) removed\.$/)])
+    expect(res.json[0].preparation).toEqual([
+      expect.stringMatching(/^ok\.heic: converted from HEIC to JPG, .*metadata \(location, camera\) removed\.$/)
+    ])
     const post = (await w.api.get(`/public/v1/posts/${res.json[0].group}`)).json
     expect(post.channels[0].root.media[0].facts).toMatchObject({ kind: "image", format: "heif" })
   })
@@ -138,7 +161,14 @@ describe("preparation per network, once", () => {
   it("Mastodon receives the rotated photo as an upright JPEG rendition; a second channel with the same rules reuses it", async () => {
     const w = await newWorkspace()
     const credentials = await seedAccount(sim, "mastodon", { username: `prep${Date.now()}` })
-    const mastodon = await sys.admin.createChannel({ workspaceId: w.workspaceId, network: "mastodon", name: "Toots", customerId: null, postingTimes: [], credentials })
+    const mastodon = await sys.admin.createChannel({
+      workspaceId: w.workspaceId,
+      network: "mastodon",
+      name: "Toots",
+      customerId: null,
+      postingTimes: [],
+      credentials
+    })
     const rehearsal = await testChannel(w.workspaceId, "Like Mastodon")
     const photo = await upload(w.apiKey, await makeJpeg(scratch.file("phone.jpg"), 640, 480, 6), "phone.jpg")
     const text = `Upright ${crypto.randomUUID().slice(0, 8)}`
@@ -151,11 +181,15 @@ describe("preparation per network, once", () => {
       ]
     })
     expect(created.status, created.text).toBe(200)
-    const post = await waitFor("both channels published", async () => {
-      const p = (await w.api.get(`/public/v1/posts/${created.json[0].group}`)).json
-      const states = p.channels.map((c: { root: { state: string } }) => c.root.state)
-      return states.every((s: string) => s === "published" || s === "error") ? p : undefined
-    }, 45_000)
+    const post = await waitFor(
+      "both channels published",
+      async () => {
+        const p = (await w.api.get(`/public/v1/posts/${created.json[0].group}`)).json
+        const states = p.channels.map((c: { root: { state: string } }) => c.root.state)
+        return states.every((s: string) => s === "published" || s === "error") ? p : undefined
+      },
+      45_000
+    )
     for (const c of post.channels) expect(c.root.state, JSON.stringify(c.root.error)).toBe("published")
     // one rendition for both channels: the same rules make the same target
     const renditions = await renditionsOf(photo.json.id)
@@ -174,17 +208,31 @@ describe("preparation per network, once", () => {
   it("a HEVC video goes to a network with Bluesky's rules as H.264 MP4, and the item is not left held", async () => {
     const w = await newWorkspace()
     const { channelId } = await testChannel(w.workspaceId, "Like Bluesky")
-    const video = await upload(w.apiKey, await makeVideo(scratch.file("hevc.mp4"), { width: 640, height: 360, seconds: 2, codec: "libx265" }), "hevc.mp4")
+    const video = await upload(
+      w.apiKey,
+      await makeVideo(scratch.file("hevc.mp4"), { width: 640, height: 360, seconds: 2, codec: "libx265" }),
+      "hevc.mp4"
+    )
     expect(video.json.facts).toMatchObject({ videoCodec: "hevc" })
     const created = await w.api.post("/public/v1/posts", {
       type: "now",
-      posts: [{ integration: { id: channelId }, value: [{ content: "a clip", image: [{ id: video.json.id, path: video.json.path }] }], settings: { media_rules: "bluesky" } }]
+      posts: [
+        {
+          integration: { id: channelId },
+          value: [{ content: "a clip", image: [{ id: video.json.id, path: video.json.path }] }],
+          settings: { media_rules: "bluesky" }
+        }
+      ]
     })
     expect(created.status, created.text).toBe(200)
-    const root = await waitFor("published", async () => {
-      const r = (await w.api.get(`/public/v1/posts/${created.json[0].group}`)).json.channels[0].root
-      return r.state === "published" || r.state === "error" ? r : undefined
-    }, 60_000)
+    const root = await waitFor(
+      "published",
+      async () => {
+        const r = (await w.api.get(`/public/v1/posts/${created.json[0].group}`)).json.channels[0].root
+        return r.state === "published" || r.state === "error" ? r : undefined
+      },
+      60_000
+    )
     expect(root.state, JSON.stringify(root.error)).toBe("published")
     expect(root.held).toBeNull()
     const [rendition] = await renditionsOf(video.json.id)
@@ -195,22 +243,40 @@ describe("preparation per network, once", () => {
   it("while its video is prepared the item shows held preparation; then it goes out", async () => {
     const w = await newWorkspace()
     const { channelId } = await testChannel(w.workspaceId, "Slow one")
-    const video = await upload(w.apiKey, await makeVideo(scratch.file("big.mp4"), { width: 1920, height: 1080, seconds: 4, codec: "libx265" }), "big.mp4")
+    const video = await upload(
+      w.apiKey,
+      await makeVideo(scratch.file("big.mp4"), { width: 1920, height: 1080, seconds: 4, codec: "libx265" }),
+      "big.mp4"
+    )
     const created = await w.api.post("/public/v1/posts", {
       type: "now",
-      posts: [{ integration: { id: channelId }, value: [{ content: "a big clip", image: [{ id: video.json.id, path: video.json.path }] }], settings: { media_rules: "x" } }]
+      posts: [
+        {
+          integration: { id: channelId },
+          value: [{ content: "a big clip", image: [{ id: video.json.id, path: video.json.path }] }],
+          settings: { media_rules: "x" }
+        }
+      ]
     })
     expect(created.status, created.text).toBe(200)
     const rootOf = async () => (await w.api.get(`/public/v1/posts/${created.json[0].group}`)).json.channels[0].root
-    const held = await waitFor("held for preparation", async () => {
-      const r = await rootOf()
-      return r.held === "preparation" || r.state === "published" ? r : undefined
-    }, 60_000)
+    const held = await waitFor(
+      "held for preparation",
+      async () => {
+        const r = await rootOf()
+        return r.held === "preparation" || r.state === "published" ? r : undefined
+      },
+      60_000
+    )
     expect(held).toMatchObject({ held: "preparation", state: "publishing" })
-    const done = await waitFor("published", async () => {
-      const r = await rootOf()
-      return r.state === "published" || r.state === "error" ? r : undefined
-    }, 90_000)
+    const done = await waitFor(
+      "published",
+      async () => {
+        const r = await rootOf()
+        return r.state === "published" || r.state === "error" ? r : undefined
+      },
+      90_000
+    )
     expect(done).toMatchObject({ state: "published", held: null })
   }, 150_000)
 
@@ -225,10 +291,14 @@ describe("preparation per network, once", () => {
       posts: [{ integration: { id: channelId }, value: [{ content: "no photo left", image: [{ id: photo.json.id, path: photo.json.path }] }] }]
     })
     expect(created.status, created.text).toBe(200)
-    const root = await waitFor("failed", async () => {
-      const r = (await w.api.get(`/public/v1/posts/${created.json[0].group}`)).json.channels[0].root
-      return r.state === "error" || r.state === "published" ? r : undefined
-    }, 45_000)
+    const root = await waitFor(
+      "failed",
+      async () => {
+        const r = (await w.api.get(`/public/v1/posts/${created.json[0].group}`)).json.channels[0].root
+        return r.state === "error" || r.state === "published" ? r : undefined
+      },
+      45_000
+    )
     expect(root.state).toBe("error")
     expect(root.error).toEqual({
       message: "gone.jpg could not be prepared for the network: the original file is no longer in storage.",
