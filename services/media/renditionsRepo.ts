@@ -41,7 +41,7 @@ const decodeJobs = Schema.decodeUnknown(Schema.Array(RenditionJobRow))
 const decodeFacts = Schema.decodeUnknown(Schema.Array(MediaFactsRow))
 const decodeClaimed = Schema.decodeUnknown(Schema.Array(Schema.Struct({ mediaId: Schema.String })))
 
-/** `media_renditions` (migration 0013): renditions made once per file and target. SQL only. */
+/** `media_renditions` (migration 0014): renditions made once per file and target. SQL only. */
 export const makeRenditionsRepo = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
   const columns = sql`media_id, target_key, status, storage_key, bytes, mime, cover_key, error,
