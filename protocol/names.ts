@@ -15,6 +15,11 @@ export const names = (namespace: string) => {
     publishStream: `${upper}_PUBLISH`,
     publishSubject: (channelId: string) => `${namespace}.publish.${channelId}`,
     publishSubjects: `${namespace}.publish.>`,
+    /** Media preparation jobs: one per (file, rendition target). */
+    prepareStream: `${upper}_PREPARE`,
+    prepareSubject: (mediaId: string) => `${namespace}.prepare.${mediaId}`,
+    prepareSubjects: `${namespace}.prepare.>`,
+    preparationConsumer: `${namespace}_media_preparation`,
     deliveriesStream: `${upper}_DELIVERIES`,
     deliveriesSubject: (webhookId: string) => `${namespace}.deliveries.${webhookId}`,
     deliveriesSubjects: `${namespace}.deliveries.>`,

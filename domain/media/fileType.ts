@@ -4,7 +4,7 @@ import { formats, type MediaFormat } from "./formats.js"
  * What a file is, decided from its bytes alone (never its name or declared type), and
  * whether it is whole: the signature says the type, then the format's own structure is
  * walked to its end (PNG chunks to IEND, GIF blocks to the trailer, JPEG segments and scan
- * data to EOI, the RIFF size of WEBP, the top-level boxes of MP4/MOV, the Segment size of
+ * data to EOI, the RIFF size of WEBP, the top-level boxes of MP4/MOV and of HEIC/AVIF (whose `meta` box must be there), the Segment size of
  * WEBM), so a cut-off file is refused instead of stored. Image width and height come from
  * the headers; a video's from its first video track when it has one.
  *
@@ -74,27 +74,50 @@ const fourcc = (code: string, fallback: string) => (/^[A-Za-z0-9 ]{4}$/.test(cod
 type Candidate =
   | { readonly container: "jpeg" | "png" | "gif" | "webp" }
   | { readonly container: "isobmff"; readonly format: MediaFormat }
+  | { readonly container: "heif"; readonly format: MediaFormat }
   | { readonly container: "ebml" }
 
-/** ISO BMFF brands of files that are not MP4/MOV videos: still images, audio, 3GPP, raw photos. */
+/** ISO BMFF brands of HEIF still images (HEIC is HEIF with HEVC inside), and of AVIF (AV1 inside). */
+const heifBrands = new Set(["heic", "heix", "heim", "heis", "mif1", "msf1"])
+const avifBrands = new Set(["avif", "avis"])
+/** ISO BMFF brands of files that are not MP4/MOV videos nor HEIF/AVIF images: HEVC sequences, audio, 3GPP, raw photos. */
 const notVideoBrands = new Set([
-  "heic", "heix", "hevc", "hevx", "heim", "heis", "hevm", "hevs", "mif1", "msf1", "avif", "avis", "avci",
+  "hevc", "hevx", "hevm", "hevs", "avci",
   "M4A ", "M4B ", "M4P ", "F4A ", "F4B ", "crx ", "jp2 ", "jpx ", "jpm ", "mjp2",
   "3gp4", "3gp5", "3gp6", "3gp7", "3ge6", "3ge7", "3gg6", "3g2a", "3g2b", "3g2c"
 ])
 /** Box types that can open a QuickTime movie written before `ftyp` existed. */
 const legacyQuickTimeBoxes = new Set(["moov", "mdat", "wide", "free", "skip", "pnot"])
 
-const isoBmffFormat = (head: Uint8Array): MediaFormat | "unsupported" | undefined => {
+/** The ftyp box's major brand and its compatible brands, as far as `head` holds them. */
+const brandsOf = (head: Uint8Array): ReadonlyArray<string> => {
+  const end = Math.min(head.length, u32be(head, 0))
+  const brands = [ascii(head, 8, 12)]
+  for (let at = 16; at + 4 <= end; at += 4) brands.push(ascii(head, at, at + 4))
+  return brands
+}
+
+/** A still image in an ISO BMFF box structure: AVIF when an AV1 brand is named, else HEIC when a HEIF brand is. */
+const heifFormat = (brands: ReadonlyArray<string>): MediaFormat | undefined => {
+  const major = brands[0]!
+  if (avifBrands.has(major)) return formats.avif
+  if (heifBrands.has(major)) return brands.some((b) => avifBrands.has(b)) ? formats.avif : formats.heic
+  return undefined
+}
+
+const isoBmffFormat = (head: Uint8Array): Candidate | "unsupported" | undefined => {
   if (head.length < 8) return undefined
   const type = ascii(head, 4, 8)
   if (type === "ftyp") {
-    if (head.length < 12) return formats.mp4 // the box is cut: let the walk say so
-    const major = ascii(head, 8, 12)
-    if (major === "qt  ") return formats.mov
-    return notVideoBrands.has(major) ? "unsupported" : formats.mp4
+    if (head.length < 12) return { container: "isobmff", format: formats.mp4 } // the box is cut: let the walk say so
+    const brands = brandsOf(head)
+    const image = heifFormat(brands)
+    if (image !== undefined) return { container: "heif", format: image }
+    const major = brands[0]!
+    if (major === "qt  ") return { container: "isobmff", format: formats.mov }
+    return notVideoBrands.has(major) ? "unsupported" : { container: "isobmff", format: formats.mp4 }
   }
-  return legacyQuickTimeBoxes.has(type) && u32be(head, 0) >= 8 ? formats.mov : undefined
+  return legacyQuickTimeBoxes.has(type) && u32be(head, 0) >= 8 ? { container: "isobmff", format: formats.mov } : undefined
 }
 
 const detect = (head: Uint8Array): Candidate | "unsupported" => {
@@ -104,8 +127,7 @@ const detect = (head: Uint8Array): Candidate | "unsupported" => {
   if (head.length >= 12 && ascii(head, 0, 4) === "RIFF" && ascii(head, 8, 12) === "WEBP") return { container: "webp" }
   if (matches(head, [0x1a, 0x45, 0xdf, 0xa3])) return { container: "ebml" }
   const iso = isoBmffFormat(head)
-  if (iso === "unsupported" || iso === undefined) return "unsupported"
-  return { container: "isobmff", format: iso }
+  return iso === undefined ? "unsupported" : iso
 }
 
 // ---------------------------------------------------------------------------------------
@@ -328,6 +350,41 @@ function* inspectIsoBmff(size: number): Reads<Dimensions | undefined> {
   return yield* movieDimensions(movie)
 }
 
+/** The largest image spatial extent (`ispe`) among the item properties of `meta` (the primary image, not a tile). */
+function* heifDimensions(meta: Box): Reads<Dimensions | undefined> {
+  // meta is a full box: version and flags come before its children
+  const iprp = yield* findChild(meta.payload + 4, meta.end, "iprp")
+  if (iprp === undefined) return undefined
+  const ipco = yield* findChild(iprp.payload, iprp.end, "ipco")
+  if (ipco === undefined) return undefined
+  let best: Dimensions | undefined
+  let pos = ipco.payload
+  while (pos + 8 <= ipco.end) {
+    const box = yield* readBox(pos, ipco.end)
+    if (box.type === "ispe" && box.end - box.payload >= 12) {
+      const body = yield* read(box.payload, 12)
+      const width = u32be(body, 4)
+      const height = u32be(body, 8)
+      if (width > 0 && height > 0 && (best === undefined || width * height > best.width * best.height)) best = { width, height }
+    }
+    pos = box.end
+  }
+  return best
+}
+
+/** HEIC and AVIF: the top-level boxes to the end of the file, with a `meta` box that describes the image. */
+function* inspectHeif(size: number): Reads<Dimensions | undefined> {
+  let pos = 0
+  let meta: Box | undefined
+  while (pos < size) {
+    const box = yield* readBox(pos, size)
+    if (box.type === "meta" && meta === undefined) meta = box
+    pos = box.end
+  }
+  if (meta === undefined) throw damage("the image header (meta) is missing")
+  return yield* heifDimensions(meta)
+}
+
 // ---------------------------------------------------------------------------------------
 // WEBM (EBML / Matroska with doctype webm)
 
@@ -490,6 +547,8 @@ function* inspectCandidate(candidate: Candidate, size: number): Reads<Inspection
       return accepted(formats.webp, yield* inspectWebp(size))
     case "isobmff":
       return accepted(candidate.format, yield* inspectIsoBmff(size))
+    case "heif":
+      return accepted(candidate.format, yield* inspectHeif(size))
     case "ebml": {
       const webm = yield* inspectEbml(size)
       return webm === undefined ? { _tag: "Unsupported" } : accepted(formats.webm, webm.dimensions)
@@ -500,6 +559,7 @@ function* inspectCandidate(candidate: Candidate, size: number): Reads<Inspection
 const formatOf = (candidate: Candidate): MediaFormat => {
   switch (candidate.container) {
     case "isobmff":
+    case "heif":
       return candidate.format
     case "ebml":
       return formats.webm

@@ -1,4 +1,5 @@
 import type { MediaFormat, MediaKind } from "./formats.js"
+import type { MediaFacts } from "./preparation.js"
 
 /** Spec: GET /media answers 40 items per page, newest first; pages start at 1. */
 export const MEDIA_PAGE_SIZE = 40
@@ -8,7 +9,7 @@ export const storageKey = (workspaceId: string, mediaId: string, format: MediaFo
   `${workspaceId}/${mediaId}.${format.extension}`
 
 const uuid = "[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
-const keyPattern = new RegExp(`^${uuid}/${uuid}\\.(jpg|png|gif|webp|mp4|mov|webm)$`)
+const keyPattern = new RegExp(`^${uuid}/${uuid}\\.(jpg|png|gif|webp|heic|avif|mp4|mov|webm)$`)
 
 /** Only keys this service writes are ever read back (no paths, no traversal). */
 export const isStorageKey = (key: string): boolean => keyPattern.test(key)
@@ -47,9 +48,13 @@ export interface MediaRecord {
   readonly width: number | null
   readonly height: number | null
   readonly status: "ready"
+  readonly facts: MediaFacts | null
 }
 
-/** The spec's Media item: `thumbnail` is the path for images, null for videos. */
+/**
+ * The spec's Media item: `thumbnail` is the path for images, null for videos. `facts`
+ * (what the file is, read at upload) is this service's addition after the spec's fields.
+ */
 export const mediaItem = (m: MediaRecord) => ({
   id: m.id,
   name: m.name,
@@ -58,7 +63,8 @@ export const mediaItem = (m: MediaRecord) => ({
   thumbnail: m.type === "image" ? m.path : null,
   alt: m.alt,
   type: m.type,
-  status: m.status
+  status: m.status,
+  facts: m.facts
 })
 
 export type MediaItem = ReturnType<typeof mediaItem>

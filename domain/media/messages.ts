@@ -68,5 +68,9 @@ export const MediaErrors = {
   page: (contentType: string) => bad(MediaMessages.page(contentType), MediaMessages.pageFix),
   status: (status: number) => bad(MediaMessages.status(status), MediaMessages.urlFix),
   timeout: (timeoutMs: number) => bad(MediaMessages.timeout(Math.round(timeoutMs / 1000)), MediaMessages.timeoutFix),
-  unreachable: () => bad(MediaMessages.unreachable, MediaMessages.unreachableFix)
+  unreachable: () => bad(MediaMessages.unreachable, MediaMessages.unreachableFix),
+  /** The probe read the file and will not take it (unreadable, no picture, a decompression bomb, too large to read). */
+  probeRefused: (reason: string, fix: string) => bad(`This file cannot be used: ${reason}.`, `${sentence(fix)}.`)
 } as const
+
+const sentence = (text: string) => text.charAt(0).toUpperCase() + text.slice(1)

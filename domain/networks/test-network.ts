@@ -1,3 +1,4 @@
+import { mediaRulesNetworks } from "./mediaRules.js"
 import type { Network } from "./network.js"
 
 /**
@@ -39,6 +40,15 @@ export const testNetwork: Network = {
       type: "number",
       options: [],
       help: "With outcome slow: how long the answer takes, in milliseconds (default 3000)."
+    },
+    {
+      key: "media_rules",
+      label: "Media rules",
+      type: "select",
+      options: mediaRulesNetworks,
+      help:
+        "Check and prepare the post's photos and videos as this network would (sizes, formats, durations), " +
+        "to rehearse its media rules; default test: the test network's own, generous rules."
     }
   ],
   tools: [

@@ -1,4 +1,7 @@
 import { RuleProblem, tooLongMessage } from "../errors.js"
+import { planMedia, type FileToPlan, type MediaPlan } from "../media/mediaPlan.js"
+import type { MediaFacts } from "../media/preparation.js"
+import { mediaRulesOf } from "../networks/mediaRules.js"
 import { postLength } from "../networks/length.js"
 import type { Network, NetworkSetting } from "../networks/network.js"
 import { RuleMessages } from "./messages.js"
@@ -25,6 +28,9 @@ export interface MediaForRules {
   readonly id: string
   readonly type: "image" | "video"
   readonly mime: string
+  /** The file's name and what the library read from it, when known: the network's media rules check them. */
+  readonly name?: string
+  readonly facts?: MediaFacts | null
 }
 
 export interface RulesContext {
@@ -111,11 +117,67 @@ export const settingsChangeProblems = (
 
 const itemName = (index: number): string => (index === 0 ? "the post" : `follow-up ${index}`)
 
+/**
+ * The item's library files with facts planned against the network's media rules
+ * (domain/media/mediaPlan.ts); null when there is nothing to check. Files without facts
+ * (addresses, older uploads) are left to the network.
+ */
+const itemMediaPlan = (
+  channel: ChannelForRules,
+  item: PostItem,
+  settings: Readonly<Record<string, unknown>>,
+  context: RulesContext
+): MediaPlan | null => {
+  const rules = mediaRulesOf(channel.network.identifier, settings)
+  // more files than the network takes is said once, by the count rule
+  if (rules === null || item.media.length === 0 || item.media.length > channel.network.maxMedia) return null
+  const files: Array<FileToPlan> = item.media.flatMap((ref) => {
+    const known = ref.id === null ? undefined : context.media(ref.id)
+    return known?.facts === undefined || known.facts === null ? [] : [{ name: known.name ?? known.id, facts: known.facts }]
+  })
+  if (files.length === 0) return null
+  // a network that needs a video and got none says so once, by the needs rule
+  if (channel.network.needs === "video" && files.every((f) => f.facts.kind !== "video")) return null
+  return planMedia(files, rules)
+}
+
+/** What preparation cannot fix is refused here, naming the file and the limit. */
+const mediaRuleProblems = (
+  channel: ChannelForRules,
+  item: PostItem,
+  index: number,
+  settings: Readonly<Record<string, unknown>>,
+  context: RulesContext
+): ReadonlyArray<string> => {
+  const plan = itemMediaPlan(channel, item, settings, context)
+  if (plan === null || plan._tag === "Planned") return []
+  const where = index === 0 ? "" : `${itemName(index)}: `
+  return plan.problems.map((problem) => `${channel.name}: ${where}${problem}`)
+}
+
+/**
+ * What preparation will do to a channel's files before they are sent (POST /posts answers
+ * it): one line per file that gets a rendition, e.g. "IMG_1.heic: converted from HEIC to
+ * JPG, metadata (location, camera) removed."; empty when every file goes as it is.
+ */
+export const mediaPreparationOf = (post: NormalizedPost, channelId: string, context: RulesContext): ReadonlyArray<string> => {
+  const entry = post.entries.find((e) => e.channelId === channelId)
+  const channel = context.channels.find((c) => c.id === channelId)
+  if (entry === undefined || channel === undefined) return []
+  return entry.items.flatMap((item, index) => {
+    const plan = itemMediaPlan(channel, item, entry.settings, context)
+    if (plan === null || plan._tag === "Refused") return []
+    const where = index === 0 ? "" : `${itemName(index)}: `
+    return plan.files.flatMap((f) => (f._tag === "Prepare" ? [`${where}${f.name}: ${f.steps.join(", ")}.`] : []))
+  })
+}
+
 const itemProblems = (
   channel: ChannelForRules,
   item: PostItem,
   index: number,
-  context: RulesContext
+  context: RulesContext,
+  settings: Readonly<Record<string, unknown>>
 ): ReadonlyArray<string> => {
   const { name, network } = channel
   const problems: Array<string> = []
@@ -128,6 +190,7 @@ const itemProblems = (
     const resolved = resolveMedia(ref, name, context)
     if (!resolved.ok) problems.push(resolved.message)
   }
+  problems.push(...mediaRuleProblems(channel, item, index, settings, context))
   return problems
 }
 
@@ -147,7 +210,7 @@ const entryProblems = (channel: ChannelForRules, entry: PostEntry, context: Rule
   if (network.needs === "video" && allResolved && !firstKinds.includes("video")) problems.push(RuleMessages.needsVideo(name))
   if (!network.comments && followUps.length > 0) problems.push(RuleMessages.noFollowUps(name, followUps.length))
 
-  entry.items.forEach((item, index) => problems.push(...itemProblems(channel, item, index, context)))
+  entry.items.forEach((item, index) => problems.push(...itemProblems(channel, item, index, context, entry.settings)))
   problems.push(...settingsProblems(name, network, entry.settings))
   return problems
 }

@@ -1,6 +1,7 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, Multipart, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
 import { expecting } from "../../domain/fieldProblem.js"
+import { MediaFactsSchema } from "../../domain/media/factsSchema.js"
 import { MAX_URL_LENGTH } from "../../domain/requests.js"
 import { optionalParam } from "./common.js"
 import { InvalidJson, InvalidRequest, MediaRefused, PayloadTooLarge, Forbidden } from "./errors.js"
@@ -15,7 +16,10 @@ export const MediaItem = Schema.Struct({
   thumbnail: Schema.NullOr(Schema.String).annotations({ description: "Same address as path for images; null for videos" }),
   alt: Schema.String.annotations({ description: "Empty string by default" }),
   type: Schema.String.annotations({ description: "`image` or `video`" }),
-  status: Schema.String.annotations({ description: "`ready` when usable" })
+  status: Schema.String.annotations({ description: "`ready` when usable" }),
+  facts: Schema.NullOr(MediaFactsSchema).annotations({
+    description: "What the file is, read from its content at upload (null for files stored before facts were kept); the network rules check these"
+  })
 }).annotations({ identifier: "MediaItem" })
 
 /** POST /upload: one file in the field `file`. */

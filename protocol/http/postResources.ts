@@ -1,4 +1,5 @@
 import { Schema } from "effect"
+import { MediaFactsSchema } from "../../domain/media/factsSchema.js"
 import { channelStatuses } from "../../domain/posts/states.js"
 
 /** Spec: Resources → Post row (GET /posts item), one row per channel. */
@@ -35,7 +36,9 @@ export const ItemMedia = Schema.Struct({
   size: Schema.Number,
   type: Schema.String,
   width: Schema.Number,
-  height: Schema.Number
+  height: Schema.Number,
+  /** What the library read from the file when the post was saved (files of the library only). */
+  facts: Schema.optional(MediaFactsSchema)
 })
 
 /** Root and each thread entry of a channel (spec: Whole post → Item). */
@@ -100,5 +103,8 @@ export const CreatedPostRow = Schema.Struct({
   status: Schema.Literal(...channelStatuses).annotations({
     description: "What the channel is after the request: `draft` or `queued` for what it wrote; a channel an edit kept (published, publishing, pending, unconfirmed) says so"
   }),
-  previewUrl: Schema.String
+  previewUrl: Schema.String,
+  preparation: Schema.optional(Schema.Array(Schema.String)).annotations({
+    description: "What will be done to the channel's files before they are sent, to fit the network's media rules (one line per file); absent when they go as they are"
+  })
 }).annotations({ identifier: "CreatedPost" })

@@ -15,6 +15,7 @@ import { AppConfig } from "../platform/config.js"
 import { isOutboundError, type OutboundError } from "../platform/outbound/errors.js"
 import { OutboundHttp, outboundHttpFromEnv } from "../platform/outbound/outboundHttp.js"
 import { inspectStoredFile, readHead } from "./inspectStoredFile.js"
+import { probeFile } from "./preparation/probe.js"
 import { makeMediaRepo } from "./mediaRepo.js"
 import { MediaStorage } from "./storage.js"
 import { MediaStorageLive } from "./storageLive.js"
@@ -61,6 +62,8 @@ export class MediaLibrary extends Effect.Service<MediaLibrary>()("media/MediaLib
         if (inspection._tag === "Unsupported") return yield* MediaErrors.unsupported()
         if (inspection._tag === "Damaged") return yield* MediaErrors.damaged(inspection.format, inspection.reason)
         const { format, width, height } = inspection
+        // what the network rules and preparation need; unreadable files and decompression bombs stop here
+        const facts = yield* probeFile(input.file).pipe(Effect.mapError((e) => MediaErrors.probeRefused(e.reason, e.fix)))
 
         const id = crypto.randomUUID()
         const key = storageKey(input.workspaceId, id, format)
@@ -76,8 +79,10 @@ export class MediaLibrary extends Effect.Service<MediaLibrary>()("media/MediaLib
             mime: format.mime,
             type: format.kind,
             size,
-            width,
-            height
+            // a video's as shown (its rotation applied); an image's as stored, like its EXIF orientation
+            width: facts.kind === "video" ? facts.width : (width ?? facts.width),
+            height: facts.kind === "video" ? facts.height : (height ?? facts.height),
+            facts
           })
           .pipe(
             Effect.orDie,

@@ -1,6 +1,7 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Context, Effect, Layer, Schema } from "effect"
 import { isUuid, MediaId } from "../../domain/ids.js"
+import { MediaFactsSchema } from "../../domain/media/factsSchema.js"
 import { MEDIA_PAGE_SIZE } from "../../domain/media/library.js"
 
 const MediaKind = Schema.Literal("image", "video")
@@ -17,12 +18,14 @@ export const MediaRow = Schema.Struct({
   size: Schema.Number,
   width: Schema.NullOr(Schema.Number),
   height: Schema.NullOr(Schema.Number),
-  status: Schema.Literal("ready")
+  status: Schema.Literal("ready"),
+  /** What the probe read (null for files stored before facts were kept). */
+  facts: Schema.NullOr(MediaFactsSchema)
 })
 export type MediaRow = typeof MediaRow.Type
 
 /** What a post item needs of a media id (spec: item `media` {id, alt, url, mime, name, size, type, width, height}). */
-export const MediaForPost = MediaRow.pipe(Schema.pick("id", "name", "path", "alt", "mime", "type", "size", "width", "height"))
+export const MediaForPost = MediaRow.pipe(Schema.pick("id", "name", "path", "alt", "mime", "type", "size", "width", "height", "facts"))
 export type MediaForPost = typeof MediaForPost.Type
 
 export const NewMedia = Schema.Struct({
@@ -36,7 +39,8 @@ export const NewMedia = Schema.Struct({
   type: MediaKind,
   size: Schema.Number,
   width: Schema.NullOr(Schema.Number),
-  height: Schema.NullOr(Schema.Number)
+  height: Schema.NullOr(Schema.Number),
+  facts: Schema.NullOr(MediaFactsSchema)
 })
 export type NewMedia = typeof NewMedia.Type
 
@@ -46,12 +50,13 @@ export const containsPattern = (search: string) => `%${search.replace(/[\\%_]/g,
 /** The media library of each workspace. SQL only; every query is scoped by workspace. */
 export const makeMediaRepo = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
-  const columns = sql`id, name, original_name, path, alt, mime, type, size, width, height, status`
+  const columns = sql`id, name, original_name, path, alt, mime, type, size, width, height, status, facts`
 
   const insert = SqlSchema.single({
     Request: NewMedia,
     Result: MediaRow,
-    execute: (row) => sql`INSERT INTO media ${sql.insert({ ...row, status: "ready" })} RETURNING ${columns}`
+    execute: (row) =>
+      sql`INSERT INTO media ${sql.insert({ ...row, facts: row.facts === null ? null : JSON.stringify(row.facts), status: "ready" })} RETURNING ${columns}`
   })
 
   /** Newest first, MEDIA_PAGE_SIZE per page; `search` matches name or alt text. */
@@ -72,7 +77,7 @@ export const makeMediaRepo = Effect.gen(function* () {
       Request: Schema.Struct({ workspaceId: Schema.String, values: Schema.Array(Schema.String) }),
       Result: MediaForPost,
       execute: ({ values, workspaceId }) => sql`
-        SELECT id, name, path, alt, mime, type, size, width, height FROM media
+        SELECT id, name, path, alt, mime, type, size, width, height, facts FROM media
         WHERE workspace_id = ${workspaceId} AND ${sql(column)} IN ${sql.in(values)}`
     })
   const findManyQuery = findWhereIn("id")

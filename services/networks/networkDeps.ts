@@ -75,6 +75,10 @@ export const makeMediaFiles = Effect.gen(function* () {
     )
   const read = (media: StoredMedia): Effect.Effect<MediaFile, MediaUnavailable> =>
     Effect.gen(function* () {
+      // a file the publisher replaced with its rendition for this network (services/media/renditions.ts)
+      if ("renditionKey" in media && typeof media.renditionKey === "string") {
+        return { bytes: yield* fromStorage(media, media.renditionKey), mime: media.mime, name: media.name }
+      }
       const key = yield* repo.storageKeyOf(media).pipe(Effect.orElseSucceed(() => Option.none<string>()))
       const bytes = Option.isSome(key)
         ? yield* fromStorage(media, key.value)

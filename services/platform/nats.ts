@@ -65,6 +65,13 @@ const ensureTopology = (nc: NatsConnection, n: Names) =>
       duplicate_window: 2 * 60 * 1e9
     })
     yield* ensureStream(jsm, {
+      name: n.prepareStream,
+      subjects: [n.prepareSubjects],
+      retention: RetentionPolicy.Workqueue,
+      storage: StorageType.File,
+      duplicate_window: 2 * 60 * 1e9
+    })
+    yield* ensureStream(jsm, {
       name: n.deliveriesStream,
       subjects: [n.deliveriesSubjects],
       retention: RetentionPolicy.Workqueue,

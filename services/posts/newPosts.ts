@@ -5,7 +5,7 @@ import { canonicalJson, decideWithStored } from "../../domain/idempotency.js"
 import { normalizePostBody } from "../../domain/posts/body.js"
 import { mediaIdsOf, withMediaByPath } from "../../domain/posts/mediaByPath.js"
 import type { NormalizedPost } from "../../domain/posts/normalizedPost.js"
-import { checkPostAgainstNetworks, unknownChannelIds, type RulesContext } from "../../domain/posts/rules.js"
+import { checkPostAgainstNetworks, mediaPreparationOf, unknownChannelIds, type RulesContext } from "../../domain/posts/rules.js"
 import { create, edit } from "../../domain/posts/states.js"
 import type { Principal } from "../../domain/roles.js"
 import type { CreatePosts } from "../../protocol/actors.js"
@@ -26,6 +26,11 @@ import { PostsReadRepo } from "./postsReadRepo.js"
 import { shareUrl } from "./render.js"
 import { channelForRules, libraryMediaForRules, mediaSnapshot, withChannelDefaults } from "./rulesContext.js"
 import { TagsRepo } from "./tagsRepo.js"
+import { prepareAhead } from "../media/renditions.js"
+import { makeRenditionsRepo, RenditionsRepo } from "../media/renditionsRepo.js"
+import { Nats } from "../platform/nats.js"
+import type { ChannelRow } from "../repos/channelsRepo.js"
+import { SqlClient } from "@effect/sql"
 
 /** A create decided on remembered channel rows that were no longer current: decide it again on read rows. */
 const Stale = Symbol("Stale")
@@ -71,6 +76,28 @@ export const makeNewPosts = (writeInOneStatement: (post: NormalizedPost) => bool
   const tags = yield* TagsRepo
   const { publicUrl } = yield* AppConfig
   const channelMemory = makeChannelMemory()
+  // where NATS is (the actor host), a saved post's renditions are asked for at once (services/media/renditions.ts)
+  const nats = yield* Effect.serviceOption(Nats)
+  const sqlClient = yield* Effect.serviceOption(SqlClient.SqlClient)
+  const renditions =
+    Option.isSome(nats) && Option.isSome(sqlClient) ? yield* Effect.provideService(makeRenditionsRepo, SqlClient.SqlClient, sqlClient.value) : null
+
+  /** Starts the preparation of the files a saved, non-draft post's channels will need; the answer does not wait. */
+  const prepareFilesAhead = (post: NormalizedPost, channels: ReadonlyArray<ChannelRow>, known: ReadonlyMap<string, MediaForPost>) => {
+    if (Option.isNone(nats) || renditions === null || post.type === "draft") return Effect.void
+    const items = post.entries.flatMap((e) => {
+      const network = channels.find((c) => c.id === e.channelId)?.network
+      if (network === undefined) return []
+      return e.items.flatMap((i) => (i.media.length === 0 ? [] : [{ network, settings: e.settings, media: i.media.map((m) => mediaSnapshot(m, known)) }]))
+    })
+    if (items.length === 0) return Effect.void
+    return prepareAhead(items).pipe(
+      Effect.provideService(Nats, nats.value),
+      Effect.provideService(RenditionsRepo, renditions),
+      Effect.forkDaemon,
+      Effect.asVoid
+    )
+  }
 
   /** The answer kept for a key, decided against this request's body (409 for another body). */
   const keptAnswer = (workspaceId: string, key: string, requestHash: string) =>
@@ -179,6 +206,11 @@ export const makeNewPosts = (writeInOneStatement: (post: NormalizedPost) => bool
       author: principal.actor
     }
 
+    /** What preparation will do to a channel's files (only when it does something). */
+    const preparationOf = (channelId: string) => {
+      const lines = mediaPreparationOf(post, channelId, context)
+      return lines.length === 0 ? {} : { preparation: lines }
+    }
     /** The answer of a saved post: its channel posts as they are now. */
     const answerOf = (groupId: string, shareToken: string, live: ReadonlyArray<LiveChannelPost>) =>
       live.map((r) => ({
@@ -187,7 +219,8 @@ export const makeNewPosts = (writeInOneStatement: (post: NormalizedPost) => bool
         integration: r.channelId,
         // what the channel is: an edit keeps published and in-flight channels as they are
         status: r.status,
-        previewUrl: shareUrl(publicUrl, shareToken)
+        previewUrl: shareUrl(publicUrl, shareToken),
+        ...preparationOf(r.channelId)
       }))
     /** A live record of another owner won the key (hand-over race): createPosts replays it. */
     const replayTakenKey = () => Effect.fail(Errors.idempotencyRunning())
@@ -219,6 +252,7 @@ export const makeNewPosts = (writeInOneStatement: (post: NormalizedPost) => bool
         return Stale
       }
       if (outcome.keyTaken) return yield* replayTakenKey()
+      yield* prepareFilesAhead(post, channels, libraryById)
       return { statusCode: 200, body: answerOf(groupId, shareToken, outcome.live), replayed: false } satisfies PostsAnswer
     }
 
@@ -255,7 +289,10 @@ export const makeNewPosts = (writeInOneStatement: (post: NormalizedPost) => bool
       return { statusCode: 200, body, replayed: false } satisfies PostsAnswer
     })
 
-    return yield* transactions.run(save).pipe(Effect.catchTag("KeyTaken", replayTakenKey))
+    return yield* transactions.run(save).pipe(
+      Effect.catchTag("KeyTaken", replayTakenKey),
+      Effect.tap(() => prepareFilesAhead(post, channels, libraryById))
+    )
   })
 
   return { keptAnswer, create: createPosts }

@@ -18,11 +18,13 @@ export const channelForRules = (c: Pick<ChannelRow, "id" | "name" | "network" | 
     onSome: (network) => [{ id: c.id, name: c.name, network, disabled: c.disabled, refreshNeeded: c.refreshNeeded, inBetweenSteps: c.inBetweenSteps }]
   })
 
-/** What the rules need of a library item: its kind and type, as the library recorded them. */
-export const libraryMediaForRules = (m: Pick<MediaForPost, "id" | "type" | "mime">): MediaForRules => ({
+/** What the rules need of a library item: its kind, type, name and facts, as the library recorded them. */
+export const libraryMediaForRules = (m: Pick<MediaForPost, "id" | "type" | "mime" | "name" | "facts">): MediaForRules => ({
   id: m.id,
   type: m.type === "video" ? "video" : "image",
-  mime: m.mime
+  mime: m.mime,
+  name: m.name,
+  facts: m.facts
 })
 
 /** The snapshot an item keeps of a file: the library's record, or what an outside address tells. */
@@ -38,7 +40,8 @@ export const mediaSnapshot = (ref: MediaRef, known: ReadonlyMap<string, MediaFor
       size: row.size,
       type: row.type,
       width: row.width ?? 0,
-      height: row.height ?? 0
+      height: row.height ?? 0,
+      ...(row.facts !== null ? { facts: row.facts } : {})
     }
   }
   const path = ref.path ?? ""
@@ -64,7 +67,7 @@ export const storedPostForRules = (
         content: i.content,
         delay: i.position === 0 ? 0 : i.delayMinutes,
         media: decodeStoredMedia(i.media).map((m): MediaRef => {
-          if (m.id !== "") media.set(m.id, { id: m.id, type: m.type === "video" ? "video" : "image", mime: m.mime })
+          if (m.id !== "") media.set(m.id, { id: m.id, type: m.type === "video" ? "video" : "image", mime: m.mime, name: m.name, facts: m.facts ?? null })
           return { id: m.id === "" ? null : m.id, path: m.url, alt: m.alt }
         })
       }))

@@ -9,6 +9,8 @@ import { publishItem } from "./publishItem.js"
 import { PublishLimiter } from "./publishLimiter.js"
 import { RepeatsRepo } from "../posts/repeatsRepo.js"
 import { runTokenRefresher } from "./tokenRefresher.js"
+import { PreparationWorkerLive } from "../media/preparationWorker.js"
+import { RenditionsRepo } from "../media/renditionsRepo.js"
 
 /**
  * The publisher: consumes PUBLISH with the platform's consumer (bounded concurrency,
@@ -39,6 +41,7 @@ const publisher = Layer.scopedDiscard(
   })
 )
 
-export const PublisherLive = publisher.pipe(
-  Layer.provide(Layer.mergeAll(NetworkAdapters.Default, AttemptsRepo.Live, ShortLinksRepo.Live, RepeatsRepo.Live, PublishLimiter.Live))
+// media preparation (PREPARE) runs beside publishing as a consumer of its own: services/media/preparationWorker.ts
+export const PublisherLive = Layer.merge(publisher, PreparationWorkerLive).pipe(
+  Layer.provide(Layer.mergeAll(NetworkAdapters.Default, AttemptsRepo.Live, ShortLinksRepo.Live, RepeatsRepo.Live, PublishLimiter.Live, RenditionsRepo.Live))
 )

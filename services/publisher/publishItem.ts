@@ -17,6 +17,8 @@ import { PublishLimiter } from "./publishLimiter.js"
 import { RepeatsRepo } from "../posts/repeatsRepo.js"
 import { publishAttempts } from "../platform/metrics.js"
 import { withSpan } from "../platform/tracing.js"
+import { itemMedia } from "../media/renditions.js"
+import { RenditionsRepo } from "../media/renditionsRepo.js"
 
 /** How the publisher runs its jobs (services/publisher/main.ts reads them from the environment). */
 export interface PublishSettings {
@@ -69,6 +71,9 @@ const unreachable = (networkName: string, reason: string): Conclusion => ({ _tag
 
 const lostAnswer = { error: PublishMessages.lostAnswer.message, fix: PublishMessages.lostAnswer.fix }
 
+/** How often a job whose files are still being prepared looks again. */
+const PREPARATION_POLL_MS = 3_000
+
 /** A job whose item changed between its read and its guarded write comes back after this (the next read decides). */
 const CHANGED_RETRY_MS = 50
 
@@ -94,6 +99,11 @@ const startAttempt = (itemId: string, owner: string, leaseMs: number) =>
     if (item.openAttemptId === null && item.dueInMs > 0) return Start.Wait({ delayMs: item.dueInMs })
     // nothing new goes to a channel the network asked to wait (429 Retry-After); a search may
     if (item.openAttemptId === null && item.pausedMs > 0) return Start.Wait({ delayMs: item.pausedMs })
+    // files still being prepared for this network: the job waits in JetStream, the item shows held "preparation"
+    if (item.openAttemptId === null && (yield* itemMedia({ ...item, settings: decodeSettings(item.settings) }))._tag === "Waiting") {
+      yield* Effect.flatMap(RenditionsRepo, (r) => r.holdItem(item.id))
+      return Start.Wait({ delayMs: PREPARATION_POLL_MS })
+    }
     const admission = yield* limiter.admit(item.network, item.channelId)
     if (admission._tag === "Wait") return Start.Wait({ delayMs: admission.delayMs })
     const release = admission.release
@@ -192,9 +202,16 @@ const runAttempt = (item: ItemForAttempt, attemptId: string, mode: AttemptMode, 
             : closeUnsent(attemptId, "not_sent", problem.reason).pipe(Effect.as(JobOutcome.Retry({ delayMs: retryDelayAfter(reachedNothing) }))))
       }
     }
+    // each file as its network takes it: its rendition when one was needed (services/media/renditions.ts)
+    const media = yield* itemMedia({ ...item, settings: decodeSettings(item.settings) })
+    if (media._tag === "Waiting") {
+      return yield* closeUnsent(attemptId, "rate_limited", "files still being prepared").pipe(Effect.as(JobOutcome.Retry({ delayMs: PREPARATION_POLL_MS })))
+    }
+    yield* Effect.flatMap(RenditionsRepo, (r) => r.releaseItem(item.id))
+    if (media._tag === "Failed") return yield* conclude({ _tag: "Rejected", message: media.message, fix: media.fix })
     const request: PublishRequest = {
       item: { id: item.id, position: item.position, content: yield* textToSend(item) },
-      media: item.media,
+      media: media.media,
       channel: { id: item.channelId, credentials: credentials.right, settings: decodeSettings(item.settings) },
       previousReleaseId: item.replyTo,
       rootReleaseId: item.rootReleaseId

@@ -19,7 +19,7 @@ import os from "node:os"
 import path from "node:path"
 import { fileURLToPath } from "node:url"
 import pg from "pg"
-import { mp4Around } from "../support/mediaFiles.js"
+import { realMp4Around as mp4Around } from "../support/realMedia.js"
 
 const MB = 1024 * 1024
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..")

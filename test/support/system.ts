@@ -36,7 +36,7 @@ const randomName = () => Math.random().toString(36).slice(2, 10)
 export const dropNamespaceStreams = async (natsUrl: string, namespace: string) => {
   const n = names(namespace)
   const owned = (stream: string) =>
-    [n.eventsStream, n.publishStream, n.deliveriesStream, `KV_${n.shardLeasesBucket}`, `KV_${n.actorHostsBucket}`].includes(stream)
+    [n.eventsStream, n.publishStream, n.prepareStream, n.deliveriesStream, `KV_${n.shardLeasesBucket}`, `KV_${n.actorHostsBucket}`].includes(stream)
   const nc = await connect({ servers: natsUrl.split(",") })
   try {
     const jsm = await nc.jetstreamManager()

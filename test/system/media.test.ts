@@ -6,7 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { formatSize } from "../../domain/media/messages.js"
 import { makeMediaRepo } from "../../services/media/mediaRepo.js"
 import { client } from "../support/http.js"
-import { gif, jpeg, mov, mp4, png, truncated, webm, webpExtended, webpLossless } from "../support/mediaFiles.js"
+import { gif, jpeg, mp4, png, truncated, webm, webpExtended, webpLossless } from "../support/mediaFiles.js"
+import { realMov, realMp4, realWebm } from "../support/realMedia.js"
 import { createWorld, startServices, type RunningServices, type TestWorld } from "../support/system.js"
 import { issueUserToken, withDb } from "../support/tokens.js"
 
@@ -64,9 +65,9 @@ const realFiles = [
   ["GIF", gif(10, 6), "anim.gif", "image/gif", "image"],
   ["WEBP (lossless)", webpLossless(20, 10), "pic.webp", "image/webp", "image"],
   ["WEBP (extended)", webpExtended(40, 30), "pic2.webp", "image/webp", "image"],
-  ["MP4", mp4({ frames: 20_000 }), "clip.mp4", "video/mp4", "video"],
-  ["MOV", mov({ frames: 20_000 }), "clip.mov", "video/quicktime", "video"],
-  ["WEBM", webm({ frames: 20_000 }), "clip.webm", "video/webm", "video"]
+  ["MP4", realMp4({ padBytes: 20_000 }), "clip.mp4", "video/mp4", "video"],
+  ["MOV", realMov({ padBytes: 20_000 }), "clip.mov", "video/quicktime", "video"],
+  ["WEBM", realWebm(), "clip.webm", "video/webm", "video"]
 ] as const
 
 describe("POST /upload", () => {
@@ -74,7 +75,7 @@ describe("POST /upload", () => {
     const res = await upload(sys.url, apiKey, bytes, name, mime)
     expect(res.status).toBe(200)
     const item = res.json
-    expect(Object.keys(item).sort()).toEqual(["alt", "id", "name", "originalName", "path", "status", "thumbnail", "type"])
+    expect(Object.keys(item).sort()).toEqual(["alt", "facts", "id", "name", "originalName", "path", "status", "thumbnail", "type"])
     expect(item).toMatchObject({ name, originalName: name, alt: "", type: kind, status: "ready" })
     expect(item.id).toMatch(/^[0-9a-f-]{36}$/)
     expect(item.path).toMatch(new RegExp(`^http://127\\.0\\.0\\.1/media/${workspaceId}/${item.id}\\.\\w+$`))
@@ -95,7 +96,7 @@ describe("POST /upload", () => {
   })
 
   it("an MP4 named photo.jpg is a video", async () => {
-    const res = await upload(sys.url, apiKey, mp4(), "photo.jpg", "image/jpeg")
+    const res = await upload(sys.url, apiKey, realMp4(), "photo.jpg", "image/jpeg")
     expect(res.json).toMatchObject({ type: "video", thumbnail: null })
     expect(res.json.path).toMatch(/\.mp4$/)
   })
@@ -161,7 +162,7 @@ describe("POST /upload", () => {
   })
 
   it("a file over the 5 MB JSON limit is taken (uploads have their own limit)", async () => {
-    const res = await upload(sys.url, apiKey, mp4({ frames: 6 * 1024 * 1024 }), "six-mb.mp4", "video/mp4")
+    const res = await upload(sys.url, apiKey, realMp4({ padBytes: 6 * 1024 * 1024 }), "six-mb.mp4", "video/mp4")
     expect(res.status).toBe(200)
     expect(res.json.type).toBe("video")
   })
@@ -175,7 +176,7 @@ describe("POST /upload", () => {
   })
 
   it("a video over the image limit is fine", async () => {
-    const res = await upload(small.url, apiKey, mp4({ frames: MAX_IMAGE + 10_000 }), "v.mp4", "video/mp4")
+    const res = await upload(small.url, apiKey, realMp4({ padBytes: MAX_IMAGE + 10_000 }), "v.mp4", "video/mp4")
     expect(res.status).toBe(200)
   })
 
@@ -200,15 +201,15 @@ describe("POST /upload", () => {
   })
 
   it("a file of exactly the largest upload size is taken", async () => {
-    const base = mp4({ frames: 0 }).length
-    const res = await upload(small.url, apiKey, mp4({ frames: MAX_UPLOAD - base }), "exact.mp4", "video/mp4")
+    const base = realMp4().length
+    const res = await upload(small.url, apiKey, realMp4({ padBytes: MAX_UPLOAD - base }), "exact.mp4", "video/mp4")
     expect(res.status).toBe(200)
   })
 })
 
 describe("GET /media/<key> (the stored files)", () => {
   it("answers ranges, HEAD, and 404 for unknown or malformed keys", async () => {
-    const bytes = mp4({ frames: 5000 })
+    const bytes = realMp4({ padBytes: 5000 })
     const { json: item } = await upload(sys.url, apiKey, bytes, "range.mp4")
     const part = await fetchPath(item.path, { headers: { range: "bytes=100-199" } })
     expect(part.status).toBe(206)
@@ -309,7 +310,7 @@ describe("GET /media", () => {
 describe("media ids used in posts (mediaRepo.findMany)", () => {
   it("resolves the workspace's own ids with path, alt, mime, size, width and height; others are not found", async () => {
     const image = await upload(sys.url, apiKey, png(30, 20), "for-post.png")
-    const video = await upload(sys.url, apiKey, mp4({ width: 1280, height: 720 }), "for-post.mp4")
+    const video = await upload(sys.url, apiKey, realMp4({ width: 1280, height: 720 }), "for-post.mp4")
     const other = await sys.admin.createWorkspace("Elsewhere")
     const foreign = await upload(sys.url, other.apiKey, png(), "foreign.png")
     const found = await sys.runtime.runPromise(
@@ -328,7 +329,8 @@ describe("media ids used in posts (mediaRepo.findMany)", () => {
       type: "image",
       size: png(30, 20).length,
       width: 30,
-      height: 20
+      height: 20,
+      facts: expect.objectContaining({ kind: "image", format: "png", width: 30, height: 20 })
     })
     expect(byId.get(video.json.id)).toMatchObject({ mime: "video/mp4", type: "video", width: 1280, height: 720 })
     expect(await sys.runtime.runPromise(Effect.flatMap(makeMediaRepo, (repo) => repo.findMany(workspaceId, [])))).toEqual([])

@@ -14,6 +14,7 @@ import type { Resolver } from "../../services/platform/outbound/resolver.js"
 import { OutboundHttpTest, startLoopbackServer, type LoopbackServer } from "../../services/platform/outbound/testing.js"
 import { client } from "../support/http.js"
 import { mp4, png } from "../support/mediaFiles.js"
+import { realMp4 } from "../support/realMedia.js"
 import { createWorld, infrastructure, type TestWorld } from "../support/system.js"
 
 // POST /upload-from-url against a loopback origin that only this test's outbound client may
@@ -26,7 +27,7 @@ const MAX_IMAGE = 100 * 1024
 const TIMEOUT_MS = 1500
 
 const image = png(24, 16)
-const video = mp4({ frames: 50_000 })
+const video = realMp4({ padBytes: 50_000 })
 
 const routes: http.RequestListener = (req, res) => {
   const url = new URL(req.url ?? "/", "http://origin")

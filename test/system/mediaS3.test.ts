@@ -6,7 +6,8 @@ import { GetObjectCommand, HeadObjectCommand, S3Client } from "@aws-sdk/client-s
 // @ts-expect-error s3rver ships no types
 import S3rver from "s3rver"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { mp4, png, webm } from "../support/mediaFiles.js"
+import { png } from "../support/mediaFiles.js"
+import { realMp4, realWebm } from "../support/realMedia.js"
 import { createWorld, startServices, type RunningServices, type TestWorld } from "../support/system.js"
 
 // MEDIA_STORAGE=s3 against s3rver, an S3-compatible server running in this process: two
@@ -95,7 +96,7 @@ describe("S3-compatible storage", () => {
   })
 
   it("a larger video streams up and back, with ranges", async () => {
-    const bytes = mp4({ frames: 8 * 1024 * 1024 })
+    const bytes = realMp4({ padBytes: 8 * 1024 * 1024 })
     const res = await upload(replicaB.url, bytes, "long.mp4")
     expect(res.status).toBe(200)
     const key = keyOf(res.json.path)
@@ -108,7 +109,7 @@ describe("S3-compatible storage", () => {
   })
 
   it("the list shows what any replica uploaded", async () => {
-    await upload(replicaA.url, webm(), "from-a.webm")
+    await upload(replicaA.url, realWebm(), "from-a.webm")
     const list = await fetch(`${replicaB.url}/public/v1/media?search=from-a`, { headers: { authorization: apiKey } })
     expect(((await list.json()) as Array<any>).map((m) => m.name)).toEqual(["from-a.webm"])
   })

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { client } from "../support/http.js"
-import { mp4, png } from "../support/mediaFiles.js"
+import { png } from "../support/mediaFiles.js"
+import { realMp4 } from "../support/realMedia.js"
 import { createWorld, startServices, type RunningServices, type TestWorld } from "../support/system.js"
 
 let world: TestWorld
@@ -49,7 +50,7 @@ describe("Media ids in posts resolve to library items", () => {
   })
 
   it("`media` alias (simpler body) with a video", async () => {
-    const video = await upload(mp4({ width: 640, height: 360 }), "clip.mp4", "video/mp4")
+    const video = await upload(realMp4({ width: 640, height: 360 }), "clip.mp4", "video/mp4")
     const created = await client(sys.url, apiKey).post("/public/v1/posts", {
       type: "draft",
       content: "with a clip",
@@ -80,7 +81,7 @@ describe("One rule, one place: a stored draft is checked exactly like the same b
   })
 
   it("a YouTube draft with an uploaded video: PUT status schedule queues it (it was refused as 'needs a video')", async () => {
-    const video = await upload(mp4({ width: 640, height: 360 }), "launch.mp4", "video/mp4")
+    const video = await upload(realMp4({ width: 640, height: 360 }), "launch.mp4", "video/mp4")
     const body = { content: "Our launch", channels: [{ channelId: youtube, media: [video.id], settings: youtubeSettings }] }
     const asSchedule = await client(sys.url, apiKey).post("/public/v1/posts", { ...body, type: "schedule", date: new Date(Date.now() + 86_400_000).toISOString() })
     expect(asSchedule.status).toBe(200)
@@ -92,7 +93,7 @@ describe("One rule, one place: a stored draft is checked exactly like the same b
   })
 
   it("PUT /posts/{id}/settings answers a select setting out of its options like POST /posts: errors[] with the same message", async () => {
-    const video = await upload(mp4(), "clip.mp4", "video/mp4")
+    const video = await upload(realMp4(), "clip.mp4", "video/mp4")
     const bad = { title: "Launch", type: "everyone" }
     const onCreate = await client(sys.url, apiKey).post("/public/v1/posts", { type: "draft", content: "x", channels: [{ channelId: youtube, media: [video.id], settings: bad }] })
     const draft = await client(sys.url, apiKey).post("/public/v1/posts", { type: "draft", content: "x", channels: [{ channelId: youtube, media: [video.id], settings: youtubeSettings }] })

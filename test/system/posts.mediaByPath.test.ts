@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { startLoopbackServer, type LoopbackServer } from "../../services/platform/outbound/testing.js"
 import { client } from "../support/http.js"
-import { mp4, png } from "../support/mediaFiles.js"
+import { png } from "../support/mediaFiles.js"
+import { realMp4 } from "../support/realMedia.js"
 import { createWorld, startServices, type RunningServices, type TestWorld } from "../support/system.js"
 
 /**
@@ -17,7 +18,7 @@ let origin: LoopbackServer
 let originUrl: string
 
 const image = png(30, 20)
-const video = mp4({ frames: 20 })
+const video = realMp4({ padBytes: 20 })
 
 beforeAll(async () => {
   origin = await startLoopbackServer((req, res) => {

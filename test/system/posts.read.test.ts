@@ -291,7 +291,7 @@ describe("GET /posts/{id}: the whole post", () => {
       position: 0,
       content: "root A",
       // imported into the library: its id, address, type and size
-      media: [{ id: expect.stringMatching(uuid), alt: "X", url: expect.stringMatching(/\/media\//), mime: "image/jpeg", name: "x.jpg", size: jpeg(12, 8).length, type: "image", width: 12, height: 8 }],
+      media: [{ id: expect.stringMatching(uuid), alt: "X", url: expect.stringMatching(/\/media\//), mime: "image/jpeg", name: "x.jpg", size: jpeg(12, 8).length, type: "image", width: 12, height: 8, facts: expect.objectContaining({ kind: "image", format: "jpeg", width: 12, height: 8 }) }],
       settings: expect.objectContaining({ __type: "test" }),
       delay: 0,
       state: "queued",

@@ -52,11 +52,57 @@ describe("file type: detected from the content", () => {
     ["a TIFF", Buffer.from([0x49, 0x49, 0x2a, 0x00, 8, 0, 0, 0])],
     ["an empty file", Buffer.alloc(0)],
     ["Matroska (doctype matroska)", webm({ docType: "matroska" })],
-    ["HEIC (ISO box with brand heic)", mp4({ brand: "heic" })],
     ["M4A audio", mp4({ brand: "M4A " })],
     ["3GP", mp4({ brand: "3gp4" })]
   ])("%s is not accepted", (_, bytes) => {
     expect(inspectBytes(bytes)._tag).toBe("Unsupported")
+  })
+})
+
+/** An ISO BMFF box: size, type, payload. */
+const box = (type: string, ...payload: ReadonlyArray<Buffer>) => {
+  const body = Buffer.concat(payload)
+  const head = Buffer.alloc(8)
+  head.writeUInt32BE(8 + body.length, 0)
+  head.write(type, 4, "latin1")
+  return Buffer.concat([head, body])
+}
+const u32 = (...values: ReadonlyArray<number>) => Buffer.concat(values.map((v) => { const b = Buffer.alloc(4); b.writeUInt32BE(v, 0); return b }))
+/** A HEIF still image's boxes: ftyp with its brands, meta (a full box) with image spatial extents (a tile and the image), mdat. */
+const heif = (brands: ReadonlyArray<string>, width: number, height: number) =>
+  Buffer.concat([
+    box("ftyp", Buffer.from(brands[0]!, "latin1"), u32(0), Buffer.from(brands.join(""), "latin1")),
+    box("meta", u32(0), box("hdlr", u32(0, 0), Buffer.from("pict", "latin1"), u32(0, 0, 0), Buffer.from([0])),
+      box("iprp", box("ipco", box("ispe", u32(0, 512, 512)), box("ispe", u32(0, width, height))))),
+    box("mdat", Buffer.alloc(32))
+  ])
+
+describe("file type: HEIC and AVIF photos", () => {
+  it.each([
+    ["HEIC (brand heic)", heif(["heic", "mif1"], 4032, 3024), "image/heic"],
+    ["HEIF (brand mif1, HEVC inside)", heif(["mif1", "heic"], 3000, 2000), "image/heic"],
+    ["AVIF (brand avif)", heif(["avif", "mif1"], 1920, 1080), "image/avif"],
+    ["AVIF (brand mif1 naming avif)", heif(["mif1", "avif"], 800, 600), "image/avif"]
+  ])("%s is accepted, its size from the largest image extent", (_, bytes, type) => {
+    const result = inspectBytes(bytes)
+    expect(result._tag).toBe("Accepted")
+    if (result._tag === "Accepted") {
+      expect(result.format.mime).toBe(type)
+      expect(result.format.kind).toBe("image")
+      expect(result.width! * result.height!).toBeGreaterThan(512 * 512)
+    }
+  })
+
+  it("a HEIC without its meta box is damaged", () => {
+    expect(inspectBytes(mp4({ brand: "heic" }))).toMatchObject({ _tag: "Damaged", reason: "the image header (meta) is missing" })
+  })
+
+  it("a HEIC cut short is damaged", () => {
+    expect(inspectBytes(truncated(heif(["heic", "mif1"], 4032, 3024), 0.6))._tag).toBe("Damaged")
+  })
+
+  it("the refusal of other types keeps the spec's list", () => {
+    expect(MediaErrors.unsupported().error).toBe("This file type is not accepted. Upload a JPG, PNG, GIF, WEBP, MP4, MOV or WEBM file.")
   })
 })
 

@@ -55,7 +55,8 @@ const video: MediaForPost = {
   type: "video",
   size: 1000,
   width: 1280,
-  height: 720
+  height: 720,
+  facts: null
 }
 
 const editor: Principal = { workspaceId, userId: "u1", role: "editor", tokenKind: "oat", actor: "ed@example.com" }

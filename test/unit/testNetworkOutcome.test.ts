@@ -20,6 +20,6 @@ describe("test network settings: outcome and slowMs", () => {
 
   it("the rules say how to rehearse outcomes", () => {
     expect(testNetwork.rules).toContain("outcome")
-    expect(testNetwork.settings.map((s) => s.key)).toEqual(["audience", "outcome", "slowMs"])
+    expect(testNetwork.settings.map((s) => s.key)).toEqual(["audience", "outcome", "slowMs", "media_rules"])
   })
 })

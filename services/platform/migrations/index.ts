@@ -12,6 +12,7 @@ import m0009 from "./0009_oauth.js"
 import m0010 from "./0010_billing_links.js"
 import m0012 from "./0012_operations.js"
 import m0013 from "./0013_trace_parent_repair.js"
+import m0014 from "./0014_media_facts.js"
 
 /** One schema change: `id` and `name` are its file's (NNNN_name.ts). */
 export interface Migration {
@@ -41,5 +42,6 @@ export const migrations: ReadonlyArray<Migration> = [
   { id: 9, name: "oauth", run: m0009 },
   { id: 10, name: "billing_links", run: m0010 },
   { id: 12, name: "operations", run: m0012 },
-  { id: 13, name: "trace_parent_repair", run: m0013 }
+  { id: 13, name: "trace_parent_repair", run: m0013 },
+  { id: 14, name: "media_facts", run: m0014 }
 ]
