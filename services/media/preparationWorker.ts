@@ -11,8 +11,8 @@ import { Nats } from "../platform/nats.js"
 import { withSpan } from "../platform/tracing.js"
 import { PreparationPool } from "./preparation/PreparationPool.js"
 import { RenditionsRepo } from "./renditionsRepo.js"
-import { MediaStorage } from "./storage.js"
-import { MediaStorageLive } from "./storageLive.js"
+import { MediaStorage } from "../platform/storage/mediaStorage.js"
+import { MediaStorageLive } from "../platform/storage/mediaStorageLive.js"
 
 /**
  * The preparation worker: consumes PREPARE, one job per (file, target). Runs in the

@@ -1,5 +1,5 @@
 import { Context, Data, Effect, Layer, Option } from "effect"
-import { MediaStorage } from "../media/storage.js"
+import { MediaStorage } from "../platform/storage/mediaStorage.js"
 import { AppConfig } from "../platform/config.js"
 import { decryptSecret, encryptSecret } from "../platform/secrets.js"
 import { OutboundHttp, type OutboundHttpShape } from "../platform/outbound/outboundHttp.js"

@@ -2,8 +2,8 @@ import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/p
 import { Effect, Either, Layer, Option } from "effect"
 import { AppConfig } from "../../platform/config.js"
 import { MEDIA_FILES_PATH, verifyMediaToken } from "../../media/signedMediaUrls.js"
-import { MediaStorage } from "../../media/storage.js"
-import { MediaStorageLive } from "../../media/storageLive.js"
+import { MediaStorage } from "../../platform/storage/mediaStorage.js"
+import { MediaStorageLive } from "../../platform/storage/mediaStorageLive.js"
 import { parseRange } from "../http/mediaHttp.js"
 
 const MIME_BY_EXTENSION: Readonly<Record<string, string>> = {

@@ -1,9 +1,9 @@
 import path from "node:path"
 import { Effect, Layer } from "effect"
-import { AppConfig } from "../platform/config.js"
+import { AppConfig } from "../config.js"
 import { makeLocalStorage } from "./localStorage.js"
 import { makeS3Storage } from "./s3Storage.js"
-import { MediaStorage } from "./storage.js"
+import { MediaStorage } from "./mediaStorage.js"
 
 /** MEDIA_STORAGE picks the backend: `local` (default) or `s3`. */
 export const MediaStorageLive = Layer.effect(

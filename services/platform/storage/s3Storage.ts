@@ -9,8 +9,8 @@ import {
   S3ServiceException
 } from "@aws-sdk/client-s3"
 import { Effect, Option, Redacted } from "effect"
-import type { MediaConfig } from "../platform/config.js"
-import { StorageError, type MediaStorageShape } from "./storage.js"
+import type { MediaConfig } from "../config.js"
+import { StorageError, type MediaStorageShape } from "./mediaStorage.js"
 
 /**
  * An S3-compatible object store (AWS S3, MinIO, Ceph, R2, …): what several gateway

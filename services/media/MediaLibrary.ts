@@ -17,8 +17,8 @@ import { OutboundHttp, outboundHttpFromEnv } from "../platform/outbound/outbound
 import { inspectStoredFile, readHead } from "./inspectStoredFile.js"
 import { probeFile } from "./preparation/probe.js"
 import { makeMediaRepo } from "./mediaRepo.js"
-import { MediaStorage } from "./storage.js"
-import { MediaStorageLive } from "./storageLive.js"
+import { MediaStorage } from "../platform/storage/mediaStorage.js"
+import { MediaStorageLive } from "../platform/storage/mediaStorageLive.js"
 import { withSpan } from "../platform/tracing.js"
 
 /** Content types of pages, refused before their body is read (spec: "the file itself, not a page"). */

@@ -3,7 +3,7 @@ import fs from "node:fs/promises"
 import path from "node:path"
 import { pipeline } from "node:stream/promises"
 import { Effect, Option } from "effect"
-import { StorageError, type MediaStorageShape } from "./storage.js"
+import { StorageError, type MediaStorageShape } from "./mediaStorage.js"
 
 /**
  * Files under `<root>` (DATA_DIR/media), served by the gateway at `<publicUrl>/media/<key>`.
