@@ -34,7 +34,7 @@ import { canRemux } from "../../services/media/preparation/prepareVideo.js"
 import { makePreparationPool } from "../../services/media/preparation/PreparationPool.js"
 import { ffmpegPath } from "../../services/media/preparation/tools.js"
 import { coverArgs, remuxArgs, transcodeArgs, X264_PRESET } from "../../services/media/preparation/videoCommands.js"
-import { mp4Around } from "../support/mediaFiles.js"
+import { realMp4Around as mp4Around } from "../support/realMedia.js"
 
 const MB = 1024 * 1024
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..")
