@@ -59,7 +59,12 @@ export const percentageChange = (data: ReadonlyArray<DataPoint>, previous: Reado
 }
 
 /** A channel metric with its percentageChange, oldest day first. */
-export const channelMetric = (m: { readonly label: string; readonly help?: string; readonly data: ReadonlyArray<DataPoint>; readonly previous?: ReadonlyArray<DataPoint> }): StatisticsMetric => {
+export const channelMetric = (m: {
+  readonly label: string
+  readonly help?: string
+  readonly data: ReadonlyArray<DataPoint>
+  readonly previous?: ReadonlyArray<DataPoint>
+}): StatisticsMetric => {
   const data = [...m.data].sort((a, b) => a.date.localeCompare(b.date))
   return { label: m.label, ...(m.help === undefined ? {} : { help: m.help }), percentageChange: percentageChange(data, m.previous), data }
 }

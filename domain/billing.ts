@@ -59,8 +59,7 @@ export interface BillingAccount {
 /** Where the workspace stands, in words the transitions are written in. */
 export type BillingPhase = "trial" | "paid" | "past_due" | "grace_over" | "ended"
 
-export const phaseOf = (a: BillingAccount): BillingPhase =>
-  a.state === "active" ? (a.trialEndsAt !== null ? "trial" : "paid") : a.state
+export const phaseOf = (a: BillingAccount): BillingPhase => (a.state === "active" ? (a.trialEndsAt !== null ? "trial" : "paid") : a.state)
 
 /** One `billing.changed` event as the billing provider (or the admin CLI) reports it. */
 export interface BillingChange {
@@ -140,7 +139,8 @@ export const applyBillingEvent = (a: BillingAccount, change: BillingChange, now:
     case "changed":
       return Either.right(paid(a, change.plan ?? a.pendingPlan ?? a.plan, change.periodEnd))
     case "renewed":
-      if (a.cancelAtPeriodEnd) return Either.left(refuse("renewed cannot happen now: the plan is cancelled at the end of its period. Send resumed first."))
+      if (a.cancelAtPeriodEnd)
+        return Either.left(refuse("renewed cannot happen now: the plan is cancelled at the end of its period. Send resumed first."))
       return Either.right({ ...paid(a, change.plan ?? a.plan, change.periodEnd), pendingPlan: a.pendingPlan })
     case "trial_plan":
       if (change.plan === null) return Either.left(refuse("trial_plan needs --plan: the plan picked during the trial."))
@@ -156,7 +156,8 @@ export const applyBillingEvent = (a: BillingAccount, change: BillingChange, now:
       if (a.pendingPlan === null) return Either.left(refuse("change_canceled cannot happen now: no plan change is scheduled."))
       return Either.right({ ...a, pendingPlan: null })
     case "cancel_scheduled":
-      if (a.cancelAtPeriodEnd) return Either.left(refuse("cancel_scheduled cannot happen now: the plan is already cancelled at the end of its period."))
+      if (a.cancelAtPeriodEnd)
+        return Either.left(refuse("cancel_scheduled cannot happen now: the plan is already cancelled at the end of its period."))
       return Either.right({ ...a, cancelAtPeriodEnd: true, periodEnd: change.periodEnd ?? a.periodEnd })
     case "resumed":
       if (!a.cancelAtPeriodEnd) return Either.left(refuse("resumed cannot happen now: the plan is not cancelled."))
@@ -201,5 +202,4 @@ export const billingGate = (state: BillingState, pastDueSince: Date | null, now:
 }
 
 /** Whether publishing is paused by billing (held items wait). */
-export const publishingPaused = (state: BillingState, pastDueSince: Date | null, now: Date): boolean =>
-  billingGate(state, pastDueSince, now) !== null
+export const publishingPaused = (state: BillingState, pastDueSince: Date | null, now: Date): boolean => billingGate(state, pastDueSince, now) !== null

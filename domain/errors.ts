@@ -120,9 +120,7 @@ export const errorBody = (e: ApiError): ApiErrorBody => ({
   msg: e.error,
   ...(e.fix !== undefined ? { fix: e.fix } : {}),
   ...(e.code !== undefined ? { code: e.code } : {}),
-  ...(e.errors !== undefined
-    ? { errors: e.errors.map((p) => ({ channelId: p.channelId, channelName: p.channelName, message: p.message })) }
-    : {})
+  ...(e.errors !== undefined ? { errors: e.errors.map((p) => ({ channelId: p.channelId, channelName: p.channelName, message: p.message })) } : {})
 })
 
 type Extra = { readonly fix?: string; readonly code?: string; readonly errors?: ReadonlyArray<RuleProblem>; readonly retryAfter?: number }
@@ -140,11 +138,9 @@ export const Messages = {
   notFound: "Not found",
   notFoundFix: "Check the method and the path. The API reference lists every path.",
   noSubscription: "No subscription found",
-  noSubscriptionFix:
-    "Ask the workspace owner to choose a plan on the Billing page. Nothing was deleted.",
+  noSubscriptionFix: "Ask the workspace owner to choose a plan on the Billing page. Nothing was deleted.",
   paymentFailed: "Publishing is paused because the last payment failed.",
-  paymentFailedFix:
-    "Ask the workspace owner to pay the open invoice on the Billing page. Nothing was deleted; posts go out again once it is paid.",
+  paymentFailedFix: "Ask the workspace owner to pay the open invoice on the Billing page. Nothing was deleted; posts go out again once it is paid.",
   alreadyExists: "That already exists.",
   alreadyExistsFix: "Use a different name or value, or change the one that already exists.",
   idempotencyKeyReused: "This Idempotency-Key was already used with a different request body.",
@@ -191,8 +187,7 @@ export const Errors = {
   noSubscription: () => make(NoSubscription, Messages.noSubscription, { code: "no_subscription", fix: Messages.noSubscriptionFix }),
   paymentFailed: () => make(PaymentFailed, Messages.paymentFailed, { code: "payment_failed", fix: Messages.paymentFailedFix }),
   forbidden: (message: string = Messages.forbiddenRole, fix: string = Messages.forbiddenRoleFix) => make(Forbidden, message, { fix }),
-  emailNotVerified: () =>
-    make(EmailNotVerified, Messages.emailNotVerified, { code: "email_not_verified", fix: Messages.emailNotVerifiedFix }),
+  emailNotVerified: () => make(EmailNotVerified, Messages.emailNotVerified, { code: "email_not_verified", fix: Messages.emailNotVerifiedFix }),
   memberPaused: () => make(MemberPaused, Messages.memberPaused, { code: "member_paused", fix: Messages.memberPausedFix }),
   alreadyExists: () => make(AlreadyExists, Messages.alreadyExists, { fix: Messages.alreadyExistsFix }),
   idempotencyKeyReused: () =>
@@ -216,8 +211,7 @@ export const Errors = {
   /** 400 for a date that cannot be parsed; the example is an ISO 8601 timestamp. */
   invalidDate: (example: string) => make(InvalidDate, `The date is not valid. Use ISO 8601, for example ${example}.`),
   /** 400 for a date outside the years the service keeps (domain/posts/dates.ts). */
-  dateOutOfRange: (field: string, earliest: string, latest: string) =>
-    make(InvalidDate, `${field} must be between ${earliest} and ${latest}.`),
+  dateOutOfRange: (field: string, earliest: string, latest: string) => make(InvalidDate, `${field} must be between ${earliest} and ${latest}.`),
   /** 400: Postgres cannot store U+0000, so no text may carry it. */
   nulCharacter: (field: string) => make(InvalidRequest, `${field} must not contain the character U+0000.`),
   nulCharacterInKey: (field: string) => make(InvalidRequest, `${field} must not have a key with the character U+0000.`),
@@ -225,8 +219,7 @@ export const Errors = {
   nestedTooDeep: (max: number) =>
     make(InvalidRequest, `The request body is nested more than ${max} levels deep. Send at most ${max} levels of arrays and objects.`),
   /** 400: a proxy or client that repeats the header; which key counts would be a guess. */
-  repeatedAuthorization: (count: number) =>
-    make(InvalidRequest, `Send the key in one Authorization header; this request has ${count}.`),
+  repeatedAuthorization: (count: number) => make(InvalidRequest, `Send the key in one Authorization header; this request has ${count}.`),
   formConnect: () => make(FormConnect, Messages.formConnect),
   fixBeforeSaving: (errors: ReadonlyArray<RuleProblem>) => make(RuleViolations, Messages.fixBeforeSaving, { errors }),
   unknownNetwork: () => make(UnknownNetwork, Messages.unknownNetwork),

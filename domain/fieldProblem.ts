@@ -43,8 +43,7 @@ export const expecting = <A, I, R>(schema: Schema.Schema<A, I, R>, expected: str
     }
   })
 
-const expectedOf = (ast: SchemaAST.AST): string | undefined =>
-  Option.getOrUndefined(SchemaAST.getAnnotation<string>(ExpectedId)(ast))
+const expectedOf = (ast: SchemaAST.AST): string | undefined => Option.getOrUndefined(SchemaAST.getAnnotation<string>(ExpectedId)(ast))
 
 interface Found {
   readonly path: ReadonlyArray<PropertyKey>
@@ -52,8 +51,7 @@ interface Found {
   readonly expected: string | undefined
 }
 
-const asArray = (path: ParseResult.Path): ReadonlyArray<PropertyKey> =>
-  typeof path === "object" ? path : [path]
+const asArray = (path: ParseResult.Path): ReadonlyArray<PropertyKey> => (typeof path === "object" ? path : [path])
 
 /** The most useful leaf: the deepest one, so a union reports the member the value was meant for. */
 const find = (issue: ParseResult.ParseIssue, path: ReadonlyArray<PropertyKey>, outer: string | undefined): Found => {
@@ -76,10 +74,7 @@ const find = (issue: ParseResult.ParseIssue, path: ReadonlyArray<PropertyKey>, o
         return first === undefined ? { path, missing: false, expected: own } : find(first, path, own)
       }
       const found = issues.map((i) => find(i, path, undefined))
-      const deepest = found.reduce<Found | undefined>(
-        (best, f) => (best === undefined || f.path.length > best.path.length ? f : best),
-        undefined
-      )
+      const deepest = found.reduce<Found | undefined>((best, f) => (best === undefined || f.path.length > best.path.length ? f : best), undefined)
       if (deepest !== undefined && deepest.path.length > path.length) return deepest
       // the value fits no member: say what the first described member expects (null and undefined have none)
       return { path, missing: false, expected: own ?? found.map((f) => f.expected).find((e) => e !== undefined) }
@@ -94,10 +89,7 @@ const find = (issue: ParseResult.ParseIssue, path: ReadonlyArray<PropertyKey>, o
 
 /** `posts[0].value[1].content` */
 export const fieldPath = (path: ReadonlyArray<PropertyKey>): string =>
-  path.reduce<string>(
-    (text, key) => (typeof key === "number" ? `${text}[${key}]` : text === "" ? String(key) : `${text}.${String(key)}`),
-    ""
-  )
+  path.reduce<string>((text, key) => (typeof key === "number" ? `${text}[${key}]` : text === "" ? String(key) : `${text}.${String(key)}`), "")
 
 /** One sentence for the first problem of a decode failure; `root` names the body itself. */
 export const fieldProblem = (error: ParseResult.ParseError, root: string): string => {

@@ -33,11 +33,7 @@ export const canonicalJson = (value: unknown): string => {
 /** What a stored record says about a new request with the same key. */
 export type StoredAnswer = { readonly requestHash: string; readonly statusCode: number; readonly response: unknown }
 
-export type IdempotencyOutcome =
-  | { readonly _tag: "Replay"; readonly statusCode: number; readonly response: unknown }
-  | { readonly _tag: "Reused" }
+export type IdempotencyOutcome = { readonly _tag: "Replay"; readonly statusCode: number; readonly response: unknown } | { readonly _tag: "Reused" }
 
 export const decideWithStored = (stored: StoredAnswer, requestHash: string): IdempotencyOutcome =>
-  stored.requestHash === requestHash
-    ? { _tag: "Replay", statusCode: stored.statusCode, response: stored.response }
-    : { _tag: "Reused" }
+  stored.requestHash === requestHash ? { _tag: "Replay", statusCode: stored.statusCode, response: stored.response } : { _tag: "Reused" }

@@ -17,10 +17,13 @@ export const tokenKinds = [
 export type TokenKind = (typeof tokenKinds)[number]["kind"]
 
 /** The token without an optional `Bearer ` prefix (spec: "removed if present"). */
-export const stripBearer = (header: string): string => header.trim().replace(/^Bearer(\s+|$)/i, "").trim()
+export const stripBearer = (header: string): string =>
+  header
+    .trim()
+    .replace(/^Bearer(\s+|$)/i, "")
+    .trim()
 
-export const tokenKindOf = (token: string): TokenKind | null =>
-  tokenKinds.find((k) => token.startsWith(k.prefix))?.kind ?? null
+export const tokenKindOf = (token: string): TokenKind | null => tokenKinds.find((k) => token.startsWith(k.prefix))?.kind ?? null
 
 /** How a principal came in: a token kind, the share page's unguessable link, or a signed-in person's session (app pages). */
 export type PrincipalKind = TokenKind | "share" | "session"

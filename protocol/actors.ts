@@ -48,15 +48,7 @@ export const PostsAnswer = Schema.Struct({
 
 /** POST /posts: create or edit, with the optional Idempotency-Key. */
 export class CreatePosts extends Schema.TaggedRequest<CreatePosts>()("CreatePosts", {
-  failure: Schema.Union(
-    PostChangeFailure,
-    InvalidId,
-    InvalidDate,
-    ChannelNotFound,
-    IdempotencyKeyReused,
-    IdempotencyKeyRunning,
-    TooManyRequests
-  ),
+  failure: Schema.Union(PostChangeFailure, InvalidId, InvalidDate, ChannelNotFound, IdempotencyKeyReused, IdempotencyKeyRunning, TooManyRequests),
   success: PostsAnswer,
   payload: {
     body: Schema.Unknown,

@@ -144,10 +144,7 @@ export const isSubscribableEvent = (s: string): s is SubscribableEvent => (event
  * One outbox row as published on EVENTS (`Nats-Msg-Id` = id, so a repeat is dropped);
  * `createdAt` is when the event happened (the row was written).
  */
-export const EventMessage = Schema.extend(
-  Schema.Struct({ id: Id, workspaceId: Id, createdAt: UtcTimestamp }),
-  ServiceEvent
-)
+export const EventMessage = Schema.extend(Schema.Struct({ id: Id, workspaceId: Id, createdAt: UtcTimestamp }), ServiceEvent)
 export type EventMessage = typeof EventMessage.Type
 
 /** EVENTS message bytes (JSON text) ↔ EventMessage. */

@@ -53,11 +53,12 @@ const Infrastructure = Layer.mergeAll(DatabaseLive, NatsLive).pipe(Layer.provide
 /** SEED_DEMO (default on): the demo workspace on the first start with an empty database (the main thread's task). */
 const Seed = isWorker ? Layer.empty : Layer.effectDiscard(Effect.flatMap(AppConfig, (config) => (config.seedDemo ? seedDemoWorkspace : Effect.void)))
 /** The gateway answers /healthz and /readyz on its port (for the worker thread too); any other process on HEALTH_PORT. */
-const Health = selected.includes("gateway") || isWorker
-  ? Layer.empty
-  : selected.includes("actors")
-    ? HealthServerLive(Effect.all([postgresCheck, natsCheck, redisCheck])).pipe(Layer.provide(RedisLive))
-    : HealthServerLive(Effect.all([postgresCheck, natsCheck]))
+const Health =
+  selected.includes("gateway") || isWorker
+    ? Layer.empty
+    : selected.includes("actors")
+      ? HealthServerLive(Effect.all([postgresCheck, natsCheck, redisCheck])).pipe(Layer.provide(RedisLive))
+      : HealthServerLive(Effect.all([postgresCheck, natsCheck]))
 const Services = Layer.mergeAll(Seed, Health, ...here.map((name) => services[name]))
 
 const cannotStart = (e: { readonly message: string }) =>

@@ -82,9 +82,31 @@ const heifBrands = new Set(["heic", "heix", "heim", "heis", "mif1", "msf1"])
 const avifBrands = new Set(["avif", "avis"])
 /** ISO BMFF brands of files that are not MP4/MOV videos nor HEIF/AVIF images: HEVC sequences, audio, 3GPP, raw photos. */
 const notVideoBrands = new Set([
-  "hevc", "hevx", "hevm", "hevs", "avci",
-  "M4A ", "M4B ", "M4P ", "F4A ", "F4B ", "crx ", "jp2 ", "jpx ", "jpm ", "mjp2",
-  "3gp4", "3gp5", "3gp6", "3gp7", "3ge6", "3ge7", "3gg6", "3g2a", "3g2b", "3g2c"
+  "hevc",
+  "hevx",
+  "hevm",
+  "hevs",
+  "avci",
+  "M4A ",
+  "M4B ",
+  "M4P ",
+  "F4A ",
+  "F4B ",
+  "crx ",
+  "jp2 ",
+  "jpx ",
+  "jpm ",
+  "mjp2",
+  "3gp4",
+  "3gp5",
+  "3gp6",
+  "3gp7",
+  "3ge6",
+  "3ge7",
+  "3gg6",
+  "3g2a",
+  "3g2b",
+  "3g2c"
 ])
 /** Box types that can open a QuickTime movie written before `ftyp` existed. */
 const legacyQuickTimeBoxes = new Set(["moov", "mdat", "wide", "free", "skip", "pnot"])
@@ -602,6 +624,10 @@ export const inspectBytes = (bytes: Uint8Array): Inspection =>
 
 /** An HTML page where a file was expected (an import address that opens a page). */
 export const looksLikePage = (head: Uint8Array): boolean => {
-  const text = new TextDecoder().decode(head.subarray(0, 512)).replace(/^\uFEFF/, "").trimStart().toLowerCase()
+  const text = new TextDecoder()
+    .decode(head.subarray(0, 512))
+    .replace(/^\uFEFF/, "")
+    .trimStart()
+    .toLowerCase()
   return text.startsWith("<!doctype html") || text.startsWith("<html") || text.startsWith("<head") || text.startsWith("<body")
 }

@@ -40,5 +40,4 @@ export const acceptedLabels = (() => {
   return `${labels.slice(0, -1).join(", ")} or ${labels[labels.length - 1]}`
 })()
 
-export const formatByExtension = (extension: string): MediaFormat | undefined =>
-  allFormats.find((f) => f.extension === extension.toLowerCase())
+export const formatByExtension = (extension: string): MediaFormat | undefined => allFormats.find((f) => f.extension === extension.toLowerCase())

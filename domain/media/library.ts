@@ -5,8 +5,7 @@ import type { MediaFacts } from "./preparation.js"
 export const MEDIA_PAGE_SIZE = 40
 
 /** Where a stored file lives, the same in every storage: `<workspace>/<id>.<ext>`. */
-export const storageKey = (workspaceId: string, mediaId: string, format: MediaFormat) =>
-  `${workspaceId}/${mediaId}.${format.extension}`
+export const storageKey = (workspaceId: string, mediaId: string, format: MediaFormat) => `${workspaceId}/${mediaId}.${format.extension}`
 
 const uuid = "[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
 const keyPattern = new RegExp(`^${uuid}/${uuid}\\.(jpg|png|gif|webp|heic|avif|mp4|mov|webm)$`)
@@ -19,13 +18,19 @@ const MAX_NAME = 255
 /** A file name fit to store and show: no path, no control characters, at most 255 characters. */
 export const cleanName = (name: string): string => {
   const base = name.split(/[/\\]/).pop() ?? ""
-  return base.replace(/[\u0000-\u001f\u007f]/g, "").trim().slice(0, MAX_NAME)
+  return base
+    .replace(/[\u0000-\u001f\u007f]/g, "")
+    .trim()
+    .slice(0, MAX_NAME)
 }
 
 /** Spec: for upload-from-url, `name` is the last part of the address. */
 export const importName = (address: string): string => {
   const url = new URL(address)
-  const last = url.pathname.split("/").filter((part) => part !== "").pop()
+  const last = url.pathname
+    .split("/")
+    .filter((part) => part !== "")
+    .pop()
   let name = last ?? ""
   try {
     name = decodeURIComponent(name)

@@ -34,8 +34,7 @@ export const MediaMessages = {
   notPublicFix: "Use an address on the internet. Addresses on private networks, localhost and cloud metadata addresses are refused.",
   urlFix: "Use the direct http or https address of the image or video.",
   tooManyRedirects: (max: number) => `The address redirected more than ${max} times.`,
-  page: (contentType: string) =>
-    `The address opens a page (${contentType}), not a file. Use the address of the image or video itself.`,
+  page: (contentType: string) => `The address opens a page (${contentType}), not a file. Use the address of the image or video itself.`,
   pageFix: "Open the page, copy the address of the image or video itself (for example with Copy image address), and send that.",
   status: (status: number) => `The address answered with HTTP ${status} instead of the file.`,
   timeout: (seconds: number) => `The file could not be downloaded within ${seconds} seconds.`,
@@ -55,10 +54,7 @@ export const MediaErrors = {
     bad(`Images can be at most ${formatSize(limit)}. This one is ${formatSize(size)}.`, MediaMessages.imageTooLargeFix),
   /** 413 on upload (spec: Status codes, 413). */
   uploadTooLarge: (limit: number) =>
-    Errors.payloadTooLarge(
-      `The file is larger than ${formatSize(limit)}, the largest upload this server takes.`,
-      MediaMessages.tooLargeFix
-    ),
+    Errors.payloadTooLarge(`The file is larger than ${formatSize(limit)}, the largest upload this server takes.`, MediaMessages.tooLargeFix),
   /** 400 on import: the request itself was small; the address's file was refused. */
   importTooLarge: (limit: number) =>
     bad(`The file at the address is larger than ${formatSize(limit)}, the largest file this server takes.`, MediaMessages.tooLargeFix),

@@ -30,9 +30,7 @@ export const bluesky: Network = {
   serverKeys: [],
   settings: [],
   tools: [],
-  rules:
-    "Up to 300 characters, counted as they look (an emoji counts 1). " +
-    "Up to 4 images, or 1 video. Follow-up comments work (as replies)."
+  rules: "Up to 300 characters, counted as they look (an emoji counts 1). " + "Up to 4 images, or 1 video. Follow-up comments work (as replies)."
 }
 
 export const lemmy: Network = {
@@ -64,9 +62,7 @@ export const lemmy: Network = {
       dataSchema: [{ key: "word", type: "string", description: "Keyword to search for" }]
     }
   ],
-  rules:
-    "Up to 10000 characters, posted to each community listed with its own title. " +
-    "Up to 1 photo. Follow-up comments work."
+  rules: "Up to 10000 characters, posted to each community listed with its own title. " + "Up to 1 photo. Follow-up comments work."
 }
 
 export const warpcast: Network = {

@@ -26,8 +26,7 @@ export {
 const byIdentifier: ReadonlyMap<string, Network> = new Map(networks.map((n) => [n.identifier, n]))
 
 /** The network with this identifier (exact, as GET /networks lists it). */
-export const findNetwork = (identifier: string): Option.Option<Network> =>
-  Option.fromNullable(byIdentifier.get(identifier))
+export const findNetwork = (identifier: string): Option.Option<Network> => Option.fromNullable(byIdentifier.get(identifier))
 
 /** GET /rules/{identifier} (and the MCP tool get_network_rules): the rules, or 404 Unknown network. */
 export const rulesByIdentifier = (identifier: string): Either.Either<NetworkRules, UnknownNetwork> =>

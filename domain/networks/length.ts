@@ -29,8 +29,7 @@ const lightRanges: ReadonlyArray<readonly [number, number]> = [
 const X_URL_WEIGHT = 23
 const X_EMOJI_WEIGHT = 2
 
-const codePointWeight = (codePoint: number): number =>
-  lightRanges.some(([from, to]) => codePoint >= from && codePoint <= to) ? 1 : 2
+const codePointWeight = (codePoint: number): number => (lightRanges.some(([from, to]) => codePoint >= from && codePoint <= to) ? 1 : 2)
 
 // A grapheme drawn as an emoji; plain symbols such as © without U+FE0F are not.
 const emoji = /\p{Emoji_Presentation}|\p{Extended_Pictographic}\uFE0F|\u20E3|\p{Regional_Indicator}/u
@@ -47,7 +46,11 @@ const label = "[a-z0-9](?:[a-z0-9-]*[a-z0-9])?"
 // an @handle/email, a #tag or a path (what twitter-text refuses before a bare domain).
 const links = new RegExp(
   "(?<![\\p{L}\\p{N}@#$])https?:\\/\\/[^\\s]+" +
-    "|(?<![\\p{L}\\p{N}@#$._\\/-])(?:" + label + "\\.)+(?:" + topLevelDomains.join("|") + ")" +
+    "|(?<![\\p{L}\\p{N}@#$._\\/-])(?:" +
+    label +
+    "\\.)+(?:" +
+    topLevelDomains.join("|") +
+    ")" +
     "(?![\\p{L}\\p{N}_-])(?::\\d{1,5})?(?:[\\/?#][^\\s]*)?",
   "giu"
 )

@@ -23,10 +23,7 @@ export const networkPublishLimits: Readonly<Record<string, Partial<PublishLimits
 }
 
 /** The limits of a network: the defaults, the network's own, then the operator's overrides. */
-export const publishLimitsOf = (
-  network: string,
-  overrides: Readonly<Record<string, Partial<PublishLimits>>> = {}
-): PublishLimits => ({
+export const publishLimitsOf = (network: string, overrides: Readonly<Record<string, Partial<PublishLimits>>> = {}): PublishLimits => ({
   ...defaultPublishLimits,
   ...overrides["default"],
   ...networkPublishLimits[network],

@@ -23,8 +23,7 @@ export const medium: Network = {
   serverKeys: [],
   settings: [titleSetting],
   tools: [],
-  rules:
-    "An article of up to 100000 characters with a title. Up to 1 image. Follow-up comments are not supported."
+  rules: "An article of up to 100000 characters with a title. Up to 1 image. Follow-up comments are not supported."
 }
 
 export const devto: Network = {
@@ -39,9 +38,7 @@ export const devto: Network = {
   serverKeys: [],
   settings: [titleSetting],
   tools: [],
-  rules:
-    "An article of up to 100000 characters (Markdown) with a title. Up to 1 cover image. " +
-    "Follow-up comments are not supported."
+  rules: "An article of up to 100000 characters (Markdown) with a title. Up to 1 cover image. " + "Follow-up comments are not supported."
 }
 
 export const hashnode: Network = {
@@ -56,8 +53,7 @@ export const hashnode: Network = {
   serverKeys: [],
   settings: [],
   tools: [],
-  rules:
-    "An article of up to 10000 characters (Markdown). Up to 1 cover image. Follow-up comments are not supported."
+  rules: "An article of up to 10000 characters (Markdown). Up to 1 cover image. Follow-up comments are not supported."
 }
 
 export const wordpress: Network = {
@@ -72,8 +68,7 @@ export const wordpress: Network = {
   serverKeys: [],
   settings: [titleSetting],
   tools: [],
-  rules:
-    "A post of up to 100000 characters with a title. Up to 1 featured image. Follow-up comments are not supported."
+  rules: "A post of up to 100000 characters with a title. Up to 1 featured image. Follow-up comments are not supported."
 }
 
 export const listmonk: Network = {
@@ -88,6 +83,5 @@ export const listmonk: Network = {
   serverKeys: [],
   settings: [],
   tools: [],
-  rules:
-    "An email campaign of up to 100000000 characters. Up to 1 image. Follow-up comments are not supported."
+  rules: "An email campaign of up to 100000000 characters. Up to 1 image. Follow-up comments are not supported."
 }

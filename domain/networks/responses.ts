@@ -56,8 +56,7 @@ const settingItem = (s: NetworkSetting): SettingItem => ({
   ...(s.required === true ? { required: true as const } : {})
 })
 
-export const settingsOf = (n: Network): SettingsAnswer =>
-  n.settings.length === 0 ? NO_SETTINGS : n.settings.map(settingItem)
+export const settingsOf = (n: Network): SettingsAnswer => (n.settings.length === 0 ? NO_SETTINGS : n.settings.map(settingItem))
 
 /** GET /networks item. */
 export const networkListItem = (n: Network): NetworkListItem => ({

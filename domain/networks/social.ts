@@ -55,8 +55,7 @@ export const linkedinPage: Network = {
   identifier: "linkedin-page",
   name: "LinkedIn Page",
   rules:
-    "Posts as a LinkedIn Page picked when connecting. Up to 3000 characters. " +
-    "Up to 9 photos, or 1 video or document. Follow-up comments work."
+    "Posts as a LinkedIn Page picked when connecting. Up to 3000 characters. " + "Up to 9 photos, or 1 video or document. Follow-up comments work."
 }
 
 export const reddit: Network = {
@@ -89,8 +88,7 @@ export const reddit: Network = {
     }
   ],
   rules:
-    "Up to 10000 characters of body text, posted to each subreddit listed with its own title. " +
-    "Up to 1 photo or video. Follow-up comments work."
+    "Up to 10000 characters of body text, posted to each subreddit listed with its own title. " + "Up to 1 photo or video. Follow-up comments work."
 }
 
 export const facebook: Network = {
@@ -113,9 +111,7 @@ export const facebook: Network = {
     }
   ],
   tools: [],
-  rules:
-    "Posts as a Facebook Page picked when connecting. Up to 63206 characters. " +
-    "Up to 10 photos, or 1 video. Follow-up comments work."
+  rules: "Posts as a Facebook Page picked when connecting. Up to 63206 characters. " + "Up to 10 photos, or 1 video. Follow-up comments work."
 }
 
 export const threads: Network = {
@@ -145,9 +141,7 @@ export const gmb: Network = {
   serverKeys: ["GOOGLE_GMB_CLIENT_ID", "GOOGLE_GMB_CLIENT_SECRET"],
   settings: [],
   tools: [],
-  rules:
-    "Posts to a business location picked when connecting. Up to 1500 characters. " +
-    "Up to 1 photo. Follow-up comments are not supported."
+  rules: "Posts to a business location picked when connecting. Up to 1500 characters. " + "Up to 1 photo. Follow-up comments are not supported."
 }
 
 export const vk: Network = {
@@ -177,9 +171,7 @@ export const tumblr: Network = {
   serverKeys: ["TUMBLR_CLIENT_ID", "TUMBLR_CLIENT_SECRET"],
   settings: [],
   tools: [],
-  rules:
-    "Posts to a blog picked when connecting. Up to 32768 characters. " +
-    "Up to 10 photos or videos. Follow-up comments are not supported."
+  rules: "Posts to a blog picked when connecting. Up to 32768 characters. " + "Up to 10 photos or videos. Follow-up comments are not supported."
 }
 
 export const mewe: Network = {

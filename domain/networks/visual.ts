@@ -40,8 +40,7 @@ export const instagramStandalone: Network = {
   serverKeys: ["INSTAGRAM_APP_ID", "INSTAGRAM_APP_SECRET"],
   settings: [],
   tools: [],
-  rules:
-    "Up to 2200 characters. Needs at least 1 photo or video; up to 10 make a carousel. Follow-up comments work."
+  rules: "Up to 2200 characters. Needs at least 1 photo or video; up to 10 make a carousel. Follow-up comments work."
 }
 
 export const youtube: Network = {
@@ -78,8 +77,7 @@ export const youtube: Network = {
     "Needs exactly 1 video. Follow-up comments are not supported."
 }
 
-const tiktokToggle = (key: string, label: string, help: string) =>
-  ({ key, label, type: "toggle", options: [], help, required: true }) as const
+const tiktokToggle = (key: string, label: string, help: string) => ({ key, label, type: "toggle", options: [], help, required: true }) as const
 
 const tiktokSettings = [
   {
@@ -107,8 +105,7 @@ export const tiktok: Network = {
   serverKeys: ["TIKTOK_CLIENT_ID", "TIKTOK_CLIENT_SECRET"],
   settings: tiktokSettings,
   tools: [],
-  rules:
-    "Up to 2000 characters. Needs 1 video, or 1 to 35 photos (a photo post). Follow-up comments are not supported."
+  rules: "Up to 2000 characters. Needs 1 video, or 1 to 35 photos (a photo post). Follow-up comments are not supported."
 }
 
 export const tiktokBusiness: Network = {
@@ -123,8 +120,7 @@ export const tiktokBusiness: Network = {
   serverKeys: ["TIKTOK_BUSINESS_CLIENT_ID", "TIKTOK_BUSINESS_CLIENT_SECRET"],
   settings: [],
   tools: [],
-  rules:
-    "Up to 2200 characters. Needs 1 video, or 1 to 35 photos (a photo post). Follow-up comments are not supported."
+  rules: "Up to 2200 characters. Needs 1 video, or 1 to 35 photos (a photo post). Follow-up comments are not supported."
 }
 
 export const pinterest: Network = {
@@ -154,9 +150,7 @@ export const pinterest: Network = {
       dataSchema: []
     }
   ],
-  rules:
-    "Up to 500 characters of description. Needs exactly 1 photo or video, pinned to a board. " +
-    "Follow-up comments are not supported."
+  rules: "Up to 500 characters of description. Needs exactly 1 photo or video, pinned to a board. " + "Follow-up comments are not supported."
 }
 
 export const dribbble: Network = {
@@ -171,6 +165,5 @@ export const dribbble: Network = {
   serverKeys: ["DRIBBBLE_CLIENT_ID", "DRIBBBLE_CLIENT_SECRET"],
   settings: [],
   tools: [],
-  rules:
-    "Up to 40000 characters of description. Needs exactly 1 image (the shot). Follow-up comments are not supported."
+  rules: "Up to 40000 characters of description. Needs exactly 1 image (the shot). Follow-up comments are not supported."
 }

@@ -39,8 +39,7 @@ export const OAuthMessages = {
   slowDown: "Polling too fast. Wait the interval (3 seconds, plus 5 after each slow_down) between polls.",
   accessDenied: "The person denied the request.",
   expiredToken: "The device code has expired (after 600 seconds). Start again with POST /oauth/device/code.",
-  unsupportedGrantType:
-    "grant_type must be authorization_code or urn:ietf:params:oauth:grant-type:device_code.",
+  unsupportedGrantType: "grant_type must be authorization_code or urn:ietf:params:oauth:grant-type:device_code.",
   bodyUnreadable: "The body must be JSON or form-encoded (application/x-www-form-urlencoded) with text fields.",
   registrationNotJson: "The body must be a JSON object with the client's metadata (RFC 7591).",
   redirectUrisRequired: "redirect_uris is required: a list of at least one address.",

@@ -13,10 +13,40 @@ const loopbackHosts = ["localhost", "127.0.0.1", "[::1]"]
  * there would hand the code to a page, a file or a script.
  */
 export const refusedSchemes = [
-  "ws", "wss", "ftp", "ftps", "sftp", "file", "javascript", "vbscript", "data", "blob", "about",
-  "filesystem", "view-source", "jar", "gopher", "mailto", "tel", "sms", "news", "nntp", "telnet",
-  "ssh", "ldap", "ldaps", "irc", "smb", "chrome", "chrome-extension", "moz-extension", "resource",
-  "intent", "content", "ms-appx", "wyciwyg"
+  "ws",
+  "wss",
+  "ftp",
+  "ftps",
+  "sftp",
+  "file",
+  "javascript",
+  "vbscript",
+  "data",
+  "blob",
+  "about",
+  "filesystem",
+  "view-source",
+  "jar",
+  "gopher",
+  "mailto",
+  "tel",
+  "sms",
+  "news",
+  "nntp",
+  "telnet",
+  "ssh",
+  "ldap",
+  "ldaps",
+  "irc",
+  "smb",
+  "chrome",
+  "chrome-extension",
+  "moz-extension",
+  "resource",
+  "intent",
+  "content",
+  "ms-appx",
+  "wyciwyg"
 ] as const
 
 export const redirectUriProblem = (uri: string, maxLength: number): string | null => {
@@ -36,10 +66,8 @@ export const redirectUriProblem = (uri: string, maxLength: number): string | nul
     const host = url.hostname.toLowerCase()
     const written = uri.slice("http://".length).toLowerCase()
     // the host as written, not as URL parsing rewrote it (127.1 and 0x7f.1 become 127.0.0.1)
-    const exact = loopbackHosts.includes(host) && (written.startsWith(host) && /^[:/?]|^$/.test(written.slice(host.length)))
-    return exact
-      ? null
-      : `The redirect address ${uri} uses http on a host other than localhost, 127.0.0.1 or [::1]. Use https.`
+    const exact = loopbackHosts.includes(host) && written.startsWith(host) && /^[:/?]|^$/.test(written.slice(host.length))
+    return exact ? null : `The redirect address ${uri} uses http on a host other than localhost, 127.0.0.1 or [::1]. Use https.`
   }
   if ((refusedSchemes as ReadonlyArray<string>).includes(scheme)) {
     return `The redirect address ${uri} uses the ${scheme}: scheme, which apps cannot use. Use https, http on localhost, or the app's own scheme.`

@@ -26,10 +26,7 @@ const optional = <A, I, R>(schema: Schema.Schema<A, I, R>) => Schema.optional(Sc
 const Text = expecting(Schema.String, "a string")
 
 const MediaRefBody = expecting(
-  Schema.Union(
-    Text,
-    expecting(Schema.Struct({ id: optional(Text), path: optional(Text), alt: optional(Text) }), "an object")
-  ),
+  Schema.Union(Text, expecting(Schema.Struct({ id: optional(Text), path: optional(Text), alt: optional(Text) }), "an object")),
   "a media id or an object {id, path, alt}"
 )
 const MediaListBody = expecting(
@@ -46,15 +43,9 @@ const DelayBody = expecting(
   `a whole number of minutes from 0 to ${PostLimits.delayMinutes} (a year)`
 )
 
-const TypeBody = expecting(
-  Schema.Literal("draft", "schedule", "now", "review", "update"),
-  "one of draft, schedule, now, review"
-)
+const TypeBody = expecting(Schema.Literal("draft", "schedule", "now", "review", "update"), "one of draft, schedule, now, review")
 
-const RepeatDaysBody = expecting(
-  Schema.Number.pipe(Schema.int(), Schema.between(1, 365)),
-  "a whole number of days from 1 to 365"
-)
+const RepeatDaysBody = expecting(Schema.Number.pipe(Schema.int(), Schema.between(1, 365)), "a whole number of days from 1 to 365")
 
 const CreationMethodBody = expecting(Schema.Literal("api", "cli", "mcp", "agent"), "one of api, cli, mcp, agent")
 
@@ -146,10 +137,7 @@ const ChannelBody = expecting(
 /** The simpler form: one text for every channel; a channel object changes it for that channel. */
 export const SimplePostBody = expecting(
   Schema.Struct({
-    channels: expecting(
-      Schema.Array(ChannelBody).pipe(Schema.maxItems(PostLimits.channels)),
-      `an array of at most ${PostLimits.channels} channels`
-    ),
+    channels: expecting(Schema.Array(ChannelBody).pipe(Schema.maxItems(PostLimits.channels)), `an array of at most ${PostLimits.channels} channels`),
     content: optional(Text),
     /** Files of the post for every channel (an addition: `channels[].media` changes them per channel). */
     media: optional(MediaListBody),
@@ -172,9 +160,7 @@ type RawThreadItem = typeof ThreadItemBody.Type
 const bad = (message: string): Result<never> => Either.left(Errors.badRequest(message))
 
 const decode = <A, I>(schema: Schema.Schema<A, I>, raw: unknown): Result<A> =>
-  Schema.decodeUnknownEither(schema, { errors: "first" })(raw).pipe(
-    Either.mapLeft((e) => Errors.badRequest(fieldProblem(e, "The request body")))
-  )
+  Schema.decodeUnknownEither(schema, { errors: "first" })(raw).pipe(Either.mapLeft((e) => Errors.badRequest(fieldProblem(e, "The request body"))))
 
 const id = (value: string): Result<string> => (isUuid(value) ? Either.right(value) : Either.left(Errors.invalidId()))
 
@@ -206,9 +192,7 @@ const readTags = (tags: Common["tags"]): Result<ReadonlyArray<TagRef>> =>
   )
 
 const readRepeatDays = (inter: Common["inter"], repeatDays: Common["repeatDays"]): Result<number | null> =>
-  inter != null && repeatDays != null && inter !== repeatDays
-    ? bad(PostMessages.repeatConflict)
-    : Either.right(inter ?? repeatDays ?? null)
+  inter != null && repeatDays != null && inter !== repeatDays ? bad(PostMessages.repeatConflict) : Either.right(inter ?? repeatDays ?? null)
 
 /**
  * A file given only by `path` keeps id null. Reference CLIs send made-up ids next to a
@@ -270,8 +254,8 @@ const checkNoDuplicateChannels = (entries: ReadonlyArray<PostEntry>, at: (i: num
 }
 
 /** The fields both forms share, once the entries are read. */
-const readCommon: (body: Common, entries: NonEmptyReadonlyArray<PostEntry>, groupId: string | null, now: Date) => Result<NormalizedPost> =
-  eitherFn(function*(body: Common, entries: NonEmptyReadonlyArray<PostEntry>, groupId: string | null, now: Date) {
+const readCommon: (body: Common, entries: NonEmptyReadonlyArray<PostEntry>, groupId: string | null, now: Date) => Result<NormalizedPost> = eitherFn(
+  function* (body: Common, entries: NonEmptyReadonlyArray<PostEntry>, groupId: string | null, now: Date) {
     const type = readType(body.type)
     const { date, dateGiven } = yield* readDate(type, body.date, now)
     const tags = yield* readTags(body.tags)
@@ -288,39 +272,39 @@ const readCommon: (body: Common, entries: NonEmptyReadonlyArray<PostEntry>, grou
       repeatDays,
       creationMethod
     }
-  })
+  }
+)
 
-const readFull: (raw: unknown, now: Date) => Result<NormalizedPost> =
-  eitherFn(function*(raw: unknown, now: Date) {
-    const body = yield* decode(FullPostBody, raw)
-    const entries: Array<PostEntry> = []
-    for (const [i, entry] of body.posts.entries()) {
-      const at = `posts[${i}]`
-      const fromIntegration = entry.integration?.id ?? null
-      const fromChannelId = entry.channelId ?? null
-      const given = fromIntegration ?? fromChannelId
-      if (given === null) return yield* bad(PostMessages.channelMissing(at))
-      if (fromChannelId !== null && fromChannelId !== given) return yield* bad(PostMessages.channelConflict(at))
-      const channelId = yield* id(given)
-      const groupId = entry.group == null ? null : yield* id(entry.group)
-      const items: Array<PostItem> = []
-      for (const [j, item] of entry.value.entries()) {
-        const media = yield* readItemMedia(item.image, item.media, `${at}.value[${j}]`)
-        const content = yield* readContent(item.content, `${at}.value[${j}].content`)
-        items.push({ content, media, delay: item.delay ?? 0 })
-      }
-      if (!nonEmpty(items)) return yield* bad(PostMessages.noItems(at))
-      entries.push({ channelId, groupId, items: withFirstDelayZero(items), settings: readSettings(entry.settings) })
+const readFull: (raw: unknown, now: Date) => Result<NormalizedPost> = eitherFn(function* (raw: unknown, now: Date) {
+  const body = yield* decode(FullPostBody, raw)
+  const entries: Array<PostEntry> = []
+  for (const [i, entry] of body.posts.entries()) {
+    const at = `posts[${i}]`
+    const fromIntegration = entry.integration?.id ?? null
+    const fromChannelId = entry.channelId ?? null
+    const given = fromIntegration ?? fromChannelId
+    if (given === null) return yield* bad(PostMessages.channelMissing(at))
+    if (fromChannelId !== null && fromChannelId !== given) return yield* bad(PostMessages.channelConflict(at))
+    const channelId = yield* id(given)
+    const groupId = entry.group == null ? null : yield* id(entry.group)
+    const items: Array<PostItem> = []
+    for (const [j, item] of entry.value.entries()) {
+      const media = yield* readItemMedia(item.image, item.media, `${at}.value[${j}]`)
+      const content = yield* readContent(item.content, `${at}.value[${j}].content`)
+      items.push({ content, media, delay: item.delay ?? 0 })
     }
-    if (!nonEmpty(entries)) return yield* bad(PostMessages.noEntries)
-    yield* checkNoDuplicateChannels(entries, (i) => `posts[${i}]`)
-    // one request edits one post: groupId and every entry's group must agree
-    const groupId = body.groupId == null ? null : yield* id(body.groupId)
-    const target = groupId ?? entries.find((e) => e.groupId !== null)?.groupId ?? null
-    const conflict = entries.findIndex((e) => e.groupId !== null && e.groupId !== target)
-    if (conflict >= 0) return yield* bad(PostMessages.groupConflict(`posts[${conflict}]`))
-    return yield* readCommon(body, entries, target, now)
-  })
+    if (!nonEmpty(items)) return yield* bad(PostMessages.noItems(at))
+    entries.push({ channelId, groupId, items: withFirstDelayZero(items), settings: readSettings(entry.settings) })
+  }
+  if (!nonEmpty(entries)) return yield* bad(PostMessages.noEntries)
+  yield* checkNoDuplicateChannels(entries, (i) => `posts[${i}]`)
+  // one request edits one post: groupId and every entry's group must agree
+  const groupId = body.groupId == null ? null : yield* id(body.groupId)
+  const target = groupId ?? entries.find((e) => e.groupId !== null)?.groupId ?? null
+  const conflict = entries.findIndex((e) => e.groupId !== null && e.groupId !== target)
+  if (conflict >= 0) return yield* bad(PostMessages.groupConflict(`posts[${conflict}]`))
+  return yield* readCommon(body, entries, target, now)
+})
 
 const readThread = (thread: ReadonlyArray<RawThreadItem>, at: string): Result<ReadonlyArray<PostItem>> =>
   Either.all(
@@ -331,29 +315,28 @@ const readThread = (thread: ReadonlyArray<RawThreadItem>, at: string): Result<Re
     )
   )
 
-const readSimple: (raw: unknown, now: Date) => Result<NormalizedPost> =
-  eitherFn(function*(raw: unknown, now: Date) {
-    const body = yield* decode(SimplePostBody, raw)
-    const sharedMedia = yield* readMedia(body.media ?? [], "media")
-    const sharedThread = yield* readThread(body.thread ?? [], "thread")
-    const entries: Array<PostEntry> = []
-    for (const [i, channel] of body.channels.entries()) {
-      const at = `channels[${i}]`
-      const own = typeof channel === "string" ? null : channel
-      const channelId = yield* id(typeof channel === "string" ? channel : channel.channelId)
-      const given = own?.content ?? body.content
-      if (given == null) return yield* bad(PostMessages.contentMissing)
-      const content = yield* readContent(given, own?.content != null ? `${at}.content` : "content")
-      const media = own?.media == null ? sharedMedia : yield* readMedia(own.media, `${at}.media`)
-      const thread = own?.thread == null ? sharedThread : yield* readThread(own.thread, `${at}.thread`)
-      const first: PostItem = { content, media, delay: 0 }
-      entries.push({ channelId, groupId: null, items: [first, ...thread], settings: readSettings(own?.settings) })
-    }
-    if (!nonEmpty(entries)) return yield* bad(PostMessages.noChannels)
-    yield* checkNoDuplicateChannels(entries, (i) => `channels[${i}]`)
-    const groupId = body.groupId == null ? null : yield* id(body.groupId)
-    return yield* readCommon(body, entries, groupId, now)
-  })
+const readSimple: (raw: unknown, now: Date) => Result<NormalizedPost> = eitherFn(function* (raw: unknown, now: Date) {
+  const body = yield* decode(SimplePostBody, raw)
+  const sharedMedia = yield* readMedia(body.media ?? [], "media")
+  const sharedThread = yield* readThread(body.thread ?? [], "thread")
+  const entries: Array<PostEntry> = []
+  for (const [i, channel] of body.channels.entries()) {
+    const at = `channels[${i}]`
+    const own = typeof channel === "string" ? null : channel
+    const channelId = yield* id(typeof channel === "string" ? channel : channel.channelId)
+    const given = own?.content ?? body.content
+    if (given == null) return yield* bad(PostMessages.contentMissing)
+    const content = yield* readContent(given, own?.content != null ? `${at}.content` : "content")
+    const media = own?.media == null ? sharedMedia : yield* readMedia(own.media, `${at}.media`)
+    const thread = own?.thread == null ? sharedThread : yield* readThread(own.thread, `${at}.thread`)
+    const first: PostItem = { content, media, delay: 0 }
+    entries.push({ channelId, groupId: null, items: [first, ...thread], settings: readSettings(own?.settings) })
+  }
+  if (!nonEmpty(entries)) return yield* bad(PostMessages.noChannels)
+  yield* checkNoDuplicateChannels(entries, (i) => `channels[${i}]`)
+  const groupId = body.groupId == null ? null : yield* id(body.groupId)
+  return yield* readCommon(body, entries, groupId, now)
+})
 
 /**
  * Reads a POST /posts body in either form into one NormalizedPost, or the 400 to answer.

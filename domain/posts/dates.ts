@@ -6,13 +6,11 @@ import { Errors, type InvalidDate } from "../errors.js"
  * time zone. A time without a zone is refused: guessing one would move the post by hours.
  */
 
-const zoned =
-  /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?(?:([Zz])|([+-])(\d{2}):?(\d{2}))$/
+const zoned = /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?(?:([Zz])|([+-])(\d{2}):?(\d{2}))$/
 
 const isLeapYear = (year: number): boolean => (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0
 
-const daysInMonth = (year: number, month: number): number =>
-  month === 2 ? (isLeapYear(year) ? 29 : 28) : [4, 6, 9, 11].includes(month) ? 30 : 31
+const daysInMonth = (year: number, month: number): number => (month === 2 ? (isLeapYear(year) ? 29 : 28) : [4, 6, 9, 11].includes(month) ? 30 : 31)
 
 /** Whether year-month-day names a day of the calendar (no 30 February). */
 export const isCalendarDate = (year: number, month: number, day: number): boolean =>
@@ -54,8 +52,7 @@ export const isInDateRange = (date: Date): boolean =>
   date.getTime() >= DATE_RANGE.earliest.date.getTime() && date.getTime() <= DATE_RANGE.latest.date.getTime()
 
 /** `field` must be between 1970-01-01T00:00:00Z and 9999-12-31T23:59:59Z. */
-export const dateOutOfRange = (field: string): InvalidDate =>
-  Errors.dateOutOfRange(field, DATE_RANGE.earliest.text, DATE_RANGE.latest.text)
+export const dateOutOfRange = (field: string): InvalidDate => Errors.dateOutOfRange(field, DATE_RANGE.earliest.text, DATE_RANGE.latest.text)
 
 /** A date `field` as the API reads it: ISO 8601 with a zone, within DATE_RANGE. */
 export const readZonedDate = (text: string, field: string, now: Date): Either.Either<Date, InvalidDate> => {

@@ -25,25 +25,18 @@ export const mayNameFileByPath = (body: unknown): boolean => {
   return false
 }
 
-const refs = (post: NormalizedPost): ReadonlyArray<MediaRef> =>
-  post.entries.flatMap((e) => e.items.flatMap((i) => i.media))
+const refs = (post: NormalizedPost): ReadonlyArray<MediaRef> => post.entries.flatMap((e) => e.items.flatMap((i) => i.media))
 
 /** Every media id the body names (known or not). */
 export const mediaIdsOf = (post: NormalizedPost): ReadonlyArray<string> => refs(post).flatMap((m) => (m.id === null ? [] : [m.id]))
 
 /** The http(s) addresses of files the library does not know by id: each must be found or imported. */
 export const pathsToResolve = (post: NormalizedPost, isKnownId: (id: string) => boolean): ReadonlyArray<string> => [
-  ...new Set(
-    refs(post).flatMap((m) => (m.path !== null && (m.id === null || !isKnownId(m.id)) && isWebAddress(m.path) ? [m.path] : []))
-  )
+  ...new Set(refs(post).flatMap((m) => (m.path !== null && (m.id === null || !isKnownId(m.id)) && isWebAddress(m.path) ? [m.path] : [])))
 ]
 
 /** The post with every file given by a resolved path pointing at its library item. */
-export const withMediaByPath = (
-  post: NormalizedPost,
-  isKnownId: (id: string) => boolean,
-  byPath: ReadonlyMap<string, string>
-): NormalizedPost => {
+export const withMediaByPath = (post: NormalizedPost, isKnownId: (id: string) => boolean, byPath: ReadonlyMap<string, string>): NormalizedPost => {
   if (byPath.size === 0) return post
   const ref = (m: MediaRef): MediaRef => {
     if (m.id !== null && isKnownId(m.id)) return m

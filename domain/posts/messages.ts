@@ -11,12 +11,10 @@ export const PostMessages = {
   noChannels: "channels must have at least one channel id.",
   noItems: (at: string) => `${at}.value must have at least one item: the post itself.`,
   channelMissing: (at: string) => `${at}.integration.id is required: the channel to post to.`,
-  channelConflict: (at: string) =>
-    `${at}.integration.id and ${at}.channelId name different channels. Give one of them.`,
+  channelConflict: (at: string) => `${at}.integration.id and ${at}.channelId name different channels. Give one of them.`,
   duplicateChannel: (at: string, channelId: string) =>
     `${at} repeats channel ${channelId}. Give each channel once; use follow-up items for more text.`,
-  groupConflict: (at: string) =>
-    `${at}.group names a different post than the rest of the request. One request edits one post.`,
+  groupConflict: (at: string) => `${at}.group names a different post than the rest of the request. One request edits one post.`,
   repeatConflict: "inter and repeatDays differ. Give one of them.",
   mediaAliasConflict: (at: string) => `${at} has both image and media. Give the files in one of them.`,
   mediaRefEmpty: (at: string) => `${at} needs an id from POST /upload or a path.`,
@@ -36,20 +34,17 @@ export const RuleMessages = {
   needsVideo: (channel: string) => `${channel}: this network needs a video on the post.`,
   noFollowUps: (channel: string, count: number) =>
     `${channel}: this network does not take follow-up comments, and the post has ${count}. Send only the post.`,
-  tooManyFiles: (channel: string, where: string, count: number, max: number) =>
-    `${channel}: ${where} has too many files, ${count} of ${max}.`,
+  tooManyFiles: (channel: string, where: string, count: number, max: number) => `${channel}: ${where} has too many files, ${count} of ${max}.`,
   mediaNotFound: (channel: string, id: string) =>
     `${channel}: media ${id} was not found. Upload the file with POST /upload and use the id it returns.`,
   mediaPathNotPublic: (channel: string, path: string) =>
     `${channel}: the file address ${path} is not an http or https address. Upload the file with POST /upload and use the id it returns.`,
-  settingRequired: (channel: string, key: string, label: string) =>
-    `${channel}: the setting ${key} (${label}) is required.`,
+  settingRequired: (channel: string, key: string, label: string) => `${channel}: the setting ${key} (${label}) is required.`,
   settingNotAnOption: (channel: string, key: string, options: ReadonlyArray<string>) =>
     `${channel}: the setting ${key} must be one of ${options.join(", ")}.`,
   settingNotANumber: (channel: string, key: string) => `${channel}: the setting ${key} must be a number of 0 or more.`,
   settingUnknown: (channel: string, key: string, network: string, keys: ReadonlyArray<string>) =>
-    `${channel}: ${key} is not a setting of ${network}. ` +
-    (keys.length === 0 ? `${network} has no settings.` : `Its settings: ${keys.join(", ")}.`)
+    `${channel}: ${key} is not a setting of ${network}. ` + (keys.length === 0 ? `${network} has no settings.` : `Its settings: ${keys.join(", ")}.`)
 } as const
 
 /**

@@ -36,9 +36,7 @@ export interface PostEntry {
 }
 
 /** A string tag is looked up by id or name; an object tag is matched by value or created as label. */
-export type TagRef =
-  | { readonly kind: "ref"; readonly value: string }
-  | { readonly kind: "create"; readonly value: string; readonly label: string }
+export type TagRef = { readonly kind: "ref"; readonly value: string } | { readonly kind: "create"; readonly value: string; readonly label: string }
 
 export type CreationMethod = "api" | "cli" | "mcp" | "agent"
 

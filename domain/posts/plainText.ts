@@ -19,7 +19,7 @@ const named: Readonly<Record<string, string>> = {
   amp: "&",
   lt: "<",
   gt: ">",
-  quot: "\"",
+  quot: '"',
   apos: "'",
   "#39": "'",
   // editors put &nbsp; to keep spaces; networks want a plain space

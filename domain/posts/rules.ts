@@ -58,9 +58,7 @@ const videoExtension = /\.(mp4|mov|webm|m4v)$/i
 export const kindOfAddress = (path: string): "image" | "video" =>
   videoExtension.test(URL.canParse(path) ? new URL(path).pathname : path) ? "video" : "image"
 
-type ResolvedMedia =
-  | { readonly ok: true; readonly kind: "image" | "video" }
-  | { readonly ok: false; readonly message: string }
+type ResolvedMedia = { readonly ok: true; readonly kind: "image" | "video" } | { readonly ok: false; readonly message: string }
 
 /** A known id wins; an unknown id or no id falls back to a public address when one is given. */
 const resolveMedia = (ref: MediaRef, channelName: string, context: RulesContext): ResolvedMedia => {
@@ -72,8 +70,7 @@ const resolveMedia = (ref: MediaRef, channelName: string, context: RulesContext)
 }
 
 const isMissing = (value: unknown): boolean =>
-  value === undefined || value === null || (typeof value === "string" && value.trim() === "") ||
-  (Array.isArray(value) && value.length === 0)
+  value === undefined || value === null || (typeof value === "string" && value.trim() === "") || (Array.isArray(value) && value.length === 0)
 
 const settingProblem = (channelName: string, setting: NetworkSetting, value: unknown): string | null => {
   if (isMissing(value)) return setting.required === true ? RuleMessages.settingRequired(channelName, setting.key, setting.label) : null
@@ -87,11 +84,7 @@ const settingProblem = (channelName: string, setting: NetworkSetting, value: unk
 }
 
 /** Every problem of `settings` with the network's settings (required, select options), for one channel. */
-export const settingsProblems = (
-  channelName: string,
-  network: Network,
-  settings: Readonly<Record<string, unknown>>
-): ReadonlyArray<string> =>
+export const settingsProblems = (channelName: string, network: Network, settings: Readonly<Record<string, unknown>>): ReadonlyArray<string> =>
   network.settings.flatMap((setting) => {
     const problem = settingProblem(channelName, setting, settings[setting.key])
     return problem === null ? [] : [problem]
@@ -111,7 +104,14 @@ export const settingsChangeProblems = (
 ): ReadonlyArray<string> => [
   ...Object.keys(incoming)
     .filter((key) => !network.settings.some((s) => s.key === key))
-    .map((key) => RuleMessages.settingUnknown(channelName, key, network.name, network.settings.map((s) => s.key))),
+    .map((key) =>
+      RuleMessages.settingUnknown(
+        channelName,
+        key,
+        network.name,
+        network.settings.map((s) => s.key)
+      )
+    ),
   ...settingsProblems(channelName, network, merged)
 ]
 
@@ -202,9 +202,7 @@ const entryProblems = (channel: ChannelForRules, entry: PostEntry, context: Rule
 
   const [first, ...followUps] = entry.items
   // unresolvable files are reported on their own; "needs" looks only at usable ones
-  const firstKinds = first.media
-    .map((ref) => resolveMedia(ref, name, context))
-    .flatMap((r) => (r.ok ? [r.kind] : []))
+  const firstKinds = first.media.map((ref) => resolveMedia(ref, name, context)).flatMap((r) => (r.ok ? [r.kind] : []))
   if (network.needs === "media" && first.media.length === 0) problems.push(RuleMessages.needsMedia(name))
   const allResolved = firstKinds.length === first.media.length
   if (network.needs === "video" && allResolved && !firstKinds.includes("video")) problems.push(RuleMessages.needsVideo(name))
@@ -220,9 +218,7 @@ export const checkPostAgainstNetworks = (post: NormalizedPost, context: RulesCon
   post.entries.flatMap((entry) => {
     const channel = context.channels.find((c) => c.id === entry.channelId)
     if (channel === undefined) return []
-    return entryProblems(channel, entry, context).map(
-      (message) => new RuleProblem({ channelId: channel.id, channelName: channel.name, message })
-    )
+    return entryProblems(channel, entry, context).map((message) => new RuleProblem({ channelId: channel.id, channelName: channel.name, message }))
   })
 
 /** Channels of the post the workspace does not have: the caller answers 404 before checking rules. */

@@ -59,10 +59,7 @@ export type ApprovalStatus = "requested" | "approved" | "changes"
  * it needs a person; channels still to go out read `scheduled`; live channels next to
  * drafts read `partial` (something is live, not everything; a person must schedule the rest).
  */
-export const wholePostStatus = (
-  channels: ReadonlyArray<ChannelStatus>,
-  approval: ApprovalStatus | null
-): WholePostStatus => {
+export const wholePostStatus = (channels: ReadonlyArray<ChannelStatus>, approval: ApprovalStatus | null): WholePostStatus => {
   const has = (...statuses: ReadonlyArray<ChannelStatus>) => channels.some((c) => statuses.includes(c))
   if (channels.length === 0) return "draft"
   if (approval === "requested" && has("draft")) return "review"
@@ -102,7 +99,14 @@ export const channelMoves = {
   /** POST /posts/{id}/retry: failed and unconfirmed channels are queued now (an unconfirmed one searches first). */
   retry: { error: "queued", unconfirmed: "queued" },
   /** PUT /posts/{id}/release-id: the channel's post is live with the given id, whatever it was doing. */
-  linkRelease: { draft: "published", queued: "published", publishing: "published", pending: "published", error: "published", unconfirmed: "published" }
+  linkRelease: {
+    draft: "published",
+    queued: "published",
+    publishing: "published",
+    pending: "published",
+    error: "published",
+    unconfirmed: "published"
+  }
 } as const satisfies Record<string, Moves>
 
 export type ChannelTrigger = keyof typeof channelMoves
@@ -231,13 +235,7 @@ interface Plan {
  * (an edit after "changes" is sent back for approval). `now` publishes at once; the
  * spec sends only `schedule` to review.
  */
-const planFor = (
-  type: PostType,
-  publishAt: Date,
-  now: Date,
-  approvalRequired: boolean,
-  previous: ApprovalStatus | null
-): Plan => {
+const planFor = (type: PostType, publishAt: Date, now: Date, approvalRequired: boolean, previous: ApprovalStatus | null): Plan => {
   const review: Plan = { to: "draft", approval: "requested", publishAt, dueAt: null }
   const kept = previous === "approved" ? "approved" : null
   switch (type) {
@@ -314,9 +312,7 @@ export const edit = (current: PostSnapshot, input: EditInput): PostStep => {
     if (input.channelIds.includes(c.channelId)) return replaced(c.channelId, c.status)
     return { channelId: c.channelId, from: c.status, to: null, publishAt: null, dueAt: null }
   })
-  const added = input.channelIds
-    .filter((id) => !current.channels.some((c) => c.channelId === id))
-    .map((id) => replaced(id, null))
+  const added = input.channelIds.filter((id) => !current.channels.some((c) => c.channelId === id)).map((id) => replaced(id, null))
   return step({
     approval: plan.approval,
     publishAt: plan.publishAt,
@@ -344,16 +340,16 @@ export const moveDate = (current: PostSnapshot, input: MoveDateInput): Either.Ei
   if (isTooFarInPast(input.date, input.now)) return Either.left(Errors.badRequest(PostMessages.dateInPast))
   const gateOpen = approvalGateOpen(current.approval, input.approvalRequired)
   const dueAt = dueTime(input.date, input.now)
-  return Either.right(step({
-    approval: current.approval,
-    publishAt: input.date,
-    channels: current.channels.map((c) =>
-      c.status === "draft" && !gateOpen
-        ? { ...unchanged(c), publishAt: input.date }
-        : move(channelMoves.moveDate, c, dueAt, input.date)
-    ),
-    activity: [entry(input.actor, "rescheduled", input.date.toISOString())]
-  }))
+  return Either.right(
+    step({
+      approval: current.approval,
+      publishAt: input.date,
+      channels: current.channels.map((c) =>
+        c.status === "draft" && !gateOpen ? { ...unchanged(c), publishAt: input.date } : move(channelMoves.moveDate, c, dueAt, input.date)
+      ),
+      activity: [entry(input.actor, "rescheduled", input.date.toISOString())]
+    })
+  )
 }
 
 // ---- PUT /posts/{id}/status -----------------------------------------------------------------
@@ -418,13 +414,15 @@ export const approve = (
   input: { readonly now: Date; readonly approvedBy: string }
 ): Either.Either<PostStep, InvalidRequest> => {
   if (current.approval !== "requested") return notWaiting()
-  return Either.right(step({
-    approval: "approved",
-    publishAt: current.publishAt,
-    channels: current.channels.map((c) => move(channelMoves.approve, c, dueTime(current.publishAt, input.now))),
-    activity: [entry(input.approvedBy, "approved")],
-    events: [{ name: "approval.approved", approvedBy: input.approvedBy }]
-  }))
+  return Either.right(
+    step({
+      approval: "approved",
+      publishAt: current.publishAt,
+      channels: current.channels.map((c) => move(channelMoves.approve, c, dueTime(current.publishAt, input.now))),
+      activity: [entry(input.approvedBy, "approved")],
+      events: [{ name: "approval.approved", approvedBy: input.approvedBy }]
+    })
+  )
 }
 
 /** The client asks for changes: channels stay drafts, the whole post shows `changes`. */
@@ -433,13 +431,15 @@ export const requestChanges = (
   input: { readonly comment: string; readonly requestedBy: string }
 ): Either.Either<PostStep, InvalidRequest> => {
   if (current.approval !== "requested") return notWaiting()
-  return Either.right(step({
-    approval: "changes",
-    publishAt: current.publishAt,
-    channels: current.channels.map(unchanged),
-    activity: [entry(input.requestedBy, "changes requested", input.comment)],
-    events: [{ name: "approval.changes", requestedBy: input.requestedBy, comment: input.comment }]
-  }))
+  return Either.right(
+    step({
+      approval: "changes",
+      publishAt: current.publishAt,
+      channels: current.channels.map(unchanged),
+      activity: [entry(input.requestedBy, "changes requested", input.comment)],
+      events: [{ name: "approval.changes", requestedBy: input.requestedBy, comment: input.comment }]
+    })
+  )
 }
 
 // ---- POST /posts/{id}/retry and PUT /posts/{id}/release-id ---------------------------------------
@@ -501,9 +501,7 @@ export const afterAttempt = (current: PostSnapshot, channelId: string, outcome: 
   const channel = current.channels.find((c) => c.channelId === channelId)
   const moves: Moves = channelMoves[outcome.kind]
   const to = channel === undefined ? undefined : moves[channel.status]
-  const channels = current.channels.map((c) =>
-    c.channelId === channelId && to !== undefined ? { ...unchanged(c), to } : unchanged(c)
-  )
+  const channels = current.channels.map((c) => (c.channelId === channelId && to !== undefined ? { ...unchanged(c), to } : unchanged(c)))
   const base = { approval: current.approval, publishAt: current.publishAt, channels }
   if (to === undefined) return step(base)
   switch (outcome.kind) {

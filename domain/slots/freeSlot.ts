@@ -19,8 +19,7 @@ export const MAX_TZ_OFFSET = 840
 const MINUTE = 60_000
 const DAY = 24 * 60 * MINUTE
 
-export const tzOffsetMessage =
-  `tzOffsetMinutes must be a whole number from ${MIN_TZ_OFFSET} to ${MAX_TZ_OFFSET}: the minutes to add to UTC to get local time (for example 120 for UTC+2, -300 for UTC-5).`
+export const tzOffsetMessage = `tzOffsetMinutes must be a whole number from ${MIN_TZ_OFFSET} to ${MAX_TZ_OFFSET}: the minutes to add to UTC to get local time (for example 120 for UTC+2, -300 for UTC-5).`
 
 /** Limit 7: the given offset, or the 400 naming the range. */
 export const checkTzOffset = (minutes: number): Either.Either<number, InvalidRequest> =>
@@ -36,15 +35,10 @@ export const parseTzOffset = (raw: string): Either.Either<number, InvalidRequest
  * Rule 2: the given offset; else the profile's IANA zone (daylight saving followed);
  * else UTC. `knownZone` tells whether the platform has the zone (a profile may hold junk).
  */
-export const localZoneFor = (
-  tzOffsetMinutes: Option.Option<number>,
-  profileZone: string | null,
-  knownZone: (name: string) => boolean
-): LocalZone =>
+export const localZoneFor = (tzOffsetMinutes: Option.Option<number>, profileZone: string | null, knownZone: (name: string) => boolean): LocalZone =>
   Option.match(tzOffsetMinutes, {
     onSome: (minutes): LocalZone => ({ _tag: "Offset", minutes }),
-    onNone: (): LocalZone =>
-      profileZone !== null && knownZone(profileZone) ? { _tag: "Zone", name: profileZone } : { _tag: "Offset", minutes: 0 }
+    onNone: (): LocalZone => (profileZone !== null && knownZone(profileZone) ? { _tag: "Zone", name: profileZone } : { _tag: "Offset", minutes: 0 })
   })
 
 /** Minutes after midnight of an `HH:MM` posting time. */
@@ -52,7 +46,8 @@ const minutesOfDay = (time: string): number => Number(time.slice(0, 2)) * 60 + N
 
 /** Rule 1: every channel's posting times (9:00 for a channel without any), as minutes of the day. */
 export const postingMinutes = (channels: ReadonlyArray<{ readonly postingTimes: ReadonlyArray<string> }>): ReadonlyArray<number> => {
-  const times = channels.length === 0 ? [DEFAULT_POSTING_TIME] : channels.flatMap((c) => (c.postingTimes.length === 0 ? [DEFAULT_POSTING_TIME] : c.postingTimes))
+  const times =
+    channels.length === 0 ? [DEFAULT_POSTING_TIME] : channels.flatMap((c) => (c.postingTimes.length === 0 ? [DEFAULT_POSTING_TIME] : c.postingTimes))
   return [...new Set(times.map(minutesOfDay))].sort((a, b) => a - b)
 }
 

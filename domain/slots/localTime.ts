@@ -5,9 +5,7 @@
  */
 
 /** How local time relates to UTC: a fixed offset (minutes added to UTC), or an IANA zone. */
-export type LocalZone =
-  | { readonly _tag: "Offset"; readonly minutes: number }
-  | { readonly _tag: "Zone"; readonly name: string }
+export type LocalZone = { readonly _tag: "Offset"; readonly minutes: number } | { readonly _tag: "Zone"; readonly name: string }
 
 export const utcZone: LocalZone = { _tag: "Offset", minutes: 0 }
 
@@ -53,8 +51,7 @@ export const zoneOffsetAt = (zone: string, utcMs: number): number => {
 }
 
 /** The offset (ms to add to UTC) of a zone at an instant. */
-export const offsetAt = (zone: LocalZone, utcMs: number): number =>
-  zone._tag === "Offset" ? zone.minutes * MINUTE : zoneOffsetAt(zone.name, utcMs)
+export const offsetAt = (zone: LocalZone, utcMs: number): number => (zone._tag === "Offset" ? zone.minutes * MINUTE : zoneOffsetAt(zone.name, utcMs))
 
 /**
  * The instant of a wall-clock time, given as milliseconds of that wall time read as if it

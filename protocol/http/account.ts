@@ -56,14 +56,19 @@ export const SocialParams = Schema.Struct({
   customer: optionalParam(Uuid.annotations({ description: "Put the new channel under this customer id" })),
   refresh: optionalParam(Uuid.annotations({ description: "Channel id to reconnect instead of adding a channel" })),
   instance: optionalParam(
-    expecting(Schema.String.pipe(Schema.maxLength(200)), "an address of at most 200 characters").annotations({ description: "The server to sign in to, for networks with many servers (a Mastodon instance such as https://fosstodon.org); default: the server's MASTODON_URL" })
+    expecting(Schema.String.pipe(Schema.maxLength(200)), "an address of at most 200 characters").annotations({
+      description:
+        "The server to sign in to, for networks with many servers (a Mastodon instance such as https://fosstodon.org); default: the server's MASTODON_URL"
+    })
   )
 })
 
 export const TriggerPayload = Schema.Struct({
   methodName: expecting(Schema.String, "a tool name from the channel's tools").annotations({ description: "A tool name from the channel's tools" }),
   data: Schema.optional(
-    expecting(objectWithAtMost(MAX_TOOL_DATA_KEYS), `an object with at most ${MAX_TOOL_DATA_KEYS} keys`).annotations({ description: `Keys from the tool's dataSchema; at most ${MAX_TOOL_DATA_KEYS}` })
+    expecting(objectWithAtMost(MAX_TOOL_DATA_KEYS), `an object with at most ${MAX_TOOL_DATA_KEYS} keys`).annotations({
+      description: `Keys from the tool's dataSchema; at most ${MAX_TOOL_DATA_KEYS}`
+    })
   )
 })
 
@@ -80,11 +85,7 @@ export const AccountApi = HttpApiGroup.make("account")
       .addError(InvalidId)
       .annotate(OpenApi.Summary, "List channels")
   )
-  .add(
-    HttpApiEndpoint.get("listGroups", "/groups")
-      .addSuccess(Schema.Array(Customer))
-      .annotate(OpenApi.Summary, "List customers, sorted by name")
-  )
+  .add(HttpApiEndpoint.get("listGroups", "/groups").addSuccess(Schema.Array(Customer)).annotate(OpenApi.Summary, "List customers, sorted by name"))
   .add(
     HttpApiEndpoint.get("integrationSettings", "/integration-settings/:id")
       .setPath(IdParam)

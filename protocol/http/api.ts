@@ -101,10 +101,7 @@ export class PublicApi extends HttpApi.make("public")
   .prefix("/public/v1")
   .annotate(OpenApi.Title, "Social Post Scheduling Service: Public API")
   .annotate(OpenApi.Version, "1.0.0")
-  .annotate(
-    OpenApi.Description,
-    "Schedule posts to many social network accounts at once. Send the key in the Authorization header."
-  )
+  .annotate(OpenApi.Description, "Schedule posts to many social network accounts at once. Send the key in the Authorization header.")
   .annotate(OpenApi.Transform, (spec) => {
     withoutRepeatedIds(spec)
     withResponseHeaders(spec)

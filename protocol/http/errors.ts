@@ -85,7 +85,11 @@ export const RuleViolations = documented(
   M.fixBeforeSaving
 )
 export const FormConnect = documented(E.FormConnect, "FormConnect", "The network connects with a form, not a link", M.formConnect)
-export const MediaRefused = documented(E.MediaRefused, "MediaRefused", "A refused file or address (type, damage, image over the image limit, private address)")
+export const MediaRefused = documented(
+  E.MediaRefused,
+  "MediaRefused",
+  "A refused file or address (type, damage, image over the image limit, private address)"
+)
 export const MissingApiKey = documented(E.MissingApiKey, "MissingApiKey", "No Authorization header", M.noApiKey)
 export const InvalidApiKey = documented(E.InvalidApiKey, "InvalidApiKey", "Key wrong, rotated or revoked", M.invalidApiKey)
 export const NoSubscription = documented(E.NoSubscription, "NoSubscription", "The workspace has no plan (code no_subscription)", M.noSubscription)
@@ -122,7 +126,17 @@ export const IdempotencyKeyRunning = documented(
   "The first request with this Idempotency-Key still runs",
   M.idempotencyRunning
 )
-export const ChangedMeanwhile = documented(E.ChangedMeanwhile, "ChangedMeanwhile", "The post changed while the request ran; send it again", M.changedMeanwhile)
-export const PayloadTooLarge = documented(E.PayloadTooLarge, "PayloadTooLarge", "JSON body over 5 MB, or an upload over the largest file size", M.bodyTooLarge)
+export const ChangedMeanwhile = documented(
+  E.ChangedMeanwhile,
+  "ChangedMeanwhile",
+  "The post changed while the request ran; send it again",
+  M.changedMeanwhile
+)
+export const PayloadTooLarge = documented(
+  E.PayloadTooLarge,
+  "PayloadTooLarge",
+  "JSON body over 5 MB, or an upload over the largest file size",
+  M.bodyTooLarge
+)
 export const TooManyRequests = documented(E.TooManyRequests, "TooManyRequests", "Over a rate limit; Retry-After holds the seconds to wait")
 export const ServerError = documented(E.ServerError, "ServerError", "Server-side failure", M.serverError)

@@ -32,7 +32,10 @@ export const UploadPayload = HttpApiSchema.Multipart(
 )
 
 export const UploadFromUrlPayload = Schema.Struct({
-  url: expecting(Schema.String.pipe(Schema.maxLength(MAX_URL_LENGTH)), `an http or https address of at most ${MAX_URL_LENGTH} characters`).annotations({ description: `Public http or https address of the file itself (not a page); at most ${MAX_URL_LENGTH} characters.` })
+  url: expecting(
+    Schema.String.pipe(Schema.maxLength(MAX_URL_LENGTH)),
+    `an http or https address of at most ${MAX_URL_LENGTH} characters`
+  ).annotations({ description: `Public http or https address of the file itself (not a page); at most ${MAX_URL_LENGTH} characters.` })
 })
 
 export const MediaListParams = Schema.Struct({

@@ -47,11 +47,7 @@ export const NetworksApi = HttpApiGroup.make("networks")
       .annotate(OpenApi.Summary, "List notifications")
       .annotate(OpenApi.Description, "Newest first, 50 per page. A page with fewer than 50 is the last one.")
   )
-  .add(
-    HttpApiEndpoint.get("listNetworks", "/networks")
-      .addSuccess(Schema.Array(NetworkItem))
-      .annotate(OpenApi.Summary, "List networks")
-  )
+  .add(HttpApiEndpoint.get("listNetworks", "/networks").addSuccess(Schema.Array(NetworkItem)).annotate(OpenApi.Summary, "List networks"))
   .add(
     HttpApiEndpoint.get("networkRules", "/rules/:identifier")
       .setPath(Schema.Struct({ identifier: Schema.String }))

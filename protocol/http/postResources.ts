@@ -101,10 +101,12 @@ export const CreatedPostRow = Schema.Struct({
   group: Schema.String,
   integration: Schema.String,
   status: Schema.Literal(...channelStatuses).annotations({
-    description: "What the channel is after the request: `draft` or `queued` for what it wrote; a channel an edit kept (published, publishing, pending, unconfirmed) says so"
+    description:
+      "What the channel is after the request: `draft` or `queued` for what it wrote; a channel an edit kept (published, publishing, pending, unconfirmed) says so"
   }),
   previewUrl: Schema.String,
   preparation: Schema.optional(Schema.Array(Schema.String)).annotations({
-    description: "What will be done to the channel's files before they are sent, to fit the network's media rules (one line per file); absent when they go as they are"
+    description:
+      "What will be done to the channel's files before they are sent, to fit the network's media rules (one line per file); absent when they go as they are"
   })
 }).annotations({ identifier: "CreatedPost" })

@@ -107,7 +107,9 @@ export const PostsApi = HttpApiGroup.make("posts")
       .setPayload(
         Schema.Struct({
           releaseId: expecting(Schema.String, "a string: the post's id on the network").annotations({ description: "The post's id on the network" }),
-          releaseUrl: Schema.optional(expecting(Schema.String, "a string: the post's address on the network").annotations({ description: "The post's address on the network" }))
+          releaseUrl: Schema.optional(
+            expecting(Schema.String, "a string: the post's address on the network").annotations({ description: "The post's address on the network" })
+          )
         })
       )
       .addSuccess(WholePost)

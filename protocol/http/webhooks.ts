@@ -34,7 +34,11 @@ export const WebhookDelivery = Schema.Struct({
 })
 export type WebhookDelivery = typeof WebhookDelivery.Type
 
-const Name = Schema.String.pipe(Schema.trimmed({ message: () => "name must not start or end with spaces." }), Schema.minLength(1, { message: () => "name must not be empty." }), Schema.maxLength(100, { message: () => "name must be at most 100 characters." }))
+const Name = Schema.String.pipe(
+  Schema.trimmed({ message: () => "name must not start or end with spaces." }),
+  Schema.minLength(1, { message: () => "name must not be empty." }),
+  Schema.maxLength(100, { message: () => "name must be at most 100 characters." })
+)
 const Url = Schema.String.pipe(Schema.maxLength(2048, { message: () => "url must be at most 2048 characters." }))
 const Events = Schema.Array(Schema.String).pipe(Schema.maxItems(20))
 const ChannelIds = Schema.Array(Uuid).pipe(Schema.maxItems(1000))

@@ -30,7 +30,13 @@ export const ToolErrorBody = Schema.Struct({
 }).annotations({ description: "The failure, with the same body as the REST API (error and msg the same text; fix says what to do)" })
 
 /** The result of a tool call that failed with a case of the catalog. */
-export const toolError = (e: ApiError): { readonly isError: true; readonly content: ReadonlyArray<{ readonly type: "text"; readonly text: string }>; readonly structuredContent: ApiErrorBody } => {
+export const toolError = (
+  e: ApiError
+): {
+  readonly isError: true
+  readonly content: ReadonlyArray<{ readonly type: "text"; readonly text: string }>
+  readonly structuredContent: ApiErrorBody
+} => {
   const body = errorBody(e)
   return { isError: true, content: [{ type: "text", text: JSON.stringify(body) }], structuredContent: body }
 }

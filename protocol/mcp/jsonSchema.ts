@@ -40,10 +40,7 @@ const inline = (node: unknown, definitions: Readonly<Record<string, unknown>>, s
  * answers (exactly these fields), "allow" for arguments that, like the REST bodies they
  * mirror, ignore fields they do not know.
  */
-export const jsonSchemaOf = <A, I>(
-  schema: Schema.Schema<A, I, never>,
-  additionalProperties: "strict" | "allow" = "strict"
-): JsonSchemaObject => {
+export const jsonSchemaOf = <A, I>(schema: Schema.Schema<A, I, never>, additionalProperties: "strict" | "allow" = "strict"): JsonSchemaObject => {
   const definitions: Record<string, JSONSchema.JsonSchema7> = {}
   const root = JSONSchema.fromAST(schema.ast, {
     definitions,

@@ -39,8 +39,9 @@ export const dispatch = Effect.fnUntraced(function* (envelope: ActorEnvelope, ma
     // A lease lost while it ran is no answer: the host says NotOwner and the gateway asks the owner.
     effect.pipe(
       Effect.exit,
-      Effect.flatMap((exit): Effect.Effect<unknown, ParseResult.ParseError | LeaseLost> =>
-        Exit.isFailure(exit) && lostLease(exit.cause) ? Effect.fail(new LeaseLost({ shard: -1 })) : Schema.serializeExit(request, exit)
+      Effect.flatMap(
+        (exit): Effect.Effect<unknown, ParseResult.ParseError | LeaseLost> =>
+          Exit.isFailure(exit) && lostLease(exit.cause) ? Effect.fail(new LeaseLost({ shard: -1 })) : Schema.serializeExit(request, exit)
       ),
       Effect.provide(commandContext)
     )
@@ -74,7 +75,10 @@ export const dispatch = Effect.fnUntraced(function* (envelope: ActorEnvelope, ma
 
   switch (command._tag) {
     case "DeleteChannel":
-      return yield* reply(command, inMailbox(once(writer.deleteChannel(command).pipe(authorize("channels.delete")), () => Effect.succeed({ success: true as const }))))
+      return yield* reply(
+        command,
+        inMailbox(once(writer.deleteChannel(command).pipe(authorize("channels.delete")), () => Effect.succeed({ success: true as const })))
+      )
     case "CreatePosts":
       return yield* reply(
         command,
@@ -107,5 +111,4 @@ export const dispatch = Effect.fnUntraced(function* (envelope: ActorEnvelope, ma
 })
 
 /** Whether a failed command's cause is a lease this host lost while it ran (it committed nothing). */
-export const lostLease = (cause: Cause.Cause<unknown>): boolean =>
-  Option.exists(Cause.dieOption(cause), (defect) => defect instanceof LeaseLost)
+export const lostLease = (cause: Cause.Cause<unknown>): boolean => Option.exists(Cause.dieOption(cause), (defect) => defect instanceof LeaseLost)

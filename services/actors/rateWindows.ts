@@ -41,9 +41,9 @@ export class RateWindows extends Context.Tag("actors/RateWindows")<
           Effect.tryPromise(() => {
             const args = [key("rate", name, workspaceId), String(rate.periodMs), String(Math.max(1, Math.floor(requests)))] as const
             // a Redis that does not hold the script yet (restarted, flushed) is sent it once
-            return redis.evalsha(takeSha, 1, ...args).catch((e: unknown) =>
-              String(e).includes("NOSCRIPT") ? redis.eval(takeScript, 1, ...args) : Promise.reject(e)
-            )
+            return redis
+              .evalsha(takeSha, 1, ...args)
+              .catch((e: unknown) => (String(e).includes("NOSCRIPT") ? redis.eval(takeScript, 1, ...args) : Promise.reject(e)))
           }).pipe(
             Effect.flatMap(decodeCounted),
             Effect.map(([count, msLeft]) => decideWindow(count, msLeft, rate)),

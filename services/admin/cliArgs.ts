@@ -1,5 +1,14 @@
 import { Either } from "effect"
-import { isBillingEvent, isPlan, plans, billingEvents, isBillingPeriod, type BillingEvent, type BillingPeriod, type Plan } from "../../domain/billing.js"
+import {
+  isBillingEvent,
+  isPlan,
+  plans,
+  billingEvents,
+  isBillingPeriod,
+  type BillingEvent,
+  type BillingPeriod,
+  type Plan
+} from "../../domain/billing.js"
 import { isUuid } from "../../domain/ids.js"
 import { isRole, roles, type Role } from "../../domain/roles.js"
 
@@ -182,7 +191,13 @@ export const parseAdminArgs = (argv: ReadonlyArray<string>): Either.Either<Admin
           network: yield* required("network"),
           name: yield* required("name"),
           customerId,
-          postingTimes: times === undefined ? [] : times.split(",").map((t) => t.trim()).filter((t) => t !== ""),
+          postingTimes:
+            times === undefined
+              ? []
+              : times
+                  .split(",")
+                  .map((t) => t.trim())
+                  .filter((t) => t !== ""),
           credentials
         } as const
       }
@@ -201,7 +216,11 @@ export const parseAdminArgs = (argv: ReadonlyArray<string>): Either.Either<Admin
       case "webhook create": {
         const bad = allowed(["workspace", "name", "url", "events", "channels"])
         if (bad) return yield* Either.left(bad)
-        const list = (name: string) => (flags.get(name) ?? "").split(",").map((v) => v.trim()).filter((v) => v !== "")
+        const list = (name: string) =>
+          (flags.get(name) ?? "")
+            .split(",")
+            .map((v) => v.trim())
+            .filter((v) => v !== "")
         const channelIds = list("channels")
         if (channelIds.some((c) => !isUuid(c))) return yield* Either.left("--channels must be channel ids (UUIDs), separated by commas.")
         return {

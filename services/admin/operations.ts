@@ -65,23 +65,26 @@ export const makeAdminOperations = Effect.gen(function* () {
     )
 
   const createUser = (input: { workspaceId: string; email: string; password: string; role: Role; timezone: string | null }) =>
-    sql.withTransaction(
-      Effect.gen(function* () {
-        yield* requireWorkspace(input.workspaceId)
-        let userId = yield* people.findUserIdByEmail(input.email)
-        if (userId === undefined) {
-          userId = uuid()
-          const passwordHash = yield* Effect.promise(() => hashPassword(input.password))
-          yield* people.insertUser({ id: userId, email: input.email, passwordHash, timezone: input.timezone })
-        }
-        yield* people.insertMembership({ workspaceId: input.workspaceId, userId, role: input.role })
-        return { userId }
-      })
-    ).pipe(
-      Effect.catchIf(isUniqueViolation, () =>
-        new AdminInputError({ message: "That person is already a member, or the workspace already has an owner." })
+    sql
+      .withTransaction(
+        Effect.gen(function* () {
+          yield* requireWorkspace(input.workspaceId)
+          let userId = yield* people.findUserIdByEmail(input.email)
+          if (userId === undefined) {
+            userId = uuid()
+            const passwordHash = yield* Effect.promise(() => hashPassword(input.password))
+            yield* people.insertUser({ id: userId, email: input.email, passwordHash, timezone: input.timezone })
+          }
+          yield* people.insertMembership({ workspaceId: input.workspaceId, userId, role: input.role })
+          return { userId }
+        })
       )
-    )
+      .pipe(
+        Effect.catchIf(
+          isUniqueViolation,
+          () => new AdminInputError({ message: "That person is already a member, or the workspace already has an owner." })
+        )
+      )
 
   const createCustomer = (input: { workspaceId: string; name: string; approval: boolean }) =>
     Effect.gen(function* () {
@@ -108,7 +111,8 @@ export const makeAdminOperations = Effect.gen(function* () {
       const postingTimes = parsePostingTimes(input.postingTimes)
       if (postingTimes === null) return yield* new AdminInputError({ message: "Posting times are HH:MM, e.g. 09:00,13:30." })
       if (input.customerId !== null) {
-        if (!(yield* CustomersRepo.customerExists(input.workspaceId, input.customerId))) return yield* new AdminInputError({ message: `No customer ${input.customerId} in this workspace.` })
+        if (!(yield* CustomersRepo.customerExists(input.workspaceId, input.customerId)))
+          return yield* new AdminInputError({ message: `No customer ${input.customerId} in this workspace.` })
       }
       // without credentials the channel exists but cannot publish until it is connected
       // (GET /social?refresh=<id>); the test network needs none
@@ -117,7 +121,8 @@ export const makeAdminOperations = Effect.gen(function* () {
         return yield* sql.withTransaction(
           Effect.gen(function* () {
             const overLimit = yield* channelLimitReached(input.workspaceId, true)
-            if (Option.isSome(overLimit)) return yield* new AdminInputError({ message: `${overLimit.value.error} ${overLimit.value.fix ?? ""}`.trim() })
+            if (Option.isSome(overLimit))
+              return yield* new AdminInputError({ message: `${overLimit.value.error} ${overLimit.value.fix ?? ""}`.trim() })
             const channelId = uuid()
             yield* ChannelsRepo.insertChannel({
               id: channelId,
@@ -174,18 +179,20 @@ export const makeAdminOperations = Effect.gen(function* () {
         else yield* people.pauseForPlan(input.workspaceId)
         if (publishingPaused(after.state, after.pastDueSince, now)) yield* dueItems.holdForBilling([input.workspaceId])
         else if (releasesHolds(before, after, now)) yield* dueItems.releaseBillingHolds([input.workspaceId])
-        yield* Outbox.write(input.workspaceId, [{
-          event: "billing.changed",
-          data: {
-            plan: eventPlan(after, input.event),
-            test: input.test ?? false,
-            event: input.event,
-            amount: input.amount ?? null,
-            period: input.period ?? null,
-            currency: input.currency ?? null,
-            periodEnd: after.periodEnd
+        yield* Outbox.write(input.workspaceId, [
+          {
+            event: "billing.changed",
+            data: {
+              plan: eventPlan(after, input.event),
+              test: input.test ?? false,
+              event: input.event,
+              amount: input.amount ?? null,
+              period: input.period ?? null,
+              currency: input.currency ?? null,
+              periodEnd: after.periodEnd
+            }
           }
-        }])
+        ])
         return { workspaceId: input.workspaceId, billingState: after.state }
       })
     )

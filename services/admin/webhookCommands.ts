@@ -13,7 +13,13 @@ import { AdminInputError } from "./operations.js"
  */
 
 const asOwner = (workspaceId: string) =>
-  Effect.provideService(CurrentPrincipal, { workspaceId: WorkspaceId.make(workspaceId), userId: null, role: "owner", tokenKind: "live", actor: "admin CLI" })
+  Effect.provideService(CurrentPrincipal, {
+    workspaceId: WorkspaceId.make(workspaceId),
+    userId: null,
+    role: "owner",
+    tokenKind: "live",
+    actor: "admin CLI"
+  })
 
 /** A refusal of the service, as the CLI's input error (exit 2) with the fix. */
 const refused = (e: ApiError) => new AdminInputError({ message: e.fix !== undefined ? `${e.error} ${e.fix}` : e.error })

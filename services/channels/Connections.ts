@@ -26,7 +26,9 @@ export type CallbackOutcome =
 
 /** The environment variables a network's sign-in needs that this server does not have. */
 const missingKeys = (keys: ReadonlyArray<string>) =>
-  Effect.filter(keys, (key) => Config.string(key).pipe(Config.option, Effect.map(Option.match({ onNone: () => true, onSome: (v) => v.trim() === "" })), Effect.orDie))
+  Effect.filter(keys, (key) =>
+    Config.string(key).pipe(Config.option, Effect.map(Option.match({ onNone: () => true, onSome: (v) => v.trim() === "" })), Effect.orDie)
+  )
 
 const joinNames = (names: ReadonlyArray<string>) =>
   names.length <= 1 ? names.join("") : `${names.slice(0, -1).join(", ")} and ${names[names.length - 1]}`
@@ -49,7 +51,12 @@ export class Connections extends Effect.Service<Connections>()("channels/Connect
       effect.pipe(Effect.provideService(SqlClient.SqlClient, sql), Effect.provideService(AppConfig, config))
 
     /** GET /social/{integration}?customer=&refresh=&instance= → {url}. */
-    const signInLink = (input: { readonly network: string; readonly customer: CustomerId | null; readonly refresh: ChannelId | null; readonly instance: string | null }) =>
+    const signInLink = (input: {
+      readonly network: string
+      readonly customer: CustomerId | null
+      readonly refresh: ChannelId | null
+      readonly instance: string | null
+    }) =>
       Effect.gen(function* () {
         const { workspaceId } = yield* CurrentPrincipal
         const network = findNetwork(input.network)
@@ -57,7 +64,12 @@ export class Connections extends Effect.Service<Connections>()("channels/Connect
         if (network.value.connect === "form") return yield* Effect.fail(Errors.formConnect())
         const missing = yield* missingKeys(network.value.serverKeys)
         if (missing.length > 0) {
-          return yield* Effect.fail(Errors.badRequest(`${network.value.name} cannot be connected on this server yet: set ${joinNames(missing)}.`, "Ask the operator to set the network's keys, then try again."))
+          return yield* Effect.fail(
+            Errors.badRequest(
+              `${network.value.name} cannot be connected on this server yet: set ${joinNames(missing)}.`,
+              "Ask the operator to set the network's keys, then try again."
+            )
+          )
         }
         const adapter = adapters.find(network.value.identifier)
         if (Option.isNone(adapter) || adapter.value.connect.kind !== "link") {
@@ -84,9 +96,9 @@ export class Connections extends Effect.Service<Connections>()("channels/Connect
           instance: input.instance,
           redirectUri: `${publicUrl}${callbackPath(network.value.identifier)}`
         }
-        const url = yield* adapter.value.connect.authorizeUrl({ state, redirectUri: signIn.redirectUri, codeVerifier: signIn.codeVerifier, instance: signIn.instance }).pipe(
-          Effect.mapError((e) => Errors.badRequest(e.message))
-        )
+        const url = yield* adapter.value.connect
+          .authorizeUrl({ state, redirectUri: signIn.redirectUri, codeVerifier: signIn.codeVerifier, instance: signIn.instance })
+          .pipe(Effect.mapError((e) => Errors.badRequest(e.message)))
         yield* states.put(state, signIn)
         return { url }
       }).pipe(withRepos, storageDefects, withSpan("Connections.signInLink"), policyRequire("channels.connect"))
@@ -101,10 +113,14 @@ export class Connections extends Effect.Service<Connections>()("channels/Connect
         }
         const networkName = Option.match(findNetwork(network), { onNone: () => network, onSome: (n) => n.name })
         if (query["error"] !== undefined) {
-          return { _tag: "Failed", message: `${networkName} did not connect: ${query["error_description"] ?? query["error"]}. Start connecting again if that was a mistake.` } as const
+          return {
+            _tag: "Failed",
+            message: `${networkName} did not connect: ${query["error_description"] ?? query["error"]}. Start connecting again if that was a mistake.`
+          } as const
         }
         const adapter = adapters.find(network)
-        if (Option.isNone(adapter) || adapter.value.connect.kind !== "link") return { _tag: "Failed", message: `${networkName} cannot be connected on this server.` } as const
+        if (Option.isNone(adapter) || adapter.value.connect.kind !== "link")
+          return { _tag: "Failed", message: `${networkName} cannot be connected on this server.` } as const
         const { codeVerifier, customerId, instance, redirectUri, refreshChannelId, workspaceId } = signIn.value
         const connected = yield* adapter.value.connect.exchange({ code: query["code"] ?? "", redirectUri, codeVerifier, instance, query })
         const saved = yield* saveConnection({ workspaceId, network, customerId, refreshChannelId, connected, name: null, postingTimes: [] })
@@ -117,7 +133,9 @@ export class Connections extends Effect.Service<Connections>()("channels/Connect
         }),
         storageDefects,
         Effect.catchAllDefect((defect) =>
-          Effect.logError("sign-in callback failed", defect).pipe(Effect.as<CallbackOutcome>({ _tag: "Failed", message: "Something went wrong on our side. Start connecting again." }))
+          Effect.logError("sign-in callback failed", defect).pipe(
+            Effect.as<CallbackOutcome>({ _tag: "Failed", message: "Something went wrong on our side. Start connecting again." })
+          )
         ),
         withSpan("Connections.completeSignIn", { attributes: { network } }),
         withRepos

@@ -12,7 +12,11 @@ import { findPlan } from "../repos/workspacesRepo.js"
 /** The channel to reconnect is gone, or it belongs to another account of the network. */
 export class ReconnectRefused extends Data.TaggedError("ReconnectRefused")<{ readonly message: string }> {}
 
-const profileSlug = (text: string) => text.toLowerCase().replace(/[^a-z0-9@._-]+/g, "_").slice(0, 100) || "channel"
+const profileSlug = (text: string) =>
+  text
+    .toLowerCase()
+    .replace(/[^a-z0-9@._-]+/g, "_")
+    .slice(0, 100) || "channel"
 
 /**
  * Stores a verified connection (GET /social's callback, the admin CLI): the credentials
@@ -45,10 +49,14 @@ export const saveConnection = (input: {
     return yield* sql.withTransaction(
       Effect.gen(function* () {
         if (input.refreshChannelId !== null) {
-          const reconnected = yield* writeReconnection({ workspaceId: input.workspaceId, network: input.network, channelId: input.refreshChannelId }, fields)
+          const reconnected = yield* writeReconnection(
+            { workspaceId: input.workspaceId, network: input.network, channelId: input.refreshChannelId },
+            fields
+          )
           if (Option.isNone(reconnected)) {
             return yield* new ReconnectRefused({
-              message: "This channel is connected to another account of the network, or it was removed. Sign in with the channel's own account, or connect a new channel."
+              message:
+                "This channel is connected to another account of the network, or it was removed. Sign in with the channel's own account, or connect a new channel."
             })
           }
           return { channelId: reconnected.value, created: false }

@@ -36,8 +36,7 @@ export class SignInStates extends Context.Tag("channels/SignInStates")<
       const key = (state: string) => names(namespace).redisKey("signin", state)
       return {
         put: (state, signIn) => Effect.promise(() => redis.set(key(state), JSON.stringify(signIn), "EX", SIGN_IN_TTL_SECONDS)).pipe(Effect.asVoid),
-        take: (state) =>
-          Effect.promise(() => redis.getdel(key(state))).pipe(Effect.map((text) => (text === null ? Option.none() : decode(text))))
+        take: (state) => Effect.promise(() => redis.getdel(key(state))).pipe(Effect.map((text) => (text === null ? Option.none() : decode(text))))
       }
     })
   )

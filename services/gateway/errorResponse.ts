@@ -11,8 +11,7 @@ import { statusOf } from "../../protocol/http/errors.js"
  * oversized bodies, schema failures and defects.
  */
 
-const tooLarge = (u: unknown): boolean =>
-  u instanceof Error && (u.message === "maxBytes exceeded" || tooLarge(u.cause))
+const tooLarge = (u: unknown): boolean => u instanceof Error && (u.message === "maxBytes exceeded" || tooLarge(u.cause))
 
 /** A schema failure: an invalid id wins, else one plain sentence about the deepest field (domain/fieldProblem.ts). */
 export const decodeErrorToApiError = (e: HttpApiError.HttpApiDecodeError): ApiError => {
@@ -49,9 +48,7 @@ const requestError = (failure: HttpServerError.RequestError) => {
 }
 
 /** The request's JSON body, for handlers that read it themselves (POST /posts). */
-export const readJsonBody = Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
-  request.json.pipe(Effect.mapError(requestError))
-)
+export const readJsonBody = Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => request.json.pipe(Effect.mapError(requestError)))
 
 /** Maps anything that failed or died to an ApiError (null: an unexpected failure). */
 export const toApiError = (failure: unknown): ApiError | null => {
@@ -71,16 +68,12 @@ export const apiErrorResponse = (e: ApiError) =>
 
 /** Turns a failed request's cause into the response the client gets. */
 export const causeToResponse = (cause: Cause.Cause<unknown>, supportEmail: string) => {
-  const failure = Cause.failureOption(cause).pipe(
-    Option.orElse(() => Cause.dieOption(cause))
-  )
+  const failure = Cause.failureOption(cause).pipe(Option.orElse(() => Cause.dieOption(cause)))
   if (Option.isNone(failure)) {
     // interrupted: the client went away; answer something sane anyway
     return Effect.succeed(apiErrorResponse(Errors.serverError(supportEmail)))
   }
   const mapped = toApiError(failure.value)
   if (mapped !== null) return Effect.succeed(apiErrorResponse(mapped))
-  return Effect.logError("request failed", cause).pipe(
-    Effect.as(apiErrorResponse(Errors.serverError(supportEmail)))
-  )
+  return Effect.logError("request failed", cause).pipe(Effect.as(apiErrorResponse(Errors.serverError(supportEmail))))
 }

@@ -1,5 +1,14 @@
 import { createServer } from "node:http"
-import { HttpApiBuilder, HttpApiScalar, OpenApi, HttpServer, HttpIncomingMessage, HttpMethod, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import {
+  HttpApiBuilder,
+  HttpApiScalar,
+  OpenApi,
+  HttpServer,
+  HttpIncomingMessage,
+  HttpMethod,
+  HttpServerRequest,
+  HttpServerResponse
+} from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { Context, Effect, Layer, Option } from "effect"
 import { Errors } from "../../domain/errors.js"
@@ -96,13 +105,11 @@ const ErrorMiddlewareLive = HttpApiBuilder.middleware(
     const middleware: HttpApiBuilder.MiddlewareFn<never> = (app) =>
       Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
         // a request without a body (most reads): no body checks or limits to set up
-        const bodyless = !HttpMethod.hasBody(request.method) && request.headers["content-length"] === undefined &&
-          request.headers["transfer-encoding"] === undefined
+        const bodyless =
+          !HttpMethod.hasBody(request.method) && request.headers["content-length"] === undefined && request.headers["transfer-encoding"] === undefined
         // MCP makes the same edge checks itself and answers them as JSON-RPC errors (services/gateway/mcp/mcpRoute.ts)
         const mcp = isMcpRequest(request)
-        const answer = bodyless && !mcp
-          ? Effect.zipRight(checkRequestHead(request), app)
-          : checked(request, mcp, app)
+        const answer = bodyless && !mcp ? Effect.zipRight(checkRequestHead(request), app) : checked(request, mcp, app)
         return requestLogs(request, answer.pipe(Effect.catchAllCause((cause) => causeToResponse(cause, config.supportEmail))))
       })
     return middleware
@@ -175,9 +182,7 @@ export const GatewayLive = Layer.unwrapEffect(
       Layer.provide(RedisLive),
       // HttpServer stays in the output so tests can read the bound address (PORT=0)
       Layer.provideMerge(NodeHttpServer.layer(makeNodeServer(config.http), { port: config.port })),
-      Layer.tap((context) =>
-        Effect.logInfo(`gateway listening on ${addressText(Context.get(context, HttpServer.HttpServer).address)}`)
-      )
+      Layer.tap((context) => Effect.logInfo(`gateway listening on ${addressText(Context.get(context, HttpServer.HttpServer).address)}`))
     )
   )
 )

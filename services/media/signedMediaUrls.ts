@@ -23,16 +23,12 @@ export interface SignedMediaFile {
 
 /** A storage key: slash-separated names of letters, digits, `.`, `_`, `-`; no empty, `.` or `..` segment. */
 export const isSignableKey = (key: string): boolean =>
-  key.length > 0 &&
-  key.length <= 512 &&
-  key.split("/").every((segment) => /^[A-Za-z0-9._-]+$/.test(segment) && segment !== "." && segment !== "..")
+  key.length > 0 && key.length <= 512 && key.split("/").every((segment) => /^[A-Za-z0-9._-]+$/.test(segment) && segment !== "." && segment !== "..")
 
 /** Its own key, so a token's signature can never be confused with another use of SECRET_KEY. */
-const signingKey = (secretKey: Redacted.Redacted) =>
-  createHmac("sha256", Redacted.value(secretKey)).update("post-scheduler media-files v1").digest()
+const signingKey = (secretKey: Redacted.Redacted) => createHmac("sha256", Redacted.value(secretKey)).update("post-scheduler media-files v1").digest()
 
-const mac = (secretKey: Redacted.Redacted, payload: string) =>
-  createHmac("sha256", signingKey(secretKey)).update(payload).digest()
+const mac = (secretKey: Redacted.Redacted, payload: string) => createHmac("sha256", signingKey(secretKey)).update(payload).digest()
 
 /** `<base64url(expiresAt:key)>.<base64url(hmac)>`. */
 export const signMediaToken = (secretKey: Redacted.Redacted, file: SignedMediaFile): string => {

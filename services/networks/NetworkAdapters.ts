@@ -60,26 +60,20 @@ export const runToolWith = (call: Omit<ToolCall, "credentials">) =>
       const names = network.value.tools.map((t) => t.methodName)
       return yield* Effect.fail(
         Errors.badRequest(
-          names.length === 0
-            ? ToolMessages.noTools(network.value.name)
-            : ToolMessages.unknownTool(call.methodName, network.value.name, names)
+          names.length === 0 ? ToolMessages.noTools(network.value.name) : ToolMessages.unknownTool(call.methodName, network.value.name, names)
         )
       )
     }
     const adapter = (yield* NetworkAdapters).find(network.value.identifier)
     if (Option.isNone(adapter)) {
-      return yield* Effect.fail(
-        Errors.badRequest(ToolMessages.notConnected(network.value.name))
-      )
+      return yield* Effect.fail(Errors.badRequest(ToolMessages.notConnected(network.value.name)))
     }
     const credentials = yield* freshCredentials(call.channel.id, adapter.value).pipe(Effect.orDie)
     if (credentials._tag === "Left") {
       const problem = credentials.left
       return yield* Effect.fail(
         Errors.badRequest(
-          problem._tag === "Unavailable"
-            ? ToolMessages.unavailable(network.value.name, problem.reason)
-            : ToolMessages.reconnect(network.value.name)
+          problem._tag === "Unavailable" ? ToolMessages.unavailable(network.value.name, problem.reason) : ToolMessages.reconnect(network.value.name)
         )
       )
     }

@@ -37,26 +37,26 @@ export class ConnectFailed extends Data.TaggedError("ConnectFailed")<{ readonly 
 /** How a network is connected (spec: GET /social). */
 export type ConnectMethod =
   | {
-    readonly kind: "link"
-    /** The network's sign-in address; `state` comes back to the callback with the code. */
-    readonly authorizeUrl: (input: {
-      readonly state: string
-      readonly redirectUri: string
-      /** PKCE verifier kept with the state (networks that use PKCE send its S256 challenge). */
-      readonly codeVerifier: string
-      /** Where the account lives, for networks with many servers (Mastodon); the adapter's default otherwise. */
-      readonly instance: string | null
-    }) => Effect.Effect<string, ConnectFailed>
-    /** The callback's code → credentials and profile. */
-    readonly exchange: (input: {
-      readonly code: string
-      readonly redirectUri: string
-      readonly codeVerifier: string
-      readonly instance: string | null
-      /** Every query parameter of the callback (Discord adds guild_id). */
-      readonly query: Readonly<Record<string, string>>
-    }) => Effect.Effect<Connected, ConnectFailed>
-  }
+      readonly kind: "link"
+      /** The network's sign-in address; `state` comes back to the callback with the code. */
+      readonly authorizeUrl: (input: {
+        readonly state: string
+        readonly redirectUri: string
+        /** PKCE verifier kept with the state (networks that use PKCE send its S256 challenge). */
+        readonly codeVerifier: string
+        /** Where the account lives, for networks with many servers (Mastodon); the adapter's default otherwise. */
+        readonly instance: string | null
+      }) => Effect.Effect<string, ConnectFailed>
+      /** The callback's code → credentials and profile. */
+      readonly exchange: (input: {
+        readonly code: string
+        readonly redirectUri: string
+        readonly codeVerifier: string
+        readonly instance: string | null
+        /** Every query parameter of the callback (Discord adds guild_id). */
+        readonly query: Readonly<Record<string, string>>
+      }) => Effect.Effect<Connected, ConnectFailed>
+    }
   | { readonly kind: "form" }
 
 /** What a refresh found: nothing to do, new credentials to store, or a refresh the network refused. */

@@ -24,24 +24,25 @@ export const readCredentials =
     })
 
 /** Decodes `--credentials` for verify: a plain message naming what is wrong. */
-export const decodeForVerify = <A, I>(schema: Schema.Schema<A, I>, networkName: string, fields: string) => (input: unknown) =>
-  Effect.mapError(
-    Schema.decodeUnknown(schema)(input),
-    () => new ConnectFailed({ message: `${networkName} credentials need ${fields}.` })
-  )
+export const decodeForVerify =
+  <A, I>(schema: Schema.Schema<A, I>, networkName: string, fields: string) =>
+  (input: unknown) =>
+    Effect.mapError(Schema.decodeUnknown(schema)(input), () => new ConnectFailed({ message: `${networkName} credentials need ${fields}.` }))
 
 /** Every file of the item, read for upload; one that cannot be read fails the item with a fix. */
 export const readAllMedia = (media: MediaFilesShape, files: ReadonlyArray<StoredMedia>): Effect.Effect<ReadonlyArray<MediaFile>, PublishAnswer> =>
   Effect.forEach(files, (file) =>
-    media.read(file).pipe(
-      Effect.mapError((e) => PublishAnswer.Rejected({ message: e.message, fix: "Upload the file again, attach it to the post, then retry." }))
-    )
+    media
+      .read(file)
+      .pipe(Effect.mapError((e) => PublishAnswer.Rejected({ message: e.message, fix: "Upload the file again, attach it to the post, then retry." })))
   )
 
 /** What a verify call that got no usable answer means to the person connecting. */
 export const connectFailedFrom = (networkName: string, answer: NetworkAnswer): ConnectFailed => {
   if (answer._tag === "Failed") {
-    return new ConnectFailed({ message: `${networkName} could not be reached (${answer.error._tag}${"reason" in answer.error ? `: ${answer.error.reason}` : ""}).` })
+    return new ConnectFailed({
+      message: `${networkName} could not be reached (${answer.error._tag}${"reason" in answer.error ? `: ${answer.error.reason}` : ""}).`
+    })
   }
   const { response } = answer
   if (response.status === 401 || response.status === 403) {
@@ -71,5 +72,4 @@ export const unknownTool = (methodName: string, networkName: string, names: Read
   Effect.fail(Errors.badRequest(ToolMessages.unknownTool(methodName, networkName, names)))
 
 /** An effect whose failure is already the answer (a PublishAnswer short-circuit). */
-export const answerOf = (effect: Effect.Effect<PublishAnswer, PublishAnswer>): Effect.Effect<PublishAnswer> =>
-  Effect.catchAll(effect, Effect.succeed)
+export const answerOf = (effect: Effect.Effect<PublishAnswer, PublishAnswer>): Effect.Effect<PublishAnswer> => Effect.catchAll(effect, Effect.succeed)

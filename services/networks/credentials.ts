@@ -20,9 +20,7 @@ export const sealCredentials = (secretKey: Redacted.Redacted, credentials: Crede
 export const openCredentials = (secretKey: Redacted.Redacted, sealed: Uint8Array | null): Option.Option<Redacted.Redacted<Credentials>> => {
   if (sealed === null) return Option.some(Redacted.make<Credentials>({}))
   const plain = Either.try(() => decryptSecret(secretKey, Buffer.from(sealed)))
-  return Either.isLeft(plain)
-    ? Option.none()
-    : Option.map(Either.getRight(decodeCredentials(plain.right)), (c) => Redacted.make<Credentials>(c))
+  return Either.isLeft(plain) ? Option.none() : Option.map(Either.getRight(decodeCredentials(plain.right)), (c) => Redacted.make<Credentials>(c))
 }
 
 /** Why a channel's credentials cannot be used now. */
@@ -39,17 +37,16 @@ const mustReconnect: NotUsable = { _tag: "Disconnected", reason: "the channel mu
  * tokens never expire (no refresh, so no channel lock); None when they must go through
  * freshCredentials.
  */
-export const storedCredentials = (
-  adapter: NetworkAdapter,
-  channel: { readonly credentials: Uint8Array | null; readonly refreshNeeded: boolean }
-) =>
+export const storedCredentials = (adapter: NetworkAdapter, channel: { readonly credentials: Uint8Array | null; readonly refreshNeeded: boolean }) =>
   Effect.map(AppConfig, ({ secretKey }): Option.Option<Either.Either<Redacted.Redacted<Credentials>, NotUsable>> => {
     if (adapter.tokensNeverExpire !== true) return Option.none()
     if (channel.refreshNeeded) return Option.some(Either.left(mustReconnect))
-    return Option.some(Option.match(openCredentials(secretKey, channel.credentials), {
-      onNone: () => Either.left<NotUsable>({ _tag: "Unreadable" }),
-      onSome: (c) => Either.right(c)
-    }))
+    return Option.some(
+      Option.match(openCredentials(secretKey, channel.credentials), {
+        onNone: () => Either.left<NotUsable>({ _tag: "Unreadable" }),
+        onSome: (c) => Either.right(c)
+      })
+    )
   })
 
 /**
@@ -83,9 +80,7 @@ export const freshCredentials = (channelId: string, adapter: NetworkAdapter) =>
             return Either.left<NotUsable>({ _tag: "Unavailable", reason: refresh.reason })
           case "Failed":
             yield* markRefreshNeeded(channelId)
-            yield* Outbox.write(row.workspaceId, [
-              { event: "channel.disconnected", data: { channelId, provider: row.network, name: row.name } }
-            ])
+            yield* Outbox.write(row.workspaceId, [{ event: "channel.disconnected", data: { channelId, provider: row.network, name: row.name } }])
             yield* Effect.logWarning("channel disconnected: the network refused its token refresh").pipe(
               Effect.annotateLogs({ channelId, network: row.network, reason: refresh.reason })
             )

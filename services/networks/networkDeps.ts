@@ -42,8 +42,15 @@ export interface AppRegistration {
  * adapter that registers itself per server (Mastodon) registers once and reuses it.
  */
 export interface AppRegistrationsShape {
-  readonly find: (key: { readonly network: string; readonly instance: string; readonly redirectUri: string }) => Effect.Effect<Option.Option<AppRegistration>>
-  readonly save: (key: { readonly network: string; readonly instance: string; readonly redirectUri: string }, app: AppRegistration) => Effect.Effect<void>
+  readonly find: (key: {
+    readonly network: string
+    readonly instance: string
+    readonly redirectUri: string
+  }) => Effect.Effect<Option.Option<AppRegistration>>
+  readonly save: (
+    key: { readonly network: string; readonly instance: string; readonly redirectUri: string },
+    app: AppRegistration
+  ) => Effect.Effect<void>
 }
 
 /** Largest file sent to a network (the networks' own limits are lower). */
@@ -54,8 +61,7 @@ export const makeMediaFiles = Effect.gen(function* () {
   const repo = yield* makeMediaFilesRepo
   const storage = yield* MediaStorage
   const outbound = yield* OutboundHttp
-  const unavailable = (media: StoredMedia, why: string) =>
-    new MediaUnavailable({ message: `The file ${media.name} could not be read (${why}).` })
+  const unavailable = (media: StoredMedia, why: string) => new MediaUnavailable({ message: `The file ${media.name} could not be read (${why}).` })
   const fromStorage = (media: StoredMedia, key: string) =>
     storage.read(key).pipe(
       Effect.flatMap((stream) =>
@@ -83,10 +89,13 @@ export const makeMediaFiles = Effect.gen(function* () {
       const bytes = Option.isSome(key)
         ? yield* fromStorage(media, key.value)
         : yield* outbound.fetch({ url: media.url, maxBytes: MAX_MEDIA_BYTES, timeoutMs: 120_000 }).pipe(
-          Effect.mapError((e) => unavailable(media, e._tag)),
-          Effect.filterOrFail((r) => r.status >= 200 && r.status < 300, (r) => unavailable(media, `HTTP ${r.status}`)),
-          Effect.map((r) => r.body)
-        )
+            Effect.mapError((e) => unavailable(media, e._tag)),
+            Effect.filterOrFail(
+              (r) => r.status >= 200 && r.status < 300,
+              (r) => unavailable(media, `HTTP ${r.status}`)
+            ),
+            Effect.map((r) => r.body)
+          )
       return { bytes, mime: media.mime, name: media.name }
     })
   return { read } satisfies MediaFilesShape
@@ -98,10 +107,12 @@ export const makeAppRegistrations = Effect.gen(function* () {
   const { secretKey } = yield* AppConfig
   const shape: AppRegistrationsShape = {
     find: (key) =>
-      repo.find(key).pipe(
-        Effect.map(Option.map((row) => ({ clientId: row.clientId, clientSecret: decryptSecret(secretKey, Buffer.from(row.clientSecret)) }))),
-        Effect.orDie
-      ),
+      repo
+        .find(key)
+        .pipe(
+          Effect.map(Option.map((row) => ({ clientId: row.clientId, clientSecret: decryptSecret(secretKey, Buffer.from(row.clientSecret)) }))),
+          Effect.orDie
+        ),
     save: (key, app) => repo.save(key, { clientId: app.clientId, sealedSecret: encryptSecret(secretKey, app.clientSecret) }).pipe(Effect.orDie)
   }
   return shape

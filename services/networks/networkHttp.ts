@@ -16,12 +16,10 @@ export const NETWORK_TIMEOUT_MS = 30_000
 
 /** Calls a network: the response whatever its status, or the transport failure. Never fails. */
 export const call = (outbound: OutboundHttpShape, request: OutboundRequest): Effect.Effect<NetworkAnswer> =>
-  outbound
-    .fetch({ maxBytes: NETWORK_MAX_BYTES, timeoutMs: NETWORK_TIMEOUT_MS, maxRedirects: 0, ...request })
-    .pipe(
-      Effect.map((response): NetworkAnswer => ({ _tag: "Response", response })),
-      Effect.catchAll((error) => Effect.succeed<NetworkAnswer>({ _tag: "Failed", error }))
-    )
+  outbound.fetch({ maxBytes: NETWORK_MAX_BYTES, timeoutMs: NETWORK_TIMEOUT_MS, maxRedirects: 0, ...request }).pipe(
+    Effect.map((response): NetworkAnswer => ({ _tag: "Response", response })),
+    Effect.catchAll((error) => Effect.succeed<NetworkAnswer>({ _tag: "Failed", error }))
+  )
 
 /** `Authorization: Bearer …` and JSON headers. */
 export const bearerJson = (token: string): Record<string, string> => ({
@@ -53,7 +51,11 @@ export const retryAfterMs = (response: OutboundResponse, fallbackMs = 60_000, no
 
 /** A short, printable excerpt of a body for messages (never the whole of it, never binary). */
 export const excerpt = (response: OutboundResponse, max = 200): string => {
-  const text = response.body.subarray(0, max * 4).toString("utf8").replace(/\s+/g, " ").trim()
+  const text = response.body
+    .subarray(0, max * 4)
+    .toString("utf8")
+    .replace(/\s+/g, " ")
+    .trim()
   return text.length > max ? `${text.slice(0, max)}…` : text
 }
 
@@ -133,7 +135,11 @@ export const multipart = (
   for (const part of parts) {
     chunks.push(Buffer.from(`--${boundary}\r\n`))
     if ("bytes" in part) {
-      chunks.push(Buffer.from(`Content-Disposition: form-data; name="${quote(part.name)}"; filename="${quote(part.filename)}"\r\nContent-Type: ${part.mime || "application/octet-stream"}\r\n\r\n`))
+      chunks.push(
+        Buffer.from(
+          `Content-Disposition: form-data; name="${quote(part.name)}"; filename="${quote(part.filename)}"\r\nContent-Type: ${part.mime || "application/octet-stream"}\r\n\r\n`
+        )
+      )
       chunks.push(part.bytes)
     } else {
       chunks.push(Buffer.from(`Content-Disposition: form-data; name="${quote(part.name)}"\r\n\r\n${part.value}`))

@@ -3,7 +3,11 @@ import { type Credentials, type NetworkAnswer, Refresh } from "./adapter.js"
 import { decodeBody, excerpt, isSuccess } from "./networkHttp.js"
 
 /** An OAuth 2.0 token answer (RFC 6749 §5.1), as X and LinkedIn give it. */
-export const TokenAnswer = Schema.Struct({ access_token: Schema.String, refresh_token: Schema.optional(Schema.String), expires_in: Schema.optional(Schema.Number) })
+export const TokenAnswer = Schema.Struct({
+  access_token: Schema.String,
+  refresh_token: Schema.optional(Schema.String),
+  expires_in: Schema.optional(Schema.Number)
+})
 export type TokenAnswer = typeof TokenAnswer.Type
 
 /** Stored OAuth credentials as the refresh sees them. */

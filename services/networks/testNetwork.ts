@@ -38,36 +38,38 @@ const accountOf = (credentials: Redacted.Redacted<Credentials>): string => {
  */
 export const makeTestNetworkAdapter = Effect.gen(function* () {
   const repo = yield* TestNetworkRepo
-  const take = (request: PublishRequest) =>
-    repo.add({ channelId: request.channel.id, itemId: request.item.id, content: request.item.content })
+  const take = (request: PublishRequest) => repo.add({ channelId: request.channel.id, itemId: request.item.id, content: request.item.content })
   const publish = (request: PublishRequest) => {
-      const behaviour = behaviourOf(request)
-      const published = (id: string) => PublishAnswer.Published({ releaseId: id, releaseUrl: releaseUrl(id) })
-      const answer: Effect.Effect<PublishAnswer, unknown> = (() => {
-        switch (behaviour.outcome) {
-          case "accept":
-            return take(request).pipe(Effect.map(published))
-          case "reject":
-            return Effect.succeed(PublishAnswer.Rejected({
+    const behaviour = behaviourOf(request)
+    const published = (id: string) => PublishAnswer.Published({ releaseId: id, releaseUrl: releaseUrl(id) })
+    const answer: Effect.Effect<PublishAnswer, unknown> = (() => {
+      switch (behaviour.outcome) {
+        case "accept":
+          return take(request).pipe(Effect.map(published))
+        case "reject":
+          return Effect.succeed(
+            PublishAnswer.Rejected({
               message: "The test network refused the post, as its settings asked (outcome: reject).",
               fix: "Remove the outcome setting of the post, then retry it."
-            }))
-          case "timeout":
-            return Effect.never
-          case "lose-answer":
-            return take(request).pipe(Effect.as(PublishAnswer.NoAnswer({ reason: "the test network lost its answer (outcome: lose-answer)" })))
-          case "slow":
-            return Effect.sleep(behaviour.slowMs).pipe(Effect.zipRight(take(request)), Effect.map(published))
-        }
-      })()
-      // a write that fails midway may or may not hold the post: like a lost answer
-      return answer.pipe(Effect.catchAll((e) => Effect.succeed(PublishAnswer.NoAnswer({ reason: String(e) }))))
+            })
+          )
+        case "timeout":
+          return Effect.never
+        case "lose-answer":
+          return take(request).pipe(Effect.as(PublishAnswer.NoAnswer({ reason: "the test network lost its answer (outcome: lose-answer)" })))
+        case "slow":
+          return Effect.sleep(behaviour.slowMs).pipe(Effect.zipRight(take(request)), Effect.map(published))
+      }
+    })()
+    // a write that fails midway may or may not hold the post: like a lost answer
+    return answer.pipe(Effect.catchAll((e) => Effect.succeed(PublishAnswer.NoAnswer({ reason: String(e) }))))
   }
   const adapter: NetworkAdapter = {
     identifier: "test",
     // created by the admin CLI (no credentials): there is nobody to sign in to
     connect: { kind: "form" },
-    verify: () => Effect.succeed({ credentials: {}, profile: { accountId: crypto.randomUUID(), name: "Test network", profile: "test", picture: null } }),
+    verify: () =>
+      Effect.succeed({ credentials: {}, profile: { accountId: crypto.randomUUID(), name: "Test network", profile: "test", picture: null } }),
     tokensNeverExpire: true,
     refresh: () => Effect.succeed(Refresh.Unchanged()),
     publish,
@@ -75,17 +77,20 @@ export const makeTestNetworkAdapter = Effect.gen(function* () {
     // deterministic numbers per account and post (testNetworkStatistics.ts)
     statistics: {
       longestRangeDays: TEST_NETWORK_KEEPS_DAYS,
-      channel: (credentials, days) => Effect.flatMap(Clock.currentTimeMillis, (now) => testChannelStatistics(accountOf(credentials), days, new Date(now))),
+      channel: (credentials, days) =>
+        Effect.flatMap(Clock.currentTimeMillis, (now) => testChannelStatistics(accountOf(credentials), days, new Date(now))),
       post: (_credentials, releaseId) => Effect.flatMap(Clock.currentTimeMillis, (now) => testPostStatistics(releaseId, new Date(now)))
     },
     // the test network answers in-process, never over HTTP
     classify: () => PublishAnswer.NoAnswer({ reason: "the test network does not answer over HTTP" }),
     search: (request) =>
       repo.findByItem(request.item.id).pipe(
-        Effect.map(Option.match({
-          onNone: () => SearchAnswer.NotFound(),
-          onSome: (id) => SearchAnswer.Found({ releaseId: id, releaseUrl: releaseUrl(id) })
-        })),
+        Effect.map(
+          Option.match({
+            onNone: () => SearchAnswer.NotFound(),
+            onSome: (id) => SearchAnswer.Found({ releaseId: id, releaseUrl: releaseUrl(id) })
+          })
+        ),
         Effect.catchAll((e) => Effect.succeed(SearchAnswer.CannotTell({ reason: String(e) })))
       ),
     runTool: ({ channel, data, methodName }) => {

@@ -25,9 +25,7 @@ export class Notifications extends Effect.Service<Notifications>()("notification
     const list = (page: number) =>
       Effect.gen(function* () {
         const { workspaceId } = yield* CurrentPrincipal
-        const rows = yield* repo
-          .page({ workspaceId, limit: NOTIFICATIONS_PER_PAGE, offset: (page - 1) * NOTIFICATIONS_PER_PAGE })
-          .pipe(Effect.orDie)
+        const rows = yield* repo.page({ workspaceId, limit: NOTIFICATIONS_PER_PAGE, offset: (page - 1) * NOTIFICATIONS_PER_PAGE }).pipe(Effect.orDie)
         return { notifications: rows.map(notificationResource), page }
       }).pipe(withSpan("Notifications.list"), policyRequire("notifications.read"))
     return { list }

@@ -79,7 +79,8 @@ export class OAuth extends Effect.Service<OAuth>()("oauth/OAuth", {
         const fields = decoded.value
         const uris = fields["redirect_uris"]
         if (!Array.isArray(uris) || uris.length === 0) return yield* OAuthErrors.invalidRedirectUri(OAuthMessages.redirectUrisRequired)
-        if (uris.length > OAuthRules.redirectUrisMax) return yield* OAuthErrors.invalidRedirectUri(OAuthMessages.redirectUrisCount(OAuthRules.redirectUrisMax))
+        if (uris.length > OAuthRules.redirectUrisMax)
+          return yield* OAuthErrors.invalidRedirectUri(OAuthMessages.redirectUrisCount(OAuthRules.redirectUrisMax))
         const redirectUris: Array<string> = []
         for (const uri of uris) {
           if (typeof uri !== "string") return yield* OAuthErrors.invalidRedirectUri(OAuthMessages.redirectUrisRequired)
@@ -88,7 +89,8 @@ export class OAuth extends Effect.Service<OAuth>()("oauth/OAuth", {
           redirectUris.push(uri)
         }
         const name = (yield* textField(fields, "client_name"))?.trim() ?? ""
-        if (name.length > OAuthRules.clientNameMax) return yield* OAuthErrors.invalidClientMetadata(OAuthMessages.clientNameLength(OAuthRules.clientNameMax))
+        if (name.length > OAuthRules.clientNameMax)
+          return yield* OAuthErrors.invalidClientMetadata(OAuthMessages.clientNameLength(OAuthRules.clientNameMax))
         const method = (yield* textField(fields, "token_endpoint_auth_method")) ?? "none"
         if (!isAuthMethod(method)) return yield* OAuthErrors.invalidClientMetadata(OAuthMessages.authMethod)
         const authMethod = method
@@ -124,11 +126,15 @@ export class OAuth extends Effect.Service<OAuth>()("oauth/OAuth", {
         const clientId = query["client_id"] ?? ""
         const client = yield* findClient(clientId)
         if (Option.isNone(client)) {
-          return yield* new AuthorizeNotShown({ message: "This app is not registered (unknown client_id). Ask the app's maker to register it again." })
+          return yield* new AuthorizeNotShown({
+            message: "This app is not registered (unknown client_id). Ask the app's maker to register it again."
+          })
         }
         const redirectUri = query["redirect_uri"] ?? ""
         if (!client.value.redirectUris.includes(redirectUri)) {
-          return yield* new AuthorizeNotShown({ message: "The app asked to send you to an address it has not registered (redirect_uri). Nothing was shared." })
+          return yield* new AuthorizeNotShown({
+            message: "The app asked to send you to an address it has not registered (redirect_uri). Nothing was shared."
+          })
         }
         const stateParam = query["state"] ?? null
         const back = (error: string, description: string) =>
@@ -209,7 +215,9 @@ export class OAuth extends Effect.Service<OAuth>()("oauth/OAuth", {
     const deviceGrant = (fields: Fields) =>
       Effect.gen(function* () {
         const deviceCode = yield* required(fields, "device_code")
-        const approved = yield* Effect.flatMap(state.pollDevice(deviceCode), (poll) => Either.match(pollAnswer(poll), { onLeft: Effect.fail, onRight: Effect.succeed }))
+        const approved = yield* Effect.flatMap(state.pollDevice(deviceCode), (poll) =>
+          Either.match(pollAnswer(poll), { onLeft: Effect.fail, onRight: Effect.succeed })
+        )
         return yield* issue({ ...approved, kind: "cli", label: OAuthRules.commandLineLabel, oauthClientId: null })
       })
 

@@ -114,7 +114,8 @@ export class ShortLivedState extends Context.Tag("oauth/ShortLivedState")<
       return {
         putCode: (code, grant) =>
           redisCall(() => redis.set(codeKey(code), JSON.stringify(grant), "EX", OAuthRules.codeTtlSeconds)).pipe(Effect.asVoid),
-        takeCode: (code) => redisCall(() => redis.getdel(codeKey(code))).pipe(Effect.map((text) => (text === null ? Option.none() : decodeGrant(text)))),
+        takeCode: (code) =>
+          redisCall(() => redis.getdel(codeKey(code))).pipe(Effect.map((text) => (text === null ? Option.none() : decodeGrant(text)))),
         startDevice: () =>
           Effect.gen(function* () {
             const deviceCode = randomBytes(32).toString("base64url")
@@ -166,9 +167,10 @@ export class ShortLivedState extends Context.Tag("oauth/ShortLivedState")<
           Effect.gen(function* () {
             const hash = yield* deviceOf(userCode)
             if (Option.isNone(hash)) return "gone" as const
-            return yield* redisCall(() =>
-              redis.eval(decideScript, 1, deviceKey(hash.value), decision, grant.workspaceId, grant.userId)
-            ).pipe(Effect.flatMap(decodeDecide), Effect.orDie)
+            return yield* redisCall(() => redis.eval(decideScript, 1, deviceKey(hash.value), decision, grant.workspaceId, grant.userId)).pipe(
+              Effect.flatMap(decodeDecide),
+              Effect.orDie
+            )
           })
       }
     })

@@ -34,12 +34,14 @@ export class People extends Effect.Service<People>()("people/People", {
 
     /** The signed-in person, while their account is not suspended. */
     const person = (userId: string) =>
-      people.findUser(userId).pipe(
-        Effect.orDie,
-        Effect.map(Option.filter((u) => !u.suspended)),
-        Effect.map(Option.map((u) => ({ userId: u.id, email: u.email }))),
-        withSpan("People.person")
-      )
+      people
+        .findUser(userId)
+        .pipe(
+          Effect.orDie,
+          Effect.map(Option.filter((u) => !u.suspended)),
+          Effect.map(Option.map((u) => ({ userId: u.id, email: u.email }))),
+          withSpan("People.person")
+        )
 
     const workspacesOf = (userId: string) => people.membershipsOf(userId).pipe(Effect.orDie, withSpan("People.workspacesOf"))
 

@@ -91,7 +91,8 @@ const secretKeyFromEnv = Effect.gen(function* () {
   if (!production) return Option.getOrElse(key, () => Redacted.make(DEVELOPMENT_SECRET_KEY))
   if (Option.isNone(key) || Redacted.value(key.value) === DEVELOPMENT_SECRET_KEY) {
     return yield* new SecretKeyMissing({
-      message: `SECRET_KEY is ${Option.isNone(key) ? "not set" : "the development value"} and NODE_ENV is production. ` +
+      message:
+        `SECRET_KEY is ${Option.isNone(key) ? "not set" : "the development value"} and NODE_ENV is production. ` +
         "Set SECRET_KEY to a long random value and keep it (it encrypts webhook secrets and network tokens at rest), " +
         "for example: SECRET_KEY=$(openssl rand -base64 32)"
     })
@@ -113,7 +114,10 @@ export class PublicUrlInvalid extends Data.TaggedError("PublicUrlInvalid")<{ rea
 export const publicUrlFromEnv = (port: number) =>
   Effect.gen(function* () {
     const given = yield* Config.option(Config.string("PUBLIC_URL"))
-    const text = Option.getOrElse(Option.filter(given, (s) => s.trim() !== ""), () => "").trim()
+    const text = Option.getOrElse(
+      Option.filter(given, (s) => s.trim() !== ""),
+      () => ""
+    ).trim()
     const invalid = (why: string) =>
       new PublicUrlInvalid({
         message: `PUBLIC_URL ${why}. Set it to the address clients reach the gateway at, for example PUBLIC_URL=https://api.example.com`
@@ -121,7 +125,8 @@ export const publicUrlFromEnv = (port: number) =>
     if (text === "") {
       if (port === 0) {
         return yield* new PublicUrlInvalid({
-          message: "PUBLIC_URL is not set and PORT is 0 (any free port): the links the service hands out would name a port " +
+          message:
+            "PUBLIC_URL is not set and PORT is 0 (any free port): the links the service hands out would name a port " +
             "nobody listens on. Set PUBLIC_URL to the address clients reach the gateway at, for example PUBLIC_URL=http://localhost:3000"
         })
       }
@@ -148,9 +153,7 @@ export const appConfigFromEnv = Effect.gen(function* () {
   )
   return {
     port,
-    databaseUrl: yield* Config.redacted("DATABASE_URL").pipe(
-      Config.withDefault(Redacted.make("postgres://postgres@127.0.0.1:5432/postscheduler"))
-    ),
+    databaseUrl: yield* Config.redacted("DATABASE_URL").pipe(Config.withDefault(Redacted.make("postgres://postgres@127.0.0.1:5432/postscheduler"))),
     natsUrl: yield* Config.string("NATS_URL").pipe(Config.withDefault("nats://127.0.0.1:4222")),
     redisUrl: yield* Config.string("REDIS_URL").pipe(Config.withDefault("redis://127.0.0.1:6379")),
     publicUrl,
@@ -170,8 +173,7 @@ export const appConfigFromEnv = Effect.gen(function* () {
   } satisfies AppConfigShape
 })
 
-const optionalString = (name: string) =>
-  Config.option(Config.nonEmptyString(name)).pipe(Config.map((o) => (o._tag === "Some" ? o.value : undefined)))
+const optionalString = (name: string) => Config.option(Config.nonEmptyString(name)).pipe(Config.map((o) => (o._tag === "Some" ? o.value : undefined)))
 
 const mediaConfigFromEnv = Effect.gen(function* () {
   const endpoint = yield* optionalString("S3_ENDPOINT")

@@ -12,8 +12,7 @@ export class DatabaseUnavailable extends Data.TaggedError("DatabaseUnavailable")
 
 // int8 (counts, sizes) as JS numbers; they stay far below 2^53 here.
 const types = {
-  getTypeParser: (oid: number, format?: "text" | "binary") =>
-    oid === 20 ? (v: string) => Number(v) : pg.types.getTypeParser(oid, format)
+  getTypeParser: (oid: number, format?: "text" | "binary") => (oid === 20 ? (v: string) => Number(v) : pg.types.getTypeParser(oid, format))
 } as pg.CustomTypesConfig
 
 /**
@@ -43,7 +42,8 @@ export const ensureDatabase = (url: string) =>
     },
     catch: (cause) =>
       new DatabaseUnavailable({
-        message: `PostgreSQL is not reachable at ${redactUrl(url)} (${String(cause)}). ` +
+        message:
+          `PostgreSQL is not reachable at ${redactUrl(url)} (${String(cause)}). ` +
           "Start it with: pg_ctlcluster --skip-systemctl-redirect $(ls /etc/postgresql) main start"
       })
   })
@@ -60,14 +60,23 @@ const acquirePool = (url: Redacted.Redacted, maxConnections: number) =>
       // idle connections are kept a minute (pg's default: 10 s). A pool that shrank between two
       // bursts makes the next one wait for new connections (a Postgres backend each, and the
       // prepared statements again), which showed as a 100-150 ms stall in the POST /posts bench
-      const pool = new pg.Pool({ connectionString: Redacted.value(url), max: maxConnections, idleTimeoutMillis: IDLE_CONNECTION_MS, application_name: "post-scheduler", types })
+      const pool = new pg.Pool({
+        connectionString: Redacted.value(url),
+        max: maxConnections,
+        idleTimeoutMillis: IDLE_CONNECTION_MS,
+        application_name: "post-scheduler",
+        types
+      })
       pool.on("error", () => undefined)
       const untrack = trackPool(pool)
       yield* Effect.tryPromise({
         try: () => pingPool(pool),
         catch: (cause) => new SqlError.SqlError({ cause, message: "PgClient: Failed to connect" })
       }).pipe(
-        Effect.timeoutFail({ duration: "5 seconds", onTimeout: () => new SqlError.SqlError({ cause: new Error("Connection timed out"), message: "PgClient: Connection timed out" }) }),
+        Effect.timeoutFail({
+          duration: "5 seconds",
+          onTimeout: () => new SqlError.SqlError({ cause: new Error("Connection timed out"), message: "PgClient: Connection timed out" })
+        }),
         Effect.tapError(() => Effect.promise(() => pool.end()))
       )
       return { pool, untrack }
@@ -95,9 +104,7 @@ export const DatabaseLive = Layer.unwrapEffect(
   Effect.gen(function* () {
     const config = yield* AppConfig
     yield* ensureDatabase(Redacted.value(config.databaseUrl))
-    const client = pgClientLayer(config.databaseUrl).pipe(
-      Layer.mapError((e) => new DatabaseUnavailable({ message: `PostgreSQL: ${e.message}` }))
-    )
+    const client = pgClientLayer(config.databaseUrl).pipe(Layer.mapError((e) => new DatabaseUnavailable({ message: `PostgreSQL: ${e.message}` })))
     // every migration the database has not recorded (services/platform/migrations/)
     const migrate = Layer.effectDiscard(runMigrations()).pipe(
       // two processes starting at once race to create the migrations table: the loser retries

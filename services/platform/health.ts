@@ -24,20 +24,11 @@ export interface ReadinessCheck {
 /** How long one check may take before it counts as not answering. */
 const PROBE_TIMEOUT = "2 seconds"
 
-export const postgresCheck = Effect.map(
-  SqlClient.SqlClient,
-  (sql): ReadinessCheck => ({ name: "postgres", probe: ping(sql) })
-)
+export const postgresCheck = Effect.map(SqlClient.SqlClient, (sql): ReadinessCheck => ({ name: "postgres", probe: ping(sql) }))
 
-export const natsCheck = Effect.map(
-  Nats,
-  (nats): ReadinessCheck => ({ name: "nats", probe: Effect.tryPromise(() => nats.connection.flush()) })
-)
+export const natsCheck = Effect.map(Nats, (nats): ReadinessCheck => ({ name: "nats", probe: Effect.tryPromise(() => nats.connection.flush()) }))
 
-export const redisCheck = Effect.map(
-  Redis,
-  (redis): ReadinessCheck => ({ name: "redis", probe: Effect.tryPromise(() => redis.ping()) })
-)
+export const redisCheck = Effect.map(Redis, (redis): ReadinessCheck => ({ name: "redis", probe: Effect.tryPromise(() => redis.ping()) }))
 
 /** GET /healthz: the process lives and serves HTTP. */
 export const alive = HttpServerResponse.unsafeJson({ status: "ok" })
@@ -47,10 +38,7 @@ export const readiness = (checks: ReadonlyArray<ReadinessCheck>) =>
   Effect.forEach(
     checks,
     ({ name, probe }) =>
-      probe.pipe(
-        Effect.timeout(PROBE_TIMEOUT),
-        Effect.match({ onFailure: () => [name, false] as const, onSuccess: () => [name, true] as const })
-      ),
+      probe.pipe(Effect.timeout(PROBE_TIMEOUT), Effect.match({ onFailure: () => [name, false] as const, onSuccess: () => [name, true] as const })),
     { concurrency: "unbounded" }
   ).pipe(
     Effect.map((results) => {
@@ -88,7 +76,8 @@ export const HealthServerLive = <R>(checks: Effect.Effect<ReadonlyArray<Readines
             Layer.mapError(
               (e) =>
                 new HealthServerUnavailable({
-                  message: `the health checks cannot listen on HEALTH_PORT ${config.healthPort} (${causeText(e.cause)}). ` +
+                  message:
+                    `the health checks cannot listen on HEALTH_PORT ${config.healthPort} (${causeText(e.cause)}). ` +
                     "Choose a free port, or 0 for any free port."
                 })
             )

@@ -66,8 +66,7 @@ export interface ConsumerOptions<A, R> {
 
 const nanos = (ms: number) => ms * 1_000_000
 
-const consumerFailure = (durable: string, cause: unknown) =>
-  new NatsFailure({ message: `consumer ${durable}: ${String(cause)}`, cause })
+const consumerFailure = (durable: string, cause: unknown) => new NatsFailure({ message: `consumer ${durable}: ${String(cause)}`, cause })
 
 /**
  * Creates the durable consumer or updates it to the wanted settings, then reads back what
@@ -136,7 +135,9 @@ export const consumeJobs = <A, R>(options: ConsumerOptions<A, R>): Effect.Effect
       maxAckPending: Math.max(options.maxAckPending ?? 1000, concurrency),
       ...(options.maxDeliver !== undefined ? { maxDeliver: options.maxDeliver } : {})
     })
-    const heartbeatEvery = Duration.millis(Math.max(50, Math.floor(((info.config.ack_wait ?? nanos(ackWaitMs)) / 1_000_000) * (options.heartbeatFraction ?? 1 / 3))))
+    const heartbeatEvery = Duration.millis(
+      Math.max(50, Math.floor(((info.config.ack_wait ?? nanos(ackWaitMs)) / 1_000_000) * (options.heartbeatFraction ?? 1 / 3)))
+    )
     const pullExpiresMs = Math.max(1000, options.pullExpiresMs ?? 2000)
     const retryDelayMs = options.retryDelayMs ?? 5000
     const decode = Schema.decodeUnknown(options.schema)
@@ -156,8 +157,7 @@ export const consumeJobs = <A, R>(options: ConsumerOptions<A, R>): Effect.Effect
         })
       )
 
-    const heartbeat = (msg: JsMsg) =>
-      Effect.sleep(heartbeatEvery).pipe(Effect.zipRight(Effect.sync(() => msg.working())), Effect.forever)
+    const heartbeat = (msg: JsMsg) => Effect.sleep(heartbeatEvery).pipe(Effect.zipRight(Effect.sync(() => msg.working())), Effect.forever)
 
     const job = (msg: JsMsg) =>
       Effect.gen(function* () {
@@ -186,7 +186,10 @@ export const consumeJobs = <A, R>(options: ConsumerOptions<A, R>): Effect.Effect
 
     // one token per free slot: a pull asks for as many messages as there are tokens
     const slots = yield* Queue.bounded<true>(concurrency)
-    yield* Queue.offerAll(slots, Array.from({ length: concurrency }, () => true as const))
+    yield* Queue.offerAll(
+      slots,
+      Array.from({ length: concurrency }, () => true as const)
+    )
     // read from the NATS callback, so a plain flag
     let stopping = false
     const jobs = yield* FiberSet.make<void, never>()
@@ -221,7 +224,10 @@ export const consumeJobs = <A, R>(options: ConsumerOptions<A, R>): Effect.Effect
         },
         catch: (cause) => consumerFailure(options.durable, cause)
       }).pipe(Effect.either)
-      yield* Queue.offerAll(slots, Array.from({ length: Math.max(0, asked - received) }, () => true as const))
+      yield* Queue.offerAll(
+        slots,
+        Array.from({ length: Math.max(0, asked - received) }, () => true as const)
+      )
       if (outcome._tag === "Left") {
         yield* Effect.logWarning("pull failed; trying again", outcome.left.message).pipe(log)
         yield* Effect.sleep("1 second")

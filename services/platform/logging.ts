@@ -112,9 +112,8 @@ export interface LoggingOptions {
 
 /** Whether lines written to `stream` are JSON: LOG_FORMAT=json, or unset and not a terminal. */
 export const jsonLines = (stream: { readonly isTTY?: boolean } = process.stdout) =>
-  Effect.map(
-    Config.string("LOG_FORMAT").pipe(Config.option),
-    (format) => Option.match(format, { onNone: () => stream.isTTY !== true, onSome: (f) => f.trim().toLowerCase() !== "pretty" })
+  Effect.map(Config.string("LOG_FORMAT").pipe(Config.option), (format) =>
+    Option.match(format, { onNone: () => stream.isTTY !== true, onSome: (f) => f.trim().toLowerCase() !== "pretty" })
   ).pipe(Effect.orElseSucceed(() => stream.isTTY !== true))
 
 /** The logger and minimum level of a process, from LOG_FORMAT and LOG_LEVEL. */

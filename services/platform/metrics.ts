@@ -133,13 +133,15 @@ export const trackPool = (pool: pg.Pool) => {
 }
 
 /** Runs `effect` from a scrape: with the context of the layer that registered it. */
-export const scrapeWith = <R>(runtime: Runtime.Runtime<R>) => <A, E>(effect: Effect.Effect<A, E, R>) => () => Runtime.runPromise(runtime)(effect)
+export const scrapeWith =
+  <R>(runtime: Runtime.Runtime<R>) =>
+  <A, E>(effect: Effect.Effect<A, E, R>) =>
+  () =>
+    Runtime.runPromise(runtime)(effect)
 
 /** GET /metrics: the Prometheus text format. */
 export const metricsResponse = Effect.promise(async () => {
   if (otherThreads.size === 0) return registry.metrics()
   const threads = await Promise.all([registry.getMetricsAsJSON(), ...[...otherThreads].map((source) => source())])
   return client.AggregatorRegistry.aggregate(threads).metrics()
-}).pipe(
-  Effect.map((text) => HttpServerResponse.text(text, { contentType: registry.contentType }))
-)
+}).pipe(Effect.map((text) => HttpServerResponse.text(text, { contentType: registry.contentType })))

@@ -117,7 +117,8 @@ export const NatsLive = Layer.scoped(
           }),
         catch: (cause) =>
           new NatsUnavailable({
-            message: `NATS is not reachable at ${config.natsUrl} (${String(cause)}). Start it with: ` +
+            message:
+              `NATS is not reachable at ${config.natsUrl} (${String(cause)}). Start it with: ` +
               "start-stop-daemon --start --oknodo --background --exec /usr/sbin/nats-server -- -a 127.0.0.1 -p 4222 -js -sd /var/lib/nats-server -l /var/log/nats-server.log"
           })
       }),

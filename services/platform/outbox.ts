@@ -35,9 +35,7 @@ export const write = (workspaceId: string, events: ReadonlyArray<ServiceEvent>) 
     const rows = encoded.map((e) => ({ id: crypto.randomUUID(), workspaceId, event: e.event, data: JSON.stringify(e.data) }))
     yield* OutboxRepo.insertEvents(rows)
     const named = [...new Set(events.flatMap((e) => channelNamedBy(e) ?? []))]
-    const channelNames = new Map(
-      named.length === 0 ? [] : (yield* OutboxRepo.channelNames(workspaceId, named)).map((c) => [c.id, c.name])
-    )
+    const channelNames = new Map(named.length === 0 ? [] : (yield* OutboxRepo.channelNames(workspaceId, named)).map((c) => [c.id, c.name]))
     const notifications = events.flatMap((e) => {
       const channelId = channelNamedBy(e)
       return notificationFor(e, channelId === null ? undefined : channelNames.get(channelId)) ?? []
@@ -55,7 +53,11 @@ export const write = (workspaceId: string, events: ReadonlyArray<ServiceEvent>) 
  * notifications they imply (channel names given by the caller, who has the channel rows).
  * `track` hands the row ids to the current collector once the statement ran.
  */
-export const prepare = Effect.fnUntraced(function* (workspaceId: string, events: ReadonlyArray<ServiceEvent>, channelName: (id: string) => string | undefined) {
+export const prepare = Effect.fnUntraced(function* (
+  workspaceId: string,
+  events: ReadonlyArray<ServiceEvent>,
+  channelName: (id: string) => string | undefined
+) {
   if (events.length === 0) return { outbox: [], notifications: [] }
   const encoded = yield* encodeEvents(events).pipe(Effect.orDie)
   const outbox = encoded.map((e) => ({ id: crypto.randomUUID(), workspaceId, event: e.event, data: e.data }))

@@ -53,9 +53,8 @@ export const insertNotifications = (rows: ReadonlyArray<NewNotificationRow>) =>
 
 /** These rows, those of them still unpublished (ids of a rolled-back savepoint find nothing). */
 export const unpublished = (rowIds: ReadonlyArray<string>) =>
-  Effect.flatMap(
-    SqlClient.SqlClient,
-    (sql) => sql`
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql`
       SELECT id, workspace_id, event, data, created_at, trace_parent FROM outbox WHERE id IN ${sql.in(rowIds)} AND published_at IS NULL`.pipe(
       Effect.flatMap(decodeRows)
     )
@@ -63,19 +62,15 @@ export const unpublished = (rowIds: ReadonlyArray<string>) =>
 
 /** Marks rows published after a commit, unless the sweeper marked them meanwhile. */
 export const markPublishedIfNot = (rowIds: ReadonlyArray<string>) =>
-  Effect.flatMap(
-    SqlClient.SqlClient,
-    (sql) => sql`UPDATE outbox SET published_at = now() WHERE id IN ${sql.in(rowIds)} AND published_at IS NULL`
-  )
+  Effect.flatMap(SqlClient.SqlClient, (sql) => sql`UPDATE outbox SET published_at = now() WHERE id IN ${sql.in(rowIds)} AND published_at IS NULL`)
 
 /**
  * Up to `batch` rows unpublished for longer than `olderThanSeconds`, oldest first, locked
  * with FOR UPDATE SKIP LOCKED so sweepers on several replicas share them.
  */
 export const claimLeftBehind = (olderThanSeconds: number, batch: number) =>
-  Effect.flatMap(
-    SqlClient.SqlClient,
-    (sql) => sql`
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql`
           SELECT id, workspace_id, event, data, created_at, trace_parent FROM outbox
           WHERE published_at IS NULL AND created_at < now() - make_interval(secs => ${olderThanSeconds})
           ORDER BY created_at LIMIT ${batch} FOR UPDATE SKIP LOCKED`.pipe(Effect.flatMap(decodeRows))
@@ -86,9 +81,8 @@ export const markPublished = (rowIds: ReadonlyArray<string>) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) => sql`UPDATE outbox SET published_at = now() WHERE id IN ${sql.in(rowIds)}`)
 
 /** The age in seconds of the oldest row not published yet (0 when none waits). */
-export const lagSeconds = Effect.flatMap(
-  SqlClient.SqlClient,
-  (sql) => sql<{ lag: number }>`
+export const lagSeconds = Effect.flatMap(SqlClient.SqlClient, (sql) =>
+  sql<{ lag: number }>`
           SELECT coalesce(extract(epoch FROM now() - min(created_at)), 0)::float8 AS lag FROM outbox WHERE published_at IS NULL`.pipe(
     Effect.map((rows) => rows[0]?.lag ?? 0)
   )

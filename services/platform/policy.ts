@@ -23,6 +23,7 @@ export const policyRequire =
 export const authorize =
   <A extends Action>(action: A) =>
   <X, E, R>(effect: Effect.Effect<X, E, R>): Effect.Effect<X, E | Forbidden, Exclude<R, Authorized<A>> | CurrentPrincipal> =>
-    Effect.flatMap(CurrentPrincipal, (principal): Effect.Effect<X, E | Forbidden, R> =>
-      can(principal.role, action) ? effect : Effect.fail(Errors.forbidden())
+    Effect.flatMap(
+      CurrentPrincipal,
+      (principal): Effect.Effect<X, E | Forbidden, R> => (can(principal.role, action) ? effect : Effect.fail(Errors.forbidden()))
     ) as Effect.Effect<X, E | Forbidden, Exclude<R, Authorized<A>> | CurrentPrincipal>

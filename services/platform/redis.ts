@@ -17,7 +17,12 @@ export const RedisLive = Layer.scoped(
           // kept alive with their commands until a full GC, most likely through the accessor with a
           // closure of its own each one defines; without it the actor thread promotes a third as
           // much per scavenge, at the same POST /posts rate (docs/performance.md, "Redis without auto-pipelining")
-          const client = new IORedis(config.redisUrl, { lazyConnect: true, maxRetriesPerRequest: 2, enableOfflineQueue: true, enableAutoPipelining: false })
+          const client = new IORedis(config.redisUrl, {
+            lazyConnect: true,
+            maxRetriesPerRequest: 2,
+            enableOfflineQueue: true,
+            enableAutoPipelining: false
+          })
           client.on("error", () => undefined) // reconnects on its own; readiness reports the state
           try {
             await client.connect()
@@ -30,7 +35,8 @@ export const RedisLive = Layer.scoped(
         },
         catch: (cause) =>
           new RedisUnavailable({
-            message: `Redis is not reachable at ${config.redisUrl} (${String(cause)}). Start it with: ` +
+            message:
+              `Redis is not reachable at ${config.redisUrl} (${String(cause)}). Start it with: ` +
               'redis-server --daemonize yes --bind 127.0.0.1 -::1 --port 6379 --save "" --appendonly no --dir /var/lib/redis --logfile /var/log/redis/ci.log'
           })
       }),

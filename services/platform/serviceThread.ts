@@ -21,10 +21,7 @@ const ServiceThreadData = Schema.Struct({
 })
 export type ServiceThreadData = typeof ServiceThreadData.Type
 
-const ToWorker = Schema.Union(
-  Schema.TaggedStruct("Stop", {}),
-  Schema.TaggedStruct("Metrics", { id: Schema.Number })
-)
+const ToWorker = Schema.Union(Schema.TaggedStruct("Stop", {}), Schema.TaggedStruct("Metrics", { id: Schema.Number }))
 const FromWorker = Schema.Union(
   Schema.TaggedStruct("Up", {}),
   Schema.TaggedStruct("Metrics", { id: Schema.Number, metrics: Schema.Array(Schema.Object) })
@@ -41,7 +38,9 @@ const STOP_TIMEOUT_MS = 30_000
 const METRICS_TIMEOUT_MS = 2_000
 
 /** This thread's part, when it is the services' worker thread (else none). */
-export const serviceThreadData: ServiceThreadData | null = isMainThread ? null : Option.getOrNull(Schema.decodeUnknownOption(ServiceThreadData)(workerData))
+export const serviceThreadData: ServiceThreadData | null = isMainThread
+  ? null
+  : Option.getOrNull(Schema.decodeUnknownOption(ServiceThreadData)(workerData))
 
 /**
  * Main thread: starts `script` (main.ts) on a worker thread with `services`, and answers
@@ -77,7 +76,10 @@ export const startServiceThread = (script: URL, services: ReadonlyArray<string>)
       addMetricsSource(workerMetrics(worker))
       return {
         /** Fails once the thread ends on its own (a crash): the process stops too. */
-        stopped: Effect.flatMap(Effect.promise(() => exited), (exitCode) => Effect.fail(new ServiceThreadStopped({ exitCode })))
+        stopped: Effect.flatMap(
+          Effect.promise(() => exited),
+          (exitCode) => Effect.fail(new ServiceThreadStopped({ exitCode }))
+        )
       }
     })
   )

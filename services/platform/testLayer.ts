@@ -10,10 +10,13 @@ export const makeTestLayer =
   (implemented: Partial<S>): Layer.Layer<I> =>
     Layer.succeed(
       tag,
-      new Proxy({ ...implemented }, {
-        get: (target, property) =>
-          property in target
-            ? target[property as keyof typeof target]
-            : () => Effect.die(`${tag.key}: ${String(property)} is not implemented in this test`)
-      }) as S
+      new Proxy(
+        { ...implemented },
+        {
+          get: (target, property) =>
+            property in target
+              ? target[property as keyof typeof target]
+              : () => Effect.die(`${tag.key}: ${String(property)} is not implemented in this test`)
+        }
+      ) as S
     )

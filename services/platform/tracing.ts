@@ -31,7 +31,10 @@ export const TracingLive = (serviceName: string) =>
     Effect.map(Config.option(Config.string("OTEL_EXPORTER_OTLP_ENDPOINT")), (endpoint) => {
       const url = Option.filter(endpoint, (e) => e.trim() !== "")
       if (Option.isNone(url)) {
-        return Layer.mergeAll(Layer.setTracerEnabled(false), Layer.locallyScoped(HttpMiddleware.currentTracerDisabledWhen, () => true))
+        return Layer.mergeAll(
+          Layer.setTracerEnabled(false),
+          Layer.locallyScoped(HttpMiddleware.currentTracerDisabledWhen, () => true)
+        )
       }
       state.enabled = true
       const base = url.value.trim().replace(/\/+$/, "")

@@ -62,7 +62,12 @@ const capturedServices = Effect.gen(function* () {
 })
 
 /** Runs effects in an outbox transaction with the services captured where this is built. */
-export const outboxTransactions = Effect.map(capturedServices, (provide): Run => (effect) => provide(Outbox.transaction(effect)))
+export const outboxTransactions = Effect.map(
+  capturedServices,
+  (provide): Run =>
+    (effect) =>
+      provide(Outbox.transaction(effect))
+)
 
 /**
  * Runs a one-statement write (see Fence) with the services captured here: its tracked
@@ -73,20 +78,23 @@ export const outboxStatements = (
   fenceOf: Effect.Effect<Fence>,
   refuse: { readonly leaseLost: (fence: Fence) => unknown; readonly alreadyRan: (fence: Fence) => unknown }
 ) =>
-  Effect.map(capturedServices, (provide): Statement => (write) =>
-    provide(
-      Outbox.statement(
-        Effect.flatMap(fenceOf, (fence) =>
-          Effect.flatMap(write(fence), (outcome) =>
-            !outcome.leaseHeld
-              ? Effect.die(refuse.leaseLost(fence))
-              : outcome.wentAhead && !outcome.recorded
-                ? Effect.die(refuse.alreadyRan(fence))
-                : Effect.succeed(outcome.value)
+  Effect.map(
+    capturedServices,
+    (provide): Statement =>
+      (write) =>
+        provide(
+          Outbox.statement(
+            Effect.flatMap(fenceOf, (fence) =>
+              Effect.flatMap(write(fence), (outcome) =>
+                !outcome.leaseHeld
+                  ? Effect.die(refuse.leaseLost(fence))
+                  : outcome.wentAhead && !outcome.recorded
+                    ? Effect.die(refuse.alreadyRan(fence))
+                    : Effect.succeed(outcome.value)
+              )
+            )
           )
         )
-      )
-    )
   )
 
 /**
@@ -110,7 +118,6 @@ export class Transactions extends Context.Tag("platform/Transactions")<Transacti
   /** No database: the effect runs as it is, with a collector whose rows nobody publishes. */
   static readonly Test = Layer.succeed(Transactions, {
     run: (effect) => Effect.provideService(effect, Outbox.OutboxTransaction, { rowIds: [] }),
-    statement: (write) =>
-      Effect.map(Effect.provideService(write(noFence), Outbox.OutboxTransaction, { rowIds: [] }), (outcome) => outcome.value)
+    statement: (write) => Effect.map(Effect.provideService(write(noFence), Outbox.OutboxTransaction, { rowIds: [] }), (outcome) => outcome.value)
   })
 }

@@ -39,7 +39,11 @@ export class Posts extends Effect.Service<Posts>()("posts/Posts", {
     const principal = CurrentPrincipal
 
     /** GET /posts: one row per channel in the range (default 30 days back to 30 ahead), oldest first. */
-    const list = (query: { readonly startDate?: string | undefined; readonly endDate?: string | undefined; readonly customer?: string | undefined }) =>
+    const list = (query: {
+      readonly startDate?: string | undefined
+      readonly endDate?: string | undefined
+      readonly customer?: string | undefined
+    }) =>
       Effect.gen(function* () {
         const { workspaceId } = yield* principal
         const { end, start } = yield* postsRange(query, new Date())
@@ -56,8 +60,7 @@ export class Posts extends Effect.Service<Posts>()("posts/Posts", {
         return yield* store.renderWholePost(workspaceId, groupId.value).pipe(storageDefects)
       }).pipe(withSpan("Posts.get"), policyRequire("posts.read"))
 
-    const send = <A, I, E, EI>(command: Parameters<typeof actors.send<A, I, E, EI>>[1]) =>
-      Effect.flatMap(principal, (p) => actors.send(p, command))
+    const send = <A, I, E, EI>(command: Parameters<typeof actors.send<A, I, E, EI>>[1]) => Effect.flatMap(principal, (p) => actors.send(p, command))
 
     /**
      * Files the body gives only by path (domain/posts/mediaByPath.ts): an address of the
@@ -109,8 +112,7 @@ export class Posts extends Effect.Service<Posts>()("posts/Posts", {
     })
 
     /** PUT /posts/{id}/date (the date is read by the writer, like every date of a post). */
-    const move = (id: PostRef, date: string) =>
-      send(new MovePost({ postId: id, date })).pipe(withSpan("Posts.move"), policyRequire("posts.write"))
+    const move = (id: PostRef, date: string) => send(new MovePost({ postId: id, date })).pipe(withSpan("Posts.move"), policyRequire("posts.write"))
 
     const setStatus = (id: PostRef, status: "draft" | "schedule") =>
       send(new SetPostStatus({ postId: id, status })).pipe(withSpan("Posts.setStatus"), policyRequire("posts.write"))
@@ -121,8 +123,12 @@ export class Posts extends Effect.Service<Posts>()("posts/Posts", {
     const remove = (id: PostRef) => send(new DeletePost({ postId: id })).pipe(withSpan("Posts.delete"), policyRequire("posts.write"))
 
     /** Approve a post in review, or ask for changes with a comment. */
-    const review = (input: { readonly groupId: string; readonly decision: "approve" | "changes"; readonly comment: string; readonly reviewer: string }) =>
-      send(new ReviewPost(input)).pipe(withSpan("Posts.review"), policyRequire("posts.review"))
+    const review = (input: {
+      readonly groupId: string
+      readonly decision: "approve" | "changes"
+      readonly comment: string
+      readonly reviewer: string
+    }) => send(new ReviewPost(input)).pipe(withSpan("Posts.review"), policyRequire("posts.review"))
 
     /**
      * GET /posts/{id}/missing: asks the channel's network for a recent post of the account
@@ -137,7 +143,11 @@ export class Posts extends Effect.Service<Posts>()("posts/Posts", {
         const r = root.value
         const adapter = adapters.find(r.network)
         if (Option.isNone(adapter)) return []
-        const credentials = yield* freshCredentials(r.channelId, adapter.value).pipe(Effect.provideService(SqlClient.SqlClient, sql), Effect.provideService(AppConfig, config), storageDefects)
+        const credentials = yield* freshCredentials(r.channelId, adapter.value).pipe(
+          Effect.provideService(SqlClient.SqlClient, sql),
+          Effect.provideService(AppConfig, config),
+          storageDefects
+        )
         if (Either.isLeft(credentials)) return []
         const answer = yield* adapter.value.search({
           item: { id: r.itemId, position: 0, content: r.content },

@@ -126,7 +126,13 @@ FROM jsonb_array_elements($1::jsonb) WITH ORDINALITY AS a(p, n),
     CASE WHEN jsonb_typeof(a.p->16) = 'array' THEN ARRAY(SELECT jsonb_array_elements_text(a.p->16)) END) AS r`
 
 /** What one post's statement reports (createPostSql's last SELECT). */
-const CreatedFlags = Schema.Struct({ leaseHeld: Schema.Boolean, current: Schema.Boolean, fresh: Schema.Boolean, ahead: Schema.Boolean, went: Schema.Boolean })
+const CreatedFlags = Schema.Struct({
+  leaseHeld: Schema.Boolean,
+  current: Schema.Boolean,
+  fresh: Schema.Boolean,
+  ahead: Schema.Boolean,
+  went: Schema.Boolean
+})
 export type CreatedFlags = typeof CreatedFlags.Type
 const decodeBatchRows = Schema.decodeUnknownSync(Schema.Array(Schema.Struct({ n: Schema.Number, ...CreatedFlags.fields })))
 
@@ -237,7 +243,8 @@ export const makeCreatePostRepo = Effect.gen(function* () {
       ordinal++
       if (channel.to === null) continue
       const entry = input.entries.get(channel.channelId)
-      if (channel.from !== null || entry === undefined) return yield* Effect.die(new Error(`a new post has no content for channel ${channel.channelId}`))
+      if (channel.from !== null || entry === undefined)
+        return yield* Effect.die(new Error(`a new post has no content for channel ${channel.channelId}`))
       const postId = crypto.randomUUID()
       posts.push({
         id: postId,
@@ -307,11 +314,12 @@ export const makeCreatePostRepo = Effect.gen(function* () {
     type Created = { readonly keyTaken: boolean; readonly channelsChanged: boolean; readonly live: typeof live }
     // refused before anything: the lease is another's, or a remembered channel changed;
     // not fresh: a command that committed before went ahead (as far as the caller knows) and was not recorded
-    const outcome: FencedOutcome<Created> = !flags.leaseHeld || !flags.current
-      ? { leaseHeld: flags.leaseHeld, wentAhead: false, recorded: false, value: { keyTaken: false, channelsChanged: flags.leaseHeld, live } }
-      : flags.fresh
-        ? { leaseHeld: true, wentAhead: flags.ahead, recorded: flags.went, value: { keyTaken: !flags.ahead, channelsChanged: false, live } }
-        : { leaseHeld: true, wentAhead: true, recorded: false, value: { keyTaken: false, channelsChanged: false, live } }
+    const outcome: FencedOutcome<Created> =
+      !flags.leaseHeld || !flags.current
+        ? { leaseHeld: flags.leaseHeld, wentAhead: false, recorded: false, value: { keyTaken: false, channelsChanged: flags.leaseHeld, live } }
+        : flags.fresh
+          ? { leaseHeld: true, wentAhead: flags.ahead, recorded: flags.went, value: { keyTaken: !flags.ahead, channelsChanged: false, live } }
+          : { leaseHeld: true, wentAhead: true, recorded: false, value: { keyTaken: false, channelsChanged: false, live } }
     return outcome
   })
 

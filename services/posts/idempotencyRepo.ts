@@ -51,15 +51,11 @@ export const makeIdempotencyRepo = Effect.gen(function* () {
     )
 
   /** Records past their 24 hours (the scheduler's expiry job). */
-  const expire = (now: Date) =>
-    sql`DELETE FROM idempotency_keys WHERE created_at < ${keptSince(now)}`.pipe(Effect.asVoid)
+  const expire = (now: Date) => sql`DELETE FROM idempotency_keys WHERE created_at < ${keptSince(now)}`.pipe(Effect.asVoid)
 
   return { find, save, expire }
 })
 
-export class IdempotencyRepo extends Context.Tag("posts/IdempotencyRepo")<
-  IdempotencyRepo,
-  Effect.Effect.Success<typeof makeIdempotencyRepo>
->() {
+export class IdempotencyRepo extends Context.Tag("posts/IdempotencyRepo")<IdempotencyRepo, Effect.Effect.Success<typeof makeIdempotencyRepo>>() {
   static readonly Live = Layer.effect(IdempotencyRepo, makeIdempotencyRepo)
 }

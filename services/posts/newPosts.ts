@@ -65,235 +65,244 @@ export const inOneStatement = (post: NormalizedPost) => post.groupId === null &&
  * network's rules, saves and answers; or replays the answer kept for its Idempotency-Key.
  * `writeInOneStatement` chooses the path of a post (inOneStatement; a test gives another).
  */
-export const makeNewPosts = (writeInOneStatement: (post: NormalizedPost) => boolean = inOneStatement) => Effect.gen(function* () {
-  const transactions = yield* Transactions
-  const reads = yield* PostsReadRepo
-  const steps = yield* PostStepsRepo
-  const statement = yield* CreatePostRepo
-  const channelsRepo = yield* ChannelsRepo
-  const mediaRepo = yield* MediaRepo
-  const idempotency = yield* IdempotencyRepo
-  const tags = yield* TagsRepo
-  const { publicUrl } = yield* AppConfig
-  const channelMemory = makeChannelMemory()
-  // where NATS is (the actor host), a saved post's renditions are asked for at once (services/media/renditions.ts)
-  const nats = yield* Effect.serviceOption(Nats)
-  const sqlClient = yield* Effect.serviceOption(SqlClient.SqlClient)
-  const renditions =
-    Option.isSome(nats) && Option.isSome(sqlClient) ? yield* Effect.provideService(makeRenditionsRepo, SqlClient.SqlClient, sqlClient.value) : null
+export const makeNewPosts = (writeInOneStatement: (post: NormalizedPost) => boolean = inOneStatement) =>
+  Effect.gen(function* () {
+    const transactions = yield* Transactions
+    const reads = yield* PostsReadRepo
+    const steps = yield* PostStepsRepo
+    const statement = yield* CreatePostRepo
+    const channelsRepo = yield* ChannelsRepo
+    const mediaRepo = yield* MediaRepo
+    const idempotency = yield* IdempotencyRepo
+    const tags = yield* TagsRepo
+    const { publicUrl } = yield* AppConfig
+    const channelMemory = makeChannelMemory()
+    // where NATS is (the actor host), a saved post's renditions are asked for at once (services/media/renditions.ts)
+    const nats = yield* Effect.serviceOption(Nats)
+    const sqlClient = yield* Effect.serviceOption(SqlClient.SqlClient)
+    const renditions =
+      Option.isSome(nats) && Option.isSome(sqlClient) ? yield* Effect.provideService(makeRenditionsRepo, SqlClient.SqlClient, sqlClient.value) : null
 
-  /** Starts the preparation of the files a saved, non-draft post's channels will need; the answer does not wait. */
-  const prepareFilesAhead = (post: NormalizedPost, channels: ReadonlyArray<ChannelRow>, known: ReadonlyMap<string, MediaForPost>) => {
-    if (Option.isNone(nats) || renditions === null || post.type === "draft") return Effect.void
-    const items = post.entries.flatMap((e) => {
-      const network = channels.find((c) => c.id === e.channelId)?.network
-      if (network === undefined) return []
-      return e.items.flatMap((i) => (i.media.length === 0 ? [] : [{ network, settings: e.settings, media: i.media.map((m) => mediaSnapshot(m, known)) }]))
-    })
-    if (items.length === 0) return Effect.void
-    return prepareAhead(items).pipe(
-      Effect.provideService(Nats, nats.value),
-      Effect.provideService(RenditionsRepo, renditions),
-      Effect.forkDaemon,
-      Effect.asVoid
-    )
-  }
-
-  /** The answer kept for a key, decided against this request's body (409 for another body). */
-  const keptAnswer = (workspaceId: string, key: string, requestHash: string) =>
-    idempotency.find(workspaceId, key, new Date()).pipe(
-      Effect.flatMap(
-        Option.match({
-          onNone: () => Effect.succeed(Option.none<PostsAnswer>()),
-          onSome: (stored) => {
-            const outcome = decideWithStored(stored, requestHash)
-            return outcome._tag === "Reused"
-              ? Effect.fail(Errors.idempotencyKeyReused())
-              : Effect.succeed(Option.some<PostsAnswer>({ statusCode: outcome.statusCode, body: outcome.response, replayed: true }))
-          }
-        })
+    /** Starts the preparation of the files a saved, non-draft post's channels will need; the answer does not wait. */
+    const prepareFilesAhead = (post: NormalizedPost, channels: ReadonlyArray<ChannelRow>, known: ReadonlyMap<string, MediaForPost>) => {
+      if (Option.isNone(nats) || renditions === null || post.type === "draft") return Effect.void
+      const items = post.entries.flatMap((e) => {
+        const network = channels.find((c) => c.id === e.channelId)?.network
+        if (network === undefined) return []
+        return e.items.flatMap((i) =>
+          i.media.length === 0 ? [] : [{ network, settings: e.settings, media: i.media.map((m) => mediaSnapshot(m, known)) }]
+        )
+      })
+      if (items.length === 0) return Effect.void
+      return prepareAhead(items).pipe(
+        Effect.provideService(Nats, nats.value),
+        Effect.provideService(RenditionsRepo, renditions),
+        Effect.forkDaemon,
+        Effect.asVoid
       )
-    )
+    }
 
-  /**
-   * POST /posts: read the body, check every channel, save and answer; or replay. The key's
-   * record is not looked up first: the save refuses a key with a live record (and writes
-   * nothing), and any refusal of a keyed request consults the record, whose answer (a
-   * replay, or 409 for another body) wins. So a fresh key costs no look-up.
-   */
-  const createPosts = (command: CreatePosts) =>
-    Effect.flatMap(CurrentPrincipal, ({ workspaceId }) => {
-      const key = command.idempotencyKey
-      return key === null
-        ? createFresh(command)
-        : createFresh(command).pipe(
-            Effect.catchAll((refused) =>
-              Effect.flatMap(
-                keptAnswer(workspaceId, key, requestHashOf(command.body)),
-                Option.match({ onNone: () => Effect.fail(refused), onSome: Effect.succeed })
+    /** The answer kept for a key, decided against this request's body (409 for another body). */
+    const keptAnswer = (workspaceId: string, key: string, requestHash: string) =>
+      idempotency.find(workspaceId, key, new Date()).pipe(
+        Effect.flatMap(
+          Option.match({
+            onNone: () => Effect.succeed(Option.none<PostsAnswer>()),
+            onSome: (stored) => {
+              const outcome = decideWithStored(stored, requestHash)
+              return outcome._tag === "Reused"
+                ? Effect.fail(Errors.idempotencyKeyReused())
+                : Effect.succeed(Option.some<PostsAnswer>({ statusCode: outcome.statusCode, body: outcome.response, replayed: true }))
+            }
+          })
+        )
+      )
+
+    /**
+     * POST /posts: read the body, check every channel, save and answer; or replay. The key's
+     * record is not looked up first: the save refuses a key with a live record (and writes
+     * nothing), and any refusal of a keyed request consults the record, whose answer (a
+     * replay, or 409 for another body) wins. So a fresh key costs no look-up.
+     */
+    const createPosts = (command: CreatePosts) =>
+      Effect.flatMap(CurrentPrincipal, ({ workspaceId }) => {
+        const key = command.idempotencyKey
+        return key === null
+          ? createFresh(command)
+          : createFresh(command).pipe(
+              Effect.catchAll((refused) =>
+                Effect.flatMap(
+                  keptAnswer(workspaceId, key, requestHashOf(command.body)),
+                  Option.match({ onNone: () => Effect.fail(refused), onSome: Effect.succeed })
+                )
               )
             )
-          )
-    }).pipe(storageDefects, withSpan("PostWriter.create"), policyRequire("posts.write"))
+      }).pipe(storageDefects, withSpan("PostWriter.create"), policyRequire("posts.write"))
 
-  /**
-   * A new post, first against remembered channel rows (channelMemory.ts) when it is written
-   * in one statement; Stale when that statement found a channel changed or a rule refused a
-   * remembered row: then it is decided again on rows read now, as if nothing was remembered.
-   */
-  const createFresh = (command: CreatePosts) =>
-    createAttempt(command, true).pipe(
-      Effect.flatMap((answer) =>
-        answer === Stale ? createAttempt(command, false).pipe(Effect.filterOrDieMessage((a) => a !== Stale, "a read channel was stale")) : Effect.succeed(answer)
-      )
-    )
-
-  const createAttempt = Effect.fnUntraced(function* (command: CreatePosts, remembered: boolean) {
-    const principal = yield* CurrentPrincipal
-    const { workspaceId } = principal
-    const key = command.idempotencyKey
-    const requestHash = requestHashOf(command.body)
-    const now = new Date()
-    const byPath = new Map(Object.entries(command.mediaByPath))
-    // the channels and media the body names, in this workspace only, read together
-    const given = yield* normalizePostBody(command.body, now)
-    // a new post without tags: one statement (services/posts/createPostRepo.ts)
-    const oneStatement = writeInOneStatement(given)
-    const channelIds = given.entries.map((e) => e.channelId)
-    const distinctIds = [...new Set(channelIds)]
-    const known = remembered && oneStatement ? channelMemory.all(workspaceId, distinctIds) : undefined
-    const findLibrary = mediaRepo.findMany(workspaceId, [...mediaIdsOf(given), ...byPath.values()])
-    // remembered channels: nothing to read beside the media, so no fibers to fork for it
-    const { channels, library } = known !== undefined
-      ? { channels: known, library: yield* findLibrary }
-      : yield* Effect.all(
-          {
-            channels: channelsRepo.findManyVersioned({ workspaceId, ids: distinctIds }).pipe(Effect.tap((read) => channelMemory.remember(read))),
-            library: findLibrary
-          },
-          { concurrency: "unbounded" }
+    /**
+     * A new post, first against remembered channel rows (channelMemory.ts) when it is written
+     * in one statement; Stale when that statement found a channel changed or a rule refused a
+     * remembered row: then it is decided again on rows read now, as if nothing was remembered.
+     */
+    const createFresh = (command: CreatePosts) =>
+      createAttempt(command, true).pipe(
+        Effect.flatMap((answer) =>
+          answer === Stale
+            ? createAttempt(command, false).pipe(Effect.filterOrDieMessage((a) => a !== Stale, "a read channel was stale"))
+            : Effect.succeed(answer)
         )
-    const libraryById: ReadonlyMap<string, MediaForPost> = new Map(library.map((m) => [m.id, m]))
-    // files given by path are their library items; settings a channel's connection
-    // answers fill what the post leaves out (a Discord channel id)
-    const post = withChannelDefaults(withMediaByPath(given, (id) => libraryById.has(id), byPath), channels)
-    const context: RulesContext = {
-      channels: channels.flatMap(channelForRules),
-      media: (id) => {
-        const m = libraryById.get(id)
-        return m === undefined ? undefined : libraryMediaForRules(m)
-      }
-    }
-    if (unknownChannelIds(post, context).length > 0) return yield* Effect.fail(Errors.channelNotFound())
-    const problems = checkPostAgainstNetworks(post, context)
-    // a refusal is never answered from a remembered row: the channel may have changed since
-    if (problems.length > 0) return yield* known !== undefined ? Effect.succeed(Stale) : Effect.fail(Errors.fixBeforeSaving(problems))
-
-    const approvalRequired = channels.some((c) => c.customerApproval === true)
-    const entries = new Map<string, EntryWrite>(
-      post.entries.map((e) => [
-        e.channelId,
-        {
-          settings: e.settings,
-          items: e.items.map((i) => ({ content: i.content, delay: i.delay, media: i.media.map((m) => mediaSnapshot(m, libraryById)) }))
-        }
-      ])
-    )
-    const fields = {
-      repeatDays: post.repeatDays,
-      shortLink: post.shortLink,
-      creationMethod: post.creationMethod ?? command.defaultCreationMethod ?? creationMethodOf(principal),
-      author: principal.actor
-    }
-
-    /** What preparation will do to a channel's files (only when it does something). */
-    const preparationOf = (channelId: string) => {
-      const lines = mediaPreparationOf(post, channelId, context)
-      return lines.length === 0 ? {} : { preparation: lines }
-    }
-    /** The answer of a saved post: its channel posts as they are now. */
-    const answerOf = (groupId: string, shareToken: string, live: ReadonlyArray<LiveChannelPost>) =>
-      live.map((r) => ({
-        postId: r.postId,
-        group: groupId,
-        integration: r.channelId,
-        // what the channel is: an edit keeps published and in-flight channels as they are
-        status: r.status,
-        previewUrl: shareUrl(publicUrl, shareToken),
-        ...preparationOf(r.channelId)
-      }))
-    /** A live record of another owner won the key (hand-over race): createPosts replays it. */
-    const replayTakenKey = () => Effect.fail(Errors.idempotencyRunning())
-
-    if (oneStatement) {
-      const groupId = crypto.randomUUID()
-      const shareToken = randomBytes(24).toString("base64url")
-      const step = create({ type: post.type, date: post.date, now, channelIds, approvalRequired, actor: principal.actor })
-      const outcome = yield* transactions.statement((fence) =>
-        statement.createInOneStatement({
-          fence,
-          workspaceId,
-          groupId,
-          shareToken,
-          fields,
-          step,
-          entries,
-          channelNames: new Map(channels.map((c) => [c.id, c.name])),
-          channelVersions: known === undefined ? null : known.map((c) => c.version),
-          key: key === null ? null : { key, requestHash, now },
-          answer: (live) => {
-            const body = answerOf(groupId, shareToken, live)
-            return { keyResponse: body, commandAnswer: { statusCode: 200, body, replayed: false } satisfies PostsAnswer }
-          }
-        })
       )
-      if (outcome.channelsChanged) {
-        channelMemory.forget(workspaceId, distinctIds)
-        return Stale
-      }
-      if (outcome.keyTaken) return yield* replayTakenKey()
-      yield* prepareFilesAhead(post, channels, libraryById)
-      return { statusCode: 200, body: answerOf(groupId, shareToken, outcome.live), replayed: false } satisfies PostsAnswer
-    }
 
-    const save = Effect.gen(function* () {
-      const tagIds = yield* tags.resolve(workspaceId, post.tags)
-      let groupId: string
-      let shareToken: string
-      let live: ReadonlyArray<LiveChannelPost>
-      if (post.groupId !== null) {
-        const loaded = yield* reads.loadOr404(workspaceId, post.groupId, true)
-        groupId = loaded.group.id
-        shareToken = loaded.group.shareToken
-        const step = edit(loaded.snapshot, {
-          type: post.type,
-          date: post.dateGiven ? post.date : null,
-          now,
-          channelIds,
-          approvalRequired,
-          actor: principal.actor
-        })
-        const existing = new Map(loaded.posts.map((p) => [p.channelId, p.id]))
-        live = yield* steps.applyStep({ workspaceId, groupId, shareToken, existing, newGroup: null, editFields: fields, step, entries, tagIds })
-      } else {
-        groupId = crypto.randomUUID()
-        shareToken = randomBytes(24).toString("base64url")
+    const createAttempt = Effect.fnUntraced(function* (command: CreatePosts, remembered: boolean) {
+      const principal = yield* CurrentPrincipal
+      const { workspaceId } = principal
+      const key = command.idempotencyKey
+      const requestHash = requestHashOf(command.body)
+      const now = new Date()
+      const byPath = new Map(Object.entries(command.mediaByPath))
+      // the channels and media the body names, in this workspace only, read together
+      const given = yield* normalizePostBody(command.body, now)
+      // a new post without tags: one statement (services/posts/createPostRepo.ts)
+      const oneStatement = writeInOneStatement(given)
+      const channelIds = given.entries.map((e) => e.channelId)
+      const distinctIds = [...new Set(channelIds)]
+      const known = remembered && oneStatement ? channelMemory.all(workspaceId, distinctIds) : undefined
+      const findLibrary = mediaRepo.findMany(workspaceId, [...mediaIdsOf(given), ...byPath.values()])
+      // remembered channels: nothing to read beside the media, so no fibers to fork for it
+      const { channels, library } =
+        known !== undefined
+          ? { channels: known, library: yield* findLibrary }
+          : yield* Effect.all(
+              {
+                channels: channelsRepo.findManyVersioned({ workspaceId, ids: distinctIds }).pipe(Effect.tap((read) => channelMemory.remember(read))),
+                library: findLibrary
+              },
+              { concurrency: "unbounded" }
+            )
+      const libraryById: ReadonlyMap<string, MediaForPost> = new Map(library.map((m) => [m.id, m]))
+      // files given by path are their library items; settings a channel's connection
+      // answers fill what the post leaves out (a Discord channel id)
+      const post = withChannelDefaults(
+        withMediaByPath(given, (id) => libraryById.has(id), byPath),
+        channels
+      )
+      const context: RulesContext = {
+        channels: channels.flatMap(channelForRules),
+        media: (id) => {
+          const m = libraryById.get(id)
+          return m === undefined ? undefined : libraryMediaForRules(m)
+        }
+      }
+      if (unknownChannelIds(post, context).length > 0) return yield* Effect.fail(Errors.channelNotFound())
+      const problems = checkPostAgainstNetworks(post, context)
+      // a refusal is never answered from a remembered row: the channel may have changed since
+      if (problems.length > 0) return yield* known !== undefined ? Effect.succeed(Stale) : Effect.fail(Errors.fixBeforeSaving(problems))
+
+      const approvalRequired = channels.some((c) => c.customerApproval === true)
+      const entries = new Map<string, EntryWrite>(
+        post.entries.map((e) => [
+          e.channelId,
+          {
+            settings: e.settings,
+            items: e.items.map((i) => ({ content: i.content, delay: i.delay, media: i.media.map((m) => mediaSnapshot(m, libraryById)) }))
+          }
+        ])
+      )
+      const fields = {
+        repeatDays: post.repeatDays,
+        shortLink: post.shortLink,
+        creationMethod: post.creationMethod ?? command.defaultCreationMethod ?? creationMethodOf(principal),
+        author: principal.actor
+      }
+
+      /** What preparation will do to a channel's files (only when it does something). */
+      const preparationOf = (channelId: string) => {
+        const lines = mediaPreparationOf(post, channelId, context)
+        return lines.length === 0 ? {} : { preparation: lines }
+      }
+      /** The answer of a saved post: its channel posts as they are now. */
+      const answerOf = (groupId: string, shareToken: string, live: ReadonlyArray<LiveChannelPost>) =>
+        live.map((r) => ({
+          postId: r.postId,
+          group: groupId,
+          integration: r.channelId,
+          // what the channel is: an edit keeps published and in-flight channels as they are
+          status: r.status,
+          previewUrl: shareUrl(publicUrl, shareToken),
+          ...preparationOf(r.channelId)
+        }))
+      /** A live record of another owner won the key (hand-over race): createPosts replays it. */
+      const replayTakenKey = () => Effect.fail(Errors.idempotencyRunning())
+
+      if (oneStatement) {
+        const groupId = crypto.randomUUID()
+        const shareToken = randomBytes(24).toString("base64url")
         const step = create({ type: post.type, date: post.date, now, channelIds, approvalRequired, actor: principal.actor })
-        live = yield* steps.applyStep({ workspaceId, groupId, shareToken, newGroup: fields, step, entries, tagIds })
+        const outcome = yield* transactions.statement((fence) =>
+          statement.createInOneStatement({
+            fence,
+            workspaceId,
+            groupId,
+            shareToken,
+            fields,
+            step,
+            entries,
+            channelNames: new Map(channels.map((c) => [c.id, c.name])),
+            channelVersions: known === undefined ? null : known.map((c) => c.version),
+            key: key === null ? null : { key, requestHash, now },
+            answer: (live) => {
+              const body = answerOf(groupId, shareToken, live)
+              return { keyResponse: body, commandAnswer: { statusCode: 200, body, replayed: false } satisfies PostsAnswer }
+            }
+          })
+        )
+        if (outcome.channelsChanged) {
+          channelMemory.forget(workspaceId, distinctIds)
+          return Stale
+        }
+        if (outcome.keyTaken) return yield* replayTakenKey()
+        yield* prepareFilesAhead(post, channels, libraryById)
+        return { statusCode: 200, body: answerOf(groupId, shareToken, outcome.live), replayed: false } satisfies PostsAnswer
       }
-      const body = answerOf(groupId, shareToken, live)
-      // only successful answers are kept; a live record of another owner wins (hand-over race)
-      if (key !== null && !(yield* idempotency.save({ workspaceId, key, requestHash, statusCode: 200, body, now }))) {
-        return yield* Effect.fail(new KeyTaken())
-      }
-      return { statusCode: 200, body, replayed: false } satisfies PostsAnswer
+
+      const save = Effect.gen(function* () {
+        const tagIds = yield* tags.resolve(workspaceId, post.tags)
+        let groupId: string
+        let shareToken: string
+        let live: ReadonlyArray<LiveChannelPost>
+        if (post.groupId !== null) {
+          const loaded = yield* reads.loadOr404(workspaceId, post.groupId, true)
+          groupId = loaded.group.id
+          shareToken = loaded.group.shareToken
+          const step = edit(loaded.snapshot, {
+            type: post.type,
+            date: post.dateGiven ? post.date : null,
+            now,
+            channelIds,
+            approvalRequired,
+            actor: principal.actor
+          })
+          const existing = new Map(loaded.posts.map((p) => [p.channelId, p.id]))
+          live = yield* steps.applyStep({ workspaceId, groupId, shareToken, existing, newGroup: null, editFields: fields, step, entries, tagIds })
+        } else {
+          groupId = crypto.randomUUID()
+          shareToken = randomBytes(24).toString("base64url")
+          const step = create({ type: post.type, date: post.date, now, channelIds, approvalRequired, actor: principal.actor })
+          live = yield* steps.applyStep({ workspaceId, groupId, shareToken, newGroup: fields, step, entries, tagIds })
+        }
+        const body = answerOf(groupId, shareToken, live)
+        // only successful answers are kept; a live record of another owner wins (hand-over race)
+        if (key !== null && !(yield* idempotency.save({ workspaceId, key, requestHash, statusCode: 200, body, now }))) {
+          return yield* Effect.fail(new KeyTaken())
+        }
+        return { statusCode: 200, body, replayed: false } satisfies PostsAnswer
+      })
+
+      return yield* transactions.run(save).pipe(
+        Effect.catchTag("KeyTaken", replayTakenKey),
+        Effect.tap(() => prepareFilesAhead(post, channels, libraryById))
+      )
     })
 
-    return yield* transactions.run(save).pipe(
-      Effect.catchTag("KeyTaken", replayTakenKey),
-      Effect.tap(() => prepareFilesAhead(post, channels, libraryById))
-    )
+    return { keptAnswer, create: createPosts }
   })
-
-  return { keptAnswer, create: createPosts }
-})

@@ -20,7 +20,16 @@ import {
   type PostStep
 } from "../../domain/posts/states.js"
 import type { Principal } from "../../domain/roles.js"
-import type { DeleteChannel, DeletePost, LinkRelease, MovePost, RetryPost, ReviewPost, SetPostSettings, SetPostStatus } from "../../protocol/actors.js"
+import type {
+  DeleteChannel,
+  DeletePost,
+  LinkRelease,
+  MovePost,
+  RetryPost,
+  ReviewPost,
+  SetPostSettings,
+  SetPostStatus
+} from "../../protocol/actors.js"
 import { CurrentPrincipal } from "../../protocol/http/security.js"
 import { policyRequire } from "../platform/policy.js"
 import { storageDefects } from "../platform/storageDefects.js"
@@ -48,7 +57,10 @@ export const makePostChanges = Effect.gen(function* () {
     Effect.gen(function* () {
       if (step.needsRuleCheck.length === 0) return
       const posts = loaded.posts.filter((p) => step.needsRuleCheck.includes(p.channelId))
-      const items = yield* reads.itemsOf(workspaceId, posts.map((p) => p.id))
+      const items = yield* reads.itemsOf(
+        workspaceId,
+        posts.map((p) => p.id)
+      )
       const channels = yield* channelsRepo.findMany({ workspaceId, ids: posts.map((p) => p.channelId) })
       const { media, post } = storedPostForRules(loaded, posts, items)
       if (post === null) return
@@ -123,10 +135,18 @@ export const makePostChanges = Effect.gen(function* () {
           const problems = Option.isSome(network) ? settingsChangeProblems(target.channelName, network.value, incoming, merged) : []
           if (problems.length > 0) {
             return yield* Effect.fail(
-              Errors.fixBeforeSaving(problems.map((message) => new RuleProblem({ channelId: target.channelId, channelName: target.channelName, message })))
+              Errors.fixBeforeSaving(
+                problems.map((message) => new RuleProblem({ channelId: target.channelId, channelName: target.channelName, message }))
+              )
             )
           }
-          yield* steps.replaceSettings({ groupId: loaded.group.id, postId: target.id, settings: merged, actor: principal.actor, channelName: target.channelName })
+          yield* steps.replaceSettings({
+            groupId: loaded.group.id,
+            postId: target.id,
+            settings: merged,
+            actor: principal.actor,
+            channelName: target.channelName
+          })
           return loaded.group.id
         })
       )
@@ -141,7 +161,13 @@ export const makePostChanges = Effect.gen(function* () {
         Effect.gen(function* () {
           const loaded = yield* reads.loadOr404(principal.workspaceId, command.postId, true)
           const step = remove(loaded.snapshot, { actor: principal.actor })
-          yield* steps.applyStep({ workspaceId: principal.workspaceId, groupId: loaded.group.id, shareToken: loaded.group.shareToken, newGroup: null, step })
+          yield* steps.applyStep({
+            workspaceId: principal.workspaceId,
+            groupId: loaded.group.id,
+            shareToken: loaded.group.shareToken,
+            newGroup: null,
+            step
+          })
           yield* steps.deleteGroup(loaded.group.id)
         })
       )
@@ -196,7 +222,13 @@ export const makePostChanges = Effect.gen(function* () {
           const postIds = loaded.posts.map((p) => p.id)
           const failedFollowUps = yield* steps.prepareRetry(postIds)
           const step = retry(loaded.snapshot, { now: new Date(), actor: principal.actor, failedFollowUps })
-          yield* steps.applyStep({ workspaceId: principal.workspaceId, groupId: loaded.group.id, shareToken: loaded.group.shareToken, newGroup: null, step })
+          yield* steps.applyStep({
+            workspaceId: principal.workspaceId,
+            groupId: loaded.group.id,
+            shareToken: loaded.group.shareToken,
+            newGroup: null,
+            step
+          })
           yield* steps.requeueFollowUps(postIds)
           return loaded.group.id
         })
@@ -216,7 +248,13 @@ export const makePostChanges = Effect.gen(function* () {
           const target = loaded.posts.find((p) => p.id === command.postId) ?? loaded.posts[0]
           if (target === undefined) return yield* Effect.fail(Errors.postNotFound())
           const step = linkRelease(loaded.snapshot, target.channelId, { actor: principal.actor, releaseId })
-          yield* steps.applyStep({ workspaceId: principal.workspaceId, groupId: loaded.group.id, shareToken: loaded.group.shareToken, newGroup: null, step })
+          yield* steps.applyStep({
+            workspaceId: principal.workspaceId,
+            groupId: loaded.group.id,
+            shareToken: loaded.group.shareToken,
+            newGroup: null,
+            step
+          })
           yield* steps.linkRelease({
             workspaceId: principal.workspaceId,
             groupId: loaded.group.id,

@@ -82,9 +82,10 @@ export const makePostStepsRepo = Effect.gen(function* () {
         content: root[0]?.content ?? "",
         release: { releaseId: input.releaseId, releaseUrl: input.releaseUrl ?? "", publishedAt: items[0]?.publishedAt ?? new Date() }
       }
-      yield* Outbox.write(input.workspaceId, input.events.filter(isPublishingEvent).map((e) => publishingEvent(e, attempt))).pipe(
-        Effect.provideService(SqlClient.SqlClient, sql)
-      )
+      yield* Outbox.write(
+        input.workspaceId,
+        input.events.filter(isPublishingEvent).map((e) => publishingEvent(e, attempt))
+      ).pipe(Effect.provideService(SqlClient.SqlClient, sql))
     })
 
   const insertItems = (workspaceId: string, postId: string, entry: EntryWrite, status: ChannelStatus, rootDueAt: Date | null) =>
@@ -236,9 +237,10 @@ export const makePostStepsRepo = Effect.gen(function* () {
         channelIds: step.channels.filter((c) => c.to !== null).map((c) => c.channelId),
         previewUrl: shareUrl(publicUrl, input.shareToken)
       }
-      yield* Outbox.write(workspaceId, step.events.filter(isApprovalEvent).map((e) => approvalEvent(e, post))).pipe(
-        Effect.provideService(SqlClient.SqlClient, sql)
-      )
+      yield* Outbox.write(
+        workspaceId,
+        step.events.filter(isApprovalEvent).map((e) => approvalEvent(e, post))
+      ).pipe(Effect.provideService(SqlClient.SqlClient, sql))
       return live
     })
 

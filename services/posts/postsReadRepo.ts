@@ -5,7 +5,18 @@ import { GroupId } from "../../domain/ids.js"
 import type { PostSnapshot } from "../../domain/posts/states.js"
 import { AppConfig } from "../platform/config.js"
 import { postRow, wholePost } from "./render.js"
-import { ActivityRow, ChannelPostRow, CommentRow, GroupRow, ItemRow, RootItemRow, SharedPostRow, StoredItemRow, TagRow, type StoredItem } from "./rows.js"
+import {
+  ActivityRow,
+  ChannelPostRow,
+  CommentRow,
+  GroupRow,
+  ItemRow,
+  RootItemRow,
+  SharedPostRow,
+  StoredItemRow,
+  TagRow,
+  type StoredItem
+} from "./rows.js"
 
 /** A post as the transitions see it, plus what a change needs to write it back. */
 export interface LoadedPost {
@@ -112,35 +123,34 @@ export const makePostsReadRepo = Effect.gen(function* () {
     )
 
   const renderWholePost = (workspaceId: string, groupId: GroupId) =>
-    inOneSnapshot(Effect.gen(function* () {
-      const loaded = yield* load(workspaceId, groupId, false)
-      if (Option.isNone(loaded)) return yield* Effect.fail(Errors.postNotFound())
-      const { group, posts } = loaded.value
-      const items =
-        posts.length === 0
-          ? []
-          : yield* sql`
+    inOneSnapshot(
+      Effect.gen(function* () {
+        const loaded = yield* load(workspaceId, groupId, false)
+        if (Option.isNone(loaded)) return yield* Effect.fail(Errors.postNotFound())
+        const { group, posts } = loaded.value
+        const items =
+          posts.length === 0
+            ? []
+            : yield* sql`
               SELECT id, post_id, position, content, media, delay_minutes, status, release_id, release_url, published_at,
                      error, held, held_at, attempts
-              FROM post_items WHERE post_id IN ${sql.in(posts.map((p) => p.id))} ORDER BY post_id, position`.pipe(
-              Effect.flatMap(decodeItems)
-            )
-      const tags = yield* selectTags([groupId])
-      const activity = yield* sql`
-        SELECT actor, action, detail, created_at FROM post_activity WHERE group_id = ${groupId} ORDER BY id`.pipe(
-        Effect.flatMap(decodeActivity)
-      )
-      const comments = yield* sql`
+              FROM post_items WHERE post_id IN ${sql.in(posts.map((p) => p.id))} ORDER BY post_id, position`.pipe(Effect.flatMap(decodeItems))
+        const tags = yield* selectTags([groupId])
+        const activity = yield* sql`
+        SELECT actor, action, detail, created_at FROM post_activity WHERE group_id = ${groupId} ORDER BY id`.pipe(Effect.flatMap(decodeActivity))
+        const comments = yield* sql`
         SELECT id, author, role, content, created_at FROM post_comments WHERE group_id = ${groupId} ORDER BY created_at, id`.pipe(
-        Effect.flatMap(decodeComments)
-      )
-      return wholePost({ group, posts, items, tags, activity, comments, publicUrl })
-    }))
+          Effect.flatMap(decodeComments)
+        )
+        return wholePost({ group, posts, items, tags, activity, comments, publicUrl })
+      })
+    )
 
   /** GET /posts: one row per channel whose time is in the range, oldest first. */
   const listRows = (input: { workspaceId: string; start: Date; end: Date; customerId: string | null }) =>
-    inOneSnapshot(Effect.gen(function* () {
-      const posts = yield* sql`
+    inOneSnapshot(
+      Effect.gen(function* () {
+        const posts = yield* sql`
         SELECT p.id, p.group_id, p.channel_id, p.ordinal, p.status, p.settings, p.publish_date, p.release_id, p.release_url,
                p.error, c.name AS channel_name, c.network, c.picture, c.profile, cu.approval AS customer_approval
         FROM posts p
@@ -151,27 +161,35 @@ export const makePostsReadRepo = Effect.gen(function* () {
           AND p.publish_date >= ${input.start} AND p.publish_date <= ${input.end}
           ${input.customerId === null ? sql`` : sql`AND c.customer_id = ${input.customerId}`}
         ORDER BY p.publish_date, p.group_id, p.ordinal`.pipe(Effect.flatMap(decodeChannelPosts))
-      if (posts.length === 0) return []
-      const groupIds = [...new Set(posts.map((p) => p.groupId))]
-      const groups = yield* sql`
+        if (posts.length === 0) return []
+        const groupIds = [...new Set(posts.map((p) => p.groupId))]
+        const groups = yield* sql`
         SELECT id, workspace_id, approval_status, approved_by, publish_at, repeat_days, short_link,
                creation_method, author, share_token, created_at, updated_at
         FROM post_groups WHERE id IN ${sql.in(groupIds)}`.pipe(Effect.flatMap(decodeGroups))
-      const roots = yield* sql`
+        const roots = yield* sql`
         SELECT id, post_id, position, content, media, delay_minutes, status, release_id, release_url, published_at,
                error, held, held_at, attempts
-        FROM post_items WHERE post_id IN ${sql.in(posts.map((p) => p.id))} AND position = 0`.pipe(
-        Effect.flatMap(decodeItems)
-      )
-      const tags = yield* selectTags(groupIds)
-      const groupById = new Map(groups.map((g) => [g.id, g]))
-      const rootByPost = new Map(roots.map((r) => [r.postId, r]))
-      return posts.flatMap((p) => {
-        const group = groupById.get(p.groupId)
-        const root = rootByPost.get(p.id)
-        return group === undefined || root === undefined ? [] : [postRow(p, group, root, tags.filter((t) => t.groupId === p.groupId))]
+        FROM post_items WHERE post_id IN ${sql.in(posts.map((p) => p.id))} AND position = 0`.pipe(Effect.flatMap(decodeItems))
+        const tags = yield* selectTags(groupIds)
+        const groupById = new Map(groups.map((g) => [g.id, g]))
+        const rootByPost = new Map(roots.map((r) => [r.postId, r]))
+        return posts.flatMap((p) => {
+          const group = groupById.get(p.groupId)
+          const root = rootByPost.get(p.id)
+          return group === undefined || root === undefined
+            ? []
+            : [
+                postRow(
+                  p,
+                  group,
+                  root,
+                  tags.filter((t) => t.groupId === p.groupId)
+                )
+              ]
+        })
       })
-    }))
+    )
 
   /** The stored items of channel posts, in order, for checking them against network rules again. */
   const itemsOf = (workspaceId: string, postIds: ReadonlyArray<string>) =>
@@ -179,9 +197,7 @@ export const makePostsReadRepo = Effect.gen(function* () {
       ? Effect.succeed([] as ReadonlyArray<StoredItem>)
       : sql`
           SELECT post_id, position, content, media, delay_minutes FROM post_items
-          WHERE post_id IN ${sql.in(postIds)} AND workspace_id = ${workspaceId} ORDER BY post_id, position`.pipe(
-          Effect.flatMap(decodeStoredItems)
-        )
+          WHERE post_id IN ${sql.in(postIds)} AND workspace_id = ${workspaceId} ORDER BY post_id, position`.pipe(Effect.flatMap(decodeStoredItems))
   /** The post a share link opens, with who reviews it (the customer of its first channel). */
   const findByShareToken = (token: string) =>
     sql`

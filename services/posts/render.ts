@@ -1,15 +1,7 @@
 import { legacyState, wholePostStatus } from "../../domain/posts/states.js"
 import { isoOrNull, isoUtc } from "../../domain/time.js"
 import type { WholePost } from "../../protocol/http/postResources.js"
-import {
-  decodeSettings,
-  decodeStoredError,
-  decodeStoredMedia,
-  type ChannelPostRow,
-  type GroupRow,
-  type ItemRow,
-  type TagRow
-} from "./rows.js"
+import { decodeSettings, decodeStoredError, decodeStoredMedia, type ChannelPostRow, type GroupRow, type ItemRow, type TagRow } from "./rows.js"
 
 /** Spec resources from stored rows: the Post row of GET /posts and the whole post. */
 
@@ -67,7 +59,10 @@ export const wholePost = (parts: WholePostParts): WholePost => {
   const { group } = parts
   return {
     id: group.id,
-    status: wholePostStatus(parts.posts.map((p) => p.status), group.approvalStatus),
+    status: wholePostStatus(
+      parts.posts.map((p) => p.status),
+      group.approvalStatus
+    ),
     approvalStatus: group.approvalStatus,
     approvedBy: group.approvedBy,
     publishAt: isoUtc(group.publishAt),

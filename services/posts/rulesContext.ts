@@ -67,7 +67,8 @@ export const storedPostForRules = (
         content: i.content,
         delay: i.position === 0 ? 0 : i.delayMinutes,
         media: decodeStoredMedia(i.media).map((m): MediaRef => {
-          if (m.id !== "") media.set(m.id, { id: m.id, type: m.type === "video" ? "video" : "image", mime: m.mime, name: m.name, facts: m.facts ?? null })
+          if (m.id !== "")
+            media.set(m.id, { id: m.id, type: m.type === "video" ? "video" : "image", mime: m.mime, name: m.name, facts: m.facts ?? null })
           return { id: m.id === "" ? null : m.id, path: m.url, alt: m.alt }
         })
       }))

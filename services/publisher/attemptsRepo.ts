@@ -243,10 +243,12 @@ export const makeAttemptsRepo = Effect.gen(function* () {
       const channels = yield* sql`SELECT channel_id, status FROM posts WHERE group_id = ${groupId} AND deleted_at IS NULL`.pipe(
         Effect.flatMap(decodeChannels)
       )
-      return Option.map(
-        Option.fromNullable(groups[0]),
-        (g): PostSnapshot & { readonly repeatDays: number | null } => ({ publishAt: g.publishAt, approval: g.approvalStatus, channels, repeatDays: g.repeatDays })
-      )
+      return Option.map(Option.fromNullable(groups[0]), (g): PostSnapshot & { readonly repeatDays: number | null } => ({
+        publishAt: g.publishAt,
+        approval: g.approvalStatus,
+        channels,
+        repeatDays: g.repeatDays
+      }))
     })
 
   /**

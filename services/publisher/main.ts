@@ -43,5 +43,7 @@ const publisher = Layer.scopedDiscard(
 
 // media preparation (PREPARE) runs beside publishing as a consumer of its own: services/media/preparationWorker.ts
 export const PublisherLive = Layer.merge(publisher, PreparationWorkerLive).pipe(
-  Layer.provide(Layer.mergeAll(NetworkAdapters.Default, AttemptsRepo.Live, ShortLinksRepo.Live, RepeatsRepo.Live, PublishLimiter.Live, RenditionsRepo.Live))
+  Layer.provide(
+    Layer.mergeAll(NetworkAdapters.Default, AttemptsRepo.Live, ShortLinksRepo.Live, RepeatsRepo.Live, PublishLimiter.Live, RenditionsRepo.Live)
+  )
 )

@@ -140,7 +140,6 @@ const closeUnsent = (attemptId: string, outcome: "rate_limited" | "not_sent", re
 
 const retryDelayAfter = (reachedNothing: number) => Math.min(60_000, 2000 * 2 ** reachedNothing)
 
-
 const searchConclusion = (adapter: NetworkAdapter, request: PublishRequest) =>
   adapter.search(request).pipe(
     Effect.map(
@@ -197,15 +196,17 @@ const runAttempt = (item: ItemForAttempt, attemptId: string, mode: AttemptMode, 
           return yield* conclude({ _tag: "Rejected", ...PublishMessages.disconnected(networkName, problem.reason) })
         case "Unavailable":
           // nothing was sent: like a send that reached nothing, the item waits and tries again
-          return yield* (reachedNothing + 1 >= MAX_SENDS_THAT_REACHED_NOTHING
+          return yield* reachedNothing + 1 >= MAX_SENDS_THAT_REACHED_NOTHING
             ? conclude(unreachable(networkName, problem.reason))
-            : closeUnsent(attemptId, "not_sent", problem.reason).pipe(Effect.as(JobOutcome.Retry({ delayMs: retryDelayAfter(reachedNothing) }))))
+            : closeUnsent(attemptId, "not_sent", problem.reason).pipe(Effect.as(JobOutcome.Retry({ delayMs: retryDelayAfter(reachedNothing) })))
       }
     }
     // each file as its network takes it: its rendition when one was needed (services/media/renditions.ts)
     const media = yield* itemMedia({ ...item, settings: decodeSettings(item.settings) })
     if (media._tag === "Waiting") {
-      return yield* closeUnsent(attemptId, "rate_limited", "files still being prepared").pipe(Effect.as(JobOutcome.Retry({ delayMs: PREPARATION_POLL_MS })))
+      return yield* closeUnsent(attemptId, "rate_limited", "files still being prepared").pipe(
+        Effect.as(JobOutcome.Retry({ delayMs: PREPARATION_POLL_MS }))
+      )
     }
     yield* Effect.flatMap(RenditionsRepo, (r) => r.releaseItem(item.id))
     if (media._tag === "Failed") return yield* conclude({ _tag: "Rejected", message: media.message, fix: media.fix })
@@ -313,7 +314,10 @@ const recordOutcome = (item: ItemForAttempt, attemptId: string, conclusion: Conc
           release: conclusion._tag === "Published" ? { releaseId: conclusion.releaseId, releaseUrl: conclusion.releaseUrl, publishedAt } : null
         }
         // the notifications (a failed post, …) are derived from these events by the writer
-        yield* Outbox.write(item.workspaceId, step.events.filter(isPublishingEvent).map((e) => publishingEvent(e, channelAttempt)))
+        yield* Outbox.write(
+          item.workspaceId,
+          step.events.filter(isPublishingEvent).map((e) => publishingEvent(e, channelAttempt))
+        )
       })
     )
   })

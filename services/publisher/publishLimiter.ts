@@ -2,9 +2,7 @@ import { Config, ConfigError, Context, Effect, Either, Layer, Schema } from "eff
 import { publishLimitsOf, windowWaitMs, type PublishLimits } from "../../domain/networks/publishLimits.js"
 
 /** What the limiter says about a call: go (and give the slot back when done), or come back later. */
-export type Admission =
-  | { readonly _tag: "Admitted"; readonly release: Effect.Effect<void> }
-  | { readonly _tag: "Wait"; readonly delayMs: number }
+export type Admission = { readonly _tag: "Admitted"; readonly release: Effect.Effect<void> } | { readonly _tag: "Wait"; readonly delayMs: number }
 
 /** A job turned away for a full slot comes back after this (plus jitter), without holding a worker slot. */
 export const SLOT_RETRY_MS = 200
@@ -86,5 +84,8 @@ export const makePublishLimiter = (overrides: Readonly<Record<string, Partial<Pu
 }
 
 export class PublishLimiter extends Context.Tag("publisher/PublishLimiter")<PublishLimiter, ReturnType<typeof makePublishLimiter>>() {
-  static readonly Live = Layer.effect(PublishLimiter, Effect.map(publishLimitsConfig, (overrides) => makePublishLimiter(overrides)))
+  static readonly Live = Layer.effect(
+    PublishLimiter,
+    Effect.map(publishLimitsConfig, (overrides) => makePublishLimiter(overrides))
+  )
 }

@@ -21,7 +21,9 @@ export const refreshExpiringTokens = Effect.gen(function* () {
     const adapter = adapters.find(channel.network)
     if (Option.isNone(adapter)) continue
     yield* freshCredentials(channel.id, adapter.value).pipe(
-      Effect.catchAllCause((cause) => Effect.logWarning("token refresh of a channel failed; next pass tries again", cause).pipe(Effect.annotateLogs({ channelId: channel.id })))
+      Effect.catchAllCause((cause) =>
+        Effect.logWarning("token refresh of a channel failed; next pass tries again", cause).pipe(Effect.annotateLogs({ channelId: channel.id }))
+      )
     )
   }
   return channels.length

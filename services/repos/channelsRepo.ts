@@ -130,8 +130,16 @@ const updateConnection = (workspaceId: string, network: string, fields: Connecti
  * Writes a connection on the channel being reconnected, while it is still the
  * workspace's on this network and not tied to another account; its id, or None.
  */
-export const writeReconnection = (input: { readonly workspaceId: string; readonly network: string; readonly channelId: string }, fields: ConnectionFields) =>
-  updateConnection(input.workspaceId, input.network, fields, (sql) => sql`id = ${input.channelId} AND (account_id IS NULL OR account_id = ${fields.accountId})`)
+export const writeReconnection = (
+  input: { readonly workspaceId: string; readonly network: string; readonly channelId: string },
+  fields: ConnectionFields
+) =>
+  updateConnection(
+    input.workspaceId,
+    input.network,
+    fields,
+    (sql) => sql`id = ${input.channelId} AND (account_id IS NULL OR account_id = ${fields.accountId})`
+  )
 
 /** Writes a connection on the workspace's channel of the same network account; its id, or None when there is none. */
 export const writeSameAccountConnection = (input: { readonly workspaceId: string; readonly network: string }, fields: ConnectionFields) =>

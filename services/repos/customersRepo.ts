@@ -23,7 +23,9 @@ export class CustomersRepo extends Context.Tag("CustomersRepo")<CustomersRepo, E
 /** The customer exists in the workspace (in the caller's transaction, when there is one). */
 export const customerExists = (workspaceId: string, customerId: string) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    sql<{ id: string }>`SELECT id FROM customers WHERE id = ${customerId} AND workspace_id = ${workspaceId}`.pipe(Effect.map((rows) => rows.length > 0))
+    sql<{ id: string }>`SELECT id FROM customers WHERE id = ${customerId} AND workspace_id = ${workspaceId}`.pipe(
+      Effect.map((rows) => rows.length > 0)
+    )
   )
 
 export type NewCustomerRow = { readonly id: string; readonly workspaceId: string; readonly name: string; readonly approval: boolean }

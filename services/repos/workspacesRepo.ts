@@ -20,9 +20,8 @@ export type NewWorkspaceRow = { readonly id: string; readonly name: string; read
 export const insertWorkspace = (row: NewWorkspaceRow) => Effect.flatMap(SqlClient.SqlClient, (sql) => sql`INSERT INTO workspaces ${sql.insert(row)}`)
 
 /** How many workspaces exist. */
-export const countWorkspaces = Effect.flatMap(
-  SqlClient.SqlClient,
-  (sql) => sql<{ count: number }>`SELECT count(*)::int AS count FROM workspaces`.pipe(Effect.map((rows) => rows[0]?.count ?? 0))
+export const countWorkspaces = Effect.flatMap(SqlClient.SqlClient, (sql) =>
+  sql<{ count: number }>`SELECT count(*)::int AS count FROM workspaces`.pipe(Effect.map((rows) => rows[0]?.count ?? 0))
 )
 
 /** Held until the caller's transaction ends: processes starting together seed the demo workspace one after the other. */

@@ -39,7 +39,9 @@ const enqueue = (job: PublishJobRow, traceParent: string | null = null) =>
     const h = yield* injectTraceparent(natsHeaders())
     h.set("Nats-Msg-Id", publishMessageId(job))
     const ack = yield* Effect.tryPromise(() =>
-      nats.jetstream.publish(nats.names.publishSubject(job.channelId), encodeJob({ itemId: job.itemId, workspaceId: job.workspaceId }), { headers: h })
+      nats.jetstream.publish(nats.names.publishSubject(job.channelId), encodeJob({ itemId: job.itemId, workspaceId: job.workspaceId }), {
+        headers: h
+      })
     )
     return { ...job, sequence: ack.seq }
   }).pipe(withRemoteParent(traceParent, "scheduler.enqueue", { itemId: job.itemId }))
@@ -56,7 +58,9 @@ const enqueueAll = (jobs: ReadonlyArray<PublishJobRow>, traces: ReadonlyMap<stri
       (job) =>
         enqueue(job, traces.get(job.itemId) ?? null).pipe(
           Effect.map(Option.some),
-          Effect.catchAllCause((cause) => Effect.logWarning(`publish job ${publishMessageId(job)} not enqueued; the sweeper retries`, cause).pipe(Effect.as(Option.none())))
+          Effect.catchAllCause((cause) =>
+            Effect.logWarning(`publish job ${publishMessageId(job)} not enqueued; the sweeper retries`, cause).pipe(Effect.as(Option.none()))
+          )
         ),
       { concurrency: ENQUEUE_CONCURRENCY }
     )
@@ -67,15 +71,16 @@ const enqueueAll = (jobs: ReadonlyArray<PublishJobRow>, traces: ReadonlyMap<stri
  * Holds the due items of workspaces whose publishing billing pauses, and releases the held
  * items of workspaces that may publish again (domain/billing.ts decides which).
  */
-const applyBillingHolds = (leadMs: number) => Effect.gen(function* () {
-  const repo = yield* DueItemsRepo
-  const now = new Date(yield* Clock.currentTimeMillis)
-  const workspaces = yield* repo.workspacesWithDueOrHeldItems(leadMs)
-  const paused = workspaces.filter((w) => publishingPaused(w.billingState, w.pastDueSince, now)).map((w) => w.id)
-  const publishing = workspaces.filter((w) => !paused.includes(w.id)).map((w) => w.id)
-  yield* repo.holdForBilling(paused, leadMs)
-  yield* repo.releaseBillingHolds(publishing)
-})
+const applyBillingHolds = (leadMs: number) =>
+  Effect.gen(function* () {
+    const repo = yield* DueItemsRepo
+    const now = new Date(yield* Clock.currentTimeMillis)
+    const workspaces = yield* repo.workspacesWithDueOrHeldItems(leadMs)
+    const paused = workspaces.filter((w) => publishingPaused(w.billingState, w.pastDueSince, now)).map((w) => w.id)
+    const publishing = workspaces.filter((w) => !paused.includes(w.id)).map((w) => w.id)
+    yield* repo.holdForBilling(paused, leadMs)
+    yield* repo.releaseBillingHolds(publishing)
+  })
 
 /**
  * How long before its due time an item is claimed and its job put on PUBLISH: the job

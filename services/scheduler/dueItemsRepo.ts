@@ -21,7 +21,11 @@ const BillingRow = Schema.Struct({
 // traceParent: the request's trace the item was written in (services/platform/tracing.ts)
 const ClaimedItemRow = Schema.extend(
   PublishJobRow,
-  Schema.Struct({ position: Schema.Number, postId: Schema.String, traceParent: Schema.optionalWith(Schema.NullOr(Schema.String), { default: () => null }) })
+  Schema.Struct({
+    position: Schema.Number,
+    postId: Schema.String,
+    traceParent: Schema.optionalWith(Schema.NullOr(Schema.String), { default: () => null })
+  })
 )
 
 /** An enqueued job, with the sequence of its message on PUBLISH. */
@@ -64,9 +68,7 @@ export const makeDueItemsRepo = Effect.gen(function* () {
   const releaseBillingHolds = (workspaceIds: ReadonlyArray<string>) =>
     workspaceIds.length === 0
       ? Effect.void
-      : sql`UPDATE post_items SET held = NULL, held_at = NULL WHERE workspace_id IN ${sql.in(workspaceIds)} AND held = 'billing'`.pipe(
-          Effect.asVoid
-        )
+      : sql`UPDATE post_items SET held = NULL, held_at = NULL WHERE workspace_id IN ${sql.in(workspaceIds)} AND held = 'billing'`.pipe(Effect.asVoid)
 
   /**
    * Claims up to `batch` items not held that are due within `leadMs` (FOR UPDATE SKIP
@@ -81,7 +83,9 @@ export const makeDueItemsRepo = Effect.gen(function* () {
         ORDER BY i.due_at LIMIT ${batch} FOR UPDATE OF i SKIP LOCKED)
       UPDATE post_items i SET status = 'publishing', claimed_at = now(), attempts = i.attempts + 1
       FROM due, posts p WHERE i.id = due.id AND p.id = i.post_id
-      RETURNING i.id AS item_id, i.attempts AS claim, i.workspace_id, p.channel_id, i.position, i.post_id, i.trace_parent`.pipe(Effect.flatMap(decodeClaimed))
+      RETURNING i.id AS item_id, i.attempts AS claim, i.workspace_id, p.channel_id, i.position, i.post_id, i.trace_parent`.pipe(
+      Effect.flatMap(decodeClaimed)
+    )
 
   /** Channel posts whose first item was claimed: publishing, one more attempt. */
   const markPostsPublishing = (postIds: ReadonlyArray<string>) =>
@@ -129,7 +133,9 @@ export const makeDueItemsRepo = Effect.gen(function* () {
     )
 
   /** Items due and not claimed yet (scheduler_due_items_waiting on /metrics). */
-  const waitingCount = sql<{ n: number }>`SELECT count(*)::int AS n FROM post_items WHERE status = 'queued' AND due_at <= now() AND held IS NULL`.pipe(
+  const waitingCount = sql<{
+    n: number
+  }>`SELECT count(*)::int AS n FROM post_items WHERE status = 'queued' AND due_at <= now() AND held IS NULL`.pipe(
     Effect.map((rows) => rows[0]?.n ?? 0)
   )
 

@@ -36,9 +36,21 @@ export const SchedulerLive = Layer.scopedDiscard(
     yield* every("2 seconds", "unacknowledged publish jobs", enqueueUnacknowledgedJobs())
     yield* every("15 seconds", "lost publish jobs", requeueLostJobs())
     yield* every("30 seconds", "repeat occurrences", createMissingRepeats())
-    yield* every("1 minute", "idempotency expiry", Effect.suspend(() => idempotency.expire(new Date())))
-    yield* every("1 minute", "command log expiry", Effect.suspend(() => commands.expire(anHourAgo())))
-    yield* every("1 minute", "actor payload expiry", Effect.suspend(() => payloads.expire(anHourAgo())))
+    yield* every(
+      "1 minute",
+      "idempotency expiry",
+      Effect.suspend(() => idempotency.expire(new Date()))
+    )
+    yield* every(
+      "1 minute",
+      "command log expiry",
+      Effect.suspend(() => commands.expire(anHourAgo()))
+    )
+    yield* every(
+      "1 minute",
+      "actor payload expiry",
+      Effect.suspend(() => payloads.expire(anHourAgo()))
+    )
     yield* Effect.logInfo("scheduler started")
   })
 ).pipe(Layer.provide(Layer.merge(DueItemsRepo.Live, RepeatsRepo.Live)), Layer.merge(BacklogMetricsLive))

@@ -111,9 +111,7 @@ export const makeActorClient = (options: ActorClientOptions): ActorClientShape =
       // the retry schedule starts only once a first attempt found no owner or no answer:
       // its driver would cost every answered request a context copy and a few fiber refs
       return ask.pipe(
-        Effect.catchIf(isRetried, () =>
-          ask.pipe(Effect.delay(FIRST_RETRY), Effect.retry({ while: isRetried, schedule: retries }))
-        ),
+        Effect.catchIf(isRetried, () => ask.pipe(Effect.delay(FIRST_RETRY), Effect.retry({ while: isRetried, schedule: retries }))),
         Effect.orDie,
         Effect.ensuring(Effect.suspend(() => (s.stored === undefined ? Effect.void : payloads.remove(s.stored)))),
         Effect.flatMap((exit) => Effect.flatten(Schema.deserializeExit(command, exit).pipe(Effect.orDie)))
@@ -140,7 +138,4 @@ const FIRST_RETRY = Duration.millis(50)
 
 /** Quick first retries, then every 500 ms, for at most `totalMs`. */
 const exponentialUpTo = (totalMs: number) =>
-  Schedule.exponential(FIRST_RETRY, 1.5).pipe(
-    Schedule.union(Schedule.spaced(Duration.millis(500))),
-    Schedule.upTo(Duration.millis(totalMs))
-  )
+  Schedule.exponential(FIRST_RETRY, 1.5).pipe(Schedule.union(Schedule.spaced(Duration.millis(500))), Schedule.upTo(Duration.millis(totalMs)))

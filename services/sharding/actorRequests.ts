@@ -14,7 +14,12 @@ export interface ActorAnswer {
 
 /** Request/reply to the host serving a subject: on NATS (makeActorRequests) or in memory (shardBus.ts). */
 export interface ActorRequests {
-  readonly request: (subject: string, payload: string, headers: MsgHdrs | undefined, timeoutMs: number) => Effect.Effect<ActorAnswer, NoOwner | NoAnswer>
+  readonly request: (
+    subject: string,
+    payload: string,
+    headers: MsgHdrs | undefined,
+    timeoutMs: number
+  ) => Effect.Effect<ActorAnswer, NoOwner | NoAnswer>
   /** Requests sent and not answered, timed out or given up yet. */
   readonly waiting: () => number
 }

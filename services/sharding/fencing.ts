@@ -10,7 +10,10 @@ import { makeShardFencesRepo } from "./shardFencesRepo.js"
  * actor host for each command; the actor side's transactions check both.
  */
 export class CurrentLease extends Context.Tag("sharding/CurrentLease")<CurrentLease, { readonly shard: number; readonly epoch: number }>() {}
-export class CurrentCommand extends Context.Tag("sharding/CurrentCommand")<CurrentCommand, { readonly workspaceId: string; readonly commandId: string }>() {}
+export class CurrentCommand extends Context.Tag("sharding/CurrentCommand")<
+  CurrentCommand,
+  { readonly workspaceId: string; readonly commandId: string }
+>() {}
 
 /** The shard's epoch is no longer this host's: it must not commit, and says so instead of answering. */
 export class LeaseLost extends Data.TaggedError("LeaseLost")<{ readonly shard: number }> {}
@@ -47,9 +50,7 @@ export const makeFenceStore: Effect.Effect<FenceStoreShape, never, SqlClient.Sql
     check: (shard, epoch) =>
       Effect.flatMap(fences.lockedEpoch(shard), (current) => (current === epoch ? Effect.void : Effect.fail(new LeaseLost({ shard })))),
     record: (workspaceId, commandId, answer) =>
-      Effect.flatMap(log.insert(workspaceId, commandId, answer), (inserted) =>
-        inserted ? Effect.void : Effect.fail(new AlreadyRan({ commandId }))
-      ),
+      Effect.flatMap(log.insert(workspaceId, commandId, answer), (inserted) => (inserted ? Effect.void : Effect.fail(new AlreadyRan({ commandId })))),
     find: log.find,
     expire: log.expire
   }

@@ -31,8 +31,7 @@ const isLive = (e: KvEntry | null): e is KvEntry => e !== null && e.operation ==
 
 /** JetStream "wrong last sequence": the key changed (taken over) or expired since our revision. */
 const isRevisionConflict = (e: unknown) =>
-  typeof e === "object" && e !== null && "api_error" in e &&
-  (e as { api_error?: { err_code?: number } }).api_error?.err_code === 10071
+  typeof e === "object" && e !== null && "api_error" in e && (e as { api_error?: { err_code?: number } }).api_error?.err_code === 10071
 
 /** Leases and hosts in NATS KV buckets whose TTL (services/platform/nats.ts LEASE_TTL_MS) expires what is not renewed. */
 export const natsLeaseStore = (leases: KV, hosts: KV): LeaseStore => ({
@@ -138,7 +137,8 @@ export const makeMemoryLeases = (ttlMs: number) => {
   const connect = () => {
     let resumed: Promise<void> | null = null
     let resume = () => {}
-    const held = <A extends ReadonlyArray<unknown>, B>(f: (...args: A) => Promise<B>) =>
+    const held =
+      <A extends ReadonlyArray<unknown>, B>(f: (...args: A) => Promise<B>) =>
       async (...args: A): Promise<B> => {
         while (resumed !== null) await resumed
         return f(...args)

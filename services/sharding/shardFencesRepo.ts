@@ -30,7 +30,9 @@ export const makeShardFencesRepo = Effect.gen(function* () {
       traceparent === null
         ? sql<{ epoch: number }>`SELECT epoch FROM shard_fences WHERE shard = ${shard} FOR SHARE`
         : // tracing on: the rows this transaction writes keep its trace (trace_parent defaults, migration 0012)
-          sql<{ epoch: number }>`SELECT epoch, set_config('app.trace_parent', ${traceparent}, true) FROM shard_fences WHERE shard = ${shard} FOR SHARE`
+          sql<{
+            epoch: number
+          }>`SELECT epoch, set_config('app.trace_parent', ${traceparent}, true) FROM shard_fences WHERE shard = ${shard} FOR SHARE`
     ).pipe(Effect.map((rows) => rows[0]?.epoch))
 
   return { raise, lockedEpoch }

@@ -66,9 +66,9 @@ export const runShardHost = <R>(options: ShardHostOptions<R>) =>
         Effect.flatMap((request) =>
           request._tag === "Inline"
             ? Effect.succeed(request.envelope)
-            : payloads.get(request.ref).pipe(
-                Effect.flatMap(Option.match({ onNone: () => Effect.dieMessage("a stored command was not found"), onSome: decodeEnvelope }))
-              )
+            : payloads
+                .get(request.ref)
+                .pipe(Effect.flatMap(Option.match({ onNone: () => Effect.dieMessage("a stored command was not found"), onSome: decodeEnvelope })))
         )
       )
 
@@ -132,7 +132,10 @@ export const runShardHost = <R>(options: ShardHostOptions<R>) =>
         acquired: async (shard) => {
           // raise the shard's epoch first: from now on the previous owner can commit nothing
           epochs.set(shard, await runPromise(fences.claim(shard, hostId)))
-          subscriptions.set(shard, bus.subscribe(subjectOf(shard), (msg) => onMessage(shard, msg)))
+          subscriptions.set(
+            shard,
+            bus.subscribe(subjectOf(shard), (msg) => onMessage(shard, msg))
+          )
           await bus.flush()
         },
         releasing: async (shard) => {

@@ -214,6 +214,4 @@ export const makeLeaseManager = (options: LeaseManagerOptions) => {
 export type LeaseManager = ReturnType<typeof makeLeaseManager>
 
 export const tickSafely = (manager: LeaseManager) =>
-  Effect.tryPromise(() => manager.tick()).pipe(
-    Effect.catchAll((e) => Effect.logWarning("shard lease round failed", e))
-  )
+  Effect.tryPromise(() => manager.tick()).pipe(Effect.catchAll((e) => Effect.logWarning("shard lease round failed", e)))

@@ -21,17 +21,16 @@ export class Share extends Effect.Service<Share>()("share/Share", {
     const store = yield* PostsReadRepo
     const posts = yield* Posts
 
-    const find = (token: string) =>
-      isShareToken(token) ? store.findByShareToken(token).pipe(Effect.orDie) : Effect.succeed(Option.none())
+    const find = (token: string) => (isShareToken(token) ? store.findByShareToken(token).pipe(Effect.orDie) : Effect.succeed(Option.none()))
 
     /** The post behind a link, as the whole post, or None. */
     const open = (token: string) =>
       Effect.gen(function* () {
         const found = yield* find(token)
         if (Option.isNone(found)) return Option.none()
-        const post = yield* store.renderWholePost(found.value.workspaceId, found.value.id).pipe(
-          Effect.catchTags({ SqlError: Effect.die, ParseError: Effect.die })
-        )
+        const post = yield* store
+          .renderWholePost(found.value.workspaceId, found.value.id)
+          .pipe(Effect.catchTags({ SqlError: Effect.die, ParseError: Effect.die }))
         return Option.some(post)
       }).pipe(withSpan("Share.open"))
 

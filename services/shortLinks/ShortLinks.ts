@@ -41,9 +41,9 @@ export class ShortLinks extends Effect.Service<ShortLinks>()("shortLinks/ShortLi
       Effect.gen(function* () {
         const links = yield* repo.clicksOf(workspaceId, postIds).pipe(storageDefects)
         if (links.length === 0) return Option.none<number>()
-        const pending = yield* counter.pending(links.map((l) => l.code)).pipe(
-          Effect.catchAll((e) => Effect.logWarning("pending clicks unavailable", e).pipe(Effect.as(new Map<string, number>())))
-        )
+        const pending = yield* counter
+          .pending(links.map((l) => l.code))
+          .pipe(Effect.catchAll((e) => Effect.logWarning("pending clicks unavailable", e).pipe(Effect.as(new Map<string, number>()))))
         return Option.some(links.reduce((sum, l) => sum + l.clicks + (pending.get(l.code) ?? 0), 0))
       }).pipe(withSpan("ShortLinks.clicksOf"))
 
@@ -65,4 +65,3 @@ export const ClickFlusherLive = Layer.scopedDiscard(
     yield* flush.pipe(Effect.repeat(Schedule.spaced(`${everyMs} millis`)), Effect.delay(`${everyMs} millis`), Effect.forkScoped)
   })
 ).pipe(Layer.provide(ClickCounter.Live), Layer.provide(ShortLinksRepo.Live))
-

@@ -56,8 +56,7 @@ export class ClickCounter extends Context.Tag("shortLinks/ClickCounter")<
       const batches = key("clicks", "batches")
       const batchKey = (id: string) => key("clicks", "batch", id)
 
-      const count = (code: string) =>
-        Effect.tryPromise(() => redis.multi().incr(`${counter}${code}`).sadd(dirty, code).exec()).pipe(Effect.asVoid)
+      const count = (code: string) => Effect.tryPromise(() => redis.multi().incr(`${counter}${code}`).sadd(dirty, code).exec()).pipe(Effect.asVoid)
 
       const finishBatch = (id: string) =>
         Effect.gen(function* () {

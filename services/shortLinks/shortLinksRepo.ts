@@ -44,14 +44,16 @@ export const makeShortLinksRepo = Effect.gen(function* () {
    * transaction, so a batch flushed again after a crash adds nothing the second time.
    */
   const addBatch = (batchId: string, clicks: ReadonlyArray<readonly [code: string, count: number]>) =>
-    sql.withTransaction(
-      Effect.gen(function* () {
-        const fresh = yield* sql<{ id: string }>`INSERT INTO short_link_flushes (id) VALUES (${batchId}) ON CONFLICT DO NOTHING RETURNING id`
-        if (fresh.length === 0) return false
-        for (const [code, count] of clicks) yield* sql`UPDATE short_links SET clicks = clicks + ${count} WHERE code = ${code}`
-        return true
-      })
-    ).pipe(withSpan("ShortLinksRepo.addBatch"))
+    sql
+      .withTransaction(
+        Effect.gen(function* () {
+          const fresh = yield* sql<{ id: string }>`INSERT INTO short_link_flushes (id) VALUES (${batchId}) ON CONFLICT DO NOTHING RETURNING id`
+          if (fresh.length === 0) return false
+          for (const [code, count] of clicks) yield* sql`UPDATE short_links SET clicks = clicks + ${count} WHERE code = ${code}`
+          return true
+        })
+      )
+      .pipe(withSpan("ShortLinksRepo.addBatch"))
 
   /** The codes of these channel posts with their flushed clicks. */
   const clicksOf = (workspaceId: string, postIds: ReadonlyArray<string>) =>

@@ -61,17 +61,18 @@ export class Webhooks extends Effect.Service<Webhooks>()("webhooks/Webhooks", {
     })
 
     const found = (workspaceId: string, id: string) =>
-      repo.find(workspaceId, id).pipe(
-        Effect.orDie,
-        Effect.flatMap(Option.match({ onNone: () => Effect.fail(Errors.webhookNotFound()), onSome: Effect.succeed }))
-      )
+      repo
+        .find(workspaceId, id)
+        .pipe(Effect.orDie, Effect.flatMap(Option.match({ onNone: () => Effect.fail(Errors.webhookNotFound()), onSome: Effect.succeed })))
 
     /** Events: each one of the 8; `test` is the Send Test action's only. Duplicates dropped. */
     const checkEvents = (events: ReadonlyArray<string>) =>
       Effect.gen(function* () {
         for (const e of events) {
           if (e === TEST_EVENT) {
-            return yield* Effect.fail(Errors.badRequest("`test` cannot be chosen as an event.", "Use Send Test (POST /api/webhooks/{id}/test) to send a test delivery."))
+            return yield* Effect.fail(
+              Errors.badRequest("`test` cannot be chosen as an event.", "Use Send Test (POST /api/webhooks/{id}/test) to send a test delivery.")
+            )
           }
           if (!isSubscribableEvent(e)) {
             return yield* Effect.fail(Errors.badRequest(`Unknown event ${JSON.stringify(e)}.`, `Choose from ${eventNames.join(", ")}.`))
@@ -88,7 +89,12 @@ export class Webhooks extends Effect.Service<Webhooks>()("webhooks/Webhooks", {
         const known = yield* existingChannelIds(workspaceId, unique).pipe(Effect.provideService(SqlClient.SqlClient, sql), Effect.orDie)
         const missing = unique.find((c) => !known.some((k) => k.id === c))
         if (missing !== undefined) {
-          return yield* Effect.fail(Errors.badRequest(`Unknown channel ${missing}.`, "Use channel ids from GET /public/v1/integrations, or leave channelIds empty for all channels."))
+          return yield* Effect.fail(
+            Errors.badRequest(
+              `Unknown channel ${missing}.`,
+              "Use channel ids from GET /public/v1/integrations, or leave channelIds empty for all channels."
+            )
+          )
         }
         return unique
       })
@@ -115,17 +121,19 @@ export class Webhooks extends Effect.Service<Webhooks>()("webhooks/Webhooks", {
         const { workspaceId } = yield* CurrentPrincipal
         const fields = yield* checkFields(workspaceId, body)
         const secret = newWebhookSecret()
-        const id = yield* sql.withTransaction(
-          Effect.gen(function* () {
-            const current = yield* repo.countForCreate(workspaceId).pipe(Effect.orDie)
-            if (Option.isNone(current)) return yield* Effect.fail(Errors.invalidApiKey())
-            if (current.value.count >= webhookLimits[current.value.plan]) {
-              const { message, fix } = webhookLimitMessage(current.value.plan)
-              return yield* Effect.fail(Errors.planLimit(message, fix))
-            }
-            return yield* repo.insert(workspaceId, fields, encryptSecret(secretKey, secret)).pipe(Effect.orDie)
-          })
-        ).pipe(Effect.catchTag("SqlError", Effect.die))
+        const id = yield* sql
+          .withTransaction(
+            Effect.gen(function* () {
+              const current = yield* repo.countForCreate(workspaceId).pipe(Effect.orDie)
+              if (Option.isNone(current)) return yield* Effect.fail(Errors.invalidApiKey())
+              if (current.value.count >= webhookLimits[current.value.plan]) {
+                const { message, fix } = webhookLimitMessage(current.value.plan)
+                return yield* Effect.fail(Errors.planLimit(message, fix))
+              }
+              return yield* repo.insert(workspaceId, fields, encryptSecret(secretKey, secret)).pipe(Effect.orDie)
+            })
+          )
+          .pipe(Effect.catchTag("SqlError", Effect.die))
         return resource(yield* found(workspaceId, id), true)
       }).pipe(withSpan("Webhooks.create"), policyRequire("webhooks.manage"))
 
@@ -181,14 +189,30 @@ export class Webhooks extends Effect.Service<Webhooks>()("webhooks/Webhooks", {
         const now = new Date()
         const claimed = yield* store
           .insertClaimed(
-            { workspaceId, webhookId: id, eventId: null, event: TEST_EVENT, data: JSON.stringify({ message: TEST_MESSAGE }), eventCreatedAt: now, maxAttempts: 1 },
+            {
+              workspaceId,
+              webhookId: id,
+              eventId: null,
+              event: TEST_EVENT,
+              data: JSON.stringify({ message: TEST_MESSAGE }),
+              eventCreatedAt: now,
+              maxAttempts: 1
+            },
             leaseMsOf(settings)
           )
           .pipe(Effect.orDie)
         if (claimed === undefined) return yield* Effect.fail(Errors.webhookNotFound())
         const result = yield* runAttempt({ ...claimed, active: true, rank: 1 }, { store, outbound, secretKey, settings }).pipe(Effect.orDie)
         if (result === undefined) return yield* Effect.fail(Errors.webhookNotFound())
-        return { id: result.id, createdAt: result.sentAt.toISOString(), event: TEST_EVENT, status: result.status, error: result.error, attempt: 1, ok: result.ok }
+        return {
+          id: result.id,
+          createdAt: result.sentAt.toISOString(),
+          event: TEST_EVENT,
+          status: result.status,
+          error: result.error,
+          attempt: 1,
+          ok: result.ok
+        }
       }).pipe(withSpan("Webhooks.sendTest"), policyRequire("webhooks.manage"))
 
     return { list, create, update, remove, rotateSecret, deliveries, sendTest }

@@ -76,7 +76,8 @@ export const makeDeliveriesRepo = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
 
   /** Webhook fields joined into every claim: the current secret, switched on, rank for the plan limit. */
-  const claimReturning = (alias: string) => sql.unsafe(`
+  const claimReturning = (alias: string) =>
+    sql.unsafe(`
     ${alias}.id, ${alias}.workspace_id, ${alias}.webhook_id, ${alias}.event, ${alias}.data, ${alias}.attempt,
     ${alias}.max_attempts, ${alias}.claim_token, w.url, w.active, w.secret, ws.plan,
     (SELECT count(*) FROM webhooks o WHERE o.workspace_id = w.workspace_id AND (o.created_at, o.id) <= (w.created_at, w.id)) AS rank`)

@@ -41,7 +41,10 @@ const dispatcher = Layer.scopedDiscard(
 
     // one token per free attempt slot
     const slots = yield* Queue.bounded<true>(settings.concurrency)
-    yield* Queue.offerAll(slots, Array.from({ length: settings.concurrency }, () => true as const))
+    yield* Queue.offerAll(
+      slots,
+      Array.from({ length: settings.concurrency }, () => true as const)
+    )
     const attempts = yield* FiberSet.make<void, never>()
     // a finished attempt wakes the poller: deliveries held back by the per-webhook limit go next
     const wake = yield* Queue.sliding<true>(1)
@@ -60,7 +63,9 @@ const dispatcher = Layer.scopedDiscard(
       return FiberSet.run(
         attempts,
         runAttempt(d, { ...deps, sent: free }).pipe(
-          Effect.catchAllCause((cause) => Effect.logWarning(`webhook delivery ${d.id}: attempt failed; the lease expires and it is tried again`, cause)),
+          Effect.catchAllCause((cause) =>
+            Effect.logWarning(`webhook delivery ${d.id}: attempt failed; the lease expires and it is tried again`, cause)
+          ),
           Effect.asVoid,
           // wakes the poller again once the lease is released: the webhook has room again
           Effect.ensuring(Effect.zipRight(free, Queue.offer(wake, true)))
@@ -102,7 +107,9 @@ const dispatcher = Layer.scopedDiscard(
     const poll = claimAndStart().pipe(
       Effect.catchAllCause((cause) => Effect.logWarning("claiming due webhook deliveries failed", cause).pipe(Effect.as({ slots: 0, started: 0 }))),
       Effect.flatMap(({ slots: free, started }) =>
-        free > 0 && started === free ? Effect.void : Queue.take(wake).pipe(Effect.timeout(settings.pollMs), Effect.ignore, Effect.zipRight(Effect.sleep(CLAIM_BATCH_MS)))
+        free > 0 && started === free
+          ? Effect.void
+          : Queue.take(wake).pipe(Effect.timeout(settings.pollMs), Effect.ignore, Effect.zipRight(Effect.sleep(CLAIM_BATCH_MS)))
       ),
       Effect.forever
     )

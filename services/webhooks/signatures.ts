@@ -15,8 +15,7 @@ export const SECRET_PREFIX = "whsec_"
 export const newWebhookSecret = (): string => `${SECRET_PREFIX}${randomBytes(32).toString("base64")}`
 
 /** `sha256=` and the lowercase hex HMAC-SHA256 of the exact body bytes. */
-export const serviceSignature = (secret: string, body: string | Buffer): string =>
-  `sha256=${createHmac("sha256", secret).update(body).digest("hex")}`
+export const serviceSignature = (secret: string, body: string | Buffer): string => `sha256=${createHmac("sha256", secret).update(body).digest("hex")}`
 
 /** `v1,` and the base64 HMAC-SHA256 of `id.timestamp.body` keyed with the decoded secret. */
 export const standardSignature = (secret: string, id: string, timestampSeconds: number, body: string | Buffer): string => {

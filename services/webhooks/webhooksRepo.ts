@@ -35,11 +35,11 @@ export const makeWebhooksRepo = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
 
   // a text[] parameter, sent as JSON (the driver's array encoding is not needed for this)
-  const textArray = (values: ReadonlyArray<string>) =>
-    sql`ARRAY(SELECT jsonb_array_elements_text(${JSON.stringify(values)}::jsonb))::text[]`
+  const textArray = (values: ReadonlyArray<string>) => sql`ARRAY(SELECT jsonb_array_elements_text(${JSON.stringify(values)}::jsonb))::text[]`
 
   /** Every webhook of the workspace, oldest first. */
-  const list = (workspaceId: string) => sql`
+  const list = (workspaceId: string) =>
+    sql`
     SELECT * FROM (
       SELECT w.id, w.workspace_id, w.name, w.url, w.events, w.channel_ids, w.active, w.secret, w.created_at, ws.plan,
              row_number() OVER (PARTITION BY w.workspace_id ORDER BY w.created_at, w.id) AS rank
@@ -47,8 +47,7 @@ export const makeWebhooksRepo = Effect.gen(function* () {
       WHERE w.workspace_id = ${workspaceId}) ranked
     ORDER BY created_at, id`.pipe(Effect.flatMap(decodeRows))
 
-  const find = (workspaceId: string, id: string) =>
-    list(workspaceId).pipe(Effect.map((rows) => Option.fromNullable(rows.find((r) => r.id === id))))
+  const find = (workspaceId: string, id: string) => list(workspaceId).pipe(Effect.map((rows) => Option.fromNullable(rows.find((r) => r.id === id))))
 
   /** The plan and the number of webhooks, locking the workspace row so two creates cannot both pass the limit. */
   const countForCreate = (workspaceId: string) =>

@@ -12,9 +12,9 @@ export const AnalyticsHttpLive = HttpApiBuilder.group(PublicApi, "analytics", (h
     const analytics = yield* Analytics
     return handlers
       .handle("channelAnalytics", ({ path, urlParams }) =>
-        Effect.flatMap(parseAnalyticsRange(urlParams.date), (days) =>
-          analytics.channel(ChannelId.make(path.integration), Option.some(days))
-        ).pipe(authorize("channels.read"))
+        Effect.flatMap(parseAnalyticsRange(urlParams.date), (days) => analytics.channel(ChannelId.make(path.integration), Option.some(days))).pipe(
+          authorize("channels.read")
+        )
       )
       .handle("postAnalytics", ({ path }) => analytics.post(PostRef.make(path.postId)).pipe(authorize("posts.read")))
   })

@@ -16,9 +16,7 @@ export const MediaHttpLive = HttpApiBuilder.group(PublicApi, "media", (handlers)
   Effect.gen(function* () {
     const library = yield* MediaLibrary
     return handlers
-      .handle("upload", ({ payload }) =>
-        library.upload({ file: payload.file.path, name: payload.file.name }).pipe(authorize("media.upload"))
-      )
+      .handle("upload", ({ payload }) => library.upload({ file: payload.file.path, name: payload.file.name }).pipe(authorize("media.upload")))
       .handle("uploadFromUrl", ({ payload }) => library.importUrl(payload.url).pipe(authorize("media.upload")))
       .handle("listMedia", ({ urlParams }) => library.list({ page: urlParams.page ?? 1, search: urlParams.search ?? null }))
   })

@@ -9,8 +9,8 @@ export const NetworksHttpLive = HttpApiBuilder.group(PublicApi, "networks", (han
   Effect.gen(function* () {
     const notifications = yield* Notifications
     return handlers
-    .handle("listNotifications", ({ urlParams }) => notifications.list(urlParams.page ?? 1).pipe(authorize("notifications.read")))
-    .handle("listNetworks", () => Effect.succeed(networks.map(networkListItem)))
-    .handle("networkRules", ({ path }) => rulesByIdentifier(path.identifier))
+      .handle("listNotifications", ({ urlParams }) => notifications.list(urlParams.page ?? 1).pipe(authorize("notifications.read")))
+      .handle("listNetworks", () => Effect.succeed(networks.map(networkListItem)))
+      .handle("networkRules", ({ path }) => rulesByIdentifier(path.identifier))
   })
 )

@@ -16,9 +16,7 @@ export const SlotsHttpLive = HttpApiBuilder.group(PublicApi, "slots", (handlers)
     const slots = yield* FreeSlots
     return handlers
       .handle("findSlot", ({ urlParams }) =>
-        Effect.flatMap(offsetOf(urlParams.tzOffsetMinutes), (tzOffsetMinutes) =>
-          slots.find({ channelId: Option.none(), tzOffsetMinutes })
-        ).pipe(
+        Effect.flatMap(offsetOf(urlParams.tzOffsetMinutes), (tzOffsetMinutes) => slots.find({ channelId: Option.none(), tzOffsetMinutes })).pipe(
           authorize("channels.read"),
           // no channel asked for: none can be missing
           Effect.catchTag("ChannelNotFound", Effect.die)

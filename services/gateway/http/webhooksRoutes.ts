@@ -24,7 +24,9 @@ const json = (body: unknown, status = 200) => HttpServerResponse.unsafeJson(body
 const decodeBody = <A, I>(schema: Schema.Schema<A, I>) =>
   Effect.flatMap(readJsonBody, (body) =>
     Schema.decodeUnknown(schema)(body).pipe(
-      Effect.catchTag("ParseError", (e) => Effect.flatMap(HttpApiError.HttpApiDecodeError.fromParseError(e), (d) => Effect.fail(decodeErrorToApiError(d))))
+      Effect.catchTag("ParseError", (e) =>
+        Effect.flatMap(HttpApiError.HttpApiDecodeError.fromParseError(e), (d) => Effect.fail(decodeErrorToApiError(d)))
+      )
     )
   )
 
@@ -48,7 +50,15 @@ export const WebhooksRoutesLive = HttpApiBuilder.Router.use((router) =>
 
     const withId = <A, E, R>(route: (id: string) => Effect.Effect<A, E, R>) => authenticated(Effect.flatMap(pathId, route))
 
-    yield* router.get("/api/webhooks", authenticated(webhooks.list.pipe(authorize("webhooks.list"), Effect.map((list) => json(list)))))
+    yield* router.get(
+      "/api/webhooks",
+      authenticated(
+        webhooks.list.pipe(
+          authorize("webhooks.list"),
+          Effect.map((list) => json(list))
+        )
+      )
+    )
     yield* router.post(
       "/api/webhooks",
       authenticated(
@@ -66,15 +76,41 @@ export const WebhooksRoutesLive = HttpApiBuilder.Router.use((router) =>
     )
     yield* router.put("/api/webhooks/:id", update)
     yield* router.patch("/api/webhooks/:id", update)
-    yield* router.del("/api/webhooks/:id", withId((id) => webhooks.remove(id).pipe(authorize("webhooks.manage"), Effect.map((r) => json(r)))))
+    yield* router.del(
+      "/api/webhooks/:id",
+      withId((id) =>
+        webhooks.remove(id).pipe(
+          authorize("webhooks.manage"),
+          Effect.map((r) => json(r))
+        )
+      )
+    )
     yield* router.post(
       "/api/webhooks/:id/rotate-secret",
-      withId((id) => webhooks.rotateSecret(id).pipe(authorize("webhooks.manage"), Effect.map((w) => json(w))))
+      withId((id) =>
+        webhooks.rotateSecret(id).pipe(
+          authorize("webhooks.manage"),
+          Effect.map((w) => json(w))
+        )
+      )
     )
     yield* router.get(
       "/api/webhooks/:id/deliveries",
-      withId((id) => webhooks.deliveries(id).pipe(authorize("webhooks.manage"), Effect.map((log) => json(log))))
+      withId((id) =>
+        webhooks.deliveries(id).pipe(
+          authorize("webhooks.manage"),
+          Effect.map((log) => json(log))
+        )
+      )
     )
-    yield* router.post("/api/webhooks/:id/test", withId((id) => webhooks.sendTest(id).pipe(authorize("webhooks.manage"), Effect.map((d) => json(d)))))
+    yield* router.post(
+      "/api/webhooks/:id/test",
+      withId((id) =>
+        webhooks.sendTest(id).pipe(
+          authorize("webhooks.manage"),
+          Effect.map((d) => json(d))
+        )
+      )
+    )
   })
 )

@@ -72,7 +72,9 @@ export const defineTool = <A, I, O, OI, R>(definition: ToolDefinition<A, I, O, O
         // arguments that do not fit the input schema are a tool execution error (MCP 2025-11-25,
         // SEP-1303): the model sees the REST body naming the field and can correct itself
         const input = yield* Effect.either(
-          decode(args ?? {}).pipe(Effect.catchAll((e) => Effect.flatMap(HttpApiError.HttpApiDecodeError.fromParseError(e), (d) => Effect.fail(decodeErrorToApiError(d)))))
+          decode(args ?? {}).pipe(
+            Effect.catchAll((e) => Effect.flatMap(HttpApiError.HttpApiDecodeError.fromParseError(e), (d) => Effect.fail(decodeErrorToApiError(d))))
+          )
         )
         if (Either.isLeft(input)) return toolError(input.left)
         const answer = yield* Effect.either(definition.run(input.right))

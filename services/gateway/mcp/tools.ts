@@ -64,23 +64,19 @@ const Arguments = Schema.Record({ key: Schema.String, value: Schema.Unknown })
  */
 const postArgs = <F extends Schema.Struct.Fields>(required: F) => {
   const Required = Schema.Struct({ idempotencyKey: Schema.optional(IdempotencyKeyArg), ...required })
-  return Schema.transformOrFail(
-    Arguments,
-    Schema.typeSchema(Schema.Struct({ idempotencyKey: Schema.optional(Schema.String), body: Arguments })),
-    {
-      strict: true,
-      decode: (raw) =>
-        Effect.gen(function* () {
-          yield* ParseResult.decodeUnknown(Required)(raw)
-          const { idempotencyKey, ...body } = raw
-          // the form's field checks, picked as the actor's reader picks them
-          if (isSimplePostBody(body)) yield* ParseResult.decodeUnknown(SimplePostBody)(body)
-          else yield* ParseResult.decodeUnknown(FullPostBody)(body)
-          return { idempotencyKey: typeof idempotencyKey === "string" ? idempotencyKey : undefined, body }
-        }),
-      encode: ({ body, idempotencyKey }) => ParseResult.succeed(idempotencyKey === undefined ? body : { ...body, idempotencyKey })
-    }
-  )
+  return Schema.transformOrFail(Arguments, Schema.typeSchema(Schema.Struct({ idempotencyKey: Schema.optional(Schema.String), body: Arguments })), {
+    strict: true,
+    decode: (raw) =>
+      Effect.gen(function* () {
+        yield* ParseResult.decodeUnknown(Required)(raw)
+        const { idempotencyKey, ...body } = raw
+        // the form's field checks, picked as the actor's reader picks them
+        if (isSimplePostBody(body)) yield* ParseResult.decodeUnknown(SimplePostBody)(body)
+        else yield* ParseResult.decodeUnknown(FullPostBody)(body)
+        return { idempotencyKey: typeof idempotencyKey === "string" ? idempotencyKey : undefined, body }
+      }),
+    encode: ({ body, idempotencyKey }) => ParseResult.succeed(idempotencyKey === undefined ? body : { ...body, idempotencyKey })
+  })
 }
 
 /** POST /posts through the workspace actor: the same command as REST (rules, idempotency, 90 an hour), creationMethod `mcp`. */
@@ -105,7 +101,9 @@ const toolList = [
     description:
       "Lists the workspace's channels (connected social accounts, pages or profiles): id, name, network (identifier), whether it is disabled or must be reconnected, and its customer. Use a channel's id in create_post. Give customerId to list one customer's channels.",
     annotations: readOnly,
-    input: Schema.Struct({ customerId: Schema.optional(CustomerId.annotations({ description: "Only this customer's channels (from list_customers)" })) }),
+    input: Schema.Struct({
+      customerId: Schema.optional(CustomerId.annotations({ description: "Only this customer's channels (from list_customers)" }))
+    }),
     output: Schema.Struct({ channels: Schema.Array(Channel) }),
     run: ({ customerId }) =>
       Effect.flatMap(Channels, (c) => c.list(customerId ?? null)).pipe(
@@ -129,7 +127,8 @@ const toolList = [
   defineTool({
     name: "list_networks",
     title: "List networks",
-    description: "Lists every social network the service posts to: identifier, name, maximum post length, whether follow-up comments work, and what a post needs (media, video or nothing).",
+    description:
+      "Lists every social network the service posts to: identifier, name, maximum post length, whether follow-up comments work, and what a post needs (media, video or nothing).",
     annotations: readOnly,
     input: Schema.Struct({}),
     output: Schema.Struct({ networks: Schema.Array(NetworkItem) }),
@@ -138,7 +137,8 @@ const toolList = [
   defineTool({
     name: "get_network_rules",
     title: "Rules of a network",
-    description: "The posting rules of one network (by identifier, from list_networks): a plain-language summary, the maximum length and the settings a post may carry.",
+    description:
+      "The posting rules of one network (by identifier, from list_networks): a plain-language summary, the maximum length and the settings a post may carry.",
     annotations: readOnly,
     input: Schema.Struct({ network: Schema.String.annotations({ description: "A network identifier, for example mastodon or x" }) }),
     output: NetworkRules,
@@ -305,7 +305,8 @@ const toolList = [
   defineTool({
     name: "list_media",
     title: "List media",
-    description: "The media library, newest first, 40 a page (a page with fewer is the last); search finds files whose name or alt text contains the text.",
+    description:
+      "The media library, newest first, 40 a page (a page with fewer is the last); search finds files whose name or alt text contains the text.",
     annotations: readOnly,
     input: Schema.Struct({
       page: Schema.optional(PageArg.annotations({ description: "Starts at 1 (default 1)" })),

@@ -30,7 +30,12 @@ const failure = (e: OAuthProblem | ApiError) => {
 
 const preflight = HttpServerResponse.empty({
   status: 204,
-  headers: { ...cors, "access-control-allow-methods": "GET, POST, OPTIONS", "access-control-allow-headers": "content-type, authorization, mcp-protocol-version", "access-control-max-age": "600" }
+  headers: {
+    ...cors,
+    "access-control-allow-methods": "GET, POST, OPTIONS",
+    "access-control-allow-headers": "content-type, authorization, mcp-protocol-version",
+    "access-control-max-age": "600"
+  }
 })
 
 /** The body of a token or revoke request: form-encoded or JSON, each field text and sent once. */
@@ -120,7 +125,15 @@ export const OAuthRoutesLive = HttpApiBuilder.Router.use((router) =>
 
     yield* router.post(OAuthPaths.deviceCode, answer(Effect.zipRight(window("oauth.device", deviceCodePerHour), oauth.startDevice)))
 
-    for (const path of [OAuthPaths.authorizationServerMetadata, OAuthPaths.protectedResourceMetadata, OAuthPaths.protectedResourceMetadataMcp, OAuthPaths.register, OAuthPaths.token, OAuthPaths.revoke, OAuthPaths.deviceCode]) {
+    for (const path of [
+      OAuthPaths.authorizationServerMetadata,
+      OAuthPaths.protectedResourceMetadata,
+      OAuthPaths.protectedResourceMetadataMcp,
+      OAuthPaths.register,
+      OAuthPaths.token,
+      OAuthPaths.revoke,
+      OAuthPaths.deviceCode
+    ]) {
       yield* router.options(path, Effect.succeed(preflight))
     }
   })

@@ -37,7 +37,11 @@ export const OAuthPageRoutesLive = HttpApiBuilder.Router.use((router) =>
     const people = yield* People
 
     /** A request that names no trusted redirect address is a page; other faults go back to the app. */
-    const checked = <R>(fields: Fields, redirectStatus: number, page: (request: AuthorizationRequest) => Effect.Effect<HttpServerResponse.HttpServerResponse, never, R>) =>
+    const checked = <R>(
+      fields: Fields,
+      redirectStatus: number,
+      page: (request: AuthorizationRequest) => Effect.Effect<HttpServerResponse.HttpServerResponse, never, R>
+    ) =>
       oauth.checkAuthorization(fields).pipe(
         Effect.either,
         Effect.flatMap(
@@ -61,7 +65,14 @@ export const OAuthPageRoutesLive = HttpApiBuilder.Router.use((router) =>
             Effect.map(people.workspacesOf(who.user.userId), (all) => {
               const workspaces = usable(all)
               if (workspaces.length === 0) return noWorkspace(who)
-              return html(allowPage(who.signed, { clientName: request.clientName, redirectUri: request.redirectUri, params: requestParams(request), workspaces }))
+              return html(
+                allowPage(who.signed, {
+                  clientName: request.clientName,
+                  redirectUri: request.redirectUri,
+                  params: requestParams(request),
+                  workspaces
+                })
+              )
             })
           )
         )
@@ -103,18 +114,26 @@ export const OAuthPageRoutesLive = HttpApiBuilder.Router.use((router) =>
           const again = (problem: string) => html(devicePage(who.signed, { userCode: form["user_code"] ?? "", workspaces, problem }), 400)
           if (userCode === null) return again("A code has 8 letters, like BCDF-GHJK. Check the code the command line shows.")
           const decision = form["decision"] === "approve" ? "approved" : "denied"
-          return yield* edge.asMember(who, form["workspace"] ?? "", oauth.decideDevice(userCode, decision).pipe(authorize("apps.approve")), (outcome) =>
-            outcome === "ok"
-              ? html(
-                  messagePage(
-                    decision === "approved" ? "Command line connected" : "Request denied",
-                    decision === "approved"
-                      ? "The command line is connected. You can go back to it. It is listed under Approved Apps as Command line."
-                      : "The command line was not connected.",
-                    who.signed
+          return yield* edge.asMember(
+            who,
+            form["workspace"] ?? "",
+            oauth.decideDevice(userCode, decision).pipe(authorize("apps.approve")),
+            (outcome) =>
+              outcome === "ok"
+                ? html(
+                    messagePage(
+                      decision === "approved" ? "Command line connected" : "Request denied",
+                      decision === "approved"
+                        ? "The command line is connected. You can go back to it. It is listed under Approved Apps as Command line."
+                        : "The command line was not connected.",
+                      who.signed
+                    )
                   )
-                )
-              : again(outcome === "decided" ? "This code was already approved or denied." : "This code is unknown or has expired. Start again on the command line.")
+                : again(
+                    outcome === "decided"
+                      ? "This code was already approved or denied."
+                      : "This code is unknown or has expired. Start again on the command line."
+                  )
           )
         })
       )

@@ -47,7 +47,9 @@ ${csrfField(input.csrf)}${hidden("next", input.next)}
   )
 
 export const messagePage = (title: string, text: string, s?: Signed) =>
-  s === undefined ? page(title, `<h1>${escapeHtml(title)}</h1><p>${escapeHtml(text)}</p>`) : signedPage(s, title, `<h1>${escapeHtml(title)}</h1><p>${escapeHtml(text)}</p>`)
+  s === undefined
+    ? page(title, `<h1>${escapeHtml(title)}</h1><p>${escapeHtml(text)}</p>`)
+    : signedPage(s, title, `<h1>${escapeHtml(title)}</h1><p>${escapeHtml(text)}</p>`)
 
 export const approvedAppsPage = (s: Signed, apps: ReadonlyArray<ApprovedAppRow>, done: string | null) =>
   signedPage(
@@ -62,7 +64,9 @@ ${
     : `<table><thead><tr><th scope="col">App</th><th scope="col">Workspace</th><th scope="col">Approved</th><th scope="col"><span class="meta">Action</span></th></tr></thead><tbody>
 ${apps
   .map(
-    (a) => `<tr><td>${escapeHtml(a.label)}</td><td>${escapeHtml(a.workspaceName)}</td><td>${escapeHtml(a.createdAt.toISOString().slice(0, 16).replace("T", " "))} UTC</td>
+    (
+      a
+    ) => `<tr><td>${escapeHtml(a.label)}</td><td>${escapeHtml(a.workspaceName)}</td><td>${escapeHtml(a.createdAt.toISOString().slice(0, 16).replace("T", " "))} UTC</td>
 <td><form method="post" action="${escapeHtml(s.publicUrl)}/apps/revoke">${csrfField(s.csrf)}${hidden("token", a.id)}<button type="submit" aria-label="Revoke ${escapeHtml(a.label)} in ${escapeHtml(a.workspaceName)}">Revoke</button></form></td></tr>`
   )
   .join("\n")}
@@ -72,7 +76,13 @@ ${apps
 
 export const membersPage = (
   s: Signed,
-  input: { workspace: MembershipRow; manageable: ReadonlyArray<MembershipRow>; members: ReadonlyArray<MemberRow>; selfId: string; done: string | null }
+  input: {
+    workspace: MembershipRow
+    manageable: ReadonlyArray<MembershipRow>
+    members: ReadonlyArray<MemberRow>
+    selfId: string
+    done: string | null
+  }
 ) => {
   const w = input.workspace
   const others = input.manageable.filter((m) => m.workspaceId !== w.workspaceId)

@@ -66,9 +66,7 @@ export const PeopleRoutesLive = HttpApiBuilder.Router.use((router) =>
 
     yield* router.post(
       "/sign-out",
-      edge.requireForm((who) =>
-        Effect.map(sessions.end(who.sessionId), () => edge.clearCookie(seeOther(`${publicUrl}/sign-in`)))
-      )
+      edge.requireForm((who) => Effect.map(sessions.end(who.sessionId), () => edge.clearCookie(seeOther(`${publicUrl}/sign-in`))))
     )
 
     yield* router.get(
@@ -114,13 +112,23 @@ export const PeopleRoutesLive = HttpApiBuilder.Router.use((router) =>
         const workspaceId = form["workspace"] ?? ""
         const { role, paused } = read(form)
         if (role !== undefined && !isRole(role)) return Effect.succeed(html(messagePage("Not saved", "Pick one of the roles.", who.signed), 400))
-        const input = { userId: form["user"] ?? "", ...(role !== undefined && isRole(role) ? { role } : {}), ...(paused !== undefined ? { paused } : {}) }
+        const input = {
+          userId: form["user"] ?? "",
+          ...(role !== undefined && isRole(role) ? { role } : {}),
+          ...(paused !== undefined ? { paused } : {})
+        }
         return edge.asMember(who, workspaceId, people.changeMember(input).pipe(authorize("members.manage")), () =>
           seeOther(`${publicUrl}/members?workspace=${encodeURIComponent(workspaceId)}&done=1`)
         )
       })
 
-    yield* router.post("/members/role", change((form) => ({ role: form["role"] ?? "" })))
-    yield* router.post("/members/pause", change((form) => ({ paused: form["paused"] === "true" })))
+    yield* router.post(
+      "/members/role",
+      change((form) => ({ role: form["role"] ?? "" }))
+    )
+    yield* router.post(
+      "/members/pause",
+      change((form) => ({ paused: form["paused"] === "true" }))
+    )
   })
 )

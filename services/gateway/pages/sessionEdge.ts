@@ -89,7 +89,11 @@ export const makeSessionEdge = Effect.gen(function* () {
       return { sessionId: id, session: found.value, respond: (r: HttpServerResponse.HttpServerResponse) => r }
     }
     const started = yield* sessions.start(null)
-    return { sessionId: started.id, session: started.session, respond: (r: HttpServerResponse.HttpServerResponse) => withCookie(r, started.id, started.maxAgeSeconds) }
+    return {
+      sessionId: started.id,
+      session: started.session,
+      respond: (r: HttpServerResponse.HttpServerResponse) => withCookie(r, started.id, started.maxAgeSeconds)
+    }
   })
 
   /** The signed-in person (not suspended), or None. */

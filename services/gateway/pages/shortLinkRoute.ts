@@ -5,10 +5,11 @@ import { ShortLinks } from "../../shortLinks/ShortLinks.js"
 import { page } from "./html.js"
 
 const notFound = () =>
-  HttpServerResponse.text(
-    page("Link not found", "<h1>This link does not exist</h1><p>Check the address; short links are case-sensitive.</p>"),
-    { status: 404, contentType: "text/html; charset=utf-8", headers: { "cache-control": "no-store" } }
-  )
+  HttpServerResponse.text(page("Link not found", "<h1>This link does not exist</h1><p>Check the address; short links are case-sensitive.</p>"), {
+    status: 404,
+    contentType: "text/html; charset=utf-8",
+    headers: { "cache-control": "no-store" }
+  })
 
 /**
  * GET /l/<code>: 302 to the link's address, the click counted; an unknown code gets a

@@ -17,8 +17,7 @@ const MIME_BY_EXTENSION: Readonly<Record<string, string>> = {
   webp: "image/webp"
 }
 
-const refuse = (status: number, text: string) =>
-  HttpServerResponse.text(text, { status, headers: { "cache-control": "no-store" } })
+const refuse = (status: number, text: string) => HttpServerResponse.text(text, { status, headers: { "cache-control": "no-store" } })
 
 /**
  * GET (and HEAD) /media-files/<token>: the one stored file a signed token names, until it
@@ -38,9 +37,7 @@ export const SignedMediaFilesRouteLive = HttpApiBuilder.Router.use((router) =>
         const token = request.url.split("?")[0]!.slice(MEDIA_FILES_PATH.length)
         const verified = verifyMediaToken(secretKey, token, Math.floor(Date.now() / 1000))
         if (Either.isLeft(verified))
-          return verified.left === "expired"
-            ? refuse(410, "This address has expired; ask for a new one.")
-            : refuse(403, "This address is not valid.")
+          return verified.left === "expired" ? refuse(410, "This address has expired; ask for a new one.") : refuse(403, "This address is not valid.")
         const { key, expiresAt } = verified.right
         const stored = yield* storage.stat(key).pipe(Effect.orDie)
         if (Option.isNone(stored)) return refuse(404, "No such file.")
@@ -51,8 +48,7 @@ export const SignedMediaFilesRouteLive = HttpApiBuilder.Router.use((router) =>
           "x-content-type-options": "nosniff"
         }
         const range = parseRange(request.headers["range"], size)
-        if (range === "unsatisfiable")
-          return HttpServerResponse.empty({ status: 416, headers: { ...headers, "content-range": `bytes */${size}` } })
+        if (range === "unsatisfiable") return HttpServerResponse.empty({ status: 416, headers: { ...headers, "content-range": `bytes */${size}` } })
         const status = range === undefined ? 200 : 206
         const length = range === undefined ? size : range.end - range.start + 1
         const all = {

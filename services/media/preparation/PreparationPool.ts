@@ -74,9 +74,7 @@ export const makePreparationPool = (settings: PoolSettings): Effect.Effect<Prepa
                 fix: "upload a shorter or smaller video"
               })
           }),
-          Effect.tapError(() =>
-            Effect.promise(() => Promise.all([rm(outPath, { force: true }), rm(coverPathOf(outPath), { force: true })]))
-          ),
+          Effect.tapError(() => Effect.promise(() => Promise.all([rm(outPath, { force: true }), rm(coverPathOf(outPath), { force: true })]))),
           places.withPermits(1)
         )
       })

@@ -17,5 +17,4 @@ export const heicSize = async (buffer: Uint8Array): Promise<{ width: number; hei
   }
 }
 
-export const decodeHeic = (buffer: Uint8Array): Promise<{ width: number; height: number; data: Uint8ClampedArray }> =>
-  decode({ buffer })
+export const decodeHeic = (buffer: Uint8Array): Promise<{ width: number; height: number; data: Uint8ClampedArray }> => decode({ buffer })

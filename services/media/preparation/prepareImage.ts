@@ -26,9 +26,10 @@ const failed = (reason: string, fix = "upload the image again as a JPEG or PNG")
 const source = async (file: string, facts: ImageFacts) => {
   if (facts.format === "heif") {
     const decoded = await decodeHeic(await readFile(file))
-    return () => sharp(Buffer.from(decoded.data.buffer, decoded.data.byteOffset, decoded.data.byteLength), {
-      raw: { width: decoded.width, height: decoded.height, channels: 4 }
-    })
+    return () =>
+      sharp(Buffer.from(decoded.data.buffer, decoded.data.byteOffset, decoded.data.byteLength), {
+        raw: { width: decoded.width, height: decoded.height, channels: 4 }
+      })
   }
   // first frame only (an animated GIF becomes a still); the pixel limit guards a file that lied to the probe
   return () => sharp(file, { limitInputPixels: defaultProbeLimits.maxImagePixels, pages: 1, failOn: "error" })
@@ -51,9 +52,7 @@ export const prepareImage = (
       const open = await source(input.path, input.facts)
       // upright size: orientations 5-8 swap width and height
       const turned = input.facts.orientation >= 5 && input.facts.orientation <= 8
-      const shown = turned
-        ? { width: input.facts.height, height: input.facts.width }
-        : { width: input.facts.width, height: input.facts.height }
+      const shown = turned ? { width: input.facts.height, height: input.facts.width } : { width: input.facts.width, height: input.facts.height }
       let box = fitInside(shown.width, shown.height, target.maxWidth, target.maxHeight)
       for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
         const quality = QUALITIES[Math.min(attempt, QUALITIES.length - 1)]!
@@ -90,8 +89,5 @@ export const prepareImage = (
         fix: "upload a simpler or smaller image"
       })
     },
-    catch: (e) =>
-      e instanceof PreparationFailed
-        ? e
-        : failed(`the image could not be converted (${e instanceof Error ? e.message : String(e)})`)
+    catch: (e) => (e instanceof PreparationFailed ? e : failed(`the image could not be converted (${e instanceof Error ? e.message : String(e)})`))
   })

@@ -21,15 +21,27 @@ export interface PreparedVideo {
 /** Internal upper bound for one FFmpeg run; the pool's per-file limit (MEDIA_PREPARATION_TIMEOUT_SECONDS) is the one that applies. */
 const RUN_LIMIT_MS = 6 * 60 * 60 * 1000
 
-const PixelFormat = Schema.parseJson(
-  Schema.Struct({ streams: Schema.Array(Schema.Struct({ pix_fmt: Schema.optional(Schema.String) })) })
-)
+const PixelFormat = Schema.parseJson(Schema.Struct({ streams: Schema.Array(Schema.Struct({ pix_fmt: Schema.optional(Schema.String) })) }))
 
 /** The first video stream's pixel format: networks take 4:2:0 H.264 only (4:4:4 "High 4:4:4" is refused by most). */
 const pixelFormat = (file: string, container: string) =>
   runTool(
     ffprobePath,
-    ["-v", "error", "-protocol_whitelist", "file", "-f", demuxerOf(container), "-select_streams", "v:0", "-show_entries", "stream=pix_fmt", "-of", "json", file],
+    [
+      "-v",
+      "error",
+      "-protocol_whitelist",
+      "file",
+      "-f",
+      demuxerOf(container),
+      "-select_streams",
+      "v:0",
+      "-show_entries",
+      "stream=pix_fmt",
+      "-of",
+      "json",
+      file
+    ],
     { timeoutMs: 30_000 }
   ).pipe(
     Effect.flatMap((run) => Schema.decodeUnknown(PixelFormat)(run.stdout.toString("utf8"))),
@@ -51,10 +63,7 @@ export const canRemux = (facts: VideoFacts, target: VideoTarget, pixFmt: string)
 
 const ffmpegFailed = (what: string) => (e: ToolFailed) =>
   new PreparationFailed({
-    reason:
-      e.reason === "timeout"
-        ? `${what} took too long`
-        : `${what} failed (${e.stderr.trim().split("\n").pop() ?? `exit ${e.exitCode}`})`,
+    reason: e.reason === "timeout" ? `${what} took too long` : `${what} failed (${e.stderr.trim().split("\n").pop() ?? `exit ${e.exitCode}`})`,
     fix: "export the video again as MP4 (H.264/AAC) and upload it"
   })
 

@@ -17,8 +17,7 @@ const unreadable = (what: string) =>
     fix: "export it again from the app that made it (JPEG, PNG, GIF, WEBP, HEIC or AVIF for images; MP4, MOV or WEBM for videos)"
   })
 
-const bomb = (reason: string) =>
-  new ProbeRefused({ reason, fix: "upload a smaller image or video (for example as exported by a phone or camera)" })
+const bomb = (reason: string) => new ProbeRefused({ reason, fix: "upload a smaller image or video (for example as exported by a phone or camera)" })
 
 /** What FFprobe's JSON says, the parts the facts need; everything else in it is ignored. */
 const FfprobeStream = Schema.Struct({
@@ -110,8 +109,7 @@ const checkImageSize = (width: number, height: number, frames: number, limits: P
           `${Math.round(limits.maxImagePixels / 1e6)} megapixels taken`
       )
     )
-  if (frames > limits.maxImageFrames)
-    return Effect.fail(bomb(`the image has ${frames} frames, more than the ${limits.maxImageFrames} taken`))
+  if (frames > limits.maxImageFrames) return Effect.fail(bomb(`the image has ${frames} frames, more than the ${limits.maxImageFrames} taken`))
   return Effect.void
 }
 
@@ -173,9 +171,7 @@ const probeVideo = (file: string, sniffed: Extract<Sniffed, { kind: "video" }>, 
     const codedHeight = video.height ?? 0
     if (codedWidth <= 0 || codedHeight <= 0) return yield* unreadable(what)
     if (codedWidth > limits.maxVideoSide || codedHeight > limits.maxVideoSide)
-      return yield* bomb(
-        `the video declares ${codedWidth}×${codedHeight} pixels, more than ${limits.maxVideoSide}×${limits.maxVideoSide}`
-      )
+      return yield* bomb(`the video declares ${codedWidth}×${codedHeight} pixels, more than ${limits.maxVideoSide}×${limits.maxVideoSide}`)
     const frameRate = parseRate(video.avg_frame_rate) || parseRate(video.r_frame_rate)
     if (frameRate > limits.maxVideoFrameRate)
       return yield* bomb(`the video declares ${Math.round(frameRate)} frames a second, more than ${limits.maxVideoFrameRate}`)
@@ -183,11 +179,9 @@ const probeVideo = (file: string, sniffed: Extract<Sniffed, { kind: "video" }>, 
     const frames = finiteOr(video.nb_frames, durationSeconds * frameRate)
     if (frames > limits.maxVideoFrames)
       return yield* bomb(`the video declares ${Math.round(frames)} frames, more than the ${limits.maxVideoFrames} taken`)
-    const rotation =
-      video.side_data_list?.find((d) => d.rotation !== undefined)?.rotation ?? finiteOr(video.tags?.rotate, 0)
+    const rotation = video.side_data_list?.find((d) => d.rotation !== undefined)?.rotation ?? finiteOr(video.tags?.rotate, 0)
     const turned = Math.abs(Math.round(rotation)) % 180 === 90
-    const bitrateKbps =
-      finiteOr(out.format.bit_rate, durationSeconds > 0 ? (bytes * 8) / durationSeconds : 0) / 1000
+    const bitrateKbps = finiteOr(out.format.bit_rate, durationSeconds > 0 ? (bytes * 8) / durationSeconds : 0) / 1000
     const facts: VideoFacts = {
       kind: "video",
       container: sniffed.container,

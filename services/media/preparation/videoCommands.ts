@@ -59,7 +59,11 @@ export const videoBitrateCapKbps = (facts: VideoFacts, target: VideoTarget): num
  */
 export const transcodeArgs = (file: string, facts: VideoFacts, target: VideoTarget, outPath: string): ReadonlyArray<string> => {
   const size = fitInside(facts.width, facts.height, target.maxWidth, target.maxHeight, true)
-  const filters = [`scale=${size.width}:${size.height}`, ...(facts.frameRate > target.maxFrameRate ? [`fps=${target.maxFrameRate}`] : []), "format=yuv420p"]
+  const filters = [
+    `scale=${size.width}:${size.height}`,
+    ...(facts.frameRate > target.maxFrameRate ? [`fps=${target.maxFrameRate}`] : []),
+    "format=yuv420p"
+  ]
   const cap = videoBitrateCapKbps(facts, target)
   return [
     ...inputArgs(file, facts.container),

@@ -1,6 +1,15 @@
 import { Config, Effect, Option, Redacted, Schema } from "effect"
 import { ConnectFailed, type NetworkAdapter, type NetworkAnswer, PublishAnswer, type PublishRequest, Refresh } from "../adapter.js"
-import { answerOf, cannotSearch, connectFailedFrom, decodeForVerify, noStatistics, readAllMedia, readCredentials, unknownTool } from "../adapterKit.js"
+import {
+  answerOf,
+  cannotSearch,
+  connectFailedFrom,
+  decodeForVerify,
+  noStatistics,
+  readAllMedia,
+  readCredentials,
+  unknownTool
+} from "../adapterKit.js"
 import { NetworkDeps } from "../networkDeps.js"
 import { fromTokenAnswer, refreshOAuth, TokenAnswer } from "../oauthRefresh.js"
 import { call, decodeBody, excerpt, isSuccess, statusAnswer, transportAnswer, trimBase } from "../networkHttp.js"
@@ -25,7 +34,12 @@ export interface LinkedInOptions {
 
 const Stored = Schema.Struct({ accessToken: Schema.String, refreshToken: Schema.String, expiresAt: Schema.String, author: Schema.String })
 type Stored = typeof Stored.Type
-const UserInfo = Schema.Struct({ sub: Schema.String, name: Schema.optional(Schema.String), picture: Schema.optional(Schema.String), email: Schema.optional(Schema.String) })
+const UserInfo = Schema.Struct({
+  sub: Schema.String,
+  name: Schema.optional(Schema.String),
+  picture: Schema.optional(Schema.String),
+  email: Schema.optional(Schema.String)
+})
 const InitUpload = Schema.Struct({ value: Schema.Struct({ uploadUrl: Schema.String, image: Schema.String }) })
 const ErrorBody = Schema.Struct({ message: Schema.String, serviceErrorCode: Schema.optional(Schema.Number), code: Schema.optional(Schema.String) })
 
@@ -33,9 +47,17 @@ const ErrorBody = Schema.Struct({ message: Schema.String, serviceErrorCode: Sche
 export const escapeLittleText = (text: string) => text.replace(/[\\|{}@[\]()<>#*_~]/g, (c) => `\\${c}`)
 
 const rejection = (response: Parameters<Parameters<typeof statusAnswer>[2]>[0]) => {
-  const reason = Option.match(decodeBody(ErrorBody, response), { onNone: () => `HTTP ${response.status}: ${excerpt(response, 120)}`, onSome: (e) => e.message })
-  if (/duplicate/i.test(reason)) return { message: `LinkedIn refused the post as a duplicate: ${reason}`, fix: "Change the text, or check the profile: the post may already be live." }
-  if (/length|too long|3000/i.test(reason)) return { message: `LinkedIn refused the post: ${reason}`, fix: "Shorten the text to 3000 characters, then retry." }
+  const reason = Option.match(decodeBody(ErrorBody, response), {
+    onNone: () => `HTTP ${response.status}: ${excerpt(response, 120)}`,
+    onSome: (e) => e.message
+  })
+  if (/duplicate/i.test(reason))
+    return {
+      message: `LinkedIn refused the post as a duplicate: ${reason}`,
+      fix: "Change the text, or check the profile: the post may already be live."
+    }
+  if (/length|too long|3000/i.test(reason))
+    return { message: `LinkedIn refused the post: ${reason}`, fix: "Shorten the text to 3000 characters, then retry." }
   return { message: `LinkedIn refused the post: ${reason}`, fix: "Change the post as the message says, then retry." }
 }
 
@@ -83,7 +105,8 @@ export const makeLinkedInAdapterWith = (options: LinkedInOptions) =>
       })
     const fromToken = (t: TokenAnswer, previousRefresh = "") => fromTokenAnswer(t, previousRefresh, 5_184_000)
 
-    const whoIs = (accessToken: string) => call(outbound, { url: `${api}/v2/userinfo`, headers: { authorization: `Bearer ${accessToken}`, accept: "application/json" } })
+    const whoIs = (accessToken: string) =>
+      call(outbound, { url: `${api}/v2/userinfo`, headers: { authorization: `Bearer ${accessToken}`, accept: "application/json" } })
 
     const connectedWith = (stored: Omit<Stored, "author">) =>
       Effect.gen(function* () {
@@ -93,7 +116,12 @@ export const makeLinkedInAdapterWith = (options: LinkedInOptions) =>
         const author = `urn:li:person:${user.value.sub}`
         return {
           credentials: { ...stored, author },
-          profile: { accountId: author, name: user.value.name ?? user.value.sub, profile: user.value.email ?? user.value.sub, picture: user.value.picture ?? null }
+          profile: {
+            accountId: author,
+            name: user.value.name ?? user.value.sub,
+            profile: user.value.email ?? user.value.sub,
+            picture: user.value.picture ?? null
+          }
         }
       })
 
@@ -106,11 +134,18 @@ export const makeLinkedInAdapterWith = (options: LinkedInOptions) =>
 
     const verify = (input: unknown) =>
       Effect.gen(function* () {
-        const given = yield* decodeForVerify(Stored, NAME, "accessToken, refreshToken, expiresAt (ISO 8601) and author (urn:li:person:… or urn:li:organization:…)")(input)
-        if (Number.isNaN(Date.parse(given.expiresAt))) return yield* new ConnectFailed({ message: "LinkedIn credentials: expiresAt is not an ISO 8601 date." })
+        const given = yield* decodeForVerify(
+          Stored,
+          NAME,
+          "accessToken, refreshToken, expiresAt (ISO 8601) and author (urn:li:person:… or urn:li:organization:…)"
+        )(input)
+        if (Number.isNaN(Date.parse(given.expiresAt)))
+          return yield* new ConnectFailed({ message: "LinkedIn credentials: expiresAt is not an ISO 8601 date." })
         const checked = yield* connectedWith(given)
         // an organization page posts as the given author; a member as the token's own person
-        return given.author.startsWith("urn:li:organization:") ? { ...checked, credentials: { ...checked.credentials, author: given.author }, profile: { ...checked.profile, accountId: given.author } } : checked
+        return given.author.startsWith("urn:li:organization:")
+          ? { ...checked, credentials: { ...checked.credentials, author: given.author }, profile: { ...checked.profile, accountId: given.author } }
+          : checked
       })
 
     const uploadAll = (c: Stored, request: PublishRequest) =>
@@ -118,14 +153,27 @@ export const makeLinkedInAdapterWith = (options: LinkedInOptions) =>
         const files = yield* readAllMedia(media, request.media)
         const images: Array<{ id: string; altText: string }> = []
         for (const [index, file] of files.entries()) {
-          const init = yield* call(outbound, { url: `${api}/rest/images?action=initializeUpload`, method: "POST", headers: rest(c.accessToken), body: JSON.stringify({ initializeUploadRequest: { owner: c.author } }) })
+          const init = yield* call(outbound, {
+            url: `${api}/rest/images?action=initializeUpload`,
+            method: "POST",
+            headers: rest(c.accessToken),
+            body: JSON.stringify({ initializeUploadRequest: { owner: c.author } })
+          })
           const upload = read(InitUpload, init)
           const failed = (answer: NetworkAnswer) => {
             const why = classifyLinkedIn(answer)
-            return why._tag === "NoAnswer" || why._tag === "Published" ? PublishAnswer.FailedBeforeSending({ reason: `an image upload failed: ${why._tag === "NoAnswer" ? why.reason : "no upload address"}` }) : why
+            return why._tag === "NoAnswer" || why._tag === "Published"
+              ? PublishAnswer.FailedBeforeSending({ reason: `an image upload failed: ${why._tag === "NoAnswer" ? why.reason : "no upload address"}` })
+              : why
           }
           if (Option.isNone(upload)) return yield* Effect.fail(failed(init))
-          const put = yield* call(outbound, { url: upload.value.value.uploadUrl, method: "PUT", headers: { authorization: `Bearer ${c.accessToken}`, "content-type": file.mime || "application/octet-stream" }, body: file.bytes, timeoutMs: 120_000 })
+          const put = yield* call(outbound, {
+            url: upload.value.value.uploadUrl,
+            method: "PUT",
+            headers: { authorization: `Bearer ${c.accessToken}`, "content-type": file.mime || "application/octet-stream" },
+            body: file.bytes,
+            timeoutMs: 120_000
+          })
           if (put._tag === "Failed" || !isSuccess(put.response)) return yield* Effect.fail(failed(put))
           images.push({ id: upload.value.value.image, altText: request.media[index]?.alt ?? "" })
         }
@@ -179,7 +227,9 @@ export const makeLinkedInAdapterWith = (options: LinkedInOptions) =>
         authorizeUrl: ({ redirectUri, state }) =>
           clientId === undefined
             ? Effect.fail(new ConnectFailed({ message: "LinkedIn is not set up on this server (LINKEDIN_CLIENT_ID)." }))
-            : Effect.succeed(`${auth}/oauth/v2/authorization?${new URLSearchParams({ response_type: "code", client_id: clientId, redirect_uri: redirectUri, state, scope: "openid profile email w_member_social" }).toString()}`),
+            : Effect.succeed(
+                `${auth}/oauth/v2/authorization?${new URLSearchParams({ response_type: "code", client_id: clientId, redirect_uri: redirectUri, state, scope: "openid profile email w_member_social" }).toString()}`
+              ),
         exchange: ({ code, redirectUri }) =>
           Effect.gen(function* () {
             const answer = yield* token({ grant_type: "authorization_code", code, redirect_uri: redirectUri })
@@ -190,10 +240,13 @@ export const makeLinkedInAdapterWith = (options: LinkedInOptions) =>
       },
       verify,
       refresh: (credentials) =>
-        Effect.flatMap(credentialsOf(credentials).pipe(Effect.option), Option.match({
-          onNone: () => Effect.succeed(Refresh.Failed({ reason: "the stored credentials cannot be read" })),
-          onSome: refreshStored
-        })),
+        Effect.flatMap(
+          credentialsOf(credentials).pipe(Effect.option),
+          Option.match({
+            onNone: () => Effect.succeed(Refresh.Failed({ reason: "the stored credentials cannot be read" })),
+            onSome: refreshStored
+          })
+        ),
       publish,
       publishFollowUp,
       search: () => cannotSearch(NAME),
@@ -214,5 +267,9 @@ export const makeLinkedInAdapter = Effect.gen(function* () {
     clientSecret: Config.option(Config.redacted("LINKEDIN_CLIENT_SECRET"))
   }).pipe(Effect.orDie)
   const api = Option.getOrElse(apiUrl, () => "https://api.linkedin.com")
-  return yield* makeLinkedInAdapterWith({ apiUrl: api, authUrl: Option.getOrElse(authUrl, () => (Option.isSome(apiUrl) ? api : "https://www.linkedin.com")), ...rest })
+  return yield* makeLinkedInAdapterWith({
+    apiUrl: api,
+    authUrl: Option.getOrElse(authUrl, () => (Option.isSome(apiUrl) ? api : "https://www.linkedin.com")),
+    ...rest
+  })
 })

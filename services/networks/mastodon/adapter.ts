@@ -85,7 +85,10 @@ const rejection = (response: Parameters<Parameters<typeof statusAnswer>[2]>[0]) 
     return { message: `Mastodon refused the post: ${reason}.`, fix: "Shorten the text to the instance's limit (500 characters on most), then retry." }
   }
   if (/record not found/i.test(reason)) {
-    return { message: `Mastodon refused the follow-up: the post it answers is gone (${reason}).`, fix: "Check that the first post is still on Mastodon, then retry." }
+    return {
+      message: `Mastodon refused the follow-up: the post it answers is gone (${reason}).`,
+      fix: "Check that the first post is still on Mastodon, then retry."
+    }
   }
   return { message: `Mastodon refused the post: ${reason}.`, fix: "Change the post as the message says, then retry." }
 }
@@ -189,9 +192,18 @@ export const makeMastodonAdapterWith = (options: MastodonOptions) =>
     /** GET /api/v1/media/:id answers 200 with a url once the file is processed (206 while it is not). */
     const untilProcessed = (instance: string, token: string, id: string) =>
       call(outbound, { url: `${instance}/api/v1/media/${encodeURIComponent(id)}`, headers: bearerJson(token) }).pipe(
-        Effect.map((answer) => answer._tag === "Response" && answer.response.status === 200 && Option.exists(decodeBody(MediaAttachment, answer.response), (m) => typeof m.url === "string" && m.url !== "")),
+        Effect.map(
+          (answer) =>
+            answer._tag === "Response" &&
+            answer.response.status === 200 &&
+            Option.exists(decodeBody(MediaAttachment, answer.response), (m) => typeof m.url === "string" && m.url !== "")
+        ),
         Effect.repeat({ until: (ready) => ready, schedule: Schedule.spaced("1 second"), times: 60 }),
-        Effect.flatMap((ready) => (ready ? Effect.void : Effect.fail(PublishAnswer.FailedBeforeSending({ reason: "Mastodon did not finish processing a file within a minute" }))))
+        Effect.flatMap((ready) =>
+          ready
+            ? Effect.void
+            : Effect.fail(PublishAnswer.FailedBeforeSending({ reason: "Mastodon did not finish processing a file within a minute" }))
+        )
       )
 
     const send = (request: PublishRequest) =>
@@ -240,9 +252,7 @@ export const makeMastodonAdapterWith = (options: MastodonOptions) =>
         const statuses = decodeBody(Schema.Array(Status), answer.response)
         if (Option.isNone(statuses)) return SearchAnswer.CannotTell({ reason: "the statuses could not be read" })
         const found = statuses.value.find((s) => sameText(htmlToText(s.content ?? ""), request.item.content))
-        return found === undefined
-          ? SearchAnswer.NotFound()
-          : SearchAnswer.Found({ releaseId: found.id, releaseUrl: found.url ?? found.uri ?? "" })
+        return found === undefined ? SearchAnswer.NotFound() : SearchAnswer.Found({ releaseId: found.id, releaseUrl: found.url ?? found.uri ?? "" })
       })
 
     const adapter: NetworkAdapter = {
@@ -253,7 +263,13 @@ export const makeMastodonAdapterWith = (options: MastodonOptions) =>
           Effect.gen(function* () {
             const server = yield* instanceFor(instance)
             const app = yield* appFor(server, redirectUri)
-            const query = new URLSearchParams({ client_id: app.clientId, redirect_uri: redirectUri, response_type: "code", scope: "read write", state })
+            const query = new URLSearchParams({
+              client_id: app.clientId,
+              redirect_uri: redirectUri,
+              response_type: "code",
+              scope: "read write",
+              state
+            })
             return `${server}/oauth/authorize?${query.toString()}`
           }),
         exchange: ({ code, instance, redirectUri }) =>
@@ -305,7 +321,10 @@ export const makeMastodonAdapterWith = (options: MastodonOptions) =>
           Effect.gen(function* () {
             const c = yield* credentialsOf(credentials).pipe(Effect.option)
             if (Option.isNone(c)) return Statistics.Missing({ message: "The channel's credentials cannot be read." })
-            const answer = yield* call(outbound, { url: `${c.value.instance}/api/v1/statuses/${encodeURIComponent(releaseId)}`, headers: bearerJson(c.value.accessToken) })
+            const answer = yield* call(outbound, {
+              url: `${c.value.instance}/api/v1/statuses/${encodeURIComponent(releaseId)}`,
+              headers: bearerJson(c.value.accessToken)
+            })
             const status = answer._tag === "Response" && isSuccess(answer.response) ? decodeBody(Status, answer.response) : Option.none()
             if (Option.isNone(status)) return Statistics.Missing({ message: "Mastodon did not answer with the post's numbers." })
             return Statistics.Metrics({
@@ -331,5 +350,8 @@ export const makeMastodonAdapter = Effect.gen(function* () {
     clientId: Config.option(Config.string("MASTODON_CLIENT_ID")),
     clientSecret: Config.option(Config.redacted("MASTODON_CLIENT_SECRET"))
   }).pipe(Effect.orDie)
-  return yield* makeMastodonAdapterWith({ ...options, defaultInstance: Option.getOrElse(instanceOf(options.defaultInstance), () => "https://mastodon.social") })
+  return yield* makeMastodonAdapterWith({
+    ...options,
+    defaultInstance: Option.getOrElse(instanceOf(options.defaultInstance), () => "https://mastodon.social")
+  })
 })

@@ -1,6 +1,15 @@
 import { Config, Effect, Option, Schema } from "effect"
 import { ConnectFailed, type NetworkAdapter, type NetworkAnswer, PublishAnswer, type PublishRequest, Refresh } from "../adapter.js"
-import { answerOf, cannotSearch, connectFailedFrom, decodeForVerify, noStatistics, readAllMedia, readCredentials, unknownTool } from "../adapterKit.js"
+import {
+  answerOf,
+  cannotSearch,
+  connectFailedFrom,
+  decodeForVerify,
+  noStatistics,
+  readAllMedia,
+  readCredentials,
+  unknownTool
+} from "../adapterKit.js"
 import { NetworkDeps } from "../networkDeps.js"
 import { call, decodeBody, multipart, rateLimitedFor, statusAnswer, transportAnswer, trimBase } from "../networkHttp.js"
 
@@ -49,11 +58,15 @@ export const telegramMessageUrl = (chatId: number, username: string | null | und
   username ? `https://t.me/${username}/${messageId}` : `https://t.me/c/${String(chatId).replace(/^-100/, "")}/${messageId}`
 
 const reasonOf = (response: Parameters<Parameters<typeof statusAnswer>[2]>[0]) =>
-  Option.match(decodeBody(Failure, response), { onNone: () => `HTTP ${response.status}`, onSome: (f) => f.description ?? `error ${f.error_code ?? response.status}` })
+  Option.match(decodeBody(Failure, response), {
+    onNone: () => `HTTP ${response.status}`,
+    onSome: (f) => f.description ?? `error ${f.error_code ?? response.status}`
+  })
 
 const rejection = (response: Parameters<Parameters<typeof statusAnswer>[2]>[0]) => {
   const reason = reasonOf(response)
-  if (/too long/i.test(reason)) return { message: `Telegram refused the post: ${reason}.`, fix: "Shorten the text to 4096 characters (1024 with a photo), then retry." }
+  if (/too long/i.test(reason))
+    return { message: `Telegram refused the post: ${reason}.`, fix: "Shorten the text to 4096 characters (1024 with a photo), then retry." }
   if (/chat not found|not enough rights|bot was kicked|need administrator/i.test(reason)) {
     return { message: `Telegram refused the post: ${reason}.`, fix: "Add the bot to the chat as an administrator that may post, then retry." }
   }
@@ -85,9 +98,16 @@ export const makeTelegramAdapterWith = (options: TelegramOptions) =>
     const credentialsOf = readCredentials(Stored, NAME)
     const method = (token: string, name: string) => `${base}/bot${token}/${name}`
     const json = (token: string, name: string, body: unknown) =>
-      call(outbound, { url: method(token, name), method: "POST", headers: { "content-type": "application/json", accept: "application/json" }, body: JSON.stringify(body) })
+      call(outbound, {
+        url: method(token, name),
+        method: "POST",
+        headers: { "content-type": "application/json", accept: "application/json" },
+        body: JSON.stringify(body)
+      })
     const result = <A, I>(schema: Schema.Schema<A, I>, answer: NetworkAnswer) =>
-      answer._tag === "Response" && answer.response.status === 200 ? Option.map(decodeBody(Ok(schema), answer.response), (r) => r.result) : Option.none()
+      answer._tag === "Response" && answer.response.status === 200
+        ? Option.map(decodeBody(Ok(schema), answer.response), (r) => r.result)
+        : Option.none()
 
     const verify = (input: unknown) =>
       Effect.gen(function* () {
@@ -104,13 +124,23 @@ export const makeTelegramAdapterWith = (options: TelegramOptions) =>
         const member = result(Member, memberAnswer)
         const canPost = Option.match(member, {
           onNone: () => false,
-          onSome: (m) => m.status === "creator" || (m.status === "administrator" && (chat.value.type !== "channel" || m.can_post_messages !== false)) ||
+          onSome: (m) =>
+            m.status === "creator" ||
+            (m.status === "administrator" && (chat.value.type !== "channel" || m.can_post_messages !== false)) ||
             (m.status === "member" && chat.value.type !== "channel")
         })
-        if (!canPost) return yield* new ConnectFailed({ message: `The bot cannot post in ${chat.value.title ?? given.chatId}: make it an administrator that may post messages.` })
+        if (!canPost)
+          return yield* new ConnectFailed({
+            message: `The bot cannot post in ${chat.value.title ?? given.chatId}: make it an administrator that may post messages.`
+          })
         const name = chat.value.title ?? chat.value.first_name ?? String(chat.value.id)
         return {
-          credentials: { botToken: given.botToken, chatId: chat.value.id, chatUsername: chat.value.username ?? null, botUsername: bot.value.username ?? null },
+          credentials: {
+            botToken: given.botToken,
+            chatId: chat.value.id,
+            chatUsername: chat.value.username ?? null,
+            botUsername: bot.value.username ?? null
+          },
           profile: { accountId: `${bot.value.id}:${chat.value.id}`, name, profile: chat.value.username ?? name, picture: null }
         }
       })
@@ -120,7 +150,10 @@ export const makeTelegramAdapterWith = (options: TelegramOptions) =>
         Effect.gen(function* () {
           const c = yield* credentialsOf(request.channel.credentials)
           const files = yield* readAllMedia(media, request.media)
-          const replyTo = request.previousReleaseId === null ? {} : { reply_parameters: { message_id: Number(request.previousReleaseId), allow_sending_without_reply: true } }
+          const replyTo =
+            request.previousReleaseId === null
+              ? {}
+              : { reply_parameters: { message_id: Number(request.previousReleaseId), allow_sending_without_reply: true } }
           const text = request.item.content
           if (files.length === 0) {
             return classifyTelegram(yield* json(c.botToken, "sendMessage", { chat_id: c.chatId, text, ...replyTo }))
@@ -136,12 +169,25 @@ export const makeTelegramAdapterWith = (options: TelegramOptions) =>
             parts.push({ name: "photo", filename: file.name || "photo", mime: file.mime, bytes: file.bytes }, { name: "caption", value: caption })
           } else {
             name = "sendMediaGroup"
-            const items = files.map((f, i) => ({ type: f.mime.startsWith("video/") ? "video" : "photo", media: `attach://file${i}`, ...(i === 0 && caption !== "" ? { caption } : {}) }))
-            parts.push({ name: "media", value: JSON.stringify(items) }, ...files.map((f, i) => ({ name: `file${i}`, filename: f.name || `file${i}`, mime: f.mime, bytes: f.bytes })))
+            const items = files.map((f, i) => ({
+              type: f.mime.startsWith("video/") ? "video" : "photo",
+              media: `attach://file${i}`,
+              ...(i === 0 && caption !== "" ? { caption } : {})
+            }))
+            parts.push(
+              { name: "media", value: JSON.stringify(items) },
+              ...files.map((f, i) => ({ name: `file${i}`, filename: f.name || `file${i}`, mime: f.mime, bytes: f.bytes }))
+            )
           }
           const form = multipart(parts)
           const answer = classifyTelegram(
-            yield* call(outbound, { url: method(c.botToken, name), method: "POST", headers: { "content-type": form.contentType, accept: "application/json" }, body: form.body, timeoutMs: 120_000 })
+            yield* call(outbound, {
+              url: method(c.botToken, name),
+              method: "POST",
+              headers: { "content-type": form.contentType, accept: "application/json" },
+              body: form.body,
+              timeoutMs: 120_000
+            })
           )
           if (captionFits || answer._tag !== "Published") return answer
           // the text did not fit in a caption: it follows as a reply to the photo; the photo is the release

@@ -1,11 +1,32 @@
 import { createHash } from "node:crypto"
 import { Config, Effect, Option, Redacted, Schema } from "effect"
 import { Errors } from "../../../domain/errors.js"
-import { ConnectFailed, type NetworkAdapter, type NetworkAnswer, PublishAnswer, type PublishRequest, Refresh, SearchAnswer, Statistics } from "../adapter.js"
+import {
+  ConnectFailed,
+  type NetworkAdapter,
+  type NetworkAnswer,
+  PublishAnswer,
+  type PublishRequest,
+  Refresh,
+  SearchAnswer,
+  Statistics
+} from "../adapter.js"
 import { answerOf, connectFailedFrom, decodeForVerify, metricToday, readAllMedia, readCredentials, unknownTool } from "../adapterKit.js"
 import { NetworkDeps } from "../networkDeps.js"
 import { fromTokenAnswer, refreshOAuth, TokenAnswer } from "../oauthRefresh.js"
-import { bearerJson, call, decodeBody, excerpt, isSuccess, multipart, retryAfterMs, sameText, statusAnswer, transportAnswer, trimBase } from "../networkHttp.js"
+import {
+  bearerJson,
+  call,
+  decodeBody,
+  excerpt,
+  isSuccess,
+  multipart,
+  retryAfterMs,
+  sameText,
+  statusAnswer,
+  transportAnswer,
+  trimBase
+} from "../networkHttp.js"
 
 /**
  * X API v2 (docs.x.com): OAuth 2.0 with PKCE, access tokens that last 2 hours refreshed
@@ -39,14 +60,34 @@ const Me = Schema.Struct({
     username: Schema.String,
     name: Schema.optional(Schema.String),
     profile_image_url: Schema.optional(Schema.String),
-    public_metrics: Schema.optional(Schema.Struct({ followers_count: Schema.optional(Schema.Number), following_count: Schema.optional(Schema.Number), tweet_count: Schema.optional(Schema.Number) }))
+    public_metrics: Schema.optional(
+      Schema.Struct({
+        followers_count: Schema.optional(Schema.Number),
+        following_count: Schema.optional(Schema.Number),
+        tweet_count: Schema.optional(Schema.Number)
+      })
+    )
   })
 })
 const Tweet = Schema.Struct({ data: Schema.Struct({ id: Schema.String, text: Schema.optional(Schema.String) }) })
 const Tweets = Schema.Struct({ data: Schema.optional(Schema.Array(Schema.Struct({ id: Schema.String, text: Schema.String }))) })
-const TweetMetrics = Schema.Struct({ data: Schema.Struct({ public_metrics: Schema.Struct({ like_count: Schema.optional(Schema.Number), retweet_count: Schema.optional(Schema.Number), reply_count: Schema.optional(Schema.Number), impression_count: Schema.optional(Schema.Number), quote_count: Schema.optional(Schema.Number) }) }) })
+const TweetMetrics = Schema.Struct({
+  data: Schema.Struct({
+    public_metrics: Schema.Struct({
+      like_count: Schema.optional(Schema.Number),
+      retweet_count: Schema.optional(Schema.Number),
+      reply_count: Schema.optional(Schema.Number),
+      impression_count: Schema.optional(Schema.Number),
+      quote_count: Schema.optional(Schema.Number)
+    })
+  })
+})
 const Media = Schema.Struct({ data: Schema.Struct({ id: Schema.String }) })
-const Problem = Schema.Struct({ title: Schema.optional(Schema.String), detail: Schema.optional(Schema.String), errors: Schema.optional(Schema.Array(Schema.Struct({ message: Schema.String }))) })
+const Problem = Schema.Struct({
+  title: Schema.optional(Schema.String),
+  detail: Schema.optional(Schema.String),
+  errors: Schema.optional(Schema.Array(Schema.Struct({ message: Schema.String })))
+})
 
 /** base64url(sha256(verifier)): the PKCE S256 challenge. */
 export const pkceChallenge = (verifier: string) => createHash("sha256").update(verifier).digest("base64url")
@@ -59,8 +100,13 @@ const reasonOf = (response: Parameters<Parameters<typeof statusAnswer>[2]>[0]) =
 
 const rejection = (response: Parameters<Parameters<typeof statusAnswer>[2]>[0]) => {
   const reason = reasonOf(response)
-  if (/duplicate/i.test(reason)) return { message: `X refused the post as a duplicate of a recent one: ${reason}`, fix: "Change the text, or check the account: the post may already be live." }
-  if (/too long|length/i.test(reason)) return { message: `X refused the post: ${reason}`, fix: "Shorten the text to 280 characters as X counts them (links count 23), then retry." }
+  if (/duplicate/i.test(reason))
+    return {
+      message: `X refused the post as a duplicate of a recent one: ${reason}`,
+      fix: "Change the text, or check the account: the post may already be live."
+    }
+  if (/too long|length/i.test(reason))
+    return { message: `X refused the post: ${reason}`, fix: "Shorten the text to 280 characters as X counts them (links count 23), then retry." }
   return { message: `X refused the post: ${reason}`, fix: "Change the post as the message says, then retry." }
 }
 
@@ -71,18 +117,28 @@ const rateLimitWait = (response: Parameters<Parameters<typeof statusAnswer>[2]>[
   return Number.isFinite(reset) && reset > 0 ? Math.max(1000, reset * 1000 - now) : 60_000
 }
 
-export const classifyXWith = (username: string | undefined) => (answer: NetworkAnswer): PublishAnswer => {
-  if (answer._tag === "Failed") return transportAnswer(NAME, answer.error)
-  const { response } = answer
-  const tweet = isSuccess(response) ? decodeBody(Tweet, response) : Option.none()
-  if (Option.isSome(tweet)) {
-    return PublishAnswer.Published({ releaseId: tweet.value.data.id, releaseUrl: `https://x.com/${username ?? "i/web"}/status/${tweet.value.data.id}` })
+export const classifyXWith =
+  (username: string | undefined) =>
+  (answer: NetworkAnswer): PublishAnswer => {
+    if (answer._tag === "Failed") return transportAnswer(NAME, answer.error)
+    const { response } = answer
+    const tweet = isSuccess(response) ? decodeBody(Tweet, response) : Option.none()
+    if (Option.isSome(tweet)) {
+      return PublishAnswer.Published({
+        releaseId: tweet.value.data.id,
+        releaseUrl: `https://x.com/${username ?? "i/web"}/status/${tweet.value.data.id}`
+      })
+    }
+    if (response.status === 429) return PublishAnswer.RateLimited({ retryAfterMs: rateLimitWait(response) })
+    return statusAnswer(NAME, response, rejection)
   }
-  if (response.status === 429) return PublishAnswer.RateLimited({ retryAfterMs: rateLimitWait(response) })
-  return statusAnswer(NAME, response, rejection)
-}
 
-const whoSettings: Readonly<Record<string, string>> = { following: "following", mentionedUsers: "mentionedUsers", subscribers: "subscribers", verified: "verified" }
+const whoSettings: Readonly<Record<string, string>> = {
+  following: "following",
+  mentionedUsers: "mentionedUsers",
+  subscribers: "subscribers",
+  verified: "verified"
+}
 
 export const makeXAdapterWith = (options: XOptions) =>
   Effect.gen(function* () {
@@ -127,11 +183,14 @@ export const makeXAdapterWith = (options: XOptions) =>
     const verify = (input: unknown) =>
       Effect.gen(function* () {
         const given = yield* decodeForVerify(Stored, NAME, "accessToken, refreshToken and expiresAt (ISO 8601)")(input)
-        if (Number.isNaN(Date.parse(given.expiresAt))) return yield* new ConnectFailed({ message: "X credentials: expiresAt is not an ISO 8601 date." })
+        if (Number.isNaN(Date.parse(given.expiresAt)))
+          return yield* new ConnectFailed({ message: "X credentials: expiresAt is not an ISO 8601 date." })
         // an expired access token is refreshed first, like before a publish
         const refreshed = yield* refreshStored(given)
-        if (refreshed._tag === "Failed" || refreshed._tag === "Unavailable") return yield* new ConnectFailed({ message: `X refused to refresh the token: ${refreshed.reason}` })
-        const current = refreshed._tag === "Refreshed" ? Option.getOrElse(Schema.decodeUnknownOption(Stored)(refreshed.credentials), () => given) : given
+        if (refreshed._tag === "Failed" || refreshed._tag === "Unavailable")
+          return yield* new ConnectFailed({ message: `X refused to refresh the token: ${refreshed.reason}` })
+        const current =
+          refreshed._tag === "Refreshed" ? Option.getOrElse(Schema.decodeUnknownOption(Stored)(refreshed.credentials), () => given) : given
         return yield* connected({ accessToken: current.accessToken, refreshToken: current.refreshToken, expiresAt: current.expiresAt })
       })
 
@@ -162,7 +221,9 @@ export const makeXAdapterWith = (options: XOptions) =>
           const uploaded = read(Media, answer)
           if (Option.isNone(uploaded)) {
             const why = classifyXWith(c.username)(answer)
-            return yield* Effect.fail(why._tag === "NoAnswer" ? PublishAnswer.FailedBeforeSending({ reason: `a file upload got no answer: ${why.reason}` }) : why)
+            return yield* Effect.fail(
+              why._tag === "NoAnswer" ? PublishAnswer.FailedBeforeSending({ reason: `a file upload got no answer: ${why.reason}` }) : why
+            )
           }
           ids.push(uploaded.value.data.id)
         }
@@ -180,10 +241,19 @@ export const makeXAdapterWith = (options: XOptions) =>
             text: request.item.content,
             ...(mediaIds.length > 0 ? { media: { media_ids: mediaIds } } : {}),
             ...(request.previousReleaseId === null ? {} : { reply: { in_reply_to_tweet_id: request.previousReleaseId } }),
-            ...(request.previousReleaseId === null && typeof who === "string" && whoSettings[who] !== undefined ? { reply_settings: whoSettings[who] } : {}),
-            ...(request.previousReleaseId === null && typeof community === "string" && community.trim() !== "" ? { community_id: community.trim().replace(/^.*\/communities\//, "") } : {})
+            ...(request.previousReleaseId === null && typeof who === "string" && whoSettings[who] !== undefined
+              ? { reply_settings: whoSettings[who] }
+              : {}),
+            ...(request.previousReleaseId === null && typeof community === "string" && community.trim() !== ""
+              ? { community_id: community.trim().replace(/^.*\/communities\//, "") }
+              : {})
           }
-          const answer = yield* call(outbound, { url: `${api}/2/tweets`, method: "POST", headers: bearerJson(c.accessToken), body: JSON.stringify(body) })
+          const answer = yield* call(outbound, {
+            url: `${api}/2/tweets`,
+            method: "POST",
+            headers: bearerJson(c.accessToken),
+            body: JSON.stringify(body)
+          })
           return classifyXWith(c.username)(answer)
         })
       )
@@ -194,9 +264,13 @@ export const makeXAdapterWith = (options: XOptions) =>
         if (Option.isNone(c)) return SearchAnswer.CannotTell({ reason: "the channel's credentials cannot be read" })
         const userId = c.value.userId ?? Option.getOrUndefined(Option.map(read(Me, yield* me(c.value.accessToken)), (m) => m.data.id))
         if (userId === undefined) return SearchAnswer.CannotTell({ reason: "the account could not be read" })
-        const answer = yield* call(outbound, { url: `${api}/2/users/${encodeURIComponent(userId)}/tweets?max_results=20`, headers: bearerJson(c.value.accessToken) })
+        const answer = yield* call(outbound, {
+          url: `${api}/2/users/${encodeURIComponent(userId)}/tweets?max_results=20`,
+          headers: bearerJson(c.value.accessToken)
+        })
         const tweets = read(Tweets, answer)
-        if (Option.isNone(tweets)) return SearchAnswer.CannotTell({ reason: answer._tag === "Failed" ? answer.error._tag : `HTTP ${answer.response.status}` })
+        if (Option.isNone(tweets))
+          return SearchAnswer.CannotTell({ reason: answer._tag === "Failed" ? answer.error._tag : `HTTP ${answer.response.status}` })
         // X shortens links to t.co: compare with every address replaced
         const plain = (text: string) => text.replace(/https?:\/\/\S+/g, "<link>")
         const found = (tweets.value.data ?? []).find((t) => sameText(plain(t.text), plain(request.item.content)))
@@ -213,16 +287,16 @@ export const makeXAdapterWith = (options: XOptions) =>
           clientId === undefined
             ? Effect.fail(new ConnectFailed({ message: "X is not set up on this server (X_CLIENT_ID)." }))
             : Effect.succeed(
-              `${options.authorizeUrl}?${new URLSearchParams({
-                response_type: "code",
-                client_id: clientId,
-                redirect_uri: redirectUri,
-                scope: SCOPES,
-                state,
-                code_challenge: pkceChallenge(codeVerifier),
-                code_challenge_method: "S256"
-              }).toString()}`
-            ),
+                `${options.authorizeUrl}?${new URLSearchParams({
+                  response_type: "code",
+                  client_id: clientId,
+                  redirect_uri: redirectUri,
+                  scope: SCOPES,
+                  state,
+                  code_challenge: pkceChallenge(codeVerifier),
+                  code_challenge_method: "S256"
+                }).toString()}`
+              ),
         exchange: ({ code, codeVerifier, redirectUri }) =>
           Effect.gen(function* () {
             const answer = yield* token({ grant_type: "authorization_code", code, redirect_uri: redirectUri, code_verifier: codeVerifier })
@@ -233,10 +307,13 @@ export const makeXAdapterWith = (options: XOptions) =>
       },
       verify,
       refresh: (credentials) =>
-        Effect.flatMap(credentialsOf(credentials).pipe(Effect.option), Option.match({
-          onNone: () => Effect.succeed(Refresh.Failed({ reason: "the stored credentials cannot be read" })),
-          onSome: refreshStored
-        })),
+        Effect.flatMap(
+          credentialsOf(credentials).pipe(Effect.option),
+          Option.match({
+            onNone: () => Effect.succeed(Refresh.Failed({ reason: "the stored credentials cannot be read" })),
+            onSome: refreshStored
+          })
+        ),
       publish: send,
       publishFollowUp: send,
       search,
@@ -248,25 +325,45 @@ export const makeXAdapterWith = (options: XOptions) =>
             const user = read(Me, yield* me(c.value.accessToken))
             const metrics = Option.flatMap(user, (u) => Option.fromNullable(u.data.public_metrics))
             if (Option.isNone(metrics)) return Statistics.Missing({ message: "X did not answer with the account's numbers." })
-            return Statistics.Metrics({ metrics: [metricToday("Followers", metrics.value.followers_count ?? 0), metricToday("Following", metrics.value.following_count ?? 0), metricToday("Posts", metrics.value.tweet_count ?? 0)] })
+            return Statistics.Metrics({
+              metrics: [
+                metricToday("Followers", metrics.value.followers_count ?? 0),
+                metricToday("Following", metrics.value.following_count ?? 0),
+                metricToday("Posts", metrics.value.tweet_count ?? 0)
+              ]
+            })
           }),
         post: (credentials, releaseId) =>
           Effect.gen(function* () {
             const c = yield* credentialsOf(credentials).pipe(Effect.option)
             if (Option.isNone(c)) return Statistics.Missing({ message: "The channel's credentials cannot be read." })
-            const answer = yield* call(outbound, { url: `${api}/2/tweets/${encodeURIComponent(releaseId)}?tweet.fields=public_metrics`, headers: bearerJson(c.value.accessToken) })
+            const answer = yield* call(outbound, {
+              url: `${api}/2/tweets/${encodeURIComponent(releaseId)}?tweet.fields=public_metrics`,
+              headers: bearerJson(c.value.accessToken)
+            })
             const m = read(TweetMetrics, answer)
             if (Option.isNone(m)) return Statistics.Missing({ message: "X did not answer with the post's numbers." })
             const p = m.value.data.public_metrics
-            return Statistics.Metrics({ metrics: [metricToday("Impressions", p.impression_count ?? 0), metricToday("Likes", p.like_count ?? 0), metricToday("Reposts", p.retweet_count ?? 0), metricToday("Replies", p.reply_count ?? 0), metricToday("Quotes", p.quote_count ?? 0)] })
+            return Statistics.Metrics({
+              metrics: [
+                metricToday("Impressions", p.impression_count ?? 0),
+                metricToday("Likes", p.like_count ?? 0),
+                metricToday("Reposts", p.retweet_count ?? 0),
+                metricToday("Replies", p.reply_count ?? 0),
+                metricToday("Quotes", p.quote_count ?? 0)
+              ]
+            })
           })
       },
       runTool: ({ credentials, methodName }) =>
         Effect.gen(function* () {
           if (methodName !== "whoami") return yield* unknownTool(methodName, NAME, ["whoami"])
-          const c = yield* credentialsOf(credentials).pipe(Effect.mapError(() => Errors.badRequest("The channel's X connection cannot be read. Reconnect it.")))
+          const c = yield* credentialsOf(credentials).pipe(
+            Effect.mapError(() => Errors.badRequest("The channel's X connection cannot be read. Reconnect it."))
+          )
           const user = read(Me, yield* me(c.accessToken))
-          if (Option.isNone(user)) return yield* Effect.fail(Errors.badRequest("X did not say who this channel is. Reconnect it if this keeps happening."))
+          if (Option.isNone(user))
+            return yield* Effect.fail(Errors.badRequest("X did not say who this channel is. Reconnect it if this keeps happening."))
           return { id: user.value.data.id, username: user.value.data.username, name: user.value.data.name ?? user.value.data.username }
         }),
       classify: classifyXWith(undefined)
@@ -277,7 +374,10 @@ export const makeXAdapterWith = (options: XOptions) =>
 export const makeXAdapter = Effect.gen(function* () {
   const apiUrl = yield* Config.option(Config.string("X_API_URL")).pipe(Effect.orDie)
   const authorize = yield* Config.option(Config.string("X_AUTHORIZE_URL")).pipe(Effect.orDie)
-  const keys = yield* Config.all({ clientId: Config.option(Config.string("X_CLIENT_ID")), clientSecret: Config.option(Config.redacted("X_CLIENT_SECRET")) }).pipe(Effect.orDie)
+  const keys = yield* Config.all({
+    clientId: Config.option(Config.string("X_CLIENT_ID")),
+    clientSecret: Config.option(Config.redacted("X_CLIENT_SECRET"))
+  }).pipe(Effect.orDie)
   const api = trimBase(Option.getOrElse(apiUrl, () => "https://api.x.com"))
   const authorizeUrl = Option.getOrElse(authorize, () => (Option.isSome(apiUrl) ? `${api}/i/oauth2/authorize` : "https://x.com/i/oauth2/authorize"))
   return yield* makeXAdapterWith({ apiUrl: api, authorizeUrl, ...keys })

@@ -5,9 +5,7 @@ import ipaddr from "ipaddr.js"
  * Which IP addresses outbound HTTP may connect to (docs/architecture.md, "Rules every part keeps", rule 5). Pure: callers pass the
  * address the socket will actually use, never a host string taken from a URL.
  */
-export type AddressVerdict =
-  | { readonly public: true }
-  | { readonly public: false; readonly reason: string }
+export type AddressVerdict = { readonly public: true } | { readonly public: false; readonly reason: string }
 
 const allowed: AddressVerdict = { public: true }
 const refused = (reason: string): AddressVerdict => ({ public: false, reason })
@@ -30,8 +28,7 @@ const sixToFour = ipaddr.IPv6.parseCIDR("2002::/16")
 // IANA has allocated global unicast only inside 2000::/3; anything else is not the internet.
 const globalUnicast = ipaddr.IPv6.parseCIDR("2000::/3")
 
-const v4FromParts = (high: number, low: number): ipaddr.IPv4 =>
-  new ipaddr.IPv4([high >> 8, high & 0xff, low >> 8, low & 0xff])
+const v4FromParts = (high: number, low: number): ipaddr.IPv4 => new ipaddr.IPv4([high >> 8, high & 0xff, low >> 8, low & 0xff])
 
 const classifyV4 = (address: ipaddr.IPv4): AddressVerdict => {
   const range = address.range()

@@ -31,7 +31,10 @@ const parseEntry = (entry: string): { readonly host: string; readonly port: numb
  */
 export const parseOutboundAllow = (text: string, resolver: Resolver) =>
   Effect.gen(function* () {
-    const entries = text.split(",").map((e) => e.trim()).filter((e) => e !== "")
+    const entries = text
+      .split(",")
+      .map((e) => e.trim())
+      .filter((e) => e !== "")
     const origins: Array<AllowedOrigin> = []
     for (const entry of entries) {
       const parsed = parseEntry(entry)

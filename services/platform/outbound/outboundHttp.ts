@@ -58,5 +58,4 @@ export const OutboundHttpLive: Layer.Layer<OutboundHttp, OutboundAllowInvalid> =
 /** Connections kept alive: webhook delivery, where an attempt may always be repeated. */
 export const KeptAliveOutboundHttpLive: Layer.Layer<OutboundHttp, OutboundAllowInvalid> = Layer.effect(OutboundHttp, clientFromEnv(true))
 
-export const outboundHttpWithResolver = (resolver: Resolver) =>
-  Layer.succeed(OutboundHttp, makeOutboundHttp({ resolver }))
+export const outboundHttpWithResolver = (resolver: Resolver) => Layer.succeed(OutboundHttp, makeOutboundHttp({ resolver }))

@@ -21,10 +21,8 @@ const publicOnly = (options: SafeFetchOptions | undefined): Engine => ({
 })
 
 /** The whole body in memory (at most maxBytes). */
-export const safeFetch = (
-  request: OutboundRequest,
-  options?: SafeFetchOptions
-): Effect.Effect<OutboundResponse, OutboundError> => fetchBuffered(publicOnly(options), request)
+export const safeFetch = (request: OutboundRequest, options?: SafeFetchOptions): Effect.Effect<OutboundResponse, OutboundError> =>
+  fetchBuffered(publicOnly(options), request)
 
 /** The body as a Readable for large downloads; still capped and bound by the deadline. */
 export const safeFetchStream = (

@@ -3,9 +3,7 @@ import { Either } from "effect"
 import { BadUrl, ForbiddenAddress } from "./errors.js"
 
 /** Where a checked URL points: an IP literal is classified as is, a name must be resolved first. */
-export type Target =
-  | { readonly kind: "address"; readonly address: string }
-  | { readonly kind: "name"; readonly hostname: string }
+export type Target = { readonly kind: "address"; readonly address: string } | { readonly kind: "name"; readonly hostname: string }
 
 export interface CheckedUrl {
   readonly url: URL

@@ -30,9 +30,7 @@ export const makeOutboundHttpForTests = (options: {
   const engine: Engine = {
     resolver: options.resolver,
     policy: (address, port) =>
-      allow.some((origin) => origin.address === address && origin.port === port)
-        ? { public: true }
-        : classifyAddress(address),
+      allow.some((origin) => origin.address === address && origin.port === port) ? { public: true } : classifyAddress(address),
     ...(options.keepAlive === true ? { pool: makeConnectionPool() } : {})
   }
   return {
@@ -50,7 +48,12 @@ export interface LoopbackServer {
   /** `http://127.0.0.1:<port><path>` */
   readonly url: (path: string) => string
   readonly connections: () => number
-  readonly requests: ReadonlyArray<{ readonly method: string; readonly path: string; readonly headers: http.IncomingHttpHeaders; readonly body: string }>
+  readonly requests: ReadonlyArray<{
+    readonly method: string
+    readonly path: string
+    readonly headers: http.IncomingHttpHeaders
+    readonly body: string
+  }>
   readonly close: () => Promise<void>
 }
 

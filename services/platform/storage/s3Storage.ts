@@ -1,13 +1,6 @@
 import { createReadStream } from "node:fs"
 import { Readable } from "node:stream"
-import {
-  DeleteObjectCommand,
-  GetObjectCommand,
-  HeadObjectCommand,
-  PutObjectCommand,
-  S3Client,
-  S3ServiceException
-} from "@aws-sdk/client-s3"
+import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, PutObjectCommand, S3Client, S3ServiceException } from "@aws-sdk/client-s3"
 import { Effect, Option, Redacted } from "effect"
 import type { MediaConfig } from "../config.js"
 import { StorageError, type MediaStorageShape } from "./mediaStorage.js"

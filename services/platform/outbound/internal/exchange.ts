@@ -86,7 +86,9 @@ export const exchange = (
       clearTimeout(timer)
       resume(
         Effect.fail(
-          e instanceof ForbiddenAddress || e instanceof OutboundTimeout ? e : new ConnectionFailed({ url: url.href, reason: e.message, afterConnect: connected })
+          e instanceof ForbiddenAddress || e instanceof OutboundTimeout
+            ? e
+            : new ConnectionFailed({ url: url.href, reason: e.message, afterConnect: connected })
         )
       )
     })

@@ -62,10 +62,7 @@ const checkFinal = (answer: Answer, request: OutboundRequest, maxBytes: number) 
   return Effect.void
 }
 
-export const openResponse = (
-  engine: Engine,
-  request: OutboundRequest
-): Effect.Effect<OutboundStreamResponse, OutboundError, Scope.Scope> =>
+export const openResponse = (engine: Engine, request: OutboundRequest): Effect.Effect<OutboundStreamResponse, OutboundError, Scope.Scope> =>
   Effect.gen(function* () {
     const timeoutMs = request.timeoutMs ?? outboundDefaults.timeoutMs
     const maxBytes = request.maxBytes ?? outboundDefaults.maxBytes
@@ -85,9 +82,12 @@ export const openResponse = (
     const body = limitBody(answer.response, url, maxBytes)
     // Errors reach consumers through pipeline()/iteration; this only keeps an unread body from crashing the process.
     body.on("error", () => {})
-    const bodyTimer = setTimeout(() => {
-      if (!body.readableEnded) body.destroy(timedOut())
-    }, Math.max(0, deadline.at - Date.now()))
+    const bodyTimer = setTimeout(
+      () => {
+        if (!body.readableEnded) body.destroy(timedOut())
+      },
+      Math.max(0, deadline.at - Date.now())
+    )
     yield* Effect.addFinalizer(() => Effect.sync(() => clearTimeout(bodyTimer)))
     return { status: answer.response.statusCode ?? 0, headers: answer.response.headers, url, body }
   })

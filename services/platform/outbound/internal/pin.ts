@@ -61,7 +61,8 @@ export const pinTarget = (
         ? [{ address: target.address }]
         : yield* Effect.tryPromise({
             try: () => beforeDeadline(resolver(target.hostname), deadline),
-            catch: (e) => (e instanceof OutboundTimeout ? e : new ConnectionFailed({ url, reason: `could not resolve ${target.hostname}: ${String(e)}` }))
+            catch: (e) =>
+              e instanceof OutboundTimeout ? e : new ConnectionFailed({ url, reason: `could not resolve ${target.hostname}: ${String(e)}` })
           })
     if (answers.length === 0) return yield* new ConnectionFailed({ url, reason: "the name has no address" })
     const pinned: Array<PinnedAddress> = []
@@ -92,7 +93,10 @@ export const pinnedLookup =
       if (first === undefined) {
         callback(Object.assign(new Error(`no checked IPv${family} address for ${hostname}`), { code: "ENOTFOUND" }), "", 0)
       } else if (options.all === true) {
-        callback(null, candidates.map(({ address, family }) => ({ address, family })))
+        callback(
+          null,
+          candidates.map(({ address, family }) => ({ address, family }))
+        )
       } else {
         callback(null, first.address, first.family)
       }
