@@ -1,4 +1,4 @@
-import { Option, type ParseResult, Schema, SchemaAST } from "effect"
+import { Option, type ParseResult, type Schema, SchemaAST } from "effect"
 
 /**
  * Turns a Schema decode failure of a request into one plain sentence naming the field,

@@ -54,7 +54,7 @@ const links = new RegExp(
     "(?![\\p{L}\\p{N}_-])(?::\\d{1,5})?(?:[\\/?#][^\\s]*)?",
   "giu"
 )
-const linkEnd = /[\p{L}\p{N}\/=_\-+&#]/u
+const linkEnd = /[\p{L}\p{N}/=_\-+&#]/u
 const protocolOnly = /^https?:\/\/$/i
 
 /** Drops what ends a sentence rather than a link: `see example.com/a.` or `(x.com)`. */

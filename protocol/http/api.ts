@@ -47,7 +47,10 @@ const withoutLibraryDecodeError = (spec: Json): Json => {
  * unconstrained schema needs no id, so the marks are dropped.
  */
 const withoutRepeatedIds = (node: unknown): void => {
-  if (Array.isArray(node)) return node.forEach(withoutRepeatedIds)
+  if (Array.isArray(node)) {
+    node.forEach(withoutRepeatedIds)
+    return
+  }
   if (!isJson(node)) return
   if (typeof node["$id"] === "string" && node["$id"].startsWith("/schemas/")) delete node["$id"]
   Object.values(node).forEach(withoutRepeatedIds)

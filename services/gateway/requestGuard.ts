@@ -1,4 +1,4 @@
-import { HttpMethod, HttpServerRequest } from "@effect/platform"
+import { HttpMethod, type HttpServerRequest } from "@effect/platform"
 import { Effect, Predicate } from "effect"
 import { type ApiError, Errors } from "../../domain/errors.js"
 import { fieldName, findNul, MAX_JSON_DEPTH, nestsDeeperThan, pathHasNul, queryParameterWithNul } from "../../domain/requests.js"

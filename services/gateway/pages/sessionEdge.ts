@@ -52,7 +52,7 @@ export const readQuery = Effect.map(HttpServerRequest.ParsedSearchParams, (param
 
 /** Only a path of this app may follow sign-in (no open redirect to another site). */
 export const safeNext = (next: string | undefined, fallback: string): string =>
-  next !== undefined && next.startsWith("/") && !next.startsWith("//") && !next.startsWith("/\\") ? next : fallback
+  next?.startsWith("/") && !next.startsWith("//") && !next.startsWith("/\\") ? next : fallback
 
 export interface SignedIn {
   readonly sessionId: string

@@ -1,4 +1,4 @@
-import { Config, Effect, Option, Redacted, Schema } from "effect"
+import { Config, Effect, Option, type Redacted, Schema } from "effect"
 import {
   type Credentials,
   type NetworkAdapter,
@@ -247,7 +247,7 @@ export const makeBlueskyAdapterWith = (options: BlueskyOptions) =>
             }
             images.push({ alt: request.media[index]?.alt ?? "", image: blob.value.blob })
           }
-          let reply: unknown = undefined
+          let reply: unknown
           if (request.previousReleaseId !== null) {
             const parent = yield* strongRef(c, request.previousReleaseId)
             if (Option.isNone(parent)) {

@@ -18,7 +18,7 @@ export interface Hop {
 const checkPeer = (socket: Socket, url: string, policy: AddressPolicy): boolean => {
   const address = socket.remoteAddress
   const verdict = address === undefined ? undefined : policy(address, socket.remotePort ?? 0)
-  if (verdict !== undefined && verdict.public) return true
+  if (verdict?.public) return true
   const reason = verdict === undefined || verdict.public ? "peer address unknown" : verdict.reason
   socket.destroy(new ForbiddenAddress({ url, ...(address === undefined ? {} : { address }), reason }))
   return false
