@@ -19,7 +19,9 @@ export const MAX_TZ_OFFSET = 840
 const MINUTE = 60_000
 const DAY = 24 * 60 * MINUTE
 
-export const tzOffsetMessage = `tzOffsetMinutes must be a whole number from ${MIN_TZ_OFFSET} to ${MAX_TZ_OFFSET}: the minutes to add to UTC to get local time (for example 120 for UTC+2, -300 for UTC-5).`
+export const tzOffsetMessage =
+  `tzOffsetMinutes must be a whole number from ${MIN_TZ_OFFSET} to ${MAX_TZ_OFFSET}: the minutes to add ` +
+  `to UTC to get local time (for example 120 for UTC+2, -300 for UTC-5).`
 
 /** Limit 7: the given offset, or the 400 naming the range. */
 export const checkTzOffset = (minutes: number): Either.Either<number, InvalidRequest> =>

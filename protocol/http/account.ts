@@ -120,7 +120,9 @@ export const AccountApi = HttpApiGroup.make("account")
       .annotate(OpenApi.Summary, "Sign-in link to connect a channel")
       .annotate(
         OpenApi.Description,
-        "Needs an owner or admin. After the sign-in the network sends the person back to this server, which stores the channel and shows a page saying it is connected; the channel then appears in GET /integrations. `refresh` reconnects that channel instead of adding one. The link works once, for 10 minutes."
+        "Needs an owner or admin. After the sign-in the network sends the person back to this server, which stores the " +
+          "channel and shows a page saying it is connected; the channel then appears in GET /integrations. `refresh` " +
+          "reconnects that channel instead of adding one. The link works once, for 10 minutes."
       )
   )
   .add(

@@ -33,7 +33,10 @@ export const AnalyticsApi = HttpApiGroup.make("analytics")
       .annotate(OpenApi.Summary, "Channel statistics")
       .annotate(
         OpenApi.Description,
-        "Daily numbers from the network. A longer range than the network keeps falls back to the longest it has. percentageChange compares with the previous period when the network shares it, otherwise the second half of the period with the first half. Answers are kept a few minutes (ANALYTICS_CACHE_SECONDS), so refreshing does not call the network each time."
+        "Daily numbers from the network. A longer range than the network keeps falls back to the longest it has. " +
+          "percentageChange compares with the previous period when the network shares it, otherwise the second half of " +
+          "the period with the first half. Answers are kept a few minutes (ANALYTICS_CACHE_SECONDS), so refreshing does " +
+          "not call the network each time."
       )
   )
   .add(

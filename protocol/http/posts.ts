@@ -98,7 +98,10 @@ export const PostsApi = HttpApiGroup.make("posts")
       .annotate(OpenApi.Summary, "Retry failed channels")
       .annotate(
         OpenApi.Description,
-        "No body. Queues again, now, every channel of the post that failed or is unconfirmed, and failed or unconfirmed follow-up comments. An unconfirmed one asks the network first and is linked instead of sent when the post is already there (networks that cannot search send it; Discord's nonce and Mastodon's Idempotency-Key still guard a copy within their windows). Activity `retried`."
+        "No body. Queues again, now, every channel of the post that failed or is unconfirmed, and failed or " +
+          "unconfirmed follow-up comments. An unconfirmed one asks the network first and is linked instead of sent when " +
+          "the post is already there (networks that cannot search send it; Discord's nonce and Mastodon's " +
+          "Idempotency-Key still guard a copy within their windows). Activity `retried`."
       )
   )
   .add(
@@ -121,7 +124,9 @@ export const PostsApi = HttpApiGroup.make("posts")
       .annotate(OpenApi.Summary, "Link a live post")
       .annotate(
         OpenApi.Description,
-        "Marks one channel's post (a per-channel id; a group id means its first channel) as published with these values, whatever it was doing; its waiting follow-ups then go out. Activity `linked live post`; `post.published` when the channel was not published yet."
+        "Marks one channel's post (a per-channel id; a group id means its first channel) as published with these " +
+          "values, whatever it was doing; its waiting follow-ups then go out. Activity `linked live post`; " +
+          "`post.published` when the channel was not published yet."
       )
   )
   .add(
@@ -133,7 +138,9 @@ export const PostsApi = HttpApiGroup.make("posts")
       .annotate(OpenApi.Summary, "Search the network for a post")
       .annotate(
         OpenApi.Description,
-        "Asks the channel's network for a recent post of the account with the same text as the post's first item (per-channel id; a group id means its first channel). 0 or 1 items; networks that cannot search (LinkedIn, Telegram, Discord) answer an empty array."
+        "Asks the channel's network for a recent post of the account with the same text as the post's first item " +
+          "(per-channel id; a group id means its first channel). 0 or 1 items; networks that cannot search (LinkedIn, " +
+          "Telegram, Discord) answer an empty array."
       )
   )
   .add(

@@ -9,7 +9,9 @@ import { Authentication } from "./security.js"
 export const FindSlotParams = Schema.Struct({
   tzOffsetMinutes: Schema.optional(
     Schema.String.annotations({
-      description: `Integer, ${MIN_TZ_OFFSET} to ${MAX_TZ_OFFSET}: minutes to add to UTC to get local time. Default: the time zone of the key owner's profile (daylight saving followed), UTC when none is set`
+      description:
+        `Integer, ${MIN_TZ_OFFSET} to ${MAX_TZ_OFFSET}: minutes to add to UTC to get local time. Default: the ` +
+        `time zone of the key owner's profile (daylight saving followed), UTC when none is set`
     })
   )
 })
@@ -17,7 +19,9 @@ export const FindSlotParams = Schema.Struct({
 export const FreeSlot = Schema.Struct({ date: Schema.String.annotations({ description: "UTC timestamp" }) }).annotations({ identifier: "FreeSlot" })
 
 const rules =
-  "The earliest of the channels' posting times (local times of day; 9:00 for a channel without any) that is at least 5 minutes from now, at most 90 days ahead, and not taken by a queued or draft post of those channels (compared to the minute)."
+  "The earliest of the channels' posting times (local times of day; 9:00 for a channel without any) that is at " +
+  "least 5 minutes from now, at most 90 days ahead, and not taken by a queued or draft post of those channels " +
+  "(compared to the minute)."
 
 export const SlotsApi = HttpApiGroup.make("slots")
   .add(

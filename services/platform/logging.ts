@@ -13,6 +13,27 @@ import { Cause, Config, Effect, FiberRef, FiberRefs, HashMap, Inspectable, Layer
 
 const REDACTED = "[REDACTED]"
 
+/** Names whose values are secrets wherever they appear as name=value, "name": "value" or name: value. */
+const SENSITIVE_NAMES = [
+  "password",
+  "passwd",
+  "pass",
+  "secret",
+  "client_secret",
+  "token",
+  "access_token",
+  "refresh_token",
+  "id_token",
+  "api_?key",
+  "apikey",
+  "authorization",
+  "code_verifier",
+  "app_password",
+  "credentials?",
+  "private_key",
+  "cookie"
+]
+
 /** What a secret looks like in text, each with how to keep the harmless part. */
 const secretPatterns: ReadonlyArray<readonly [RegExp, string]> = [
   // our own tokens and webhook secrets: svc_live_…, svc_oat_…, svc_cli_…, whsec_…
@@ -22,10 +43,7 @@ const secretPatterns: ReadonlyArray<readonly [RegExp, string]> = [
   // user:password@ in URLs (DATABASE_URL, REDIS_URL, NATS_URL, proxies)
   [/\/\/([^:/@\s"']+):[^@/\s"']*@/g, `//$1:${REDACTED}@`],
   // name=value / "name": "value" / name: value for sensitive names (query strings, JSON, logfmt, CLI flags)
-  [
-    /((?:password|passwd|pass|secret|client_secret|token|access_token|refresh_token|id_token|api_?key|apikey|authorization|code_verifier|app_password|credentials?|private_key|cookie)["']?\s*(?:=|:)\s*"?)([^"&\s,;}]+)/gi,
-    `$1${REDACTED}`
-  ],
+  [new RegExp(`((?:${SENSITIVE_NAMES.join("|")})["']?\\s*(?:=|:)\\s*"?)([^"&\\s,;}]+)`, "gi"), `$1${REDACTED}`],
   // an OAuth authorization code in a query string
   [/([?&]code=)[^&\s"]+/gi, `$1${REDACTED}`],
   // --password P and friends on a command line

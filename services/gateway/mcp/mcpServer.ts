@@ -25,7 +25,10 @@ import type { Tool } from "./tool.js"
 export const SERVER_INFO = { name: "social-post-scheduler", version: "1.0.0" } as const
 
 const INSTRUCTIONS =
-  "Schedules posts to social network accounts (channels) of one workspace. Start with list_channels; read get_channel_rules before writing so a post fits its network; create_post (with an idempotencyKey when you may retry) and then get_post or list_posts to follow it. A failed tool call answers the service's error body: error says what is wrong and fix what to do."
+  "Schedules posts to social network accounts (channels) of one workspace. Start with list_channels; read " +
+  "get_channel_rules before writing so a post fits its network; create_post (with an idempotencyKey when you may " +
+  "retry) and then get_post or list_posts to follow it. A failed tool call answers the service's error body: " +
+  "error says what is wrong and fix what to do."
 
 /** Thrown to the SDK so the JSON-RPC error carries exactly this code, message and data. */
 class JsonRpcFailure extends Error {

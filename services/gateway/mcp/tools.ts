@@ -36,11 +36,18 @@ const PageArg = Schema.Number.pipe(Schema.int(), Schema.between(1, 1_000_000))
 
 const IdempotencyKeyArg = Schema.String.pipe(Schema.maxLength(MAX_IDEMPOTENCY_KEY_LENGTH)).annotations({
   description:
-    "Optional. Works like the REST Idempotency-Key header: send the same key with the same arguments again (after a timeout, say) and you get the first answer with replayed: true and no second post; the same key with other arguments is refused (idempotency_key_reused). Kept 24 hours."
+    "Optional. Works like the REST Idempotency-Key header: send the same key with the same arguments again (after " +
+    "a timeout, say) and you get the first answer with replayed: true and no second post; the same key with other " +
+    "arguments is refused (idempotency_key_reused). Kept 24 hours."
 })
 
 const postBodyDescription = (intro: string) =>
-  `${intro} Two forms, as in POST /public/v1/posts: the simple one, {content, channels: [channel ids], thread?: [{content, delay}]}, or the full one, {posts: [{integration: {id: channelId}, value: [{content, image?: [{id}]}, …follow-ups], settings?}]}. type: draft, schedule (default), now or review; date: ISO 8601 with a time zone (for schedule and review not in the past). Every channel is checked against its network's rules before anything is saved; on a problem nothing is saved and the error lists each problem per channel (read get_channel_rules first). Media ids come from upload_media_from_url or list_media.`
+  `${intro} Two forms, as in POST /public/v1/posts: the simple one, {content, channels: [channel ids], ` +
+  `thread?: [{content, delay}]}, or the full one, {posts: [{integration: {id: channelId}, value: [{content, ` +
+  `image?: [{id}]}, …follow-ups], settings?}]}. type: draft, schedule (default), now or review; date: ISO ` +
+  `8601 with a time zone (for schedule and review not in the past). Every channel is checked against its ` +
+  `network's rules before anything is saved; on a problem nothing is saved and the error lists each problem ` +
+  `per channel (read get_channel_rules first). Media ids come from upload_media_from_url or list_media.`
 
 const postBodyJsonSchema = (required: Readonly<Record<string, unknown>>) => ({
   type: "object",
@@ -99,7 +106,9 @@ const toolList = [
     name: "list_channels",
     title: "List channels",
     description:
-      "Lists the workspace's channels (connected social accounts, pages or profiles): id, name, network (identifier), whether it is disabled or must be reconnected, and its customer. Use a channel's id in create_post. Give customerId to list one customer's channels.",
+      "Lists the workspace's channels (connected social accounts, pages or profiles): id, name, network " +
+      "(identifier), whether it is disabled or must be reconnected, and its customer. Use a channel's id in " +
+      "create_post. Give customerId to list one customer's channels.",
     annotations: readOnly,
     input: Schema.Struct({
       customerId: Schema.optional(CustomerId.annotations({ description: "Only this customer's channels (from list_customers)" }))
@@ -148,7 +157,9 @@ const toolList = [
     name: "get_channel_rules",
     title: "Rules and settings of a channel",
     description:
-      "The rules of one channel's network as they apply to this channel: maximum length, what a post needs, how many media, whether follow-ups work, the settings a post may carry (keys for create_post's settings) and the helper tools run_channel_tool can run.",
+      "The rules of one channel's network as they apply to this channel: maximum length, what a post needs, how many " +
+      "media, whether follow-ups work, the settings a post may carry (keys for create_post's settings) and the " +
+      "helper tools run_channel_tool can run.",
     annotations: readOnly,
     input: Schema.Struct({ channelId: ChannelIdArg }),
     output: IntegrationSettings,
@@ -158,7 +169,8 @@ const toolList = [
     name: "run_channel_tool",
     title: "Run a channel's helper tool",
     description:
-      "Runs one of the helper tools a channel's network offers (names and their data keys are in get_channel_rules under tools), for example listing a Discord server's channels. The answer is the network's, under output.",
+      "Runs one of the helper tools a channel's network offers (names and their data keys are in get_channel_rules " +
+      "under tools), for example listing a Discord server's channels. The answer is the network's, under output.",
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
     input: Schema.Struct({ channelId: ChannelIdArg, ...TriggerPayload.fields }),
     output: Schema.Struct({ output: Schema.Unknown }),
@@ -169,7 +181,9 @@ const toolList = [
     name: "list_posts",
     title: "List posts",
     description:
-      "Lists posts whose time is between startDate and endDate (ISO 8601; default 30 days back to 30 days ahead), oldest first, one row per channel with its status (draft, queued, publishing, published, error, unconfirmed) and error with a fix when it failed. Follow-up comments are not listed: read them with get_post.",
+      "Lists posts whose time is between startDate and endDate (ISO 8601; default 30 days back to 30 days ahead), " +
+      "oldest first, one row per channel with its status (draft, queued, publishing, published, error, unconfirmed) " +
+      "and error with a fix when it failed. Follow-up comments are not listed: read them with get_post.",
     annotations: readOnly,
     input: Schema.Struct({
       startDate: Schema.optional(Schema.String.annotations({ description: "ISO 8601, default 30 days ago" })),
@@ -194,7 +208,9 @@ const toolList = [
     name: "create_post",
     title: "Create a post",
     description: postBodyDescription(
-      "Creates a post for one or more channels: a draft, scheduled for a time, published now, or sent to the client for review. Answers one row per channel with postId, group (the whole post's id), status and a previewUrl anyone can open. At most 90 calls an hour per workspace."
+      "Creates a post for one or more channels: a draft, scheduled for a time, published now, or sent to the client " +
+        "for review. Answers one row per channel with postId, group (the whole post's id), status and a previewUrl " +
+        "anyone can open. At most 90 calls an hour per workspace."
     ),
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
     input: postArgs({}),
@@ -206,7 +222,8 @@ const toolList = [
     name: "edit_post",
     title: "Edit a post",
     description: postBodyDescription(
-      "Replaces an existing post (groupId: the whole post's id from create_post or list_posts) with these channels and texts; channels already published or publishing stay as they are. Same answer as create_post."
+      "Replaces an existing post (groupId: the whole post's id from create_post or list_posts) with these channels " +
+        "and texts; channels already published or publishing stay as they are. Same answer as create_post."
     ),
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
     input: postArgs({ groupId: Uuid }),
@@ -228,7 +245,8 @@ const toolList = [
     name: "set_post_status",
     title: "Switch a post between draft and scheduled",
     description:
-      "draft stops the post's queued and failed channels and keeps them as drafts; schedule checks the drafts against their networks' rules and queues them for the post's time (or now when that time has passed).",
+      "draft stops the post's queued and failed channels and keeps them as drafts; schedule checks the drafts " +
+      "against their networks' rules and queues them for the post's time (or now when that time has passed).",
     annotations: postChange,
     input: Schema.Struct({ postId: PostIdArg, status: Schema.Literal("draft", "schedule") }),
     output: WholePost,
@@ -238,7 +256,9 @@ const toolList = [
     name: "set_post_settings",
     title: "Change a post's network settings",
     description:
-      "Merges settings (keys from get_channel_rules) into one channel's post before it publishes; keys left out keep their value. With a group id only the post's first channel changes, so give a per-channel id for a post on several channels.",
+      "Merges settings (keys from get_channel_rules) into one channel's post before it publishes; keys left out keep " +
+      "their value. With a group id only the post's first channel changes, so give a per-channel id for a post on " +
+      "several channels.",
     annotations: postChange,
     input: Schema.Struct({ postId: PostIdArg, settings: SettingsObject }),
     output: WholePost,
@@ -257,7 +277,8 @@ const toolList = [
     name: "retry_post",
     title: "Retry a failed post",
     description:
-      "Queues again, now, every channel of the post that failed or is unconfirmed, and failed follow-ups. For an unconfirmed channel first check with find_missing_post that the post is not live already.",
+      "Queues again, now, every channel of the post that failed or is unconfirmed, and failed follow-ups. For an " +
+      "unconfirmed channel first check with find_missing_post that the post is not live already.",
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
     input: Schema.Struct({ postId: PostIdArg }),
     output: WholePost,
@@ -267,7 +288,8 @@ const toolList = [
     name: "find_missing_post",
     title: "Search the network for a post",
     description:
-      "Asks the channel's network for a recent post of the account with the same text as the post's first item (use it for an unconfirmed post). matches holds 0 or 1 item {id, url}; networks that cannot search answer none.",
+      "Asks the channel's network for a recent post of the account with the same text as the post's first item (use " +
+      "it for an unconfirmed post). matches holds 0 or 1 item {id, url}; networks that cannot search answer none.",
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
     input: Schema.Struct({ postId: PostIdArg }),
     output: Schema.Struct({ matches: Schema.Array(Schema.Struct({ id: Schema.String, url: Schema.String })) }),
@@ -296,7 +318,8 @@ const toolList = [
     name: "upload_media_from_url",
     title: "Import a file from an address",
     description:
-      "Adds a file (JPG, PNG, GIF, WEBP, MP4, MOV or WEBM) from a public http or https address that opens the file itself, not a page about it, to the media library. Use the answer's id in a post's image list.",
+      "Adds a file (JPG, PNG, GIF, WEBP, MP4, MOV or WEBM) from a public http or https address that opens the file " +
+      "itself, not a page about it, to the media library. Use the answer's id in a post's image list.",
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
     input: UploadFromUrlPayload,
     output: MediaItem,
@@ -329,7 +352,10 @@ const toolList = [
     name: "find_free_slot",
     title: "Find the next free posting time",
     description:
-      "The next free time to post (UTC), from the channels' posting times: the same answer as GET /find-slot (or /find-slot/{id} with channelId) for the same input. Times already taken by a queued or draft post are skipped; at least 5 minutes from now, at most 90 days ahead. tzOffsetMinutes (-840 to 840, minutes to add to UTC for local time) overrides the profile's time zone.",
+      "The next free time to post (UTC), from the channels' posting times: the same answer as GET /find-slot (or " +
+      "/find-slot/{id} with channelId) for the same input. Times already taken by a queued or draft post are " +
+      "skipped; at least 5 minutes from now, at most 90 days ahead. tzOffsetMinutes (-840 to 840, minutes to add to " +
+      "UTC for local time) overrides the profile's time zone.",
     annotations: readOnly,
     input: Schema.Struct({
       channelId: Schema.optional(ChannelIdArg.annotations({ description: "Only this channel's posting times (default: every channel)" })),
@@ -345,7 +371,10 @@ const toolList = [
     name: "get_channel_analytics",
     title: "Channel statistics",
     description:
-      "Daily statistics of a channel from its network (the same answer as GET /analytics/{channel}): each metric with its daily totals and percentageChange against the previous period. days: 7, 30 (default) or 90; a network that keeps less answers its longest range. {missing: true, message} when the network shares no statistics.",
+      "Daily statistics of a channel from its network (the same answer as GET /analytics/{channel}): each metric " +
+      "with its daily totals and percentageChange against the previous period. days: 7, 30 (default) or 90; a " +
+      "network that keeps less answers its longest range. {missing: true, message} when the network shares no " +
+      "statistics.",
     annotations: { ...readOnly, openWorldHint: true },
     input: Schema.Struct({
       channelId: ChannelIdArg,
@@ -363,7 +392,9 @@ const toolList = [
     name: "get_post_analytics",
     title: "Post statistics",
     description:
-      "Statistics of a published post on its channel (the same answer as GET /analytics/post/{id}): one point dated today per metric, short-link clicks included. {missing: true, message} before the post is published or when the network shares nothing.",
+      "Statistics of a published post on its channel (the same answer as GET /analytics/post/{id}): one point dated " +
+      "today per metric, short-link clicks included. {missing: true, message} before the post is published or when " +
+      "the network shares nothing.",
     annotations: { ...readOnly, openWorldHint: true },
     input: Schema.Struct({ postId: PostIdArg }),
     output: ToolStatistics,

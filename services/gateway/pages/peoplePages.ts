@@ -67,7 +67,8 @@ ${apps
     (
       a
     ) => `<tr><td>${escapeHtml(a.label)}</td><td>${escapeHtml(a.workspaceName)}</td><td>${escapeHtml(a.createdAt.toISOString().slice(0, 16).replace("T", " "))} UTC</td>
-<td><form method="post" action="${escapeHtml(s.publicUrl)}/apps/revoke">${csrfField(s.csrf)}${hidden("token", a.id)}<button type="submit" aria-label="Revoke ${escapeHtml(a.label)} in ${escapeHtml(a.workspaceName)}">Revoke</button></form></td></tr>`
+<td><form method="post" action="${escapeHtml(s.publicUrl)}/apps/revoke">${csrfField(s.csrf)}${hidden("token", a.id)}
+<button type="submit" aria-label="Revoke ${escapeHtml(a.label)} in ${escapeHtml(a.workspaceName)}">Revoke</button></form></td></tr>`
   )
   .join("\n")}
 </tbody></table>`
@@ -103,7 +104,13 @@ export const membersPage = (
     s,
     "Members",
     `<h1>Members of ${escapeHtml(w.workspaceName)}</h1>
-${others.length === 0 ? "" : `<p>Other workspaces: ${others.map((o) => `<a href="${escapeHtml(s.publicUrl)}/members?workspace=${escapeHtml(o.workspaceId)}">${escapeHtml(o.workspaceName)}</a>`).join(" · ")}</p>`}
+${
+  others.length === 0
+    ? ""
+    : `<p>Other workspaces: ${others
+        .map((o) => `<a href="${escapeHtml(s.publicUrl)}/members?workspace=${escapeHtml(o.workspaceId)}">${escapeHtml(o.workspaceName)}</a>`)
+        .join(" · ")}</p>`
+}
 ${notice(input.done)}
 <table><thead><tr><th scope="col">Email</th><th scope="col">Role</th><th scope="col">Access</th><th scope="col">Change</th></tr></thead><tbody>
 ${input.members.map(row).join("\n")}
@@ -152,7 +159,8 @@ export const devicePage = (s: Signed, input: { userCode: string; workspaces: Rea
 ${notice(input.problem)}
 <form method="post" action="${escapeHtml(s.publicUrl)}/device" style="display:block">
 ${csrfField(s.csrf)}
-<p><label for="user_code">Code</label><br><input id="user_code" name="user_code" required autocomplete="off" autocapitalize="characters" spellcheck="false" value="${escapeHtml(input.userCode)}"${input.userCode === "" ? " autofocus" : ""}></p>
+<p><label for="user_code">Code</label><br><input id="user_code" name="user_code" required autocomplete="off"
+autocapitalize="characters" spellcheck="false" value="${escapeHtml(input.userCode)}"${input.userCode === "" ? " autofocus" : ""}></p>
 ${workspacePicker(input.workspaces)}
 <button type="submit" name="decision" value="approve">Approve</button>
 <button type="submit" name="decision" value="deny" class="secondary">Deny</button>

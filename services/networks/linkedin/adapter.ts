@@ -228,7 +228,13 @@ export const makeLinkedInAdapterWith = (options: LinkedInOptions) =>
           clientId === undefined
             ? Effect.fail(new ConnectFailed({ message: "LinkedIn is not set up on this server (LINKEDIN_CLIENT_ID)." }))
             : Effect.succeed(
-                `${auth}/oauth/v2/authorization?${new URLSearchParams({ response_type: "code", client_id: clientId, redirect_uri: redirectUri, state, scope: "openid profile email w_member_social" }).toString()}`
+                `${auth}/oauth/v2/authorization?${new URLSearchParams({
+                  response_type: "code",
+                  client_id: clientId,
+                  redirect_uri: redirectUri,
+                  state,
+                  scope: "openid profile email w_member_social"
+                }).toString()}`
               ),
         exchange: ({ code, redirectUri }) =>
           Effect.gen(function* () {
