@@ -160,6 +160,4 @@ export class Posts extends Effect.Service<Posts>()("posts/Posts", {
   }),
   dependencies: [PostsStore.Live, ActorClientLive, NetworkAdapters.Default, MediaRepo.Live, MediaLibrary.Default, IdempotencyRepo.Live]
 }) {
-  /** Without its stores and the actor client: a test gives those (services/platform/testLayer.ts). */
-  static readonly Test = Posts.DefaultWithoutDependencies
 }

@@ -58,6 +58,4 @@ export class Share extends Effect.Service<Share>()("share/Share", {
   }),
   dependencies: [PostsStore.Live, Posts.Default]
 }) {
-  /** Without its stores and the actor client: a test gives those (services/platform/testLayer.ts). */
-  static readonly Test = Share.DefaultWithoutDependencies
 }
