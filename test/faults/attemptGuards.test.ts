@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { AttemptsStore } from "../../services/publisher/attemptsStore.js"
 import { claimDueItems } from "../../services/scheduler/dueItems.js"
 import { DueItemsStore } from "../../services/scheduler/dueItemsStore.js"
-import { client } from "../support/http.js"
+import { untypedClient as client } from "../support/http.js"
 import { createWorld, startServices, type RunningServices, type TestWorld } from "../support/system.js"
 import { withDb } from "../support/tokens.js"
 

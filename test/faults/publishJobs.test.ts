@@ -5,7 +5,7 @@ import { names } from "../../protocol/names.js"
 import { Nats } from "../../services/platform/nats.js"
 import { claimDueItems, enqueueUnacknowledgedJobs, publishMessageId, requeueLostJobs } from "../../services/scheduler/dueItems.js"
 import { DueItemsStore } from "../../services/scheduler/dueItemsStore.js"
-import { client } from "../support/http.js"
+import { untypedClient as client } from "../support/http.js"
 import { createWorld, startServices, type RunningServices, type TestWorld } from "../support/system.js"
 import { withDb } from "../support/tokens.js"
 

@@ -1,7 +1,7 @@
 import { connect, headers as natsHeaders, type NatsConnection } from "nats"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { names } from "../../protocol/names.js"
-import { client } from "../support/http.js"
+import { untypedClient as client } from "../support/http.js"
 import { createWorld, startServices, type RunningServices, type TestWorld } from "../support/system.js"
 import { withDb } from "../support/tokens.js"
 import { waitFor } from "../support/wait.js"

@@ -1,7 +1,7 @@
 import { Option } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { findNetwork, integrationSettingsOf } from "../../domain/networks/index.js"
-import { client } from "../support/http.js"
+import { untypedClient as client } from "../support/http.js"
 import { createWorld, startServices, type RunningServices, type TestWorld } from "../support/system.js"
 import { issueUserToken, withDb } from "../support/tokens.js"
 

@@ -1,6 +1,6 @@
 import { Redis } from "ioredis"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { client } from "../support/http.js"
+import { untypedClient as client } from "../support/http.js"
 import { createWorld, startServices, type RunningServices, type TestWorld } from "../support/system.js"
 import { waitFor } from "../support/wait.js"
 

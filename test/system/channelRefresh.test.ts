@@ -2,7 +2,7 @@ import { Effect, Either, Option, Redacted, Schema } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type Credentials, type NetworkAdapter, PublishAnswer, Refresh, SearchAnswer, Statistics } from "../../services/networks/adapter.js"
 import { freshCredentials, openCredentials, sealCredentials } from "../../services/networks/credentialsStore.js"
-import { client } from "../support/http.js"
+import { untypedClient as client } from "../support/http.js"
 import { createWorld, startServices, type RunningServices, type TestWorld } from "../support/system.js"
 import { withDb } from "../support/tokens.js"
 

@@ -3,7 +3,7 @@ import http from "node:http"
 import os from "node:os"
 import path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { client } from "../support/http.js"
+import { untypedClient as client } from "../support/http.js"
 import { png } from "../support/mediaFiles.js"
 import { createWorld, startServices, type RunningServices, type TestWorld } from "../support/system.js"
 

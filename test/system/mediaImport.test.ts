@@ -12,7 +12,7 @@ import { makeAdminOperations } from "../../services/admin/operations.js"
 import { GatewayLive } from "../../services/gateway/server.js"
 import type { Resolver } from "../../services/platform/outbound/resolver.js"
 import { OutboundHttpTest, startLoopbackServer, type LoopbackServer } from "../../services/platform/outbound/testing.js"
-import { client } from "../support/http.js"
+import { untypedClient as client } from "../support/http.js"
 import { mp4, png } from "../support/mediaFiles.js"
 import { createWorld, infrastructure, type TestWorld } from "../support/system.js"
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { networks } from "../../domain/networks/index.js"
-import { client } from "../support/http.js"
+import { untypedClient as client } from "../support/http.js"
 import { createWorld, startServices, type RunningServices, type TestWorld } from "../support/system.js"
 
 /** Spec: GET /networks, GET /rules/{identifier}; Resources → Network settings and rules. */

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { client } from "../support/http.js"
+import { untypedClient as client } from "../support/http.js"
 import { bodyOf, getPage, hiddenFields, oauthToken, postForm, pressButton, sessionCookie, signIn, startAtOwnAddress } from "../support/people.js"
 import { createWorld, startServices, type RunningServices, type TestWorld } from "../support/system.js"
 import { withDb } from "../support/tokens.js"

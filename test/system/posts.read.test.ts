@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { startLoopbackServer, type LoopbackServer } from "../../services/platform/outbound/testing.js"
-import { client } from "../support/http.js"
+import { untypedClient as client } from "../support/http.js"
 import { jpeg } from "../support/mediaFiles.js"
 import { createWorld, startServices, type RunningServices, type TestWorld } from "../support/system.js"
 import { withDb } from "../support/tokens.js"

@@ -1,7 +1,7 @@
 import { ConfigProvider, Effect, Either } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { publicUrlFromEnv } from "../../services/platform/config.js"
-import { client } from "../support/http.js"
+import { untypedClient as client } from "../support/http.js"
 import { png } from "../support/mediaFiles.js"
 import { runToExit } from "../support/processes.js"
 import { createWorld, startServices, type RunningServices, type TestWorld } from "../support/system.js"

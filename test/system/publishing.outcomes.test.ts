@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { PublishMessages } from "../../domain/posts/messages.js"
-import { client } from "../support/http.js"
+import { untypedClient as client } from "../support/http.js"
 import { seedAccount, simulatorEnv, startSimulator } from "../support/simulator/index.js"
 import type { Simulator } from "../support/simulator/core.js"
 import { createWorld, startServices, type RunningServices, type TestWorld } from "../support/system.js"

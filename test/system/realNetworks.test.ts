@@ -1,7 +1,7 @@
 import { Option, Redacted } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { openCredentials, sealCredentials } from "../../services/networks/credentialsStore.js"
-import { client } from "../support/http.js"
+import { untypedClient as client } from "../support/http.js"
 import { png } from "../support/mediaFiles.js"
 import { simulatorEnv, startSimulator } from "../support/simulator/index.js"
 import type { Simulator } from "../support/simulator/core.js"

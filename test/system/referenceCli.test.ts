@@ -4,7 +4,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { promisify } from "node:util"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { client } from "../support/http.js"
+import { untypedClient as client } from "../support/http.js"
 import { png } from "../support/mediaFiles.js"
 import { createWorld, startServices, type RunningServices, type TestWorld } from "../support/system.js"
 

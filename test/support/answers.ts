@@ -1,0 +1,31 @@
+import type { HttpApiEndpoint } from "@effect/platform"
+import type { Schema } from "effect"
+import { PublicApi } from "../../protocol/http/api.js"
+import { decoded, type Answer } from "./http.js"
+
+type Group = (typeof PublicApi)["groups"][string]
+type GroupName = Group["identifier"]
+type EndpointOf<G extends GroupName> = Extract<Group, { readonly identifier: G }>["endpoints"][string]
+type EndpointName<G extends GroupName> = EndpointOf<G>["name"]
+type Endpoint<G extends GroupName, E extends string> = Extract<EndpointOf<G>, { readonly name: E }>
+
+/**
+ * The success schema the public contract (protocol/http/api.ts) declares for an endpoint,
+ * e.g. `answerOf("posts", "getPost")`: what `decoded` checks a 2xx answer with.
+ */
+export const answerOf = <G extends GroupName, E extends EndpointName<G>>(
+  group: G,
+  endpoint: E
+): Schema.Schema<HttpApiEndpoint.HttpApiEndpoint.Success<Endpoint<G, E>>, unknown> => {
+  const found = PublicApi.groups[group]?.endpoints[endpoint]
+  if (found === undefined) throw new Error(`No endpoint ${group}.${endpoint} in the public API`)
+  // the value found by the same two names the type is computed from
+  return found.successSchema as unknown as Schema.Schema<HttpApiEndpoint.HttpApiEndpoint.Success<Endpoint<G, E>>, unknown>
+}
+
+/** The one post a POST /posts of one channel answers (its first row). */
+export const created = (answer: Answer) => {
+  const [row] = decoded(answer, answerOf("posts", "createPosts"))
+  if (row === undefined) throw new Error(`POST /posts answered no row: ${answer.text}`)
+  return row
+}
