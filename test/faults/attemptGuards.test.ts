@@ -3,9 +3,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { AttemptsStore } from "../../services/publisher/attemptsStore.js"
 import { claimDueItems } from "../../services/scheduler/dueItems.js"
 import { DueItemsStore } from "../../services/scheduler/dueItemsStore.js"
-import { untypedClient as client } from "../support/http.js"
+import { client } from "../support/http.js"
 import { createWorld, startServices, type RunningServices, type TestWorld } from "../support/system.js"
 import { withDb } from "../support/tokens.js"
+import { created } from "../support/answers.js"
 
 /**
  * The never-send-twice guard of the publisher's start (DESIGN: Publisher): a job reads its
@@ -40,7 +41,7 @@ const claimedItem = async () => {
     posts: [{ integration: { id: channelId }, value: [{ content: `Guarded ${crypto.randomUUID()}` }] }]
   })
   expect(res.status).toBe(200)
-  const [item] = await q<{ id: string }>("SELECT id FROM post_items WHERE post_id = $1", [res.json[0].postId])
+  const [item] = await q<{ id: string }>("SELECT id FROM post_items WHERE post_id = $1", [created(res).postId])
   await run(claimDueItems())
   const read = await run(Effect.flatMap(AttemptsStore, (s) => s.loadItem(item!.id)))
   expect(Option.isSome(read)).toBe(true)

@@ -5,9 +5,10 @@ import { names } from "../../protocol/names.js"
 import { Nats } from "../../services/platform/nats.js"
 import { claimDueItems, enqueueUnacknowledgedJobs, publishMessageId, requeueLostJobs } from "../../services/scheduler/dueItems.js"
 import { DueItemsStore } from "../../services/scheduler/dueItemsStore.js"
-import { untypedClient as client } from "../support/http.js"
+import { client } from "../support/http.js"
 import { createWorld, startServices, type RunningServices, type TestWorld } from "../support/system.js"
 import { withDb } from "../support/tokens.js"
+import { created } from "../support/answers.js"
 
 /**
  * The scheduler's publish jobs (DESIGN: Scheduler): the job of each claim is written in the
@@ -53,7 +54,7 @@ const duePost = async () => {
     posts: [{ integration: { id: channelId }, value: [{ content: `Due ${crypto.randomUUID()}` }] }]
   })
   expect(res.status).toBe(200)
-  const [item] = await q<{ id: string }>("SELECT i.id FROM post_items i WHERE i.post_id = $1", [res.json[0].postId])
+  const [item] = await q<{ id: string }>("SELECT i.id FROM post_items i WHERE i.post_id = $1", [created(res).postId])
   return { workspaceId, channelId, itemId: item!.id }
 }
 

@@ -1,10 +1,11 @@
 import { connect, headers as natsHeaders, type NatsConnection } from "nats"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { names } from "../../protocol/names.js"
-import { untypedClient as client } from "../support/http.js"
+import { client } from "../support/http.js"
 import { createWorld, startServices, type RunningServices, type TestWorld } from "../support/system.js"
 import { withDb } from "../support/tokens.js"
 import { waitFor } from "../support/wait.js"
+import { created } from "../support/answers.js"
 
 /**
  * Never publish twice, and never call a live post `unconfirmed` (spec: "Publishing never
@@ -47,7 +48,7 @@ const postNow = async (settings: Record<string, unknown>) => {
     posts: [{ integration: { id: channelId }, value: [{ content: `Hello ${crypto.randomUUID()}` }], settings }]
   })
   expect(res.status).toBe(200)
-  const postId: string = res.json[0].postId
+  const postId = created(res).postId
   const [item] = await q<{ id: string }>("SELECT id FROM post_items WHERE post_id = $1 AND position = 0", [postId])
   return { workspaceId, channelId, postId, itemId: item!.id }
 }

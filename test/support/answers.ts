@@ -1,6 +1,7 @@
 import type { HttpApiEndpoint } from "@effect/platform"
 import type { Schema } from "effect"
 import { PublicApi } from "../../protocol/http/api.js"
+import { StatisticsAnswer } from "../../protocol/http/analytics.js"
 import { decoded, type Answer } from "./http.js"
 
 type Group = (typeof PublicApi)["groups"][string]
@@ -28,4 +29,18 @@ export const created = (answer: Answer) => {
   const [row] = decoded(answer, answerOf("posts", "createPosts"))
   if (row === undefined) throw new Error(`POST /posts answered no row: ${answer.text}`)
   return row
+}
+
+/** The metrics of a statistics answer (GET /analytics/{channel}, /analytics/post/{id}); fails on `missing`. */
+export const metricsOf = (answer: Answer) => {
+  const body = decoded(answer, StatisticsAnswer)
+  if ("missing" in body) throw new Error(`Statistics are missing: ${answer.text}`)
+  return body
+}
+
+/** One metric of a statistics answer, by its label. */
+export const metricOf = (answer: Answer, label: string) => {
+  const found = metricsOf(answer).find((m) => m.label === label)
+  if (found === undefined) throw new Error(`No metric ${label}: ${answer.text}`)
+  return found
 }
