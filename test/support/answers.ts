@@ -1,7 +1,8 @@
 import type { HttpApiEndpoint } from "@effect/platform"
 import type { Schema } from "effect"
 import { PublicApi } from "../../protocol/http/api.js"
-import { StatisticsAnswer } from "../../protocol/http/analytics.js"
+import { StatisticsAnswer, StatisticsMissing } from "../../protocol/http/analytics.js"
+import { WholePost } from "../../protocol/http/postResources.js"
 import { decoded, type Answer } from "./http.js"
 
 type Group = (typeof PublicApi)["groups"][string]
@@ -44,3 +45,9 @@ export const metricOf = (answer: Answer, label: string) => {
   if (found === undefined) throw new Error(`No metric ${label}: ${answer.text}`)
   return found
 }
+
+/** A whole post (GET /posts/{id} and the PUT post operations). */
+export const wholePost = (answer: Answer) => decoded(answer, WholePost)
+
+/** The statistics answer of a network that shares none, or of a post not yet live. */
+export const missingStatistics = (answer: Answer) => decoded(answer, StatisticsMissing)
