@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { untypedClient as client } from "../support/http.js"
+import { client, errorOf } from "../support/http.js"
 import { createWorld, startServices, type RunningServices, type TestWorld } from "../support/system.js"
 import { issueUserToken } from "../support/tokens.js"
 
@@ -110,8 +110,8 @@ describe("GET /find-slot and /find-slot/{id}", () => {
     for (const path of ["/public/v1/find-slot", `/public/v1/find-slot/${plain}`]) {
       const res = await client(sys.url, apiKey).get(`${path}?tzOffsetMinutes=${encodeURIComponent(raw)}`)
       expect(res.status).toBe(400)
-      expect(res.json.error).toMatch(/^tzOffsetMinutes must be a whole number from -840 to 840/)
-      expect(res.json.msg).toBe(res.json.error)
+      expect(errorOf(res).error).toMatch(/^tzOffsetMinutes must be a whole number from -840 to 840/)
+      expect(errorOf(res).msg).toBe(errorOf(res).error)
     }
   })
 
