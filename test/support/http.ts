@@ -11,6 +11,13 @@ export interface Answer {
   readonly json: unknown
 }
 
+/** What `decoded` reads of an answer (also answers a test reads itself, e.g. over a raw socket). */
+export interface Body {
+  readonly status: number
+  readonly json: unknown
+  readonly text?: string
+}
+
 const shown = (text: string) => (text.length > 2_000 ? `${text.slice(0, 2_000)}…` : text)
 
 /**
@@ -28,16 +35,28 @@ export const decode = <A, I>(schema: Schema.Schema<A, I, never>, value: unknown,
 }
 
 /** The answer's body decoded with `schema` (see `decode`); the failure shows the status and the body. */
-export const decoded = <A, I>(answer: Answer, schema: Schema.Schema<A, I, never>): A => {
+export const decoded = <A, I>(answer: Body, schema: Schema.Schema<A, I, never>): A => {
   try {
     return decode(schema, answer.json, `The ${answer.status} answer`)
   } catch (e) {
-    throw new Error(`${e instanceof Error ? e.message : String(e)}\nbody: ${shown(answer.text)}`)
+    throw new Error(`${e instanceof Error ? e.message : String(e)}\nbody: ${shown(answer.text ?? JSON.stringify(answer.json))}`)
   }
 }
 
 /** The spec's error body (protocol/http/errors.ts), for tests that check an error answer. */
-export const errorOf = (answer: Answer) => decoded(answer, ErrorBody)
+export const errorOf = (answer: Body) => decoded(answer, ErrorBody)
+
+/** A fetch Response read as an Answer (for requests the client does not make: forms, raw bodies). */
+export const answerFrom = async (res: Response): Promise<Answer> => {
+  const text = await res.text()
+  let json: unknown = undefined
+  try {
+    json = text === "" ? undefined : JSON.parse(text)
+  } catch {
+    json = undefined
+  }
+  return { status: res.status, headers: res.headers, text, json }
+}
 
 /** A client as a script would be: fetch with the key in Authorization. */
 export const client = (baseUrl: string, key?: string) => {
@@ -51,14 +70,7 @@ export const client = (baseUrl: string, key?: string) => {
       },
       ...(body !== undefined ? { body: typeof body === "string" ? body : JSON.stringify(body) } : {})
     })
-    const text = await res.text()
-    let json: unknown = undefined
-    try {
-      json = text === "" ? undefined : JSON.parse(text)
-    } catch {
-      json = undefined
-    }
-    return { status: res.status, headers: res.headers, text, json }
+    return answerFrom(res)
   }
   return {
     get: (path: string, headers?: Record<string, string>) => request("GET", path, undefined, headers),

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { networks } from "../../domain/networks/index.js"
-import { untypedClient as client } from "../support/http.js"
+import { untypedClient as client, errorOf } from "../support/http.js"
 import { createWorld, startServices, type RunningServices, type TestWorld } from "../support/system.js"
 
 /** Spec: GET /networks, GET /rules/{identifier}; Resources → Network settings and rules. */
@@ -104,6 +104,6 @@ describe("GET /rules/{identifier}", () => {
   it("needs a key like every endpoint: 401 without one", async () => {
     const res = await client(sys.url).get("/public/v1/rules/x")
     expect(res.status).toBe(401)
-    expect(res.json.error).toBe("No API Key found")
+    expect(errorOf(res).error).toBe("No API Key found")
   })
 })
