@@ -51,3 +51,9 @@ export const wholePost = (answer: Answer) => decoded(answer, WholePost)
 
 /** The statistics answer of a network that shares none, or of a post not yet live. */
 export const missingStatistics = (answer: Answer) => decoded(answer, StatisticsMissing)
+
+/** The value, or the test fails naming what was missing (an element a test goes on to read). */
+export const present = <A>(value: A | undefined, what: string): A => {
+  if (value === undefined) throw new Error(`${what} is missing`)
+  return value
+}
