@@ -27,9 +27,9 @@ afterAll(async () => {
   await world?.drop()
 })
 
-const run = <A, E>(effect: Effect.Effect<A, E, any>) =>
+const run = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
   sys.runtime.runPromise(Effect.provide(effect, [AttemptsStore.Live, DueItemsStore.Live]) as Effect.Effect<A, E, never>)
-const q = <R extends Record<string, any>>(text: string, values: Array<unknown> = []) =>
+const q = <R extends Record<string, unknown>>(text: string, values: Array<unknown> = []) =>
   withDb(world, async (c) => (await c.query(text, values)).rows as Array<R>)
 
 /** A post due now, claimed by the scheduler: its item is publishing, as a job finds it. */

@@ -33,8 +33,8 @@ afterAll(async () => {
 })
 
 /** Runs a scheduler step with the scheduler's store, as SchedulerLive does. */
-const run = <A, E>(effect: Effect.Effect<A, E, any>) => sys.runtime.runPromise(Effect.provide(effect, DueItemsStore.Live) as Effect.Effect<A, E, never>)
-const q = <R extends Record<string, any>>(text: string, values: Array<unknown> = []) =>
+const run = <A, E, R>(effect: Effect.Effect<A, E, R>) => sys.runtime.runPromise(Effect.provide(effect, DueItemsStore.Live) as Effect.Effect<A, E, never>)
+const q = <R extends Record<string, unknown>>(text: string, values: Array<unknown> = []) =>
   withDb(world, async (c) => (await c.query(text, values)).rows as Array<R>)
 
 /** NATS whose JetStream publish fails, as when the server is down at the moment of the claim. */

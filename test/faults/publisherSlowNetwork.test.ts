@@ -37,7 +37,7 @@ afterAll(async () => {
   await world?.drop()
 })
 
-const q = <R extends Record<string, any>>(text: string, values: Array<unknown> = []) =>
+const q = <R extends Record<string, unknown>>(text: string, values: Array<unknown> = []) =>
   withDb(world, async (c) => (await c.query(text, values)).rows as Array<R>)
 
 const postNow = async (settings: Record<string, unknown>) => {

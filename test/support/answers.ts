@@ -3,7 +3,7 @@ import type { Schema } from "effect"
 import { PublicApi } from "../../protocol/http/api.js"
 import { StatisticsAnswer, StatisticsMissing } from "../../protocol/http/analytics.js"
 import { WholePost } from "../../protocol/http/postResources.js"
-import { decoded, type Answer } from "./http.js"
+import { decoded, type Answer, type Body } from "./http.js"
 
 type Group = (typeof PublicApi)["groups"][string]
 type GroupName = Group["identifier"]
@@ -26,9 +26,9 @@ export const answerOf = <G extends GroupName, E extends EndpointName<G>>(
 }
 
 /** The one post a POST /posts of one channel answers (its first row). */
-export const created = (answer: Answer) => {
+export const created = (answer: Body) => {
   const [row] = decoded(answer, answerOf("posts", "createPosts"))
-  if (row === undefined) throw new Error(`POST /posts answered no row: ${answer.text}`)
+  if (row === undefined) throw new Error(`POST /posts answered no row: ${JSON.stringify(answer.json)}`)
   return row
 }
 
