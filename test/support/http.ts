@@ -20,14 +20,19 @@ export interface Body {
 
 const shown = (text: string) => (text.length > 2_000 ? `${text.slice(0, 2_000)}…` : text)
 
+/** `exact: false` reads only what the schema names of a larger document (e.g. the OpenAPI document). */
+export interface DecodeOptions {
+  readonly exact?: boolean
+}
+
 /**
  * A value decoded with a schema of protocol/ (or the test's own, for a body protocol/
  * does not describe). A value the schema refuses fails the test with the decode error,
  * so a test reads only fields the contract has, with their types. Properties the schema
  * does not name fail it too: an answer carrying more than its contract is a finding.
  */
-export const decode = <A, I>(schema: Schema.Schema<A, I, never>, value: unknown, what = "value"): A => {
-  const result = Schema.decodeUnknownEither(schema, { onExcessProperty: "error", errors: "all" })(value)
+export const decode = <A, I>(schema: Schema.Schema<A, I, never>, value: unknown, what = "value", options: DecodeOptions = {}): A => {
+  const result = Schema.decodeUnknownEither(schema, { onExcessProperty: options.exact === false ? "ignore" : "error", errors: "all" })(value)
   if (Either.isLeft(result)) {
     throw new Error(`${what} does not match its schema:\n${ParseResult.TreeFormatter.formatErrorSync(result.left)}`)
   }
@@ -35,9 +40,9 @@ export const decode = <A, I>(schema: Schema.Schema<A, I, never>, value: unknown,
 }
 
 /** The answer's body decoded with `schema` (see `decode`); the failure shows the status and the body. */
-export const decoded = <A, I>(answer: Body, schema: Schema.Schema<A, I, never>): A => {
+export const decoded = <A, I>(answer: Body, schema: Schema.Schema<A, I, never>, options: DecodeOptions = {}): A => {
   try {
-    return decode(schema, answer.json, `The ${answer.status} answer`)
+    return decode(schema, answer.json, `The ${answer.status} answer`, options)
   } catch (e) {
     throw new Error(`${e instanceof Error ? e.message : String(e)}\nbody: ${shown(answer.text ?? JSON.stringify(answer.json))}`)
   }
