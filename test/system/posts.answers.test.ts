@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { client, decoded, errorOf, type Answer } from "../support/http.js"
+import { client, decoded, errorOf } from "../support/http.js"
 import { png } from "../support/mediaFiles.js"
 import { createWorld, startServices, type RunningServices, type TestWorld } from "../support/system.js"
 import { issueUserToken, withDb } from "../support/tokens.js"
@@ -53,7 +53,7 @@ const newWorkspace = async () => {
 }
 
 /** A 400 in plain words: no schema text, no braces of a type, no server path. */
-const expectPlain400 = (res: Answer) => {
+const expectPlain400 = (res: { readonly status: number; readonly json: unknown; readonly text: string }) => {
   expect(res.status, res.text).toBe(400)
   expect(errorOf(res).error).toBe(errorOf(res).msg)
   expect(res.text).not.toMatch(/Expected|readonly|\{ |actual|\/tmp\/|Schema|ParseError/)
