@@ -1,14 +1,36 @@
 import { defineConfig } from "vitest/config"
 
+// Shared by both projects: each file gets its own database and NATS/Redis namespace
+// (test/support/system.ts), so files run in parallel.
+const common = {
+  fileParallelism: true,
+  testTimeout: 30_000,
+  hookTimeout: 60_000
+}
+
 export default defineConfig({
   test: {
-    include: ["test/unit/**/*.test.ts", "test/system/**/*.test.ts", "test/faults/**/*.test.ts"],
-    // each file gets its own database and NATS/Redis namespace (test/support/env.ts)
-    fileParallelism: true,
     maxWorkers: 2,
     minWorkers: 1,
-    testTimeout: 30_000,
-    hookTimeout: 60_000,
-    globalSetup: ["test/support/globalSetup.ts"]
+    projects: [
+      {
+        // pure code: no Postgres, NATS or Redis (`npm run test:unit`)
+        test: {
+          ...common,
+          name: "unit",
+          include: ["test/unit/**/*.test.ts"],
+          setupFiles: ["test/support/unitSetup.ts"]
+        }
+      },
+      {
+        // the services against real servers, found or started by the global setup
+        test: {
+          ...common,
+          name: "system",
+          include: ["test/system/**/*.test.ts", "test/faults/**/*.test.ts"],
+          globalSetup: ["test/support/globalSetup.ts"]
+        }
+      }
+    ]
   }
 })

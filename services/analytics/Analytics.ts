@@ -21,7 +21,6 @@ import { AppConfig } from "../platform/config.js"
 import { policyRequire } from "../platform/policy.js"
 import { Redis } from "../platform/redis.js"
 import { storageDefects } from "../platform/storageDefects.js"
-import { makeTestLayer } from "../platform/testLayer.js"
 import { ChannelsRepo } from "../repos/channelsRepo.js"
 import { ShortLinks } from "../shortLinks/ShortLinks.js"
 import { AnalyticsRepo } from "./analyticsRepo.js"
@@ -121,5 +120,4 @@ export class Analytics extends Effect.Service<Analytics>()("analytics/Analytics"
   }),
   dependencies: [ChannelsRepo.Live, AnalyticsRepo.Live, NetworkAdapters.Default, ShortLinks.Default]
 }) {
-  static readonly Test = makeTestLayer(Analytics)
 }

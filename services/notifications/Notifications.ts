@@ -32,5 +32,4 @@ export class Notifications extends Effect.Service<Notifications>()("notification
   }),
   dependencies: [NotificationsRepo.Live]
 }) {
-  static readonly Test = Notifications.DefaultWithoutDependencies
 }

@@ -263,6 +263,4 @@ export class OAuth extends Effect.Service<OAuth>()("oauth/OAuth", {
   }),
   dependencies: [OAuthClientsRepo.Live, PersonTokensRepo.Live, ShortLivedState.Live]
 }) {
-  /** Without its repositories and Redis state: a test gives those (services/platform/testLayer.ts). */
-  static readonly Test = OAuth.DefaultWithoutDependencies
 }

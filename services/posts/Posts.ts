@@ -170,6 +170,4 @@ export class Posts extends Effect.Service<Posts>()("posts/Posts", {
   }),
   dependencies: [PostsReadRepo.Live, ActorClientLive, NetworkAdapters.Default, MediaRepo.Live, MediaLibrary.Default, IdempotencyRepo.Live]
 }) {
-  /** Without its repositories and the actor client: a test gives those (services/platform/testLayer.ts). */
-  static readonly Test = Posts.DefaultWithoutDependencies
 }

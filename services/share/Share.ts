@@ -57,6 +57,4 @@ export class Share extends Effect.Service<Share>()("share/Share", {
   }),
   dependencies: [PostsReadRepo.Live, Posts.Default]
 }) {
-  /** Without its stores and the actor client: a test gives those (services/platform/testLayer.ts). */
-  static readonly Test = Share.DefaultWithoutDependencies
 }

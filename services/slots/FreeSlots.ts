@@ -17,7 +17,6 @@ import { CurrentPrincipal } from "../../protocol/http/security.js"
 import { policyRequire } from "../platform/policy.js"
 import { storageDefects } from "../platform/storageDefects.js"
 import { ChannelsRepo } from "../repos/channelsRepo.js"
-import { makeTestLayer } from "../platform/testLayer.js"
 import { SlotsRepo } from "./slotsRepo.js"
 import { withSpan } from "../platform/tracing.js"
 
@@ -83,6 +82,4 @@ export class FreeSlots extends Effect.Service<FreeSlots>()("slots/FreeSlots", {
   }),
   dependencies: [ChannelsRepo.Live, SlotsRepo.Live]
 }) {
-  /** A FreeSlots that answers what a test gives (the MCP tool's and handlers' tests). */
-  static readonly Test = makeTestLayer(FreeSlots)
 }

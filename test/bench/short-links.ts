@@ -12,6 +12,7 @@ import { processGroup } from "../support/processes.js"
 import { urlsFromEnv } from "../support/servers.js"
 import { createWorld, startServices } from "../support/system.js"
 import { waitFor } from "../support/wait.js"
+import { created as createdPost } from "../support/answers.js"
 
 const requests = Number(process.env["BENCH_REQUESTS"] ?? 3000)
 const concurrency = Number(process.env["BENCH_CONCURRENCY"] ?? 16)
@@ -42,7 +43,7 @@ try {
   const ws = await workers.admin.createWorkspace("Bench", "team")
   const { channelId } = await workers.admin.createChannel({ workspaceId: ws.workspaceId, network: "test", name: "Bench", customerId: null, postingTimes: [] })
   const created = await client(workers.url, ws.apiKey).post("/public/v1/posts", { type: "now", shortLink: true, content: "Bench https://example.com/b", channels: [channelId] })
-  const postId: string = created.json[0].postId
+  const postId = createdPost(created).postId
   const db = new pg.Client({ connectionString: world.databaseUrl })
   await db.connect()
   const content: string = await waitFor("published", async () => (await db.query("SELECT content FROM test_network_posts WHERE channel_id = $1", [channelId])).rows[0]?.content)

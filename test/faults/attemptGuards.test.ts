@@ -6,6 +6,7 @@ import { DueItemsRepo } from "../../services/scheduler/dueItemsRepo.js"
 import { client } from "../support/http.js"
 import { createWorld, startServices, type RunningServices, type TestWorld } from "../support/system.js"
 import { withDb } from "../support/tokens.js"
+import { created } from "../support/answers.js"
 
 /**
  * The never-send-twice guard of the publisher's start (docs/architecture.md, "Publisher"): a job reads its
@@ -26,9 +27,9 @@ afterAll(async () => {
   await world?.drop()
 })
 
-const run = <A, E>(effect: Effect.Effect<A, E, any>) =>
+const run = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
   sys.runtime.runPromise(Effect.provide(effect, [AttemptsRepo.Live, DueItemsRepo.Live]) as Effect.Effect<A, E, never>)
-const q = <R extends Record<string, any>>(text: string, values: Array<unknown> = []) =>
+const q = <R extends Record<string, unknown>>(text: string, values: Array<unknown> = []) =>
   withDb(world, async (c) => (await c.query(text, values)).rows as Array<R>)
 
 /** A post due now, claimed by the scheduler: its item is publishing, as a job finds it. */
@@ -40,7 +41,7 @@ const claimedItem = async () => {
     posts: [{ integration: { id: channelId }, value: [{ content: `Guarded ${crypto.randomUUID()}` }] }]
   })
   expect(res.status).toBe(200)
-  const [item] = await q<{ id: string }>("SELECT id FROM post_items WHERE post_id = $1", [res.json[0].postId])
+  const [item] = await q<{ id: string }>("SELECT id FROM post_items WHERE post_id = $1", [created(res).postId])
   await run(claimDueItems())
   const read = await run(Effect.flatMap(AttemptsRepo, (s) => s.loadItem(item!.id)))
   expect(Option.isSome(read)).toBe(true)

@@ -7,6 +7,8 @@ import { sleep } from "../support/wait.js"
 import { processGroup, type ServiceProcess } from "../support/processes.js"
 import { createWorld, startServices, type RunningServices, type TestWorld } from "../support/system.js"
 import { withDb } from "../support/tokens.js"
+import { created } from "../support/answers.js"
+import { errorOf } from "../support/http.js"
 
 /**
  * POST /posts with Idempotency-Keys while the actor host that owns the workspace's
@@ -42,7 +44,7 @@ const postWithKey = async (apiKey: string, body: unknown, key: string) => {
       signal: AbortSignal.timeout(CLIENT_TIMEOUT_MS)
     })
     const text = await res.text()
-    let json: any = undefined
+    let json: unknown = undefined
     try {
       json = JSON.parse(text)
     } catch {
@@ -175,7 +177,7 @@ describe("POST /posts while the owning actor host is SIGKILLed", () => {
     console.log(`${committedUnacknowledged} of the failed requests had been committed before the crash`)
     for (const [i, r] of ok) {
       expect({ i, found: afterCrash.get(`race ${i}`) }).toEqual({ i, found: { groups: 1, posts: 1 } })
-      const group = r!.json[0].group
+      const group = created(r!).group
       const stored = await withDb(world, (c) => c.query("SELECT 1 FROM post_groups WHERE id = $1 AND deleted_at IS NULL", [group]))
       expect(stored.rowCount).toBe(1)
     }
@@ -188,7 +190,7 @@ describe("POST /posts while the owning actor host is SIGKILLed", () => {
       for (let attempt = 1; ; attempt++) {
         const r = await postWithKey(apiKey, bodyFor(i), keyFor(i))
         if (r?.status === 200) return r
-        const stillRunning = r?.status === 409 && r.json?.error === "A request with this Idempotency-Key is still running."
+        const stillRunning = r?.status === 409 && errorOf(r).error === "A request with this Idempotency-Key is still running."
         if (!stillRunning || attempt >= 8) {
           throw new Error(`key ${i} was not answered 200 on retry ${attempt}: ${r === null ? "timeout" : `${r.status} ${JSON.stringify(r.json)}`}`)
         }
@@ -209,7 +211,7 @@ describe("POST /posts while the owning actor host is SIGKILLed", () => {
     for (let i = 0; i < total; i++) {
       expect({ i, found: final.get(`race ${i}`) }).toEqual({ i, found: { groups: 1, posts: 1 } })
       const answer = retried.find(([j]) => j === i)![1]
-      const group = answer.json[0].group
+      const group = created(answer).group
       const stored = await withDb(world, (c) => c.query("SELECT 1 FROM post_groups WHERE id = $1 AND deleted_at IS NULL", [group]))
       expect({ i, stored: stored.rowCount }).toEqual({ i, stored: 1 })
     }

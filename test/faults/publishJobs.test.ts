@@ -8,6 +8,7 @@ import { DueItemsRepo } from "../../services/scheduler/dueItemsRepo.js"
 import { client } from "../support/http.js"
 import { createWorld, startServices, type RunningServices, type TestWorld } from "../support/system.js"
 import { withDb } from "../support/tokens.js"
+import { created } from "../support/answers.js"
 
 /**
  * The scheduler's publish jobs (docs/architecture.md, "Scheduler"): the job of each claim is written in the
@@ -32,8 +33,8 @@ afterAll(async () => {
 })
 
 /** Runs a scheduler step with the scheduler's store, as SchedulerLive does. */
-const run = <A, E>(effect: Effect.Effect<A, E, any>) => sys.runtime.runPromise(Effect.provide(effect, DueItemsRepo.Live) as Effect.Effect<A, E, never>)
-const q = <R extends Record<string, any>>(text: string, values: Array<unknown> = []) =>
+const run = <A, E, R>(effect: Effect.Effect<A, E, R>) => sys.runtime.runPromise(Effect.provide(effect, DueItemsRepo.Live) as Effect.Effect<A, E, never>)
+const q = <R extends Record<string, unknown>>(text: string, values: Array<unknown> = []) =>
   withDb(world, async (c) => (await c.query(text, values)).rows as Array<R>)
 
 /** NATS whose JetStream publish fails, as when the server is down at the moment of the claim. */
@@ -53,7 +54,7 @@ const duePost = async () => {
     posts: [{ integration: { id: channelId }, value: [{ content: `Due ${crypto.randomUUID()}` }] }]
   })
   expect(res.status).toBe(200)
-  const [item] = await q<{ id: string }>("SELECT i.id FROM post_items i WHERE i.post_id = $1", [res.json[0].postId])
+  const [item] = await q<{ id: string }>("SELECT i.id FROM post_items i WHERE i.post_id = $1", [created(res).postId])
   return { workspaceId, channelId, itemId: item!.id }
 }
 

@@ -4,6 +4,7 @@ import { processGroup } from "../support/processes.js"
 import { createWorld, startServices, type RunningServices, type TestWorld } from "../support/system.js"
 import { withDb } from "../support/tokens.js"
 import { waitFor } from "../support/wait.js"
+import { created } from "../support/answers.js"
 
 /**
  * A publisher SIGKILLed after recording its attempt, while the network has not answered
@@ -28,7 +29,7 @@ afterAll(async () => {
   await world?.drop()
 })
 
-const q = <R extends Record<string, any>>(text: string, values: Array<unknown> = []) =>
+const q = <R extends Record<string, unknown>>(text: string, values: Array<unknown> = []) =>
   withDb(world, async (c) => (await c.query(text, values)).rows as Array<R>)
 
 describe("a publisher SIGKILLed while the network has not answered", () => {
@@ -42,7 +43,7 @@ describe("a publisher SIGKILLed while the network has not answered", () => {
       posts: [{ integration: { id: channelId }, value: [{ content: "Going out when it is killed" }], settings: { outcome: "slow", slowMs: 600_000 } }]
     })
     expect(res.status).toBe(200)
-    const postId: string = res.json[0].postId
+    const postId = created(res).postId
     const [item] = await q<{ id: string }>("SELECT id FROM post_items WHERE post_id = $1", [postId])
     await waitFor("the first publisher recorded no attempt", async () =>
       (await q("SELECT 1 FROM publish_attempts WHERE item_id = $1", [item!.id])).length > 0 ? true : undefined

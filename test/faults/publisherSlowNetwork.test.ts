@@ -5,6 +5,7 @@ import { client } from "../support/http.js"
 import { createWorld, startServices, type RunningServices, type TestWorld } from "../support/system.js"
 import { withDb } from "../support/tokens.js"
 import { waitFor } from "../support/wait.js"
+import { created } from "../support/answers.js"
 
 /**
  * Never publish twice, and never call a live post `unconfirmed` (spec: "Publishing never
@@ -36,7 +37,7 @@ afterAll(async () => {
   await world?.drop()
 })
 
-const q = <R extends Record<string, any>>(text: string, values: Array<unknown> = []) =>
+const q = <R extends Record<string, unknown>>(text: string, values: Array<unknown> = []) =>
   withDb(world, async (c) => (await c.query(text, values)).rows as Array<R>)
 
 const postNow = async (settings: Record<string, unknown>) => {
@@ -47,7 +48,7 @@ const postNow = async (settings: Record<string, unknown>) => {
     posts: [{ integration: { id: channelId }, value: [{ content: `Hello ${crypto.randomUUID()}` }], settings }]
   })
   expect(res.status).toBe(200)
-  const postId: string = res.json[0].postId
+  const postId = created(res).postId
   const [item] = await q<{ id: string }>("SELECT id FROM post_items WHERE post_id = $1 AND position = 0", [postId])
   return { workspaceId, channelId, postId, itemId: item!.id }
 }

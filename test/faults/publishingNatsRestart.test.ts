@@ -8,6 +8,7 @@ import type { Simulator } from "../support/simulator/core.js"
 import { createWorld, type TestWorld } from "../support/system.js"
 import { withDb } from "../support/tokens.js"
 import { waitFor } from "../support/wait.js"
+import { created } from "../support/answers.js"
 
 /**
  * NATS restarted under the running service (issue #11: fault tests). Gateway, actors,
@@ -49,7 +50,7 @@ describe("NATS killed and restarted while a publish job is in flight", () => {
         const r = await ws.api.post("/public/v1/posts", { type: "now", posts: [{ integration: { id: channelId }, value: [{ content }], settings }] })
         return r.status === 200 ? r : undefined
       }, 60_000)
-      return res.json[0].group as string
+      return created(res).group
     }
     // a job in flight when NATS dies: the network answers only after the restart
     const inFlight = `in flight ${crypto.randomUUID().slice(0, 8)}`

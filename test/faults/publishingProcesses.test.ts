@@ -5,6 +5,7 @@ import type { FaultMode, Simulator } from "../support/simulator/core.js"
 import { createWorld, type TestWorld } from "../support/system.js"
 import { withDb } from "../support/tokens.js"
 import { waitFor } from "../support/wait.js"
+import { created } from "../support/answers.js"
 
 /**
  * Never send twice, never lose a post, with gateway, actors, scheduler and publisher as
@@ -53,7 +54,7 @@ const workspace = async () => {
   const post = async (channelId: string, content: string, settings: Record<string, unknown> = {}) => {
     const res = await ws.api.post("/public/v1/posts", { type: "now", posts: [{ integration: { id: channelId }, value: [{ content }], settings }] })
     expect(res.status, res.text).toBe(200)
-    return res.json[0].group as string
+    return created(res).group
   }
   return { ...ws, channel, post }
 }

@@ -5,6 +5,7 @@ import { processGroup } from "../support/processes.js"
 import { createWorld, startServices, type RunningServices, type TestWorld } from "../support/system.js"
 import { withDb } from "../support/tokens.js"
 import { waitFor } from "../support/wait.js"
+import { created, metricOf } from "../support/answers.js"
 
 /**
  * Short-link clicks are never lost and never counted twice when a gateway dies
@@ -37,7 +38,7 @@ const publishedWithLink = async () => {
   const ws = await sys.admin.createWorkspace("Clicks", "team")
   const { channelId } = await sys.admin.createChannel({ workspaceId: ws.workspaceId, network: "test", name: "Clicks", customerId: null, postingTimes: [] })
   const res = await client(sys.url, ws.apiKey).post("/public/v1/posts", { type: "now", shortLink: true, content: "Go https://example.com/sale", channels: [channelId] })
-  const postId: string = res.json[0].postId
+  const postId = created(res).postId
   const content = await waitFor("published", async () => (await q("SELECT content FROM test_network_posts WHERE channel_id = $1", [channelId]))[0]?.content)
   const code = String(content).match(/\/l\/([A-Za-z0-9_-]{12})/)?.[1] ?? ""
   return { apiKey: ws.apiKey, postId, code }
@@ -58,7 +59,7 @@ describe("short-link clicks when a gateway dies", () => {
     // the in-process gateway's next flush (every 5 s) takes what the dead one counted
     await waitFor("the clicks flushed by the other replica", async () => ((await flushedClicks(postId)) === 7 ? true : undefined), 30_000)
     const stats = await client(sys.url, apiKey).get(`/public/v1/analytics/post/${postId}`)
-    expect(stats.json.find((m: { label: string }) => m.label === "Clicks").data[0].total).toBe(7)
+    expect(metricOf(stats, "Clicks").data[0]?.total).toBe(7)
   }, 120_000)
 
   it("a flush that died before its commit is finished once; one that died after it is not added again", async () => {

@@ -1,10 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { client } from "../support/http.js"
+import { Schema } from "effect"
+import { client, decoded } from "../support/http.js"
 import { processGroup } from "../support/processes.js"
 import { createWorld, startServices, type RunningServices, type TestWorld } from "../support/system.js"
 import { withDb } from "../support/tokens.js"
 import { waitFor } from "../support/wait.js"
 import { startReceiver, verifies, type Receiver } from "../support/webhookReceiver.js"
+import { Webhook, WebhookDelivery } from "../../protocol/http/webhooks.js"
 
 /**
  * A webhook dispatcher SIGKILLed while its attempt waits for the receiver's answer. The
@@ -46,7 +48,7 @@ describe("a webhook dispatcher SIGKILLed during an attempt", () => {
     receiver.answer("/killed", (n) => (n === 1 ? "hang" : { status: 200 }))
     const ws = await sys.admin.createWorkspace("Killed", "team")
     const api = client(sys.url, ws.apiKey)
-    const { id: webhookId, secret } = (await api.post("/api/webhooks", { name: "k", url: receiver.url("/killed"), events: ["billing.changed"] })).json
+    const { id: webhookId, secret } = decoded(await api.post("/api/webhooks", { name: "k", url: receiver.url("/killed"), events: ["billing.changed"] }), Webhook)
     await sys.admin.setBilling({ workspaceId: ws.workspaceId, event: "renewed" })
     await waitFor("the first attempt reached the receiver", async () => (receiver.at("/killed").length === 1 ? true : undefined))
     expect((await first.kill("SIGKILL")).signal).toBe("SIGKILL")
@@ -54,18 +56,18 @@ describe("a webhook dispatcher SIGKILLed during an attempt", () => {
     // the second one waits out the first's lease (its timeout + margin), so a short timeout here
     await dispatchers.start(world, ["webhooks"], { env: { ...env, WEBHOOK_TIMEOUT_MS: "2000" }, ready, label: "dispatcher 2" })
     const log = await waitFor("the delivery completed", async () => {
-      const entries = (await api.get(`/api/webhooks/${webhookId}/deliveries`)).json
-      return entries.some((e: { ok: boolean }) => e.ok) ? entries : undefined
+      const entries = decoded(await api.get(`/api/webhooks/${webhookId}/deliveries`), Schema.Array(WebhookDelivery))
+      return entries.some((e) => e.ok) ? entries : undefined
     }, 90_000)
-    expect(log.map((e: { attempt: number; status: number | null; ok: boolean }) => [e.attempt, e.status, e.ok])).toEqual([
+    expect(log.map((e) => [e.attempt, e.status, e.ok])).toEqual([
       [2, 200, true],
       [1, null, false]
     ])
-    expect(log[1].error).toBe("The dispatcher stopped during this attempt; it was tried again.")
+    expect(log[1]?.error).toBe("The dispatcher stopped during this attempt; it was tried again.")
     const got = receiver.at("/killed")
     expect(got).toHaveLength(2)
     expect(got[0]!.headers["webhook-id"]).toBe(got[1]!.headers["webhook-id"])
-    expect(await verifies(secret, got[1]!)).toBe(true)
+    expect(await verifies(secret ?? "", got[1]!)).toBe(true)
     const rows = await withDb(world, async (c) => (await c.query("SELECT state FROM webhook_deliveries WHERE webhook_id = $1", [webhookId])).rows)
     expect(rows).toEqual([{ state: "delivered" }])
   }, 120_000)

@@ -52,6 +52,9 @@ export const dropNamespaceStreams = async (natsUrl: string, namespace: string) =
 export const createWorld = async (label: string, given?: ServerUrls): Promise<TestWorld> => {
   // vitest is only loaded inside a test run; benchmarks pass the servers themselves
   const servers = given ?? (await import("vitest")).inject("servers")
+  if (servers === undefined) {
+    throw new Error("No servers were provided: a test that needs Postgres, NATS or Redis belongs in test/system, not test/unit")
+  }
   const suffix = `${label.replace(/[^a-z0-9]/gi, "").toLowerCase().slice(0, 20)}_${randomName()}`
   const database = `t_${suffix}`
   const admin = new pg.Client({ connectionString: servers.databaseUrl })

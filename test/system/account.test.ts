@@ -1,9 +1,13 @@
 import { Option } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { findNetwork, integrationSettingsOf } from "../../domain/networks/index.js"
-import { client } from "../support/http.js"
+import { client, decoded, errorOf, type Answer } from "../support/http.js"
+import { answerOf, present } from "../support/answers.js"
 import { createWorld, startServices, type RunningServices, type TestWorld } from "../support/system.js"
 import { issueUserToken, withDb } from "../support/tokens.js"
+
+const channelsOf = (answer: Answer) => decoded(answer, answerOf("account", "listIntegrations"))
+const settingsOf = (answer: Answer) => decoded(answer, answerOf("account", "integrationSettings"))
 
 /** Spec: Endpoints → Account and channels; Resources → Channel, Customer, Network settings. */
 
@@ -68,7 +72,7 @@ describe("GET /is-connected", () => {
   it("no key: 401, not {connected: false}", async () => {
     const res = await client(sys.url).get("/public/v1/is-connected")
     expect(res.status).toBe(401)
-    expect(res.json.connected).toBeUndefined()
+    expect(errorOf(res).error).toBe("No API Key found")
   })
 })
 
@@ -77,8 +81,9 @@ describe("GET /integrations", () => {
     const res = await client(sys.url, a.apiKey).get("/public/v1/integrations")
     expect(res.status).toBe(200)
     expect(res.headers.get("content-type")).toMatch(/^application\/json/)
-    expect(res.json.map((c: any) => c.id).sort()).toEqual([channels.test, channels.x, channels.linkedin, channels.pinterest].sort())
-    for (const item of res.json) {
+    const listed = channelsOf(res)
+    expect(listed.map((c) => c.id).sort()).toEqual([channels.test, channels.x, channels.linkedin, channels.pinterest].sort())
+    for (const item of listed) {
       expect(Object.keys(item).sort()).toEqual(item.customer === undefined ? channelFieldsWithoutCustomer : channelFields)
       expect(typeof item.name).toBe("string")
       expect(typeof item.profile).toBe("string")
@@ -90,7 +95,7 @@ describe("GET /integrations", () => {
 
   it("a new channel: identifier is the network id, picture null, all flags false", async () => {
     const res = await client(sys.url, a.apiKey).get("/public/v1/integrations")
-    const item = res.json.find((c: any) => c.id === channels.test)
+    const item = channelsOf(res).find((c) => c.id === channels.test)
     expect(item).toEqual({
       id: channels.test,
       name: "Test channel",
@@ -105,11 +110,11 @@ describe("GET /integrations", () => {
 
   it("`customer` is present only when the channel belongs to a customer", async () => {
     const res = await client(sys.url, a.apiKey).get("/public/v1/integrations")
-    const byId = new Map<string, any>(res.json.map((c: any) => [c.id, c]))
-    expect(byId.get(channels.x).customer).toEqual({ id: customers.alpha, name: "Alpha Client" })
-    expect(byId.get(channels.linkedin).customer).toEqual({ id: customers.mike, name: "Mike Co" })
-    expect("customer" in byId.get(channels.test)).toBe(false)
-    expect("customer" in byId.get(channels.pinterest)).toBe(false)
+    const byId = new Map(channelsOf(res).map((c) => [c.id, c]))
+    expect(byId.get(channels.x)?.customer).toEqual({ id: customers.alpha, name: "Alpha Client" })
+    expect(byId.get(channels.linkedin)?.customer).toEqual({ id: customers.mike, name: "Mike Co" })
+    expect("customer" in present(byId.get(channels.test), "the test channel")).toBe(false)
+    expect("customer" in present(byId.get(channels.pinterest), "the pinterest channel")).toBe(false)
   })
 
   it("picture and the flags come from the channel (disabled, refreshNeeded, inBetweenSteps)", async () => {
@@ -121,14 +126,14 @@ describe("GET /integrations", () => {
         [channelId]
       )
     )
-    const [item] = (await client(sys.url, ws.apiKey).get("/public/v1/integrations")).json
+    const [item] = channelsOf(await client(sys.url, ws.apiKey).get("/public/v1/integrations"))
     expect(item).toMatchObject({ picture: "https://cdn.example.com/p.png", disabled: true, refreshNeeded: true, inBetweenSteps: true })
   })
 
   it("query `group`: only channels of this customer id", async () => {
     const res = await client(sys.url, a.apiKey).get(`/public/v1/integrations?group=${customers.alpha}`)
     expect(res.status).toBe(200)
-    expect(res.json.map((c: any) => c.id)).toEqual([channels.x])
+    expect(channelsOf(res).map((c) => c.id)).toEqual([channels.x])
   })
 
   it("query `group` of a customer without channels: an empty list", async () => {
@@ -160,14 +165,14 @@ describe("GET /integrations", () => {
     const res = await client(sys.url, a.apiKey).get("/public/v1/integrations?group=")
     expect(res.status).not.toBe(500)
     if (res.status === 200) expect(res.json).toHaveLength(4)
-    else expect(res.json.error).toBe("One of the ids is not valid.")
+    else expect(errorOf(res).error).toBe("One of the ids is not valid.")
   })
 
   it("another workspace's channels are never listed", async () => {
     const mine = await client(sys.url, a.apiKey).get("/public/v1/integrations")
-    expect(mine.json.map((c: any) => c.id)).not.toContain(channels.other)
+    expect(channelsOf(mine).map((c) => c.id)).not.toContain(channels.other)
     const theirs = await client(sys.url, b.apiKey).get("/public/v1/integrations")
-    expect(theirs.json.map((c: any) => c.id)).toEqual([channels.other])
+    expect(channelsOf(theirs).map((c) => c.id)).toEqual([channels.other])
   })
 })
 
@@ -199,12 +204,11 @@ describe("GET /integration-settings/{id}", () => {
   it("a `test` channel: 200 {output} with the test network's rules, settings and tools", async () => {
     const res = await client(sys.url, a.apiKey).get(`/public/v1/integration-settings/${channels.test}`)
     expect(res.status).toBe(200)
-    expect(Object.keys(res.json)).toEqual(["output"])
-    expect(Object.keys(res.json.output).sort()).toEqual(outputFields)
-    expect(res.json.output).toMatchObject({ maxLength: 500, needs: null, maxMedia: 4, comments: true })
-    expect(typeof res.json.output.rules).toBe("string")
-    expect(res.json.output.tools.map((t: any) => t.methodName)).toEqual(["echo", "stats"])
-    for (const tool of res.json.output.tools) {
+    const { output } = settingsOf(res)
+    expect(Object.keys(output).sort()).toEqual(outputFields)
+    expect(output).toMatchObject({ maxLength: 500, needs: null, maxMedia: 4, comments: true })
+    expect(output.tools.map((t) => t.methodName)).toEqual(["echo", "stats"])
+    for (const tool of output.tools) {
       expect(Object.keys(tool).sort()).toEqual(["dataSchema", "description", "methodName"])
       for (const field of tool.dataSchema) expect(Object.keys(field).sort()).toEqual(["description", "key", "type"])
     }
@@ -214,9 +218,9 @@ describe("GET /integration-settings/{id}", () => {
   it("an `x` channel: required settings carry required: true, optional ones have no `required`", async () => {
     const res = await client(sys.url, a.apiKey).get(`/public/v1/integration-settings/${channels.x}`)
     expect(res.status).toBe(200)
-    const settings = res.json.output.settings
-    expect(Array.isArray(settings)).toBe(true)
-    const reply = settings.find((s: any) => s.key === "who_can_reply_post")
+    const settings = settingsOf(res).output.settings
+    if (typeof settings === "string") throw new Error(`x has settings: ${settings}`)
+    const reply = settings.find((s) => s.key === "who_can_reply_post")
     expect(reply).toEqual({
       key: "who_can_reply_post",
       label: expect.any(String),
@@ -225,35 +229,35 @@ describe("GET /integration-settings/{id}", () => {
       help: expect.any(String),
       required: true
     })
-    const community = settings.find((s: any) => s.key === "community")
+    const community = present(settings.find((s) => s.key === "community"), "the community setting")
     expect(Object.keys(community).sort()).toEqual(["help", "key", "label", "options", "type"])
-    expect(res.json.output).toMatchObject({ maxLength: 280, comments: true, tools: [expect.objectContaining({ methodName: "whoami" })] })
+    expect(settingsOf(res).output).toMatchObject({ maxLength: 280, comments: true, tools: [expect.objectContaining({ methodName: "whoami" })] })
     expect(res.json).toEqual({ output: integrationSettingsOf(networkOf("x")) })
   })
 
   it("a network without settings: settings is the text `No additional settings required`", async () => {
     const res = await client(sys.url, a.apiKey).get(`/public/v1/integration-settings/${channels.linkedin}`)
     expect(res.status).toBe(200)
-    expect(res.json.output.settings).toBe(noSettings)
+    expect(settingsOf(res).output.settings).toBe(noSettings)
   })
 
   it("a channel that does not exist: 404", async () => {
     const res = await client(sys.url, a.apiKey).get(`/public/v1/integration-settings/${unknownId}`)
     expect(res.status).toBe(404)
-    expect(res.json.msg).toBe(res.json.error)
+    expect(errorOf(res).msg).toBe(errorOf(res).error)
   })
 
   it("another workspace's channel: 404", async () => {
     const res = await client(sys.url, a.apiKey).get(`/public/v1/integration-settings/${channels.other}`)
     expect(res.status).toBe(404)
-    expect(res.json.msg).toBe(res.json.error)
+    expect(errorOf(res).msg).toBe(errorOf(res).error)
     expect(JSON.stringify(res.json)).not.toContain("Their channel")
   })
 
   it("an id that is not a UUID: 400 invalid id", async () => {
     const res = await client(sys.url, a.apiKey).get("/public/v1/integration-settings/12345")
     expect(res.status).toBe(400)
-    expect(res.json.error).toBe("One of the ids is not valid.")
+    expect(errorOf(res).error).toBe("One of the ids is not valid.")
   })
 })
 
@@ -282,15 +286,15 @@ describe("POST /integration-trigger/{id}", () => {
   it("an unknown methodName: 400", async () => {
     const res = await trigger(channels.test, { methodName: "launchRocket" })
     expect(res.status).toBe(400)
-    expect(res.json.msg).toBe(res.json.error)
-    expect(res.json.error).toContain("launchRocket")
+    expect(errorOf(res).msg).toBe(errorOf(res).error)
+    expect(errorOf(res).error).toContain("launchRocket")
   })
 
   it("a missing methodName: 400", async () => {
     const res = await trigger(channels.test, { data: { text: "x" } })
     expect(res.status).toBe(400)
-    expect(res.json.msg).toBe(res.json.error)
-    expect(res.json.error).toContain("methodName")
+    expect(errorOf(res).msg).toBe(errorOf(res).error)
+    expect(errorOf(res).error).toContain("methodName")
   })
 
   it.each([
@@ -302,19 +306,19 @@ describe("POST /integration-trigger/{id}", () => {
   ])("data that is not an object (%s): 400", async (_what, data) => {
     const res = await trigger(channels.test, { methodName: "echo", data })
     expect(res.status).toBe(400)
-    expect(res.json.msg).toBe(res.json.error)
+    expect(errorOf(res).msg).toBe(errorOf(res).error)
   })
 
   it("data without the tool's key (echo without text): 400", async () => {
     const res = await trigger(channels.test, { methodName: "echo", data: {} })
     expect(res.status).toBe(400)
-    expect(res.json.msg).toBe(res.json.error)
+    expect(errorOf(res).msg).toBe(errorOf(res).error)
   })
 
   it("an unknown channel: 404", async () => {
     const res = await trigger(unknownId, { methodName: "echo", data: { text: "x" } })
     expect(res.status).toBe(404)
-    expect(res.json.msg).toBe(res.json.error)
+    expect(errorOf(res).msg).toBe(errorOf(res).error)
   })
 
   it("another workspace's channel: 404", async () => {
@@ -325,7 +329,7 @@ describe("POST /integration-trigger/{id}", () => {
   it("a network whose adapter is not built yet (pinterest `boards`): 400", async () => {
     const res = await trigger(channels.pinterest, { methodName: "boards" })
     expect(res.status).toBe(400)
-    expect(res.json.msg).toBe(res.json.error)
+    expect(errorOf(res).msg).toBe(errorOf(res).error)
   })
 
   it("a network without tools (x): any methodName answers 400", async () => {
@@ -395,7 +399,7 @@ describe("DELETE /integrations/{id}", () => {
     expect((await client(sys.url, ws.apiKey).del(`/public/v1/integrations/${ws.channelId}`)).status).toBe(200)
     const again = await client(sys.url, ws.apiKey).del(`/public/v1/integrations/${ws.channelId}`)
     expect(again.status).toBe(404)
-    expect(again.json.msg).toBe(again.json.error)
+    expect(errorOf(again).msg).toBe(errorOf(again).error)
   })
 
   it.each(["editor", "client"] as const)("a %s's token: 403 with a fix, and the channel stays", async (role) => {
@@ -403,10 +407,10 @@ describe("DELETE /integrations/{id}", () => {
     const token = await tokenFor(ws.workspaceId, role)
     const res = await client(sys.url, token).del(`/public/v1/integrations/${ws.channelId}`)
     expect(res.status).toBe(403)
-    expect(res.json.error.length).toBeGreaterThan(0)
-    expect(res.json.msg).toBe(res.json.error)
-    expect(typeof res.json.fix).toBe("string")
-    expect(res.json.fix.length).toBeGreaterThan(0)
+    expect(errorOf(res).error.length).toBeGreaterThan(0)
+    expect(errorOf(res).msg).toBe(errorOf(res).error)
+    expect(typeof errorOf(res).fix).toBe("string")
+    expect(errorOf(res).fix?.length).toBeGreaterThan(0)
     expect(await listed(ws.apiKey)).toEqual([ws.channelId])
   })
 

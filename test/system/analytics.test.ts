@@ -1,8 +1,9 @@
 import { Redis } from "ioredis"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { client } from "../support/http.js"
+import { client, errorOf } from "../support/http.js"
 import { createWorld, startServices, type RunningServices, type TestWorld } from "../support/system.js"
 import { waitFor } from "../support/wait.js"
+import { created, metricsOf, missingStatistics, wholePost } from "../support/answers.js"
 
 /** Spec: Analytics (GET /analytics/{integration}, GET /analytics/post/{postId}), Statistics metric, Limits 9, on the test network. */
 
@@ -31,28 +32,30 @@ describe("GET /analytics/{integration}", () => {
   it("default 30 days: daily numbers ending today, each metric with label, help and percentageChange", async () => {
     const res = await client(sys.url, apiKey).get(`/public/v1/analytics/${channelId}`)
     expect(res.status).toBe(200)
-    expect(res.json.map((m: { label: string }) => m.label)).toEqual(["Impressions", "Likes", "Comments", "New followers"])
-    for (const m of res.json) {
+    const metrics = metricsOf(res)
+    expect(metrics.map((m) => m.label)).toEqual(["Impressions", "Likes", "Comments", "New followers"])
+    for (const m of metrics) {
       expect(Object.keys(m).sort()).toEqual(["data", "help", "label", "percentageChange"])
       expect(m.data).toHaveLength(30)
-      expect(m.data.at(-1).date).toBe(today())
-      expect(m.data.every((p: { total: number }) => Number.isInteger(p.total) && p.total >= 0)).toBe(true)
+      expect(m.data.at(-1)?.date).toBe(today())
+      expect(m.data.every((p) => Number.isInteger(p.total) && p.total >= 0)).toBe(true)
     }
   })
 
   it("90 days falls back to the 60 the test network keeps, compared half against half; 30 against the previous period", async () => {
     const api = client(sys.url, apiKey)
-    const longest = (await api.get(`/public/v1/analytics/${channelId}?date=90`)).json
-    const month = (await api.get(`/public/v1/analytics/${channelId}?date=30`)).json
-    const week = (await api.get(`/public/v1/analytics/${channelId}?date=7`)).json
-    longest.forEach((m: { data: ReadonlyArray<{ total: number; date: string }>; percentageChange: number }, i: number) => {
+    const longest = metricsOf(await api.get(`/public/v1/analytics/${channelId}?date=90`))
+    const month = metricsOf(await api.get(`/public/v1/analytics/${channelId}?date=30`))
+    const week = metricsOf(await api.get(`/public/v1/analytics/${channelId}?date=7`))
+    expect([month.length, week.length]).toEqual([longest.length, longest.length])
+    longest.forEach((m, i) => {
       expect(m.data).toHaveLength(60)
       expect(m.percentageChange).toBe(change(sum(m.data.slice(0, 30)), sum(m.data.slice(30))))
       // the previous 30 days are the first half of the 60
-      expect(month[i].data).toEqual(m.data.slice(30))
-      expect(month[i].percentageChange).toBe(change(sum(m.data.slice(0, 30)), sum(m.data.slice(30))))
-      expect(week[i].data).toEqual(m.data.slice(53))
-      expect(week[i].percentageChange).toBe(change(sum(m.data.slice(46, 53)), sum(m.data.slice(53))))
+      expect(month[i]?.data).toEqual(m.data.slice(30))
+      expect(month[i]?.percentageChange).toBe(change(sum(m.data.slice(0, 30)), sum(m.data.slice(30))))
+      expect(week[i]?.data).toEqual(m.data.slice(53))
+      expect(week[i]?.percentageChange).toBe(change(sum(m.data.slice(46, 53)), sum(m.data.slice(53))))
     })
   })
 
@@ -93,8 +96,7 @@ describe("GET /analytics/{integration}", () => {
     const { channelId: quiet } = await sys.admin.createChannel({ workspaceId: ws.workspaceId, network: "telegram", name: "Quiet", customerId: null, postingTimes: [] })
     const res = await client(sys.url, ws.apiKey).get(`/public/v1/analytics/${quiet}`)
     expect(res.status).toBe(200)
-    expect(res.json).toMatchObject({ missing: true })
-    expect(typeof res.json.message).toBe("string")
+    expect(missingStatistics(res).message).not.toBe("")
   })
 })
 
@@ -102,17 +104,18 @@ describe("GET /analytics/post/{postId}", () => {
   it("not published yet: {missing: true, message}; published: each metric one point dated today, percentageChange 0", async () => {
     const api = client(sys.url, apiKey)
     const later = await api.post("/public/v1/posts", { type: "schedule", date: new Date(Date.now() + 3600_000).toISOString(), content: "Later", channels: [channelId] })
-    expect((await api.get(`/public/v1/analytics/post/${later.json[0].postId}`)).json).toEqual({
+    expect((await api.get(`/public/v1/analytics/post/${created(later).postId}`)).json).toEqual({
       missing: true,
       message: "This post is not published yet: its statistics come once it is live."
     })
     const now = await api.post("/public/v1/posts", { type: "now", content: "Live now", channels: [channelId] })
-    const { group, postId } = now.json[0]
-    await waitFor("published", async () => ((await api.get(`/public/v1/posts/${group}`)).json.status === "published" ? true : undefined))
+    const { group, postId } = created(now)
+    await waitFor("published", async () => (wholePost(await api.get(`/public/v1/posts/${group}`)).status === "published" ? true : undefined))
     const res = await api.get(`/public/v1/analytics/post/${postId}`)
     expect(res.status).toBe(200)
-    expect(res.json.map((m: { label: string }) => m.label)).toEqual(["Impressions", "Likes", "Comments", "Reposts"])
-    for (const m of res.json) expect(m).toEqual({ label: m.label, percentageChange: 0, data: [{ total: m.data[0].total, date: today() }] })
+    const metrics = metricsOf(res)
+    expect(metrics.map((m) => m.label)).toEqual(["Impressions", "Likes", "Comments", "Reposts"])
+    for (const m of metrics) expect(m).toEqual({ label: m.label, percentageChange: 0, data: [{ total: m.data[0]?.total, date: today() }] })
     // the group id names its first channel
     expect((await api.get(`/public/v1/analytics/post/${group}`)).json).toEqual(res.json)
   })
@@ -120,12 +123,12 @@ describe("GET /analytics/post/{postId}", () => {
   it("an invalid id: 400; unknown or another workspace's post: 404 Post not found", async () => {
     const other = await sys.admin.createWorkspace("Elsewhere")
     const { channelId: theirs } = await sys.admin.createChannel({ workspaceId: other.workspaceId, network: "test", name: "T", customerId: null, postingTimes: [] })
-    const created = await client(sys.url, other.apiKey).post("/public/v1/posts", { type: "draft", content: "Theirs", channels: [theirs] })
+    const theirPost = await client(sys.url, other.apiKey).post("/public/v1/posts", { type: "draft", content: "Theirs", channels: [theirs] })
     const api = client(sys.url, apiKey)
     expect((await api.get("/public/v1/analytics/post/123")).status).toBe(400)
-    for (const id of [created.json[0].postId, crypto.randomUUID()]) {
+    for (const id of [created(theirPost).postId, crypto.randomUUID()]) {
       const res = await api.get(`/public/v1/analytics/post/${id}`)
-      expect([res.status, res.json.error]).toEqual([404, "Post not found"])
+      expect([res.status, errorOf(res).error]).toEqual([404, "Post not found"])
     }
   })
 })

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { client } from "../support/http.js"
+import { client, errorOf } from "../support/http.js"
 import { createWorld, startServices, type RunningServices, type TestWorld } from "../support/system.js"
 import { issueUserToken, withDb } from "../support/tokens.js"
 
@@ -38,7 +38,7 @@ describe("Authentication across two gateway replicas", () => {
     const rotated = await first.admin.rotateKey(workspaceId)
     const old = await isConnected(second, apiKey)
     expect(old.status).toBe(401)
-    expect(old.json.error).toBe("Invalid API key")
+    expect(errorOf(old).error).toBe("Invalid API key")
     expect((await isConnected(second, rotated.apiKey)).status).toBe(200)
     expect((await isConnected(first, apiKey)).status).toBe(401)
   })
@@ -49,7 +49,7 @@ describe("Authentication across two gateway replicas", () => {
     const token = await issueUserToken(world, workspaceId, userId)
     await warm(token)
     await withDb(world, (c) => c.query("UPDATE api_tokens SET revoked_at = now() WHERE user_id = $1", [userId]))
-    expect((await isConnected(second, token)).json.error).toBe("Invalid API key")
+    expect(errorOf(await isConnected(second, token)).error).toBe("Invalid API key")
   })
 
   it("a paused member is refused on the next request, and let in again once resumed", async () => {
@@ -60,7 +60,7 @@ describe("Authentication across two gateway replicas", () => {
     await withDb(world, (c) => c.query("UPDATE memberships SET paused = true WHERE user_id = $1", [userId]))
     const paused = await isConnected(second, token)
     expect(paused.status).toBe(403)
-    expect(paused.json.error).toBe("Your access is paused because the workspace plan has no team.")
+    expect(errorOf(paused).error).toBe("Your access is paused because the workspace plan has no team.")
     await withDb(world, (c) => c.query("UPDATE memberships SET paused = false WHERE user_id = $1", [userId]))
     expect((await isConnected(second, token)).status).toBe(200)
   })
@@ -71,7 +71,7 @@ describe("Authentication across two gateway replicas", () => {
     const token = await issueUserToken(world, workspaceId, userId)
     await warm(token)
     await withDb(world, (c) => c.query("DELETE FROM memberships WHERE user_id = $1", [userId]))
-    expect((await isConnected(second, token)).json.error).toBe("Invalid API key")
+    expect(errorOf(await isConnected(second, token)).error).toBe("Invalid API key")
   })
 
   it("a suspended owner's workspace key fails on the next request", async () => {
@@ -79,7 +79,7 @@ describe("Authentication across two gateway replicas", () => {
     const { userId } = await first.admin.createUser({ workspaceId, email: "owner@example.com", password: "password1", role: "owner", timezone: null })
     await warm(apiKey)
     await withDb(world, (c) => c.query("UPDATE users SET suspended = true WHERE id = $1", [userId]))
-    expect((await isConnected(second, apiKey)).json.error).toBe("Invalid API key")
+    expect(errorOf(await isConnected(second, apiKey)).error).toBe("Invalid API key")
   })
 
   it("a billing change through one replica's operations gates the next request on the other", async () => {
@@ -88,7 +88,7 @@ describe("Authentication across two gateway replicas", () => {
     await first.admin.setBilling({ workspaceId, event: "ended" })
     const ended = await isConnected(second, apiKey)
     expect(ended.status).toBe(401)
-    expect(ended.json.code).toBe("no_subscription")
+    expect(errorOf(ended).code).toBe("no_subscription")
     await first.admin.setBilling({ workspaceId, event: "activated" })
     expect((await isConnected(second, apiKey)).status).toBe(200)
   })

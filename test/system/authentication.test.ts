@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { client } from "../support/http.js"
+import { client, errorOf } from "../support/http.js"
 import { createWorld, startServices, type RunningServices, type TestWorld } from "../support/system.js"
 import { issueUserToken, withDb } from "../support/tokens.js"
 
@@ -25,7 +25,7 @@ describe("Authentication", () => {
   it("an empty header gives 401 No API Key found", async () => {
     const res = await client(sys.url, "").get("/public/v1/integrations", { authorization: "" })
     expect(res.status).toBe(401)
-    expect(res.json.error).toBe("No API Key found")
+    expect(errorOf(res).error).toBe("No API Key found")
   })
 
   it.each(["svc_live_wrong", "nonsense", "svc_oat_unknown", "svc_cli_unknown", "Bearer svc_live_nope"])(
@@ -49,7 +49,7 @@ describe("Authentication", () => {
     const rotated = await sys.admin.rotateKey(workspaceId)
     const old = await client(sys.url, apiKey).get("/public/v1/is-connected")
     expect(old.status).toBe(401)
-    expect(old.json.error).toBe("Invalid API key")
+    expect(errorOf(old).error).toBe("Invalid API key")
     expect((await client(sys.url, rotated.apiKey).get("/public/v1/is-connected")).status).toBe(200)
   })
 
@@ -59,7 +59,7 @@ describe("Authentication", () => {
     const token = await issueUserToken(world, workspaceId, userId)
     expect((await client(sys.url, token).get("/public/v1/is-connected")).status).toBe(200)
     await withDb(world, (c) => c.query("UPDATE api_tokens SET revoked_at = now() WHERE user_id = $1", [userId]))
-    expect((await client(sys.url, token).get("/public/v1/is-connected")).json.error).toBe("Invalid API key")
+    expect(errorOf(await client(sys.url, token).get("/public/v1/is-connected")).error).toBe("Invalid API key")
   })
 
   it("a token with another kind's prefix is invalid (an OAuth token sent as svc_live_)", async () => {
@@ -68,14 +68,14 @@ describe("Authentication", () => {
     const token = await issueUserToken(world, workspaceId, userId, "cli")
     expect((await client(sys.url, token).get("/public/v1/is-connected")).status).toBe(200)
     const res = await client(sys.url, token.replace("svc_cli_", "svc_live_")).get("/public/v1/is-connected")
-    expect(res.json.error).toBe("Invalid API key")
+    expect(errorOf(res).error).toBe("Invalid API key")
   })
 
   it("a workspace key stops working while the owner's account is suspended", async () => {
     const { apiKey, workspaceId } = await sys.admin.createWorkspace()
     const { userId } = await sys.admin.createUser({ workspaceId, email: "own@example.com", password: "password1", role: "owner", timezone: null })
     await withDb(world, (c) => c.query("UPDATE users SET suspended = true WHERE id = $1", [userId]))
-    expect((await client(sys.url, apiKey).get("/public/v1/is-connected")).json.error).toBe("Invalid API key")
+    expect(errorOf(await client(sys.url, apiKey).get("/public/v1/is-connected")).error).toBe("Invalid API key")
     await withDb(world, (c) => c.query("UPDATE users SET suspended = false WHERE id = $1", [userId]))
     expect((await client(sys.url, apiKey).get("/public/v1/is-connected")).status).toBe(200)
   })
@@ -86,8 +86,8 @@ describe("Authentication", () => {
     await withDb(world, (c) => c.query("UPDATE users SET email_verified = false WHERE id = $1", [userId]))
     const res = await client(sys.url, apiKey).get("/public/v1/integrations")
     expect(res.status).toBe(403)
-    expect(res.json.code).toBe("email_not_verified")
-    expect(res.json.error).toBe(res.json.msg)
+    expect(errorOf(res).code).toBe("email_not_verified")
+    expect(errorOf(res).error).toBe(errorOf(res).msg)
   })
 })
 

@@ -5,6 +5,7 @@ import { client } from "../support/http.js"
 import { createWorld, startServices, type RunningServices, type TestWorld } from "../support/system.js"
 import { issueUserToken, withDb } from "../support/tokens.js"
 import { waitFor } from "../support/wait.js"
+import { created, wholePost } from "../support/answers.js"
 
 /**
  * Spec: Billing states of a workspace, the `billing.changed` values, Whole post (`held`,
@@ -51,7 +52,7 @@ describe("publishing held while billing pauses it, released once paid", () => {
     for (const n of [1, 2, 3]) {
       const res = await api.post("/public/v1/posts", { type: "schedule", date: later, content: `Held post ${n}`, channels: [channelId] })
       expect(res.status).toBe(200)
-      groups.push(res.json[0].group)
+      groups.push(created(res).group)
     }
 
     expect((await billing(workspaceId, "--event", "past_due")).code).toBe(0)
@@ -85,7 +86,7 @@ describe("publishing held while billing pauses it, released once paid", () => {
     expect(sent.map((r) => r.content).sort()).toEqual(["Held post 1", "Held post 2", "Held post 3"])
     expect(new Set(sent.map((r) => r.item_id)).size).toBe(3)
     const post = await api.get(`/public/v1/posts/${groups[0]}`)
-    expect(post.json.channels[0].root).toMatchObject({ state: "published", held: null, heldAt: null })
+    expect(wholePost(post).channels[0]?.root).toMatchObject({ state: "published", held: null, heldAt: null })
 
     const events = await q("SELECT data FROM outbox WHERE workspace_id = $1 AND event = 'billing.changed' ORDER BY created_at", [workspaceId])
     expect(events.map((e) => e.data)).toEqual([

@@ -2,9 +2,10 @@ import { Effect, Either, Option, Redacted, Schema } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type Credentials, type NetworkAdapter, PublishAnswer, Refresh, SearchAnswer, Statistics } from "../../services/networks/adapter.js"
 import { freshCredentials, openCredentials, sealCredentials } from "../../services/networks/credentials.js"
-import { client } from "../support/http.js"
+import { client, decoded } from "../support/http.js"
 import { createWorld, startServices, type RunningServices, type TestWorld } from "../support/system.js"
 import { withDb } from "../support/tokens.js"
+import { answerOf } from "../support/answers.js"
 
 /**
  * A channel's tokens are refreshed before use (services/networks/credentials.ts):
@@ -107,13 +108,13 @@ describe("freshCredentials", () => {
     expect(Either.isLeft(second) && second.left._tag).toBe("Disconnected")
     expect(network.networkCalls()).toBe(1)
     expect((await stored(w.channelId)).refreshNeeded).toBe(true)
-    const channel = (await w.api.get("/public/v1/integrations")).json.find((c: { id: string }) => c.id === w.channelId)
-    expect(channel.refreshNeeded).toBe(true)
+    const channel = decoded(await w.api.get("/public/v1/integrations"), answerOf("account", "listIntegrations")).find((c) => c.id === w.channelId)
+    expect(channel?.refreshNeeded).toBe(true)
     const events = await withDb(world, async (c) =>
       (await c.query("SELECT data FROM outbox WHERE workspace_id = $1 AND event = 'channel.disconnected'", [w.workspaceId])).rows.map((r) => r.data)
     )
     expect(events).toEqual([{ channelId: w.channelId, provider: "test", name: "Expiring" }])
-    const notes = (await w.api.get("/public/v1/notifications")).json.notifications
+    const notes = decoded(await w.api.get("/public/v1/notifications"), answerOf("networks", "listNotifications")).notifications
     expect(notes).toHaveLength(1)
   })
 

@@ -1,7 +1,7 @@
 import { execFile } from "node:child_process"
 import { promisify } from "node:util"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { client } from "../support/http.js"
+import { client, errorOf } from "../support/http.js"
 import { createWorld, startServices, type RunningServices, type TestWorld } from "../support/system.js"
 import { withDb } from "../support/tokens.js"
 
@@ -133,7 +133,7 @@ describe("admin CLI: good commands print JSON on stdout", () => {
       expect(out.apiKey).not.toBe(apiKey)
       const old = await client(sys.url, apiKey).get("/public/v1/is-connected")
       expect(old.status).toBe(401)
-      expect(old.json.error).toBe("Invalid API key")
+      expect(errorOf(old).error).toBe("Invalid API key")
       expect((await client(sys.url, out.apiKey).get("/public/v1/is-connected")).status).toBe(200)
       apiKey = out.apiKey
     },
@@ -147,7 +147,7 @@ describe("admin CLI: good commands print JSON on stdout", () => {
       expect(ended).toEqual({ workspaceId, billingState: "ended" })
       const noPlan = await client(sys.url, apiKey).get("/public/v1/integrations")
       expect(noPlan.status).toBe(401)
-      expect(noPlan.json.code).toBe("no_subscription")
+      expect(errorOf(noPlan).code).toBe("no_subscription")
     },
     TEST_TIMEOUT_MS
   )
@@ -162,7 +162,7 @@ describe("admin CLI: good commands print JSON on stdout", () => {
       expect(out).toEqual({ workspaceId: ws.workspaceId, billingState: "grace_over" })
       const unpaid = await client(sys.url, ws.apiKey).get("/public/v1/integrations")
       expect(unpaid.status).toBe(402)
-      expect(unpaid.json.code).toBe("payment_failed")
+      expect(errorOf(unpaid).code).toBe("payment_failed")
     },
     TEST_TIMEOUT_MS
   )

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { client } from "../support/http.js"
+import { client, decoded, errorOf, type Answer } from "../support/http.js"
+import { answerOf } from "../support/answers.js"
 import { createWorld, startServices, type RunningServices, type TestWorld } from "../support/system.js"
 import { issueUserToken } from "../support/tokens.js"
 
@@ -47,13 +48,14 @@ const expectedSlot = (local: { offset: number } | { zone: string }, times: Reado
 }
 
 /** The answer, checked against the expectation computed just before and just after it (a minute may turn meanwhile). */
-const expectSlot = async (call: () => Promise<{ status: number; json: any }>, expected: () => string) => {
+const expectSlot = async (call: () => Promise<Answer>, expected: () => string) => {
   const before = expected()
   const res = await call()
   const after = expected()
   expect(res.status).toBe(200)
-  expect([before, after]).toContain(res.json.date)
-  return res.json.date as string
+  const { date } = decoded(res, answerOf("slots", "findSlot"))
+  expect([before, after]).toContain(date)
+  return date
 }
 
 describe("GET /find-slot and /find-slot/{id}", () => {
@@ -110,8 +112,8 @@ describe("GET /find-slot and /find-slot/{id}", () => {
     for (const path of ["/public/v1/find-slot", `/public/v1/find-slot/${plain}`]) {
       const res = await client(sys.url, apiKey).get(`${path}?tzOffsetMinutes=${encodeURIComponent(raw)}`)
       expect(res.status).toBe(400)
-      expect(res.json.error).toMatch(/^tzOffsetMinutes must be a whole number from -840 to 840/)
-      expect(res.json.msg).toBe(res.json.error)
+      expect(errorOf(res).error).toMatch(/^tzOffsetMinutes must be a whole number from -840 to 840/)
+      expect(errorOf(res).msg).toBe(errorOf(res).error)
     }
   })
 

@@ -3,9 +3,10 @@ import http from "node:http"
 import os from "node:os"
 import path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { client } from "../support/http.js"
+import { answerFrom, client, decoded, errorOf, untypedClient } from "../support/http.js"
 import { png } from "../support/mediaFiles.js"
 import { createWorld, startServices, type RunningServices, type TestWorld } from "../support/system.js"
+import { answerOf, created, wholePost } from "../support/answers.js"
 
 /**
  * Inputs a fuzzer sends (issue "hostile inputs", items 3 and 5): every one is answered
@@ -39,7 +40,7 @@ const NUL = "\u0000"
 const inHours = (h: number) => new Date(Date.now() + h * 3_600_000).toISOString()
 const entry = (content: string, extra: Record<string, unknown> = {}) => ({ integration: { id: channelId }, value: [{ content }], ...extra })
 
-const expect400 = (res: { status: number; json: any }, error: string) => {
+const expect400 = (res: { status: number; json: unknown }, error: string) => {
   expect(res.status).toBe(400)
   expect(res.json).toEqual({ error, msg: error })
 }
@@ -48,7 +49,7 @@ const expect400 = (res: { status: number; json: any }, error: string) => {
 const draft = async () => {
   const res = await api().post("/public/v1/posts", { type: "draft", date: inHours(2), posts: [entry("A draft")] })
   expect(res.status).toBe(200)
-  return res.json[0].postId as string
+  return created(res).postId as string
 }
 
 describe("U+0000 in any string: 400 naming the field", () => {
@@ -120,7 +121,7 @@ describe("U+0000 in any string: 400 naming the field", () => {
       headers: { authorization: apiKey, "content-type": `multipart/form-data; boundary=${boundary}` },
       body
     })
-    return { status: res.status, json: (await res.json()) as any }
+    return answerFrom(res)
   }
 
   it("POST /upload: a file name with U+0000 (filename*)", async () => {
@@ -135,7 +136,7 @@ describe("U+0000 in any string: 400 naming the field", () => {
   it("POST /upload: a plain name is taken", async () => {
     const res = await upload('filename="photo.png"')
     expect(res.status).toBe(200)
-    expect(res.json.name).toBe("photo.png")
+    expect(decoded(res, answerOf("media", "upload")).name).toBe("photo.png")
   })
 
   it("a string without U+0000 but with the text \\u0000 escaped is fine", async () => {
@@ -174,7 +175,7 @@ describe("JSON nested deeper than 32 levels: 400 with the limit", () => {
     // read through: the answer is about the setting itself (not one of the network's keys), not the depth
     const read = await api().put(`/public/v1/posts/${postId}/settings`, body(30))
     expect(read.status).toBe(400)
-    expect(read.json.errors[0].message).toMatch(/deep is not a setting of/)
+    expect(errorOf(read).errors?.[0]?.message).toMatch(/deep is not a setting of/)
     expect400(await api().put(`/public/v1/posts/${postId}/settings`, body(31)), tooDeep)
   })
 })
@@ -192,7 +193,7 @@ describe("Dates outside years 1970 to 9999: 400 with the allowed range", () => {
     async (date) => {
       const res = await api().post("/public/v1/posts", { type: "draft", date, posts: [entry("ok")] })
       expect(res.status).toBe(400)
-      expect(res.json.error).toMatch(invalidDate)
+      expect(errorOf(res).error).toMatch(invalidDate)
     }
   )
 
@@ -214,14 +215,14 @@ describe("Dates outside years 1970 to 9999: 400 with the allowed range", () => {
   it.each(["2026-02-30", "2026-02-30T10:00:00Z", "2026-13-01"])("GET /posts startDate=%s cannot be read", async (value) => {
     const res = await api().get(`/public/v1/posts?startDate=${value}`)
     expect(res.status).toBe(400)
-    expect(res.json.error).toMatch(invalidDate)
+    expect(errorOf(res).error).toMatch(invalidDate)
   })
 
   it("the last allowed date is read, with 99 follow-ups a year apart after it", async () => {
     const value = [{ content: "first" }, ...Array.from({ length: 99 }, () => ({ content: "later", delay: 525_600 }))]
     const res = await api().post("/public/v1/posts", { type: "draft", date: "9999-12-31T23:59:59Z", posts: [{ integration: { id: channelId }, value }] })
     expect(res.status).toBe(200)
-    expect((await api().get(`/public/v1/posts/${res.json[0].group}`)).status).toBe(200)
+    expect((await api().get(`/public/v1/posts/${created(res).group}`)).status).toBe(200)
   })
 })
 
@@ -253,14 +254,14 @@ describe("delay: a whole number of minutes from 0 to 525600", () => {
   it.each(["0", "-1", "1e15", "1000000000000000"])("GET /media?page=%s is refused", async (page) => {
     const res = await api().get(`/public/v1/media?page=${page}`)
     expect(res.status).toBe(400)
-    expect(res.json.msg).toBe(res.json.error)
+    expect(errorOf(res).msg).toBe(errorOf(res).error)
   })
 })
 
 describe("Two Authorization headers: 400", () => {
   /** node:http sends an array header as one line per value. */
   const twice = (headers: Record<string, string | Array<string>>) =>
-    new Promise<{ status: number; json: any }>((resolve, reject) => {
+    new Promise<{ status: number; json: unknown }>((resolve, reject) => {
       const u = new URL(`${sys.url}/public/v1/is-connected`)
       const req = http.request({ host: u.hostname, port: u.port, path: u.pathname, method: "GET", headers }, (res) => {
         let text = ""
@@ -316,15 +317,15 @@ describe("Bounded lists: 400 with the limit, stated in the OpenAPI document", ()
       tags: Array.from({ length: 100 }, (_, i) => (i % 2 === 0 ? `tag ${i}` : { value: `tag ${i}`, label: `Tag ${i}` }))
     })
     expect(res.status).toBe(200)
-    const whole = await api().get(`/public/v1/posts/${res.json[0].group}`)
-    expect(whole.json.tags).toHaveLength(100)
-    expect(whole.json.channels[0].thread).toHaveLength(99)
+    const whole = await api().get(`/public/v1/posts/${created(res).group}`)
+    expect(wholePost(whole).tags).toHaveLength(100)
+    expect(wholePost(whole).channels[0]?.thread).toHaveLength(99)
   })
 
   it("tags are matched by id or name, case aside, and repeated ones count once", async () => {
     const first = await api().post("/public/v1/posts", { type: "draft", posts: [entry("ok")], tags: ["Alpha", { value: "beta", label: "Beta" }] })
     expect(first.status).toBe(200)
-    const tags: Array<{ id: string; name: string }> = (await api().get(`/public/v1/posts/${first.json[0].group}`)).json.tags
+    const tags = wholePost(await api().get(`/public/v1/posts/${created(first).group}`)).tags
     const alpha = tags.find((t) => t.name === "Alpha")!
     const second = await api().post("/public/v1/posts", {
       type: "draft",
@@ -332,7 +333,7 @@ describe("Bounded lists: 400 with the limit, stated in the OpenAPI document", ()
       tags: [alpha.id, "ALPHA", "Beta", { value: "gamma", label: "Gamma" }, "gamma"]
     })
     expect(second.status).toBe(200)
-    const again: Array<{ id: string; name: string }> = (await api().get(`/public/v1/posts/${second.json[0].group}`)).json.tags
+    const again = wholePost(await api().get(`/public/v1/posts/${created(second).group}`)).tags
     expect(again.map((t) => t.name).sort()).toEqual(["Alpha", "Beta", "Gamma"])
     expect(again.find((t) => t.name === "Alpha")!.id).toBe(alpha.id)
   })
@@ -342,24 +343,24 @@ describe("Bounded lists: 400 with the limit, stated in the OpenAPI document", ()
     const settings = Object.fromEntries(Array.from({ length: 101 }, (_, i) => [`k${i}`, i]))
     const res = await api().put(`/public/v1/posts/${postId}/settings`, { settings })
     expect(res.status).toBe(400)
-    expect(res.json.error).toContain("100")
+    expect(errorOf(res).error).toContain("100")
   })
 
   it("POST /integration-trigger/{id} with 101 keys in data", async () => {
     const data = Object.fromEntries(Array.from({ length: 101 }, (_, i) => [`k${i}`, i]))
     const res = await api().post(`/public/v1/integration-trigger/${channelId}`, { methodName: "echo", data })
     expect(res.status).toBe(400)
-    expect(res.json.error).toContain("100")
+    expect(errorOf(res).error).toContain("100")
   })
 
   it("POST /upload-from-url with a url over 2048 characters", async () => {
     const res = await api().post("/public/v1/upload-from-url", { url: `https://example.com/${"a".repeat(2100)}.png` })
     expect(res.status).toBe(400)
-    expect(res.json.error).toContain("2048")
+    expect(errorOf(res).error).toContain("2048")
   })
 
   it("the OpenAPI document states the limits", async () => {
-    const doc = (await client(sys.url).get("/public/v1/openapi.json")).json
+    const doc = (await untypedClient(sys.url).get("/public/v1/openapi.json")).json
     const text = JSON.stringify(doc)
     const body = doc.paths["/public/v1/posts"].post.requestBody.content["application/json"].schema
     const [full, simple] = (body.$ref !== undefined ? doc.components.schemas[body.$ref.split("/").pop()] : body).anyOf
@@ -434,7 +435,7 @@ describe("No 5xx for any value in any field", () => {
     for (const value of hostile) {
       const res = await client(sys.url, await workspaceKey()).post("/public/v1/posts", body(value))
       if (res.status >= 500) throw new Error(`${res.status} for ${JSON.stringify(value)?.slice(0, 60)}: ${res.text}`)
-      expect(res.json.msg ?? "").toBe(res.json.error ?? "")
+      expect(errorOf(res).msg ?? "").toBe(errorOf(res).error ?? "")
     }
   })
 

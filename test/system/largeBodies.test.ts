@@ -1,9 +1,10 @@
 import { readFileSync } from "node:fs"
 import { connect } from "nats"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { client } from "../support/http.js"
+import { client, decoded, errorOf } from "../support/http.js"
 import { createWorld, startServices, type RunningServices, type TestWorld } from "../support/system.js"
 import { withDb } from "../support/tokens.js"
+import { answerOf, created, wholePost } from "../support/answers.js"
 
 /**
  * Bodies and answers larger than a NATS message (1 MiB on a server with default settings):
@@ -42,8 +43,8 @@ describe("a 4.9 MB body through every command, and answers over 1 MiB", () => {
   it("POST /posts: a 4.9 MB draft is saved whole and answered", async () => {
     const res = await api.post("/public/v1/posts", { type: "draft", date: inDays(3), content, channels: [channelId] })
     expect(res.status).toBe(200)
-    group = res.json[0].group
-    const stored = await withDb(world, async (c) => (await c.query("SELECT length(content) AS n FROM post_items WHERE post_id = $1", [res.json[0].postId])).rows[0])
+    group = created(res).group
+    const stored = await withDb(world, async (c) => (await c.query("SELECT length(content) AS n FROM post_items WHERE post_id = $1", [created(res).postId])).rows[0])
     expect(stored.n).toBe(content.length)
   })
 
@@ -51,14 +52,14 @@ describe("a 4.9 MB body through every command, and answers over 1 MiB", () => {
     const date = inDays(4)
     const res = await api.put(`/public/v1/posts/${group}/date`, { date })
     expect(res.status).toBe(200)
-    expect(res.json.publishAt).toBe(date)
-    expect(res.json.channels[0].root.content).toBe(content)
+    expect(wholePost(res).publishAt).toBe(date)
+    expect(wholePost(res).channels[0]?.root.content).toBe(content)
   })
 
   it("PUT /posts/{id}/status and DELETE answer as well", async () => {
     const scheduled = await api.put(`/public/v1/posts/${group}/status`, { status: "schedule" })
     expect(scheduled.status).toBe(200)
-    expect(scheduled.json.channels[0].root.content.length).toBe(content.length)
+    expect(wholePost(scheduled).channels[0]?.root.content.length).toBe(content.length)
     const drafted = await api.put(`/public/v1/posts/${group}/status`, { status: "draft" })
     expect(drafted.status).toBe(200)
   })
@@ -67,20 +68,20 @@ describe("a 4.9 MB body through every command, and answers over 1 MiB", () => {
     expect(group).toEqual(expect.any(String))
     const res = await api.put(`/public/v1/posts/${group}/settings`, { settings: { note: text(4.9 * MB - 1000, "setting") } })
     expect([200, 400]).toContain(res.status)
-    expect(res.json.error ?? res.json.id).toEqual(expect.any(String))
+    expect(res.status === 200 ? wholePost(res).id : errorOf(res).error).toEqual(expect.any(String))
   })
 
   it("PUT /posts/{id}/date with a 4.9 MB date: the catalog's 400, not a 500", async () => {
     const res = await api.put(`/public/v1/posts/${group}/date`, { date: text(4.9 * MB - 1000, "2026") })
     expect(res.status).toBe(400)
-    expect(res.json.error).toMatch(/^The date is not valid\. Use ISO 8601/)
+    expect(errorOf(res).error).toMatch(/^The date is not valid\. Use ISO 8601/)
   })
 
   it("an edit of the post with a new 4.9 MB text (POST /posts with groupId)", async () => {
     const next = text(4.9 * MB - 2000, "second")
     const res = await api.post("/public/v1/posts", { type: "draft", groupId: group, content: next, channels: [channelId] })
     expect(res.status).toBe(200)
-    expect((await api.get(`/public/v1/posts/${group}`)).json.channels[0].root.content).toBe(next)
+    expect(wholePost(await api.get(`/public/v1/posts/${group}`)).channels[0]?.root.content).toBe(next)
   })
 
   it("POST /posts/{id}/retry: the 4.9 MB whole post of a failed channel, queued again", async () => {
@@ -91,16 +92,16 @@ describe("a 4.9 MB body through every command, and answers over 1 MiB", () => {
     })
     const res = await api.post(`/public/v1/posts/${group}/retry`)
     expect(res.status).toBe(200)
-    expect(res.json.channels[0].root).toMatchObject({ state: "queued" })
-    expect(res.json.channels[0].root.content.length).toBeGreaterThan(4 * MB)
+    expect(wholePost(res).channels[0]?.root).toMatchObject({ state: "queued" })
+    expect(wholePost(res).channels[0]?.root.content.length).toBeGreaterThan(4 * MB)
   })
 
   it("PUT /posts/{id}/release-id with a 4.9 MB body: linked, answered whole", async () => {
     const releaseUrl = `https://lists.example/${"a".repeat(4.9 * MB - 1000)}`
     const res = await api.put(`/public/v1/posts/${group}/release-id`, { releaseId: "issue-42", releaseUrl })
     expect(res.status).toBe(200)
-    expect(res.json.channels[0].root).toMatchObject({ state: "published", releaseId: "issue-42" })
-    expect(res.json.channels[0].root.releaseUrl).toBe(releaseUrl)
+    expect(wholePost(res).channels[0]?.root).toMatchObject({ state: "published", releaseId: "issue-42" })
+    expect(wholePost(res).channels[0]?.root.releaseUrl).toBe(releaseUrl)
   })
 
   it("DELETE /posts/{id}", async () => {
@@ -111,17 +112,17 @@ describe("a 4.9 MB body through every command, and answers over 1 MiB", () => {
   it("the client approves a 4.9 MB post in review on its share page (ReviewPost)", async () => {
     const res = await api.post("/public/v1/posts", { type: "review", date: inDays(2), content, channels: [channelId] })
     expect(res.status).toBe(200)
-    const token = new URL(res.json[0].previewUrl).pathname.split("/").pop()
+    const token = new URL(created(res).previewUrl).pathname.split("/").pop()
     const approved = await fetch(`${sys.url}/p/${token}/approve`, { method: "POST", redirect: "manual" })
     expect(approved.status).toBe(303)
-    const post = (await api.get(`/public/v1/posts/${res.json[0].group}`)).json
+    const post = wholePost(await api.get(`/public/v1/posts/${created(res).group}`))
     expect(post).toMatchObject({ status: "scheduled", approvalStatus: "approved" })
   })
 
   it("DELETE /integrations/{id} (DeleteChannel) removes the channel's large posts", async () => {
     const res = await api.del(`/public/v1/integrations/${channelId}`)
     expect(res).toMatchObject({ status: 200, json: { success: true } })
-    expect((await api.get("/public/v1/posts?startDate=2020-01-01T00:00:00Z&endDate=2099-01-01T00:00:00Z")).json.posts).toEqual([])
+    expect(decoded(await api.get("/public/v1/posts?startDate=2020-01-01T00:00:00Z&endDate=2099-01-01T00:00:00Z"), answerOf("posts", "listPosts")).posts).toEqual([])
   })
 
   it("the NATS server these ran on has the default 1 MiB max_payload, as deploy/ configures NATS", async () => {

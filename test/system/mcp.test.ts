@@ -10,10 +10,11 @@ import type { Role } from "../../domain/roles.js"
 import { GatewayLive } from "../../services/gateway/server.js"
 import { systemResolver } from "../../services/platform/outbound/resolver.js"
 import { OutboundHttpTest, startLoopbackServer, type LoopbackServer } from "../../services/platform/outbound/testing.js"
-import { client } from "../support/http.js"
+import { untypedClient as client, errorOf } from "../support/http.js"
 import { png } from "../support/mediaFiles.js"
 import { createWorld, infrastructure, startServices, type RunningServices, type TestWorld } from "../support/system.js"
 import { issueUserToken, withDb } from "../support/tokens.js"
+import { wholePost } from "../support/answers.js"
 
 /**
  * The MCP server at /mcp (spec: Other endpoints, Limits, Errors; issue 13 item 6), driven
@@ -240,41 +241,41 @@ describe("every tool answers what the REST API answers", () => {
     const { group, postId } = rows[0]!
 
     const post = await call(mcp, "get_post", { postId: group })
-    expect(post.body).toEqual((await w.api.get(`/public/v1/posts/${group}`)).json)
+    expect(post.body).toEqual(wholePost(await w.api.get(`/public/v1/posts/${group}`)))
     expect(post.body["creationMethod"]).toBe("mcp")
     expect((await call(mcp, "get_post", { postId })).body).toEqual(post.body)
     expect((await call(mcp, "list_posts")).body).toEqual((await w.api.get("/public/v1/posts")).json)
 
     const edited = await call(mcp, "edit_post", { groupId: group, type: "draft", date: inAnHour(), content: "Edited by an agent", channels: [w.channelId] })
     expect(edited.isError).toBe(false)
-    expect((await w.api.get(`/public/v1/posts/${group}`)).json.channels[0].root.content).toBe("Edited by an agent")
+    expect(wholePost(await w.api.get(`/public/v1/posts/${group}`)).channels[0]?.root.content).toBe("Edited by an agent")
 
     const later = new Date(Date.now() + 2 * 3600_000).toISOString()
     const moved = await call(mcp, "move_post", { postId: group, date: later })
-    expect(moved.body).toEqual((await w.api.get(`/public/v1/posts/${group}`)).json)
+    expect(moved.body).toEqual(wholePost(await w.api.get(`/public/v1/posts/${group}`)))
     expect(moved.body["publishAt"]).toBe(later)
 
     const scheduled = await call(mcp, "set_post_status", { postId: group, status: "schedule" })
-    expect(scheduled.body).toEqual((await w.api.get(`/public/v1/posts/${group}`)).json)
+    expect(scheduled.body).toEqual(wholePost(await w.api.get(`/public/v1/posts/${group}`)))
     expect(scheduled.body["status"]).toBe("scheduled")
     expect((await call(mcp, "set_post_status", { postId: group, status: "draft" })).body["status"]).toBe("draft")
 
     const settings = await call(mcp, "set_post_settings", { postId, settings: { outcome: "reject" } })
-    expect(settings.body).toEqual((await w.api.get(`/public/v1/posts/${group}`)).json)
+    expect(settings.body).toEqual(wholePost(await w.api.get(`/public/v1/posts/${group}`)))
 
     expect((await call(mcp, "find_missing_post", { postId })).body).toEqual({ matches: (await w.api.get(`/public/v1/posts/${postId}/missing`)).json })
 
     const retried = await call(mcp, "retry_post", { postId: group })
-    expect(retried.body).toEqual((await w.api.get(`/public/v1/posts/${group}`)).json)
+    expect(retried.body).toEqual(wholePost(await w.api.get(`/public/v1/posts/${group}`)))
 
     const linked = await call(mcp, "set_release_id", { postId, releaseId: "live-1", releaseUrl: "https://example.com/live-1" })
-    expect(linked.body).toEqual((await w.api.get(`/public/v1/posts/${group}`)).json)
+    expect(linked.body).toEqual(wholePost(await w.api.get(`/public/v1/posts/${group}`)))
     const channels = linked.body["channels"] as Array<{ root: { state: string; releaseId: string } }>
     expect(channels[0]?.root).toMatchObject({ state: "published", releaseId: "live-1" })
 
     expect((await call(mcp, "delete_post", { postId: group })).body).toEqual({ error: false, success: true })
     const gone = await call(mcp, "get_post", { postId: group })
-    expect(gone).toEqual({ isError: true, body: (await w.api.get(`/public/v1/posts/${group}`)).json })
+    expect(gone).toEqual({ isError: true, body: wholePost(await w.api.get(`/public/v1/posts/${group}`)) })
     expect(gone.body).toEqual({ error: "Post not found", msg: "Post not found" })
     await mcp.close()
   })
@@ -324,7 +325,7 @@ describe("create_post idempotencyKey (the REST Idempotency-Key)", () => {
     const mcp = await connect(w.apiKey)
     const created = await call(mcp, "create_post", { type: "draft", content: "By an agent", channels: [w.channelId], creationMethod: "agent" })
     const group = (created.body["posts"] as Array<{ group: string }>)[0]!.group
-    expect((await w.api.get(`/public/v1/posts/${group}`)).json.creationMethod).toBe("agent")
+    expect(wholePost(await w.api.get(`/public/v1/posts/${group}`)).creationMethod).toBe("agent")
     await mcp.close()
   })
 })
@@ -366,7 +367,7 @@ describe("authentication and billing", () => {
     expect(await postCount(w.workspaceId)).toBe(1)
     const res = await ping(token)
     expect(res.status).toBe(401)
-    expect(res.json.error).toBe("Invalid API key")
+    expect(errorOf(res).error).toBe("Invalid API key")
   })
 
   it("no plan: 401 no_subscription; grace over: 402 payment_failed; the REST bodies", async () => {
@@ -375,7 +376,7 @@ describe("authentication and billing", () => {
     const ended = await ping(w.apiKey)
     expect(ended.status).toBe(401)
     expect(ended.json).toEqual((await w.api.get("/public/v1/integrations")).json)
-    expect(ended.json.code).toBe("no_subscription")
+    expect(errorOf(ended).code).toBe("no_subscription")
     expect(ended.headers.get("www-authenticate")).toBeNull()
 
     await sys.admin.setBilling({ workspaceId: w.workspaceId, event: "activated" })
@@ -384,7 +385,7 @@ describe("authentication and billing", () => {
     const paused = await ping(w.apiKey)
     expect(paused.status).toBe(402)
     expect(paused.json).toEqual((await w.api.get("/public/v1/integrations")).json)
-    expect(paused.json.code).toBe("payment_failed")
+    expect(errorOf(paused).code).toBe("payment_failed")
 
     await sys.admin.setBilling({ workspaceId: w.workspaceId, event: "renewed" })
     expect((await ping(w.apiKey)).status).toBe(200)
@@ -397,7 +398,7 @@ describe("authentication and billing", () => {
     const res = await ping(w.apiKey)
     expect(res.status).toBe(403)
     expect(res.json).toEqual((await w.api.get("/public/v1/integrations")).json)
-    expect(res.json.code).toBe("email_not_verified")
+    expect(errorOf(res).code).toBe("email_not_verified")
   })
 })
 
@@ -489,7 +490,7 @@ describe("bad input gets the protocol's own error and changes nothing", () => {
     const w = await newWorkspace()
     const res = await rpc(w.apiKey, JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping", params: { pad: "x".repeat(5 * 1024 * 1024) } }))
     expect(res.status).toBe(413)
-    expect(res.json.error).toBe("The request body is larger than 5 MB.")
+    expect(errorOf(res).error).toBe("The request body is larger than 5 MB.")
   })
 
   it("a body sent in chunks (no Content-Length) is read whole", async () => {

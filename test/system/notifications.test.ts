@@ -1,8 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { client } from "../support/http.js"
+import { client, decoded, errorOf, type Answer } from "../support/http.js"
+
+const notificationsOf = (answer: Answer) => decoded(answer, answerOf("networks", "listNotifications"))
 import { createWorld, startServices, type RunningServices, type TestWorld } from "../support/system.js"
 import { withDb } from "../support/tokens.js"
 import { waitFor } from "../support/wait.js"
+import { answerOf } from "../support/answers.js"
 
 /**
  * GET /notifications (spec: Notifications and networks; Limits rule 5): the workspace's
@@ -51,14 +54,14 @@ describe("GET /public/v1/notifications", () => {
   it("pages 50 at a time, newest first, without overlap", async () => {
     const w = await newWorkspace()
     await addNotifications(w.workspaceId, 60)
-    const first = (await w.api.get("/public/v1/notifications")).json
-    const second = (await w.api.get("/public/v1/notifications?page=2")).json
-    const third = (await w.api.get("/public/v1/notifications?page=3")).json
+    const first = notificationsOf(await w.api.get("/public/v1/notifications"))
+    const second = notificationsOf(await w.api.get("/public/v1/notifications?page=2"))
+    const third = notificationsOf(await w.api.get("/public/v1/notifications?page=3"))
     expect(first.page).toBe(1)
     expect(first.notifications).toHaveLength(50)
-    expect(first.notifications[0].title).toBe("n59")
+    expect(first.notifications[0]?.title).toBe("n59")
     expect(second.page).toBe(2)
-    expect(second.notifications.map((n: { title: string }) => n.title)).toEqual(["n9", "n8", "n7", "n6", "n5", "n4", "n3", "n2", "n1", "n0"])
+    expect(second.notifications.map((n) => n.title)).toEqual(["n9", "n8", "n7", "n6", "n5", "n4", "n3", "n2", "n1", "n0"])
     expect(third.notifications).toEqual([])
     for (const n of first.notifications) {
       expect(Object.keys(n).sort()).toEqual(["body", "created_at", "id", "link", "title", "type"])
@@ -74,7 +77,7 @@ describe("GET /public/v1/notifications", () => {
     })
     expect(res.status).toBe(200)
     const found = await waitFor("a fail notification", async () => {
-      const list = (await w.api.get("/public/v1/notifications")).json.notifications as Array<{ type: string; body: string }>
+      const list = notificationsOf(await w.api.get("/public/v1/notifications")).notifications
       return list.find((n) => n.type === "fail")
     }, 20_000)
     expect(found.body).toEqual(expect.any(String))
@@ -84,13 +87,13 @@ describe("GET /public/v1/notifications", () => {
     const w = await newWorkspace()
     const res = await w.api.get(`/public/v1/notifications?page=${page}`)
     expect(res.status).toBe(400)
-    expect(res.json.error).toEqual(res.json.msg)
+    expect(errorOf(res).error).toEqual(errorOf(res).msg)
   })
 
   it("never shows another workspace's notifications", async () => {
     const a = await newWorkspace()
     const b = await newWorkspace()
     await addNotifications(a.workspaceId, 3)
-    expect((await b.api.get("/public/v1/notifications")).json.notifications).toEqual([])
+    expect(notificationsOf(await b.api.get("/public/v1/notifications")).notifications).toEqual([])
   })
 })

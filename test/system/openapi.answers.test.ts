@@ -2,10 +2,12 @@ import Ajv2020 from "ajv/dist/2020.js"
 import addFormats from "ajv-formats"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { startLoopbackServer, type LoopbackServer } from "../../services/platform/outbound/testing.js"
-import { client } from "../support/http.js"
+import { Schema } from "effect"
+import { answerFrom, client, decoded, type Answer } from "../support/http.js"
 import { png } from "../support/mediaFiles.js"
 import { createWorld, startServices, type RunningServices, type TestWorld } from "../support/system.js"
 import { withDb } from "../support/tokens.js"
+import { answerOf, created, wholePost } from "../support/answers.js"
 
 /**
  * The served OpenAPI document describes what is served: real answers of every served
@@ -18,7 +20,34 @@ let world: TestWorld
 let sys: RunningServices
 let origin: LoopbackServer
 let originUrl: string
-let doc: any
+let doc: OpenApiDoc
+
+/** The parts of the OpenAPI document this test reads (JSON schemas stay as they are, for Ajv). */
+const JsonSchema = Schema.Struct({ type: Schema.optional(Schema.String) }, Schema.Record({ key: Schema.String, value: Schema.Unknown }))
+const Content = Schema.Record({ key: Schema.String, value: Schema.Struct({ schema: Schema.optional(JsonSchema) }) })
+const OpenApiResponse = Schema.Struct({
+  content: Schema.optional(Content),
+  headers: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.Struct({ required: Schema.optional(Schema.Boolean), schema: Schema.optional(JsonSchema) }) }))
+})
+const OpenApiOperation = Schema.Struct({
+  responses: Schema.optional(Schema.Record({ key: Schema.String, value: OpenApiResponse })),
+  requestBody: Schema.optional(Schema.Struct({ content: Schema.optional(Content) })),
+  parameters: Schema.optional(
+    Schema.Array(
+      Schema.Struct({
+        in: Schema.String,
+        name: Schema.String,
+        required: Schema.optional(Schema.Boolean),
+        schema: Schema.optional(Schema.Struct({ maxLength: Schema.optional(Schema.Number) }))
+      })
+    )
+  )
+})
+const OpenApiDoc = Schema.Struct({
+  paths: Schema.Record({ key: Schema.String, value: Schema.Record({ key: Schema.String, value: OpenApiOperation }) }),
+  components: Schema.Unknown
+})
+type OpenApiDoc = typeof OpenApiDoc.Type
 
 const DOC_ID = "https://openapi.test/openapi.json"
 const ajv = new Ajv2020({ strict: false, allErrors: true })
@@ -34,7 +63,7 @@ beforeAll(async () => {
   originUrl = origin.url("")
   world = await createWorld("openapianswers")
   sys = await startServices(world, ["gateway", "actors"], { OUTBOUND_ALLOW: `127.0.0.1:${port}`, X_CLIENT_ID: "x-client", X_CLIENT_SECRET: "x-secret" })
-  doc = (await client(sys.url).get("/public/v1/openapi.json")).json
+  doc = Schema.decodeUnknownSync(OpenApiDoc)((await client(sys.url).get("/public/v1/openapi.json")).json)
   ajv.addSchema({ $id: DOC_ID, components: doc.components })
 })
 afterAll(async () => {
@@ -48,7 +77,7 @@ const validated = new Set<string>()
 const problems: Array<string> = []
 
 /** Validates one real answer against the operation's declared response for its status. */
-const check = (method: string, template: string, res: { status: number; json: any; headers: Headers }) => {
+const check = (method: string, template: string, res: Answer) => {
   const at = `${method.toUpperCase()} ${template} ${res.status}`
   const operation = doc.paths[`/public/v1${template}`]?.[method]
   if (operation === undefined) return void problems.push(`${at}: operation not documented`)
@@ -62,7 +91,7 @@ const check = (method: string, template: string, res: { status: number; json: an
     problems.push(`${at}: ${ajv.errorsText(validate.errors)} in ${JSON.stringify(res.json).slice(0, 300)}`)
   }
   for (const name of Object.keys(response.headers ?? {})) {
-    if (response.headers[name].required === true && res.headers.get(name) === null) problems.push(`${at}: header ${name} declared required, not sent`)
+    if (response.headers?.[name]?.required === true && res.headers.get(name) === null) problems.push(`${at}: header ${name} declared required, not sent`)
   }
   validated.add(at)
 }
@@ -122,7 +151,7 @@ describe("real answers of every served endpoint validate against the served docu
     check("get", "/rules/{identifier}", await api.get("/public/v1/rules/threads"))
     const threads = (await sys.admin.createChannel({ workspaceId: ws.workspaceId, network: "threads", name: "Th", customerId: null, postingTimes: [] })).channelId
     const bare = await api.get(`/public/v1/integration-settings/${threads}`)
-    expect(bare.json.output.settings).toBe("No additional settings required")
+    expect(decoded(bare, answerOf("account", "integrationSettings")).output.settings).toBe("No additional settings required")
     check("get", "/integration-settings/{id}", bare)
     expect(problems).toEqual([])
   })
@@ -140,7 +169,7 @@ describe("real answers of every served endpoint validate against the served docu
     check("get", "/analytics/{integration}", await api.get(`/public/v1/analytics/${channel}?date=14`))
     check("get", "/analytics/{integration}", await api.get(`/public/v1/analytics/${NO_SUCH}`))
     const draft = await api.post("/public/v1/posts", { type: "draft", content: "Statistics later", channels: [channel] })
-    check("get", "/analytics/post/{postId}", await api.get(`/public/v1/analytics/post/${draft.json[0].postId}`))
+    check("get", "/analytics/post/{postId}", await api.get(`/public/v1/analytics/post/${created(draft).postId}`))
     check("get", "/analytics/post/{postId}", await api.get(`/public/v1/analytics/post/${NO_SUCH}`))
     check("get", "/analytics/post/{postId}", await api.get("/public/v1/analytics/post/nope"))
     expect(problems).toEqual([])
@@ -153,8 +182,7 @@ describe("real answers of every served endpoint validate against the served docu
       const form = new FormData()
       form.append("file", new Blob([bytes], { type }), "f.png")
       const res = await fetch(`${sys.url}/public/v1/upload`, { method: "POST", headers: { authorization: ws.apiKey }, body: form })
-      const text = await res.text()
-      return { status: res.status, headers: res.headers, json: JSON.parse(text) }
+      return answerFrom(res)
     }
     check("post", "/upload", await upload(png(10, 10), "image/png"))
     check("post", "/upload", await upload(new TextEncoder().encode("not an image"), "image/png"))
@@ -178,8 +206,8 @@ describe("real answers of every served endpoint validate against the served docu
         { integration: { id: other }, value: [{ content: "Hi" }] }
       ]
     }
-    const created = await api.post("/public/v1/posts", body, { "idempotency-key": "k-1" })
-    check("post", "/posts", created)
+    const first = await api.post("/public/v1/posts", body, { "idempotency-key": "k-1" })
+    check("post", "/posts", first)
     const replayed = await api.post("/public/v1/posts", body, { "idempotency-key": "k-1" })
     expect(replayed.headers.get("idempotent-replayed")).toBe("true")
     check("post", "/posts", replayed)
@@ -188,8 +216,7 @@ describe("real answers of every served endpoint validate against the served docu
     check("post", "/posts", await api.post("/public/v1/posts", { posts: [{ integration: { id: NO_SUCH }, value: [{ content: "x" }] }] }))
     check("post", "/posts", await api.post("/public/v1/posts", { type: "schedule", date: "yesterday", content: "x", channels: [channel] }))
     check("post", "/posts", await api.post("/public/v1/posts", "{oops"))
-    const group = created.json[0].group
-    const postId = created.json[0].postId
+    const { group, postId } = created(first)
     check("get", "/posts", await api.get(`/public/v1/posts?endDate=${encodeURIComponent(at(2 * DAY))}`))
     check("get", "/posts", await api.get("/public/v1/posts?startDate=never"))
     check("get", "/posts/{id}", await api.get(`/public/v1/posts/${group}`))
@@ -208,8 +235,8 @@ describe("real answers of every served endpoint validate against the served docu
       await c.query("UPDATE post_items SET status = 'error', error = $2 WHERE post_id = $1 AND position = 0", [postId, error])
     })
     const failed = await api.get(`/public/v1/posts/${group}`)
-    expect(failed.json.status).toBe("error")
-    expect(failed.json.channels[0].root.media[0]).toMatchObject({ type: "image", mime: "image/png" })
+    expect(wholePost(failed).status).toBe("error")
+    expect(wholePost(failed).channels[0]?.root.media[0]).toMatchObject({ type: "image", mime: "image/png" })
     check("get", "/posts/{id}", failed)
     check("get", "/posts", await api.get(`/public/v1/posts?endDate=${encodeURIComponent(at(4 * DAY))}`))
     check("post", "/posts/{id}/retry", await api.post(`/public/v1/posts/${group}/retry`))
@@ -220,12 +247,12 @@ describe("real answers of every served endpoint validate against the served docu
     check("put", "/posts/{id}/release-id", await api.put(`/public/v1/posts/${postId}/release-id`, {}))
     // an edit next to the live channel answers what each channel is
     const edited = await api.post("/public/v1/posts", { ...body, type: "draft", groupId: group })
-    expect(edited.json.map((r: any) => r.status).sort()).toEqual(["draft", "published"])
+    expect(decoded(edited, answerOf("posts", "createPosts")).map((r) => r.status).sort()).toEqual(["draft", "published"])
     check("post", "/posts", edited)
     check("delete", "/posts/{id}", await api.del(`/public/v1/posts/${postId}`))
     check("delete", "/posts/{id}", await api.del(`/public/v1/posts/${postId}`))
     const second = await api.post("/public/v1/posts", { type: "draft", content: "Bye", channels: [channel] })
-    check("delete", "/posts/group/{group}", await api.del(`/public/v1/posts/group/${second.json[0].group}`))
+    check("delete", "/posts/group/{group}", await api.del(`/public/v1/posts/group/${created(second).group}`))
     check("delete", "/posts/group/{group}", await api.del(`/public/v1/posts/group/${NO_SUCH}`))
     expect(problems).toEqual([])
   })
@@ -273,7 +300,7 @@ describe("real answers of every served endpoint validate against the served docu
   })
 
   it("every operation without a key: 401 with the spec's body", async () => {
-    for (const [path, item] of Object.entries<any>(doc.paths)) {
+    for (const [path, item] of Object.entries(doc.paths)) {
       for (const method of Object.keys(item)) {
         const template = path.replace(/^\/public\/v1/, "")
         const concrete = template.replace(/\{(integration|identifier)\}/g, "x").replace(/\{[^}]+\}/g, NO_SUCH)
@@ -286,7 +313,7 @@ describe("real answers of every served endpoint validate against the served docu
   })
 
   it("every served operation had a 200 answer and an error answer validated", () => {
-    const operations = Object.entries<any>(doc.paths).flatMap(([path, item]) =>
+    const operations = Object.entries(doc.paths).flatMap(([path, item]) =>
       Object.keys(item).map((method) => `${method.toUpperCase()} ${path.replace(/^\/public\/v1/, "")}`)
     )
     // the 28 endpoints of the spec
@@ -301,29 +328,29 @@ describe("real answers of every served endpoint validate against the served docu
 
 describe("the document declares the headers clients rely on", () => {
   it("Idempotency-Key: a request header of at most 255 characters", () => {
-    const header = doc.paths["/public/v1/posts"].post.parameters.find((p: any) => p.in === "header" && p.name.toLowerCase() === "idempotency-key")
+    const header = doc.paths["/public/v1/posts"]?.["post"]?.parameters?.find((p) => p.in === "header" && p.name.toLowerCase() === "idempotency-key")
     expect(header).toBeDefined()
-    expect(header.required ?? false).toBe(false)
-    expect(header.schema.maxLength).toBe(255)
+    expect(header?.required ?? false).toBe(false)
+    expect(header?.schema?.maxLength).toBe(255)
   })
 
   it("Idempotent-Replayed on the 200 of POST /posts", () => {
-    const headers = doc.paths["/public/v1/posts"].post.responses["200"].headers ?? {}
+    const headers = doc.paths["/public/v1/posts"]?.["post"]?.responses?.["200"]?.headers ?? {}
     const name = Object.keys(headers).find((h) => h.toLowerCase() === "idempotent-replayed")
     expect(name).toBeDefined()
-    expect(headers[name!].schema).toMatchObject({ type: "string", enum: ["true"] })
+    expect(headers[name ?? ""]?.schema).toMatchObject({ type: "string", enum: ["true"] })
   })
 
   it("Retry-After on every 429", () => {
     const without: Array<string> = []
     let seen = 0
-    for (const [path, item] of Object.entries<any>(doc.paths)) {
-      for (const [method, operation] of Object.entries<any>(item)) {
+    for (const [path, item] of Object.entries(doc.paths)) {
+      for (const [method, operation] of Object.entries(item)) {
         const tooMany = operation.responses?.["429"]
         if (tooMany === undefined) continue
         seen++
         const name = Object.keys(tooMany.headers ?? {}).find((h) => h.toLowerCase() === "retry-after")
-        if (name === undefined || tooMany.headers[name].schema?.type !== "integer") without.push(`${method} ${path}`)
+        if (name === undefined || tooMany.headers?.[name]?.schema?.type !== "integer") without.push(`${method} ${path}`)
       }
     }
     expect(seen).toBeGreaterThan(0)

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { client } from "../support/http.js"
+import { client, errorOf } from "../support/http.js"
 import { bodyOf, getPage, hiddenFields, oauthToken, postForm, pressButton, sessionCookie, signIn, startAtOwnAddress } from "../support/people.js"
 import { createWorld, startServices, type RunningServices, type TestWorld } from "../support/system.js"
 import { withDb } from "../support/tokens.js"
@@ -176,7 +176,7 @@ describe("Approved Apps", () => {
       const html = await (await getPage(`${base}/members?workspace=${workspaceId}`, cookieOf("owner"))).text()
       const paused = await postForm(`${base}/members/pause`, cookieOf("owner"), { csrf: hiddenFields(html)["csrf"] ?? "", workspace: workspaceId, user: userId, paused: "true" })
       expect(paused.status).toBe(303)
-      expect((await onReplica(cli)).json.code).toBe("member_paused")
+      expect(errorOf(await onReplica(cli)).code).toBe("member_paused")
       const resumed = await postForm(`${base}/members/pause`, cookieOf("owner"), { csrf: hiddenFields(html)["csrf"] ?? "", workspace: workspaceId, user: userId, paused: "false" })
       expect(resumed.status).toBe(303)
       expect((await onReplica(cli)).status).toBe(200)
@@ -260,7 +260,7 @@ describe("the members page (owners and admins)", () => {
     for (const token of [app, cli]) {
       const res = await api(token).get("/integrations")
       expect(res.status).toBe(403)
-      expect(res.json.code).toBe("member_paused")
+      expect(errorOf(res).code).toBe("member_paused")
     }
     expect((await change("owner", "pause", userId, { paused: "false" })).status).toBe(303)
     expect((await api(app).get("/integrations")).status).toBe(200)
@@ -291,7 +291,7 @@ describe("an owner whose email is not confirmed", () => {
       for (const token of [app, cli]) {
         const res = await api(token).get("/integrations")
         expect(res.status).toBe(403)
-        expect(res.json.code).toBe("email_not_verified")
+        expect(errorOf(res).code).toBe("email_not_verified")
       }
     } finally {
       await withDb(world, (c) => c.query("UPDATE users SET email_verified = true WHERE id = $1", [people.owner.userId]))

@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { client } from "../support/http.js"
+import { client, decoded, errorOf } from "../support/http.js"
 import { png } from "../support/mediaFiles.js"
 import { createWorld, startServices, type RunningServices, type TestWorld } from "../support/system.js"
 import { issueUserToken, withDb } from "../support/tokens.js"
+import { answerOf, created, present, wholePost } from "../support/answers.js"
 
 /**
  * What post answers report, as a strict client reads them: the whole-post status derived
@@ -34,27 +35,27 @@ const newWorkspace = async () => {
   const create = async (body: Record<string, unknown>) => {
     const res = await api.post("/public/v1/posts", body)
     expect(res.status, res.text).toBe(200)
-    return res.json as Array<{ postId: string; group: string; integration: string; status: string }>
+    return decoded(res, answerOf("posts", "createPosts"))
   }
   const draft = (channels: ReadonlyArray<string>, extra: Record<string, unknown> = {}) =>
     create({ type: "draft", date: at(DAY), posts: channels.map((id) => ({ integration: { id }, value: [{ content: "Hello" }] })), ...extra })
   const whole = async (id: string) => {
     const res = await api.get(`/public/v1/posts/${id}`)
     expect(res.status).toBe(200)
-    return res.json
+    return wholePost(res)
   }
   const publish = async (postId: string) => {
     const res = await api.put(`/public/v1/posts/${postId}/release-id`, { releaseId: `live-${postId}` })
     expect(res.status, res.text).toBe(200)
-    return res.json
+    return wholePost(res)
   }
   return { workspaceId, apiKey, api, channel, create, draft, whole, publish }
 }
 
 /** A 400 in plain words: no schema text, no braces of a type, no server path. */
-const expectPlain400 = (res: { status: number; json: any; text: string }) => {
+const expectPlain400 = (res: { readonly status: number; readonly json: unknown; readonly text: string }) => {
   expect(res.status, res.text).toBe(400)
-  expect(res.json.error).toBe(res.json.msg)
+  expect(errorOf(res).error).toBe(errorOf(res).msg)
   expect(res.text).not.toMatch(/Expected|readonly|\{ |actual|\/tmp\/|Schema|ParseError/)
 }
 
@@ -76,7 +77,7 @@ describe("whole-post status is derived from the channels every time", () => {
     await w.create({ type: "draft", groupId: rows[0]!.group, posts: [a, b].map((id) => ({ integration: { id }, value: [{ content: "Edited" }] })) })
     expect((await w.api.del(`/public/v1/integrations/${b}`)).status).toBe(200)
     const post = await w.whole(rows[0]!.group)
-    expect(post.channels.map((c: any) => c.channelId)).toEqual([a])
+    expect(post.channels.map((c) => c.channelId)).toEqual([a])
     expect(post.status).toBe("published")
     // the stored copy (for SQL readers) follows as well
     const stored = await withDb(world, async (c) => (await c.query("SELECT status FROM post_groups WHERE id = $1", [rows[0]!.group])).rows[0].status)
@@ -104,11 +105,11 @@ describe("GET /posts/{id} carries each channel's per-channel post id", () => {
     const [a, b] = [await w.channel("A"), await w.channel("B")]
     const rows = await w.draft([a, b])
     const post = await w.whole(rows[0]!.group)
-    for (const row of rows) expect(post.channels.find((c: any) => c.channelId === row.integration).postId).toBe(row.postId)
-    const second = post.channels.find((c: any) => c.channelId === b)
+    for (const row of rows) expect(post.channels.find((c) => c.channelId === row.integration)?.postId).toBe(row.postId)
+    const second = present(post.channels.find((c) => c.channelId === b), "channel b")
     const res = await w.api.put(`/public/v1/posts/${second.postId}/settings`, { settings: { audience: "followers" } })
     expect(res.status, res.text).toBe(200)
-    expect(res.json.channels.find((c: any) => c.channelId === b).root.settings.audience).toBe("followers")
+    expect(wholePost(res).channels.find((c) => c.channelId === b)?.root.settings["audience"]).toBe("followers")
   })
 })
 
@@ -122,7 +123,7 @@ describe("PUT /posts/{id}/settings refuses like POST /posts", () => {
     expect(viaPost.status).toBe(400)
     expect(viaPut.status).toBe(400)
     expect(viaPut.json).toEqual(viaPost.json)
-    expect(viaPut.json.errors).toEqual([{ channelId: a, channelName: "Alpha", message: expect.stringMatching(/^Alpha: /) }])
+    expect(errorOf(viaPut).errors).toEqual([{ channelId: a, channelName: "Alpha", message: expect.stringMatching(/^Alpha: /) }])
   })
 
   it("an unknown setting key is refused with the errors array and nothing is stored", async () => {
@@ -131,10 +132,10 @@ describe("PUT /posts/{id}/settings refuses like POST /posts", () => {
     const rows = await w.draft([a])
     const res = await w.api.put(`/public/v1/posts/${rows[0]!.postId}/settings`, { settings: { audience: "everyone", colour: "red" } })
     expect(res.status).toBe(400)
-    expect(res.json.error).toBe("Please fix these before saving.")
-    expect(res.json.errors).toEqual([{ channelId: a, channelName: "Alpha", message: expect.stringContaining("colour") }])
-    expect(res.json.errors[0].message).toMatch(/audience, outcome, slowMs/)
-    const settings = (await w.whole(rows[0]!.group)).channels[0].root.settings
+    expect(errorOf(res).error).toBe("Please fix these before saving.")
+    expect(errorOf(res).errors).toEqual([{ channelId: a, channelName: "Alpha", message: expect.stringContaining("colour") }])
+    expect(errorOf(res).errors?.[0]?.message).toMatch(/audience, outcome, slowMs/)
+    const settings = (await w.whole(rows[0]!.group)).channels[0]?.root.settings
     expect(settings).not.toHaveProperty("colour")
     expect(settings).not.toHaveProperty("audience")
   })
@@ -154,7 +155,7 @@ describe("400 answers say in plain words which field is wrong and what is allowe
     const rows = await w.draft([await w.channel("A")])
     const res = await w.api.put(`/public/v1/posts/${rows[0]!.postId}/status`, { status: "published" })
     expectPlain400(res)
-    expect(res.json.error).toBe("status must be draft or schedule.")
+    expect(errorOf(res).error).toBe("status must be draft or schedule.")
   })
 
   it("PUT settings with settings not an object", async () => {
@@ -163,15 +164,15 @@ describe("400 answers say in plain words which field is wrong and what is allowe
     for (const settings of ["loud", [1, 2], 5]) {
       const res = await w.api.put(`/public/v1/posts/${rows[0]!.postId}/settings`, { settings })
       expectPlain400(res)
-      expect(res.json.error).toMatch(/^settings must be an object/)
+      expect(errorOf(res).error).toMatch(/^settings must be an object/)
     }
     const missing = await w.api.put(`/public/v1/posts/${rows[0]!.postId}/settings`, {})
     expectPlain400(missing)
-    expect(missing.json.error).toBe("settings is required.")
+    expect(errorOf(missing).error).toBe("settings is required.")
     for (const body of ["", "[]", "null", "\"text\""]) {
       const res = await w.api.request("PUT", `/public/v1/posts/${rows[0]!.postId}/settings`, body, { "content-type": "application/json" })
       expectPlain400(res)
-      expect(res.json.error).toBe("The request body must be a JSON object with the documented fields.")
+      expect(errorOf(res).error).toBe("The request body must be a JSON object with the documented fields.")
     }
   })
 
@@ -189,7 +190,7 @@ describe("400 answers say in plain words which field is wrong and what is allowe
     for (const [method, path, body, message] of cases) {
       const res = await w.api.request(method, path, body)
       expectPlain400(res)
-      expect(res.json.error).toMatch(message)
+      expect(errorOf(res).error).toMatch(message)
     }
   })
 
@@ -198,7 +199,7 @@ describe("400 answers say in plain words which field is wrong and what is allowe
     for (const path of ["/public/v1/media?page=zero", "/public/v1/media?page=-1", "/public/v1/notifications?page=x"]) {
       const res = await w.api.get(path)
       expectPlain400(res)
-      expect(res.json.error).toMatch(/^page must be /)
+      expect(errorOf(res).error).toMatch(/^page must be /)
     }
   })
 
@@ -233,11 +234,11 @@ describe("HTML content is read as text", () => {
     for (const content of ["<p></p>", "<p>  </p><br>", "<p>&nbsp;</p>", "<script>alert(1)</script>"]) {
       const res = await w.api.post("/public/v1/posts", { type: "draft", posts: [{ integration: { id: a }, value: [{ content }] }] })
       expectPlain400(res)
-      expect(res.json.error).toBe("posts[0].value[0].content is empty once HTML is turned into text. Write the text of the post.")
+      expect(errorOf(res).error).toBe("posts[0].value[0].content is empty once HTML is turned into text. Write the text of the post.")
     }
     const simple = await w.api.post("/public/v1/posts", { type: "draft", content: "<p></p>", channels: [a] })
     expectPlain400(simple)
-    expect(simple.json.error).toBe("content is empty once HTML is turned into text. Write the text of the post.")
+    expect(errorOf(simple).error).toBe("content is empty once HTML is turned into text. Write the text of the post.")
   })
 
   it("links keep their address; script and style contents are dropped", async () => {
@@ -247,7 +248,7 @@ describe("HTML content is read as text", () => {
       '<style>p { color: red }</style><p>Read <a href="https://example.com/post?a=1&amp;b=2">our post</a> and ' +
       '<a href="https://example.com/x">https://example.com/x</a></p><script type="text/javascript">track()</script><p>Bye</p>'
     const rows = await w.create({ type: "draft", posts: [{ integration: { id: a }, value: [{ content: html }] }] })
-    const content = (await w.whole(rows[0]!.group)).channels[0].root.content
+    const content = (await w.whole(rows[0]!.group)).channels[0]?.root.content
     expect(content).toBe("Read our post (https://example.com/post?a=1&b=2) and https://example.com/x\nBye")
   })
 
@@ -256,7 +257,7 @@ describe("HTML content is read as text", () => {
     const a = await w.channel("A")
     const res = await w.api.get("/public/v1/integrations?group=")
     expect(res.status, res.text).toBe(200)
-    expect(res.json.map((c: any) => c.id)).toEqual([a])
+    expect(decoded(res, answerOf("account", "listIntegrations")).map((c) => c.id)).toEqual([a])
     expect((await w.api.get("/public/v1/posts?customer=")).status).toBe(200)
   })
 })
@@ -268,14 +269,14 @@ describe("tags round trip and creationMethod", () => {
     const first = await w.create({ type: "draft", date: at(DAY), tags: [{ value: "launch", label: "Launch" }], posts: [{ integration: { id: a }, value: [{ content: "one" }] }] })
     const created = (await w.whole(first[0]!.group)).tags
     expect(created).toEqual([{ id: expect.any(String), name: "Launch", color: expect.stringMatching(/^#[0-9a-f]{6}$/i) }])
-    const byId = await w.create({ type: "draft", date: at(DAY), tags: [created[0].id], posts: [{ integration: { id: a }, value: [{ content: "two" }] }] })
+    const byId = await w.create({ type: "draft", date: at(DAY), tags: [created[0]?.id], posts: [{ integration: { id: a }, value: [{ content: "two" }] }] })
     const byName = await w.create({ type: "draft", date: at(DAY), tags: ["launch"], posts: [{ integration: { id: a }, value: [{ content: "three" }] }] })
     const byLabel = await w.create({ type: "draft", date: at(DAY), tags: [{ value: "other", label: "Launch" }], posts: [{ integration: { id: a }, value: [{ content: "four" }] }] })
     for (const rows of [byId, byName, byLabel]) expect((await w.whole(rows[0]!.group)).tags).toEqual(created)
-    const list = (await w.api.get(`/public/v1/posts?endDate=${encodeURIComponent(at(2 * DAY))}`)).json.posts
+    const list = decoded(await w.api.get(`/public/v1/posts?endDate=${encodeURIComponent(at(2 * DAY))}`), answerOf("posts", "listPosts")).posts
     for (const row of list) expect(row.tags).toEqual([{ tag: created[0] }])
     const moved = await w.api.put(`/public/v1/posts/${byName[0]!.group}/date`, { date: at(DAY + 3600_000) })
-    expect(moved.json.tags).toEqual(created)
+    expect(wholePost(moved).tags).toEqual(created)
   })
 
   it("creationMethod is how the caller signed in unless given, and only api, cli, mcp or agent", async () => {
@@ -291,12 +292,12 @@ describe("tags round trip and creationMethod", () => {
       const token = await issueUserToken(world, w.workspaceId, userId, kind)
       const res = await client(sys.url, token).post("/public/v1/posts", body())
       expect(res.status, res.text).toBe(200)
-      expect((await w.whole(res.json[0].group)).creationMethod).toBe(method)
-      const row = (await w.api.get(`/public/v1/posts?endDate=${encodeURIComponent(at(2 * DAY))}`)).json.posts.find((p: any) => p.id === res.json[0].postId)
-      expect(row.creationMethod).toBe(method)
+      expect((await w.whole(created(res).group)).creationMethod).toBe(method)
+      const row = decoded(await w.api.get(`/public/v1/posts?endDate=${encodeURIComponent(at(2 * DAY))}`), answerOf("posts", "listPosts")).posts.find((p) => p.id === created(res).postId)
+      expect(row?.creationMethod).toBe(method)
     }
     const wrong = await w.api.post("/public/v1/posts", body({ creationMethod: "web" }))
     expectPlain400(wrong)
-    expect(wrong.json.error).toBe("creationMethod must be one of api, cli, mcp, agent.")
+    expect(errorOf(wrong).error).toBe("creationMethod must be one of api, cli, mcp, agent.")
   })
 })

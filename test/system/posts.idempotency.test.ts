@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { client } from "../support/http.js"
+import { client, errorOf } from "../support/http.js"
 import { createWorld, startServices, type RunningServices, type TestWorld } from "../support/system.js"
 import { withDb } from "../support/tokens.js"
+import { created } from "../support/answers.js"
 
 /**
  * POST /posts rule 4 and Limits rule 4: Idempotency-Key (up to 255 characters, 24 hours
@@ -116,7 +117,7 @@ describe("POST /posts rule 4: same key with a different body", () => {
       code: "idempotency_key_reused",
       fix: expect.any(String)
     })
-    expect(other.json.fix.length).toBeGreaterThan(0)
+    expect(errorOf(other).fix?.length).toBeGreaterThan(0)
     expect(other.headers.get("idempotent-replayed")).toBeNull()
     expect(await groupCount(w.workspaceId)).toBe(1)
     // the first answer is still kept for the first body
@@ -140,8 +141,8 @@ describe("POST /posts rule 4: concurrent requests with one key", () => {
     for (const r of ok) expect(r.json).toEqual(ok[0]!.json)
     expect(ok.filter((r) => r.headers.get("idempotent-replayed") === null)).toHaveLength(1)
     for (const r of running) {
-      expect(r.json.error).toBe("A request with this Idempotency-Key is still running.")
-      expect(r.json.msg).toBe(r.json.error)
+      expect(errorOf(r).error).toBe("A request with this Idempotency-Key is still running.")
+      expect(errorOf(r).msg).toBe(errorOf(r).error)
     }
     expect(await groupCount(w.workspaceId)).toBe(1)
     expect(await postCount(w.workspaceId)).toBe(1)
@@ -180,8 +181,8 @@ describe("Limits rule 4: keys are per workspace", () => {
     expect(a.status).toBe(200)
     expect(b.status).toBe(200)
     expect(b.headers.get("idempotent-replayed")).toBeNull()
-    expect(b.json[0].group).not.toBe(a.json[0].group)
-    expect(b.json[0].integration).toBe(two.channelId)
+    expect(created(b).group).not.toBe(created(a).group)
+    expect(created(b).integration).toBe(two.channelId)
     expect(await groupCount(one.workspaceId)).toBe(1)
     expect(await groupCount(two.workspaceId)).toBe(1)
   })
@@ -192,8 +193,8 @@ describe("Limits rule 4: up to 255 characters", () => {
     const w = await newWorkspace()
     const res = await w.api().post("/public/v1/posts", body(w.channelId), { "idempotency-key": "k".repeat(256) })
     expect(res.status).toBe(400)
-    expect(res.json.error).toBe(res.json.msg)
-    expect(res.json.error.length).toBeGreaterThan(0)
+    expect(errorOf(res).error).toBe(errorOf(res).msg)
+    expect(errorOf(res).error.length).toBeGreaterThan(0)
     expect(await groupCount(w.workspaceId)).toBe(0)
   })
 
@@ -216,7 +217,7 @@ describe("POST /posts rule 4: only successful answers are kept", () => {
     const k = key()
     const broken = await w.api().post("/public/v1/posts", body(w.channelId, "x".repeat(501)), { "idempotency-key": k })
     expect(broken.status).toBe(400)
-    expect(broken.json.error).toBe("Please fix these before saving.")
+    expect(errorOf(broken).error).toBe("Please fix these before saving.")
     const fixed = body(w.channelId, "short enough")
     const ok = await w.api().post("/public/v1/posts", fixed, { "idempotency-key": k })
     expect(ok.status).toBe(200)
@@ -257,7 +258,7 @@ describe("POST /posts rule 4: without the header", () => {
     expect(first.status).toBe(200)
     expect(second.status).toBe(200)
     expect(second.headers.get("idempotent-replayed")).toBeNull()
-    expect(second.json[0].group).not.toBe(first.json[0].group)
+    expect(created(second).group).not.toBe(created(first).group)
     expect(await groupCount(w.workspaceId)).toBe(2)
   })
 })
@@ -281,7 +282,7 @@ describe("Limits rule 4: remembered 24 hours", () => {
     const fresh = await w.api().post("/public/v1/posts", body(w.channelId, "Day two"), { "idempotency-key": k })
     expect(fresh.status).toBe(200)
     expect(fresh.headers.get("idempotent-replayed")).toBeNull()
-    expect(fresh.json[0].group).not.toBe(first.json[0].group)
+    expect(created(fresh).group).not.toBe(created(first).group)
     expect(await groupCount(w.workspaceId)).toBe(2)
   })
 })
@@ -301,7 +302,7 @@ describe("POST /posts rule 4: a replay survives a restart of every service", () 
     expect(replay.text).toBe(first.text)
     const other = await w.api().post("/public/v1/posts", body(w.channelId, "Another body"), { "idempotency-key": k })
     expect(other.status).toBe(409)
-    expect(other.json.code).toBe("idempotency_key_reused")
+    expect(errorOf(other).code).toBe("idempotency_key_reused")
     expect(await groupCount(w.workspaceId)).toBe(1)
   }, 60_000)
 })

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { client } from "../support/http.js"
+import { untypedClient as client } from "../support/http.js"
 import { png } from "../support/mediaFiles.js"
 import { realMp4 } from "../support/realMedia.js"
 import { createWorld, startServices, type RunningServices, type TestWorld } from "../support/system.js"

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { client } from "../support/http.js"
+import { client, errorOf, type Answer } from "../support/http.js"
 import { createWorld, startServices, type RunningServices, type TestWorld } from "../support/system.js"
 import { withDb } from "../support/tokens.js"
 
@@ -41,11 +41,12 @@ const inBatches = async <A>(n: number, width: number, f: (i: number) => Promise<
   return out
 }
 
-const expectTooMany = (res: { status: number; json: any; headers: Headers }) => {
+const expectTooMany = (res: Answer) => {
   expect(res.status).toBe(429)
-  const match = /^Too many requests\. Try again in (\d+) minutes\.$/.exec(res.json.error)
+  const body = errorOf(res)
+  const match = /^Too many requests\. Try again in (\d+) minutes\.$/.exec(body.error)
   expect(match).not.toBeNull()
-  expect(res.json.msg).toBe(res.json.error)
+  expect(body.msg).toBe(body.error)
   const retryAfter = res.headers.get("retry-after")
   expect(retryAfter).toMatch(/^\d+$/)
   const seconds = Number(retryAfter)

@@ -1,10 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { startLoopbackServer, type LoopbackServer } from "../../services/platform/outbound/testing.js"
-import { client } from "../support/http.js"
+import { client, decoded, errorOf } from "../support/http.js"
 import { jpeg } from "../support/mediaFiles.js"
 import { createWorld, startServices, type RunningServices, type TestWorld } from "../support/system.js"
 import { withDb } from "../support/tokens.js"
 import { waitFor } from "../support/wait.js"
+import { answerOf, present, wholePost } from "../support/answers.js"
 
 /**
  * GET /posts (Post row) and GET /posts/{id} (whole post), and 404 for another
@@ -58,7 +59,7 @@ const newWorkspace = async () => {
 const list = async (api: ReturnType<typeof client>, query = "") => {
   const res = await api.get(`/public/v1/posts${query}`)
   expect(res.status).toBe(200)
-  return res.json.posts as Array<any>
+  return decoded(res, answerOf("posts", "listPosts")).posts
 }
 
 const range = (from: number, to: number) => `?startDate=${encodeURIComponent(at(from))}&endDate=${encodeURIComponent(at(to))}`
@@ -97,7 +98,7 @@ describe("GET /posts: range", () => {
     const w = await newWorkspace()
     const res = await w.api.get("/public/v1/posts?startDate=yesterday")
     expect(res.status).toBe(400)
-    expect(res.json.error).toMatch(/ISO 8601/)
+    expect(errorOf(res).error).toMatch(/ISO 8601/)
   })
 
   it("oldest first, one row per channel, follow-up comments not listed", async () => {
@@ -136,7 +137,7 @@ describe("GET /posts: range", () => {
     await w.draftAt([otherChannel], at(2 * DAY), "other only")
     const rows = await list(w.api, `?customer=${acme}`)
     expect(rows.map((r) => [r.integration.id, r.content])).toEqual([[acmeChannel, "on three channels"]])
-    expect(rows[0].id).toBe(mixed.find((m) => m.integration === acmeChannel)!.postId)
+    expect(rows[0]?.id).toBe(mixed.find((m) => m.integration === acmeChannel)!.postId)
     expect((await list(w.api, `?customer=${other}`)).map((r) => r.content)).toEqual(["on three channels", "other only"])
     expect(await list(w.api)).toHaveLength(4)
   })
@@ -180,7 +181,7 @@ describe("GET /posts: Post row fields", () => {
     })
     const rows = await list(w.api)
     expect(rows).toHaveLength(1)
-    const row = rows[0]
+    const row = present(rows[0], "the row")
     expect(Object.keys(row)).toEqual(
       expect.arrayContaining([
         "id", "group", "content", "publishDate", "releaseURL", "releaseId", "state", "status", "error",
@@ -205,7 +206,7 @@ describe("GET /posts: Post row fields", () => {
     })
     expect(row.publishDate).toMatch(iso)
     expect(row.tags).toHaveLength(1)
-    expect(row.tags[0].tag).toEqual({ id: expect.stringMatching(uuid), name: "Launch", color: expect.stringMatching(/^#[0-9a-fA-F]{3,8}$/) })
+    expect(row.tags[0]?.tag).toEqual({ id: expect.stringMatching(uuid), name: "Launch", color: expect.stringMatching(/^#[0-9a-fA-F]{3,8}$/) })
     expect(Object.keys(row.integration).sort()).toEqual(["id", "name", "picture", "providerIdentifier"])
   })
 
@@ -238,7 +239,7 @@ describe("GET /posts: Post row fields", () => {
       state: "ERROR",
       error: { message: "It unconfirmed.", fix: "Fix unconfirmed." }
     })
-    const published = byId(now!.postId)
+    const published = present(byId(now!.postId), "the published row")
     expect(published).toMatchObject({ status: "published", state: "PUBLISHED", error: null })
     expect(published.releaseId).toEqual(expect.any(String))
     expect(published.releaseURL).toEqual(expect.any(String))
@@ -265,7 +266,7 @@ describe("GET /posts/{id}: the whole post", () => {
     expect(byGroup.status).toBe(200)
     expect(byChannelA.json).toEqual(byGroup.json)
     expect(byChannelB.json).toEqual(byGroup.json)
-    const post = byGroup.json
+    const post = wholePost(byGroup)
     expect(post).toMatchObject({
       id: created[0]!.group,
       status: "scheduled",
@@ -283,7 +284,7 @@ describe("GET /posts/{id}: the whole post", () => {
     expect(post.tags).toEqual([{ id: expect.stringMatching(uuid), name: "Tagged", color: expect.any(String) }])
     expect(post.activity).toEqual([{ actor: "API", action: "created", detail: null, created_at: expect.stringMatching(iso) }])
     expect(post.channels).toHaveLength(2)
-    const ca = post.channels.find((c: any) => c.channelId === a)
+    const ca = present(post.channels.find((c) => c.channelId === a), "channel a")
     expect(ca).toMatchObject({ channelId: a, channelName: "Alpha", provider: "test", picture: null, username: expect.any(String) })
     expect(ca.root).toEqual({
       id: expect.stringMatching(uuid),
@@ -305,9 +306,9 @@ describe("GET /posts/{id}: the whole post", () => {
     })
     expect(ca.thread).toHaveLength(1)
     expect(ca.thread[0]).toMatchObject({ channelId: a, position: 1, content: "reply A", delay: 4, media: [], attempts: 0 })
-    expect(ca.thread[0].id).not.toBe(ca.root.id)
+    expect(ca.thread[0]?.id).not.toBe(ca.root.id)
     // per-channel item ids are not the per-channel post ids of GET /posts
-    const cb = post.channels.find((c: any) => c.channelId === b)
+    const cb = present(post.channels.find((c) => c.channelId === b), "channel b")
     expect(cb.root.content).toBe("root B")
     expect(cb.thread).toEqual([])
   })
@@ -318,10 +319,11 @@ describe("GET /posts/{id}: the whole post", () => {
     const [p] = await w.create({ type: "now", posts: [{ integration: { id: a }, value: [{ content: "go" }] }] })
     const post = await waitFor("not published", async () => {
       const res = await w.api.get(`/public/v1/posts/${p!.postId}`)
-      return res.json.channels[0].root.state === "published" ? res.json : undefined
+      const whole = wholePost(res)
+      return whole.channels[0]?.root.state === "published" ? whole : undefined
     })
     expect(post.status).toBe("published")
-    const root = post.channels[0].root
+    const root = present(post.channels[0], "the first channel").root
     expect(root.releaseId).toEqual(expect.any(String))
     expect(root.releaseUrl).toEqual(expect.any(String))
     expect(root.publishedAt).toMatch(iso)
@@ -333,7 +335,7 @@ describe("GET /posts/{id}: the whole post", () => {
     const w = await newWorkspace()
     const a = await w.channel("Alpha")
     const [p] = await w.create({ type: "review", date: at(DAY), posts: [{ integration: { id: a }, value: [{ content: "approve me" }] }] })
-    const post = (await w.api.get(`/public/v1/posts/${p!.group}`)).json
+    const post = wholePost(await w.api.get(`/public/v1/posts/${p!.group}`))
     expect(post).toMatchObject({ status: "review", approvalStatus: "requested", approvedBy: null })
     expect(post.shareUrl).toBe(p!.previewUrl)
   })
@@ -365,7 +367,7 @@ describe("Another workspace's post: 404 on every post endpoint", () => {
     await stranger.channel("Stranger's channel")
     const date = at(2 * DAY)
     const [p] = await owner.create({ date, posts: [{ integration: { id: a }, value: [{ content: "private" }], settings: { audience: "everyone" } }] })
-    const before = (await owner.api.get(`/public/v1/posts/${p!.group}`)).json
+    const before = wholePost(await owner.api.get(`/public/v1/posts/${p!.group}`))
     for (const id of [p!.postId, p!.group]) {
       const attempts = [
         ["GET /posts/{id}", await stranger.api.get(`/public/v1/posts/${id}`)],
@@ -384,7 +386,7 @@ describe("Another workspace's post: 404 on every post endpoint", () => {
       }
       // the spec's own post endpoints answer the catalog's message
       for (const [what, res] of attempts.filter(([w]) => !["POST retry", "GET missing", "PUT release-id"].includes(w))) {
-        expect({ what, error: res.json?.error }).toEqual({ what, error: "Post not found" })
+        expect({ what, error: errorOf(res).error }).toEqual({ what, error: "Post not found" })
       }
     }
     // editing through POST /posts with groupId is refused too
@@ -394,10 +396,10 @@ describe("Another workspace's post: 404 on every post endpoint", () => {
       posts: [{ integration: { id: a }, value: [{ content: "hijacked" }] }]
     })
     expect(edit.status).toBe(404)
-    const after = (await owner.api.get(`/public/v1/posts/${p!.group}`)).json
+    const after = wholePost(await owner.api.get(`/public/v1/posts/${p!.group}`))
     expect(after).toEqual(before)
-    expect(after.channels[0].root).toMatchObject({ content: "private", state: "queued" })
+    expect(after.channels[0]?.root).toMatchObject({ content: "private", state: "queued" })
     expect(after.publishAt).toBe(date)
-    expect(after.channels[0].root.settings.audience).toBe("everyone")
+    expect(after.channels[0]?.root.settings.audience).toBe("everyone")
   })
 })

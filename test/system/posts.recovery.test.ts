@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { client } from "../support/http.js"
+import { client, decoded, errorOf } from "../support/http.js"
 import { createWorld, startServices, type RunningServices, type TestWorld } from "../support/system.js"
 import { withDb } from "../support/tokens.js"
 import { waitFor } from "../support/wait.js"
+import { answerOf, created, present, wholePost } from "../support/answers.js"
 
 /**
  * Recovery (spec: Posts → retry and release-id; Transitions): error and unconfirmed
@@ -31,9 +32,9 @@ const newWorkspace = async () => {
   const post = async (value: ReadonlyArray<Record<string, unknown>>, settings: Record<string, unknown>) => {
     const res = await api.post("/public/v1/posts", { type: "now", posts: [{ integration: { id: channelId }, value, settings }] })
     expect(res.status, res.text).toBe(200)
-    return res.json[0] as { postId: string; group: string }
+    return created(res)
   }
-  const root = async (group: string) => (await api.get(`/public/v1/posts/${group}`)).json.channels[0]
+  const root = async (group: string) => present(wholePost(await api.get(`/public/v1/posts/${group}`)).channels[0], "the first channel")
   const settle = (group: string, states: ReadonlyArray<string>) =>
     waitFor(`root in ${states.join("/")}`, async () => {
       const c = await root(group)
@@ -46,7 +47,7 @@ const copiesOf = (content: string) =>
   withDb(world, async (c) => (await c.query<{ n: number }>("SELECT count(*)::int AS n FROM test_network_posts WHERE content = $1", [content])).rows[0]!.n)
 
 const activityOf = async (api: ReturnType<typeof client>, group: string) =>
-  ((await api.get(`/public/v1/posts/${group}`)).json.activity as Array<{ action: string }>).map((a) => a.action)
+  wholePost(await api.get(`/public/v1/posts/${group}`)).activity.map((a) => a.action)
 
 describe("POST /posts/{id}/retry", () => {
   it("a refused post, fixed and retried, goes out once; activity `retried`", async () => {
@@ -56,7 +57,7 @@ describe("POST /posts/{id}/retry", () => {
     expect((await w.api.put(`/public/v1/posts/${created.postId}/settings`, { settings: { outcome: "accept" } })).status).toBe(200)
     const res = await w.api.post(`/public/v1/posts/${created.postId}/retry`)
     expect(res.status, res.text).toBe(200)
-    expect(res.json.channels[0].root.state).toMatch(/queued|publishing|published/)
+    expect(wholePost(res).channels[0]?.root.state).toMatch(/queued|publishing|published/)
     const after = await w.settle(created.group, ["published"])
     expect(after.root.error).toBeNull()
     expect(await copiesOf("refused first")).toBe(1)
@@ -94,7 +95,7 @@ describe("POST /posts/{id}/retry", () => {
     await w.settle(created.group, ["published"])
     const res = await w.api.post(`/public/v1/posts/${created.group}/retry`)
     expect(res.status).toBe(200)
-    expect(res.json.channels[0].root.state).toBe("published")
+    expect(wholePost(res).channels[0]?.root.state).toBe("published")
     expect(await activityOf(w.api, created.group)).not.toContain("retried")
     expect(await copiesOf("fine")).toBe(1)
   })
@@ -103,14 +104,14 @@ describe("POST /posts/{id}/retry", () => {
     const w = await newWorkspace()
     const created = await w.post([{ content: "root ok" }, { content: "reply refused", delay: 0 }], {})
     await w.settle(created.group, ["published"])
-    await waitFor("the reply published", async () => ((await w.root(created.group)).thread[0].state === "published" ? true : undefined), 20_000)
+    await waitFor("the reply published", async () => ((await w.root(created.group)).thread[0]?.state === "published" ? true : undefined), 20_000)
     // make the follow-up a failed one, as a refusal would have
     await withDb(world, (c) =>
       c.query(`UPDATE post_items SET status = 'error', error = '{"message":"refused","fix":"retry"}', release_id = NULL WHERE post_id = $1 AND position = 1`, [created.postId])
     )
     await withDb(world, (c) => c.query("DELETE FROM test_network_posts WHERE content = 'reply refused'"))
     expect((await w.api.post(`/public/v1/posts/${created.postId}/retry`)).status).toBe(200)
-    await waitFor("the reply published again", async () => ((await w.root(created.group)).thread[0].state === "published" ? true : undefined), 20_000)
+    await waitFor("the reply published again", async () => ((await w.root(created.group)).thread[0]?.state === "published" ? true : undefined), 20_000)
     expect(await copiesOf("root ok")).toBe(1)
     expect(await copiesOf("reply refused")).toBe(1)
   })
@@ -129,11 +130,11 @@ describe("PUT /posts/{id}/release-id", () => {
     await w.settle(created.group, ["error"])
     const res = await w.api.put(`/public/v1/posts/${created.postId}/release-id`, { releaseId: "live-123", releaseUrl: "https://network.example/p/live-123" })
     expect(res.status, res.text).toBe(200)
-    expect(res.json.status).toBe("published")
-    expect(res.json.channels[0].root).toMatchObject({ state: "published", releaseId: "live-123", releaseUrl: "https://network.example/p/live-123", error: null })
+    expect(wholePost(res).status).toBe("published")
+    expect(wholePost(res).channels[0]?.root).toMatchObject({ state: "published", releaseId: "live-123", releaseUrl: "https://network.example/p/live-123", error: null })
     expect(await activityOf(w.api, created.group)).toContain("linked live post")
-    const rows = (await w.api.get(`/public/v1/posts?startDate=${encodeURIComponent(new Date(Date.now() - 3600_000).toISOString())}`)).json.posts
-    expect(rows.find((r: { id: string }) => r.id === created.postId)).toMatchObject({ releaseId: "live-123", releaseURL: "https://network.example/p/live-123" })
+    const rows = decoded(await w.api.get(`/public/v1/posts?startDate=${encodeURIComponent(new Date(Date.now() - 3600_000).toISOString())}`), answerOf("posts", "listPosts")).posts
+    expect(rows.find((r) => r.id === created.postId)).toMatchObject({ releaseId: "live-123", releaseURL: "https://network.example/p/live-123" })
     // linking again replaces the id without a second post.published
     await w.api.put(`/public/v1/posts/${created.postId}/release-id`, { releaseId: "live-456" })
     const events = await withDb(world, async (c) =>
@@ -153,14 +154,14 @@ describe("PUT /posts/{id}/release-id", () => {
     const created = await w.post([{ content: `bad link ${Math.random()}` }], { outcome: "reject" })
     const res = await w.api.put(`/public/v1/posts/${created.postId}/release-id`, body)
     expect(res.status).toBe(status)
-    expect(res.json.error).toEqual(res.json.msg)
+    expect(errorOf(res).error).toEqual(errorOf(res).msg)
   })
 
   it("invalid JSON is 400 `The request body is not valid JSON.`; an unknown post 404", async () => {
     const w = await newWorkspace()
     const res = await w.api.request("PUT", `/public/v1/posts/${crypto.randomUUID()}/release-id`, "{nope")
     expect(res.status).toBe(400)
-    expect(res.json.error).toBe("The request body is not valid JSON.")
+    expect(errorOf(res).error).toBe("The request body is not valid JSON.")
     expect((await w.api.put(`/public/v1/posts/${crypto.randomUUID()}/release-id`, { releaseId: "x" })).status).toBe(404)
   })
 })

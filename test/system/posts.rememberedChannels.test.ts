@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { client } from "../support/http.js"
 import { createWorld, startServices, type RunningServices, type TestWorld } from "../support/system.js"
 import { withDb } from "../support/tokens.js"
+import { created } from "../support/answers.js"
 
 /**
  * The post writer remembers the channel rows a new post was checked against
@@ -71,15 +72,15 @@ describe("POST /posts against remembered channel rows", () => {
 
   it("a customer who turned approval on since (a change of another row than the channel's): the post waits as one of an approving customer", async () => {
     const approving = await newWorkspace({ approval: true })
-    const waits = (await approving.api().post("/public/v1/posts", schedule(approving.channelId, "approval from the start"))).json[0].status
+    const waits = created(await approving.api().post("/public/v1/posts", schedule(approving.channelId, "approval from the start"))).status
     const w = await newWorkspace({ approval: false })
     const before = await w.api().post("/public/v1/posts", schedule(w.channelId, "no approval yet"))
-    expect(before.json[0].status).toBe("queued")
+    expect(created(before).status).toBe("queued")
     expect(waits).not.toBe("queued")
     await sql("UPDATE customers SET approval = true WHERE id = $1", [w.customerId])
     const after = await w.api().post("/public/v1/posts", schedule(w.channelId, "approval now"))
     expect(after.status).toBe(200)
-    expect(after.json[0].status).toBe(waits)
+    expect(created(after).status).toBe(waits)
   })
 
   it("a renamed channel: a refusal names the channel as it is now, not as remembered", async () => {

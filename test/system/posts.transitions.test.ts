@@ -1,8 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { client } from "../support/http.js"
+import { client, decoded, type Answer, errorOf } from "../support/http.js"
 import { createWorld, startServices, type RunningServices, type TestWorld } from "../support/system.js"
 import { withDb } from "../support/tokens.js"
 import { sleep, waitFor } from "../support/wait.js"
+import type { WholePost } from "../../protocol/http/postResources.js"
+import { answerOf, present, wholePost } from "../support/answers.js"
+
+const rowsOf = (answer: Answer) => decoded(answer, answerOf("posts", "listPosts")).posts
 
 /**
  * The rows of the spec's "Transitions" table that the API and the worker trigger:
@@ -27,26 +31,24 @@ const DAY = 86_400_000
 const at = (offsetMs: number) => new Date(Date.now() + offsetMs).toISOString()
 
 
-type Created = { postId: string; group: string; integration: string; status: string; previewUrl: string }
-
 const newWorkspace = async () => {
   const { workspaceId, apiKey } = await sys.admin.createWorkspace()
   const api = client(sys.url, apiKey)
   const channel = async (name: string) =>
     (await sys.admin.createChannel({ workspaceId, network: "test", name, customerId: null, postingTimes: [] })).channelId
-  const create = async (body: Record<string, unknown>): Promise<Array<Created>> => {
+  const create = async (body: Record<string, unknown>) => {
     const res = await api.post("/public/v1/posts", body)
     expect(res.status).toBe(200)
-    return res.json
+    return decoded(res, answerOf("posts", "createPosts"))
   }
   const post = (type: string, date: string | undefined, channels: ReadonlyArray<string>, content = "Hello", settings: Record<string, unknown> = {}) =>
     create({ type, ...(date !== undefined ? { date } : {}), posts: channels.map((id) => ({ integration: { id }, value: [{ content }], settings })) })
   const whole = async (id: string) => {
     const res = await api.get(`/public/v1/posts/${id}`)
     expect(res.status).toBe(200)
-    return res.json
+    return wholePost(res)
   }
-  const channelOf = async (group: string, channelId: string) => (await whole(group)).channels.find((c: any) => c.channelId === channelId)
+  const channelOf = async (group: string, channelId: string) => (await whole(group)).channels.find((c) => c.channelId === channelId)
   return { workspaceId, api, channel, create, post, whole, channelOf }
 }
 
@@ -76,8 +78,8 @@ describe("PUT /posts/{id}/date", () => {
     const res = await w.api.put(`/public/v1/posts/${p!.postId}/date`, { date })
     expect(res.status).toBe(200)
     expect(res.json).toMatchObject({ id: p!.group, status: "scheduled", publishAt: date })
-    expect(res.json.channels[0].root.state).toBe("queued")
-    const row = (await w.api.get(`/public/v1/posts?endDate=${encodeURIComponent(at(3 * DAY))}`)).json.posts[0]
+    expect(wholePost(res).channels[0]?.root.state).toBe("queued")
+    const row = rowsOf(await w.api.get(`/public/v1/posts?endDate=${encodeURIComponent(at(3 * DAY))}`))[0]
     expect(row).toMatchObject({ id: p!.postId, status: "queued", publishDate: date })
   })
 
@@ -89,8 +91,8 @@ describe("PUT /posts/{id}/date", () => {
     const res = await w.api.put(`/public/v1/posts/${p!.group}/date`, { date })
     expect(res.status).toBe(200)
     expect(res.json).toMatchObject({ status: "scheduled", publishAt: date })
-    expect(res.json.channels[0].root.state).toBe("queued")
-    const activity = res.json.activity.map((x: any) => x.action)
+    expect(wholePost(res).channels[0]?.root.state).toBe("queued")
+    const activity = wholePost(res).activity.map((x) => x.action)
     expect(activity.length).toBeGreaterThan(1)
   })
 
@@ -99,12 +101,12 @@ describe("PUT /posts/{id}/date", () => {
     const a = await w.channel("Alpha")
     const [p] = await w.post("schedule", at(DAY), [a])
     await forceError(p!.postId)
-    expect((await w.whole(p!.group)).channels[0].root.state).toBe("error")
+    expect((await w.whole(p!.group)).channels[0]?.root.state).toBe("error")
     const date = at(2 * DAY)
     const res = await w.api.put(`/public/v1/posts/${p!.postId}/date`, { date })
     expect(res.status).toBe(200)
-    expect(res.json.channels[0].root).toMatchObject({ state: "queued", error: null })
-    const row = (await w.api.get(`/public/v1/posts?endDate=${encodeURIComponent(at(3 * DAY))}`)).json.posts[0]
+    expect(wholePost(res).channels[0]?.root).toMatchObject({ state: "queued", error: null })
+    const row = rowsOf(await w.api.get(`/public/v1/posts?endDate=${encodeURIComponent(at(3 * DAY))}`))[0]
     expect(row).toMatchObject({ status: "queued", state: "QUEUE", error: null, publishDate: date })
   })
 
@@ -121,15 +123,15 @@ describe("PUT /posts/{id}/date", () => {
     const date = at(DAY)
     const res = await w.api.put(`/public/v1/posts/${group}/date`, { date })
     expect(res.status).toBe(200)
-    const ca = res.json.channels.find((c: any) => c.channelId === a)
-    const cb = res.json.channels.find((c: any) => c.channelId === b)
-    expect(ca.root).toMatchObject({ state: "published", releaseId: liveA.releaseId, publishedAt: liveA.publishedAt })
-    expect(cb.root.state).toBe("queued")
-    const rows = (await w.api.get(`/public/v1/posts?startDate=${encodeURIComponent(at(-3600_000))}&endDate=${encodeURIComponent(at(2 * DAY))}`)).json.posts
-    expect(rows.find((r: any) => r.integration.id === b)).toMatchObject({ status: "queued", publishDate: date })
-    const rowA = rows.find((r: any) => r.integration.id === a)
+    const ca = wholePost(res).channels.find((c) => c.channelId === a)
+    const cb = wholePost(res).channels.find((c) => c.channelId === b)
+    expect(ca?.root).toMatchObject({ state: "published", releaseId: liveA.releaseId, publishedAt: liveA.publishedAt })
+    expect(cb?.root.state).toBe("queued")
+    const rows = rowsOf(await w.api.get(`/public/v1/posts?startDate=${encodeURIComponent(at(-3600_000))}&endDate=${encodeURIComponent(at(2 * DAY))}`))
+    expect(rows.find((r) => r.integration.id === b)).toMatchObject({ status: "queued", publishDate: date })
+    const rowA = rows.find((r) => r.integration.id === a)
     expect(rowA).toMatchObject({ status: "published", releaseId: liveA.releaseId })
-    expect(Date.parse(rowA.publishDate)).toBeLessThan(Date.now())
+    expect(Date.parse(rowA?.publishDate ?? "")).toBeLessThan(Date.now())
     expect(await sentTo(a)).toHaveLength(1)
   })
 
@@ -141,7 +143,7 @@ describe("PUT /posts/{id}/date", () => {
     const before = await w.whole(p!.group)
     const res = await w.api.put(`/public/v1/posts/${p!.postId}/date`, { date: at(-120_000) })
     expect(res.status).toBe(400)
-    expect(res.json.error).toBe(res.json.msg)
+    expect(errorOf(res).error).toBe(errorOf(res).msg)
     expect(await w.whole(p!.group)).toEqual(before)
   })
 
@@ -151,7 +153,7 @@ describe("PUT /posts/{id}/date", () => {
     const [p] = await w.post("draft", at(DAY), [a])
     const res = await w.api.put(`/public/v1/posts/${p!.postId}/date`, { date: "2031-01-01T10:00:00" })
     expect(res.status).toBe(400)
-    expect(res.json.error).toMatch(/^The date is not valid\. Use ISO 8601, for example \d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z\.$/)
+    expect(errorOf(res).error).toMatch(/^The date is not valid\. Use ISO 8601, for example \d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z\.$/)
   })
 })
 
@@ -165,13 +167,13 @@ describe("PUT /posts/{id}/status", () => {
     const [c] = await w.post("schedule", due, [control], "Control")
     const res = await w.api.put(`/public/v1/posts/${p!.postId}/status`, { status: "draft" })
     expect(res.status).toBe(200)
-    expect(res.json.status).toBe("draft")
-    expect(res.json.channels[0].root.state).toBe("draft")
+    expect(wholePost(res).status).toBe("draft")
+    expect(wholePost(res).channels[0]?.root.state).toBe("draft")
     // the control post of the same time goes out; the drafted one does not
     await waitPublished(w, c!.group, control)
     await sleep(700)
     expect(await sentTo(a)).toEqual([])
-    expect((await w.whole(p!.group)).channels[0].root.state).toBe("draft")
+    expect((await w.whole(p!.group)).channels[0]?.root.state).toBe("draft")
   })
 
   it("draft: a failed post becomes a draft, kept with its content", async () => {
@@ -181,9 +183,9 @@ describe("PUT /posts/{id}/status", () => {
     await forceError(p!.postId)
     const res = await w.api.put(`/public/v1/posts/${p!.group}/status`, { status: "draft" })
     expect(res.status).toBe(200)
-    expect(res.json.status).toBe("draft")
-    expect(res.json.channels[0].root).toMatchObject({ state: "draft", content: "Was failing" })
-    const row = (await w.api.get("/public/v1/posts")).json.posts[0]
+    expect(wholePost(res).status).toBe("draft")
+    expect(wholePost(res).channels[0]?.root).toMatchObject({ state: "draft", content: "Was failing" })
+    const row = rowsOf(await w.api.get("/public/v1/posts"))[0]
     expect(row).toMatchObject({ status: "draft", state: "DRAFT", error: null })
   })
 
@@ -195,7 +197,7 @@ describe("PUT /posts/{id}/status", () => {
     const res = await w.api.put(`/public/v1/posts/${p!.postId}/status`, { status: "schedule" })
     expect(res.status).toBe(200)
     expect(res.json).toMatchObject({ status: "scheduled", publishAt: date })
-    expect(res.json.channels[0].root.state).toBe("queued")
+    expect(wholePost(res).channels[0]?.root.state).toBe("queued")
   })
 
   it("schedule: a draft whose time has passed is queued now and published", async () => {
@@ -204,7 +206,7 @@ describe("PUT /posts/{id}/status", () => {
     const [p] = await w.post("draft", at(-2 * DAY), [a], "Old draft")
     const res = await w.api.put(`/public/v1/posts/${p!.postId}/status`, { status: "schedule" })
     expect(res.status).toBe(200)
-    expect(["queued", "publishing", "published"]).toContain(res.json.channels[0].root.state)
+    expect(["queued", "publishing", "published"]).toContain(wholePost(res).channels[0]?.root.state)
     await waitPublished(w, p!.group, a)
     expect((await sentTo(a)).map((r) => r.content)).toEqual(["Old draft"])
   })
@@ -224,7 +226,7 @@ describe("PUT /posts/{id}/status", () => {
       errors: [{ channelId: a, channelName: "Alpha", message: "Alpha: the post is too long, 501 of 500 characters." }]
     })
     expect(await w.whole(p!.group)).toEqual(before)
-    expect(before.channels[0].root.state).toBe("draft")
+    expect(before.channels[0]?.root.state).toBe("draft")
   })
 
   it("a status other than draft or schedule gives 400", async () => {
@@ -243,9 +245,9 @@ describe("PUT /posts/{id}/settings", () => {
     const [p] = await w.post("schedule", at(DAY), [a], "Settings", { audience: "everyone", note: "kept" })
     const res = await w.api.put(`/public/v1/posts/${p!.postId}/settings`, { settings: { audience: "followers" } })
     expect(res.status).toBe(200)
-    expect(res.json.channels[0].root.settings).toEqual({ __type: "test", audience: "followers", note: "kept" })
-    const row = (await w.api.get("/public/v1/posts")).json.posts[0]
-    expect(row.settings).toEqual({ __type: "test", audience: "followers", note: "kept" })
+    expect(wholePost(res).channels[0]?.root.settings).toEqual({ __type: "test", audience: "followers", note: "kept" })
+    const row = rowsOf(await w.api.get("/public/v1/posts"))[0]
+    expect(row?.settings).toEqual({ __type: "test", audience: "followers", note: "kept" })
   })
 
   it("with a group id only the first channel changes; a per-channel id changes that channel", async () => {
@@ -256,14 +258,14 @@ describe("PUT /posts/{id}/settings", () => {
     const group = created[0]!.group
     const viaGroup = await w.api.put(`/public/v1/posts/${group}/settings`, { settings: { audience: "followers" } })
     expect(viaGroup.status).toBe(200)
-    const settingsOf = (post: any, channelId: string) => post.channels.find((c: any) => c.channelId === channelId).root.settings.audience
-    expect(settingsOf(viaGroup.json, a)).toBe("followers")
-    expect(settingsOf(viaGroup.json, b)).toBe("everyone")
+    const settingsOf = (post: WholePost, channelId: string) => post.channels.find((c) => c.channelId === channelId)?.root.settings["audience"]
+    expect(settingsOf(wholePost(viaGroup), a)).toBe("followers")
+    expect(settingsOf(wholePost(viaGroup), b)).toBe("everyone")
     const viaB = await w.api.put(`/public/v1/posts/${created[1]!.postId}/settings`, { settings: { audience: "followers" } })
-    expect(settingsOf(viaB.json, b)).toBe("followers")
+    expect(settingsOf(wholePost(viaB), b)).toBe("followers")
     const viaA = await w.api.put(`/public/v1/posts/${created[0]!.postId}/settings`, { settings: { audience: "everyone" } })
-    expect(settingsOf(viaA.json, a)).toBe("everyone")
-    expect(settingsOf(viaA.json, b)).toBe("followers")
+    expect(settingsOf(wholePost(viaA), a)).toBe("everyone")
+    expect(settingsOf(wholePost(viaA), b)).toBe("followers")
   })
 
   it("only before the post publishes: 400 after it is published, settings unchanged", async () => {
@@ -273,8 +275,8 @@ describe("PUT /posts/{id}/settings", () => {
     await waitPublished(w, p!.group, a)
     const res = await w.api.put(`/public/v1/posts/${p!.postId}/settings`, { settings: { audience: "followers" } })
     expect(res.status).toBe(400)
-    expect(res.json.error).toBe(res.json.msg)
-    expect((await w.whole(p!.group)).channels[0].root.settings.audience).toBe("everyone")
+    expect(errorOf(res).error).toBe(errorOf(res).msg)
+    expect((await w.whole(p!.group)).channels[0]?.root.settings.audience).toBe("everyone")
   })
 
   it("a value that is not one of a select setting's options gives 400", async () => {
@@ -283,7 +285,7 @@ describe("PUT /posts/{id}/settings", () => {
     const [p] = await w.post("draft", at(DAY), [a], "Select", { audience: "everyone" })
     const res = await w.api.put(`/public/v1/posts/${p!.postId}/settings`, { settings: { audience: "nobody" } })
     expect(res.status).toBe(400)
-    expect((await w.whole(p!.group)).channels[0].root.settings.audience).toBe("everyone")
+    expect((await w.whole(p!.group)).channels[0]?.root.settings.audience).toBe("everyone")
   })
 })
 
@@ -299,10 +301,10 @@ describe("DELETE /posts/{id} and DELETE /posts/group/{group}", () => {
     for (const id of [created[0]!.postId, created[1]!.postId, created[0]!.group]) {
       expect((await w.api.get(`/public/v1/posts/${id}`)).status).toBe(404)
     }
-    expect((await w.api.get("/public/v1/posts")).json.posts).toEqual([])
+    expect(rowsOf(await w.api.get("/public/v1/posts"))).toEqual([])
     const again = await w.api.del(`/public/v1/posts/${created[1]!.postId}`)
     expect(again.status).toBe(404)
-    expect(again.json.error).toBe("Post not found")
+    expect(errorOf(again).error).toBe("Post not found")
   })
 
   it("DELETE /posts/group/{group} removes the whole post; a per-channel id works there too", async () => {
@@ -364,18 +366,18 @@ describe("Worker: queued → published", () => {
     const group = created[0]!.group
     const post = await waitFor("the post and its follow-up were not all published", async () => {
       const p = await w.whole(group)
-      const items = p.channels.flatMap((c: any) => [c.root, ...c.thread])
-      return items.length === 3 && items.every((i: any) => i.state === "published") ? p : undefined
+      const items = p.channels.flatMap((c) => [c.root, ...c.thread])
+      return items.length === 3 && items.every((i) => i.state === "published") ? p : undefined
     }, 20_000)
     expect(post.status).toBe("published")
     for (const c of post.channels) {
       expect(c.root.releaseId).toEqual(expect.any(String))
       expect(c.root.releaseUrl).toEqual(expect.any(String))
     }
-    const rows = (await w.api.get(`/public/v1/posts?startDate=${encodeURIComponent(at(-3600_000))}`)).json.posts
+    const rows = rowsOf(await w.api.get(`/public/v1/posts?startDate=${encodeURIComponent(at(-3600_000))}`))
     for (const row of rows) {
-      const c = post.channels.find((x: any) => x.channelId === row.integration.id)
-      expect(row).toMatchObject({ status: "published", state: "PUBLISHED", releaseId: c.root.releaseId, releaseURL: c.root.releaseUrl })
+      const c = post.channels.find((x) => x.channelId === row.integration.id)
+      expect(row).toMatchObject({ status: "published", state: "PUBLISHED", releaseId: c?.root.releaseId, releaseURL: c?.root.releaseUrl })
     }
     // the follow-up went out once, as a reply
     expect((await sentTo(a)).map((r) => r.content).sort()).toEqual(["reply A", "root A"])
@@ -388,8 +390,8 @@ describe("Worker: queued → published", () => {
     )
     expect(events).toHaveLength(2)
     for (const created1 of created) {
-      const c = post.channels.find((x: any) => x.channelId === created1.integration)
-      const e = events.find((x: any) => x.channelId === created1.integration)
+      const c = present(post.channels.find((x) => x.channelId === created1.integration), "the channel")
+      const e = events.find((x) => x.channelId === created1.integration)
       expect(e).toEqual({
         postId: created1.postId,
         groupId: group,
@@ -428,8 +430,8 @@ describe("DELETE /integrations/{id}", () => {
     }
     expect((await w.api.get(`/public/v1/posts/${live!.group}`)).status).toBe(200)
     const sharedPost = await w.whole(shared[0]!.group)
-    expect(sharedPost.channels.map((c: any) => c.channelId)).toEqual([b])
-    expect(sharedPost.channels[0].root.state).toBe("queued")
+    expect(sharedPost.channels.map((c) => c.channelId)).toEqual([b])
+    expect(sharedPost.channels[0]?.root.state).toBe("queued")
     const remaining = await withDb(world, async (c) =>
       (await c.query("SELECT status FROM posts WHERE channel_id = $1 AND deleted_at IS NULL", [a])).rows.map((r) => r.status)
     )

@@ -5,6 +5,7 @@ import { client } from "../support/http.js"
 import { png } from "../support/mediaFiles.js"
 import { runToExit } from "../support/processes.js"
 import { createWorld, startServices, type RunningServices, type TestWorld } from "../support/system.js"
+import { created as createdPost, wholePost } from "../support/answers.js"
 
 /**
  * Every address the service hands out (share and preview pages, media files) is built
@@ -109,10 +110,10 @@ describe("addresses handed out start with PUBLIC_URL, whatever port the gateway 
       channels: [channelId]
     })
     expect(created.status).toBe(200)
-    const { group, previewUrl } = created.json[0]
+    const { group, previewUrl } = createdPost(created)
     expect(previewUrl).toMatch(new RegExp(`^${PUBLIC_URL}/p/[^/]+$`))
     const post = await client(sys.url, apiKey).get(`/public/v1/posts/${group}`)
-    expect(post.json.shareUrl).toBe(previewUrl)
+    expect(wholePost(post).shareUrl).toBe(previewUrl)
     const path = new URL(previewUrl).pathname.slice(new URL(PUBLIC_URL).pathname.length)
     const decided = await fetch(`${sys.url}${path}/approve`, { method: "POST", redirect: "manual" })
     expect(decided.status).toBe(303)

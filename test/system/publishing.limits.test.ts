@@ -5,6 +5,7 @@ import type { Simulator } from "../support/simulator/core.js"
 import { createWorld, startServices, type RunningServices, type TestWorld } from "../support/system.js"
 import { withDb } from "../support/tokens.js"
 import { waitFor } from "../support/wait.js"
+import { created, wholePost } from "../support/answers.js"
 
 /**
  * A network's 429 (docs/publishing.md, "Limits"): the channel it was meant for waits out the
@@ -43,10 +44,10 @@ describe("a network answers 429 with Retry-After", () => {
     const post = async (channelId: string, content: string) => {
       const res = await api.post("/public/v1/posts", { type: "now", posts: [{ integration: { id: channelId }, value: [{ content }] }] })
       expect(res.status, res.text).toBe(200)
-      return res.json[0].group as string
+      return created(res).group as string
     }
     const published = (group: string) =>
-      waitFor(`${group} not published`, async () => ((await api.get(`/public/v1/posts/${group}`)).json.status === "published" ? true : undefined), 40_000)
+      waitFor(`${group} not published`, async () => (wholePost(await api.get(`/public/v1/posts/${group}`)).status === "published" ? true : undefined), 40_000)
 
     sim.fail({ network: "mastodon", op: "publish", mode: "rate-limit", times: 1, retryAfterSeconds: RETRY_AFTER_S })
     const first = await post(a, "limited one")

@@ -1,11 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { PublishMessages } from "../../domain/posts/messages.js"
-import { client } from "../support/http.js"
+import type { WholePost } from "../../protocol/http/postResources.js"
+import { client, decoded } from "../support/http.js"
 import { seedAccount, simulatorEnv, startSimulator } from "../support/simulator/index.js"
 import type { Simulator } from "../support/simulator/core.js"
 import { createWorld, startServices, type RunningServices, type TestWorld } from "../support/system.js"
 import { withDb } from "../support/tokens.js"
 import { waitFor } from "../support/wait.js"
+import { answerOf, created, present, wholePost } from "../support/answers.js"
 
 /**
  * Outcomes of publishing, once each (spec: Transitions; issue "Outcomes, once each"):
@@ -32,7 +34,7 @@ afterAll(async () => {
   await sim?.close()
 })
 
-const q = <R extends Record<string, any>>(text: string, values: Array<unknown> = []) =>
+const q = <R extends Record<string, unknown>>(text: string, values: Array<unknown> = []) =>
   withDb(world, async (c) => (await c.query(text, values)).rows as Array<R>)
 
 const newWorkspace = async (channels = 1) => {
@@ -45,21 +47,21 @@ const newWorkspace = async (channels = 1) => {
 }
 
 type Api = ReturnType<typeof client>
-const wholePost = async (api: Api, group: string) => (await api.get(`/public/v1/posts/${group}`)).json
+const postOf = async (api: Api, group: string) => wholePost(await api.get(`/public/v1/posts/${group}`))
 const settledStates = ["published", "error", "unconfirmed"]
 
 /** Waits until every item of every channel has left queued/publishing. */
 const settled = (api: Api, group: string) =>
   waitFor(`post ${group} did not settle`, async () => {
-    const post = await wholePost(api, group)
-    const items = post.channels.flatMap((c: any) => [c.root, ...c.thread])
-    return items.every((i: any) => settledStates.includes(i.state)) ? post : undefined
+    const post = await postOf(api, group)
+    const items = post.channels.flatMap((c) => [c.root, ...c.thread])
+    return items.every((i) => settledStates.includes(i.state)) ? post : undefined
   }, 30_000)
 
 const eventsOf = async (workspaceId: string) =>
-  (await q<{ event: string; data: any }>("SELECT event, data FROM outbox WHERE workspace_id = $1 ORDER BY created_at", [workspaceId]))
-const notificationsOf = async (api: Api) => (await api.get("/public/v1/notifications")).json.notifications as Array<{ type: string; title: string; body: string }>
-const actions = (post: any) => (post.activity as Array<{ action: string }>).map((a) => a.action)
+  (await q<{ event: string; data: unknown }>("SELECT event, data FROM outbox WHERE workspace_id = $1 ORDER BY created_at", [workspaceId]))
+const notificationsOf = async (api: Api) => decoded(await api.get("/public/v1/notifications"), answerOf("networks", "listNotifications")).notifications
+const actions = (post: WholePost) => post.activity.map((a) => a.action)
 const copiesOf = async (content: string) =>
   (await q<{ n: number }>("SELECT count(*)::int AS n FROM test_network_posts WHERE content = $1", [content]))[0]!.n
 
@@ -71,8 +73,8 @@ describe("published", () => {
       posts: [{ integration: { id: w.channelIds[0] }, value: [{ content: "live root" }, { content: "live reply 1", delay: 0 }, { content: "live reply 2", delay: 0 }] }]
     })
     expect(res.status, res.text).toBe(200)
-    const post = await settled(w.api, res.json[0].group)
-    const channel = post.channels[0]
+    const post = await settled(w.api, created(res).group)
+    const channel = present(post.channels[0], "the first channel")
     for (const item of [channel.root, ...channel.thread]) {
       expect(item).toMatchObject({ state: "published", releaseId: expect.any(String), releaseUrl: expect.any(String), publishedAt: expect.any(String), error: null })
     }
@@ -93,10 +95,10 @@ describe("rejected", () => {
       type: "now",
       posts: [{ integration: { id: w.channelIds[0] }, value: [{ content: "refused root" }], settings: { outcome: "reject" } }]
     })
-    const post = await settled(w.api, res.json[0].group)
+    const post = await settled(w.api, created(res).group)
     expect(post.status).toBe("error")
-    expect(post.channels[0].root.error).toEqual({ message: expect.stringContaining("refused"), fix: expect.any(String) })
-    expect(post.channels[0].root.attempts).toBe(1)
+    expect(post.channels[0]?.root.error).toEqual({ message: expect.stringContaining("refused"), fix: expect.any(String) })
+    expect(post.channels[0]?.root.attempts).toBe(1)
     expect(actions(post)).toEqual(["created", "failed"])
     expect((await eventsOf(w.workspaceId)).map((e) => e.event)).toEqual(["post.failed"])
     expect((await notificationsOf(w.api)).map((n) => n.type)).toEqual(["fail"])
@@ -114,7 +116,7 @@ describe("rejected", () => {
         { integration: { id: w.channelIds[1] }, value: [{ content: "partial refused" }], settings: { outcome: "reject" } }
       ]
     })
-    const post = await settled(w.api, res.json[0].group)
+    const post = await settled(w.api, created(res).group)
     expect(post.status).toBe("partial")
     expect((await eventsOf(w.workspaceId)).map((e) => e.event).sort()).toEqual(["post.failed", "post.published"])
   })
@@ -127,10 +129,10 @@ describe("follow-ups behind a first item that did not go out", () => {
       type: "now",
       posts: [{ integration: { id: w.channelIds[0] }, value: [{ content: "r9 root" }, { content: "r9 reply 1", delay: 0 }, { content: "r9 reply 2", delay: 0 }], settings: { outcome: "reject" } }]
     })
-    const { group, postId } = res.json[0]
+    const { group, postId } = created(res)
     const failed = await settled(w.api, group)
-    expect(failed.channels[0].root.state).toBe("error")
-    for (const reply of failed.channels[0].thread) {
+    expect(failed.channels[0]?.root.state).toBe("error")
+    for (const reply of present(failed.channels[0], "the first channel").thread) {
       expect(reply).toMatchObject({ state: "error", error: PublishMessages.previousItemNotLive, attempts: 0 })
     }
     // the follow-ups caused no event of their own
@@ -140,11 +142,11 @@ describe("follow-ups behind a first item that did not go out", () => {
     const retried = await w.api.post(`/public/v1/posts/${group}/retry`)
     expect(retried.status, retried.text).toBe(200)
     const post = await settled(w.api, group)
-    const channel = post.channels[0]
-    expect([channel.root, ...channel.thread].map((i: any) => i.state)).toEqual(["published", "published", "published"])
+    const channel = present(post.channels[0], "the first channel")
+    expect([channel.root, ...channel.thread].map((i) => i.state)).toEqual(["published", "published", "published"])
     expect(post.status).toBe("published")
     for (const content of ["r9 root", "r9 reply 1", "r9 reply 2"]) expect(await copiesOf(content)).toBe(1)
-    const times = [channel.root, ...channel.thread].map((i: any) => Date.parse(i.publishedAt))
+    const times = [channel.root, ...channel.thread].map((i) => Date.parse(i.publishedAt ?? ""))
     expect([...times].sort((a, b) => a - b)).toEqual(times)
   })
 
@@ -154,9 +156,9 @@ describe("follow-ups behind a first item that did not go out", () => {
       type: "now",
       posts: [{ integration: { id: w.channelIds[0] }, value: [{ content: "u9 root" }, { content: "u9 reply", delay: 0 }], settings: { outcome: "timeout" } }]
     })
-    const post = await settled(w.api, res.json[0].group)
-    expect(post.channels[0].root.state).toBe("unconfirmed")
-    expect(post.channels[0].thread[0]).toMatchObject({ state: "error", error: PublishMessages.previousItemNotLive })
+    const post = await settled(w.api, created(res).group)
+    expect(post.channels[0]?.root.state).toBe("unconfirmed")
+    expect(post.channels[0]?.thread[0]).toMatchObject({ state: "error", error: PublishMessages.previousItemNotLive })
     expect(post.status).toBe("error")
     expect((await eventsOf(w.workspaceId)).map((e) => e.event)).toEqual(["post.unconfirmed"])
     expect((await notificationsOf(w.api)).map((n) => n.type)).toEqual(["fail"])
@@ -175,23 +177,23 @@ describe("a follow-up the network refuses", () => {
     // the reply waits a minute after the root; it is made due at once once the refusal is armed
     const res = await api.post("/public/v1/posts", { type: "now", posts: [{ integration: { id: channelId }, value: [{ content: text }, { content: reply, delay: 1 }] }] })
     expect(res.status, res.text).toBe(200)
-    const { group, postId } = res.json[0]
-    await waitFor("root published", async () => ((await wholePost(api, group)).channels[0].root.state === "published" ? true : undefined), 30_000)
+    const { group, postId } = created(res)
+    await waitFor("root published", async () => ((await postOf(api, group)).channels[0]?.root.state === "published" ? true : undefined), 30_000)
     sim.fail({ network: "mastodon", op: "publish", mode: "reject", times: 1 })
     await q("UPDATE post_items SET due_at = now() WHERE post_id = $1 AND position = 1", [postId])
     const failed = await settled(api, group)
-    expect(failed.channels[0].thread[0]).toMatchObject({ state: "error", error: { message: expect.any(String), fix: expect.any(String) } })
-    expect(failed.channels[0].root.state).toBe("published")
+    expect(failed.channels[0]?.thread[0]).toMatchObject({ state: "error", error: { message: expect.any(String), fix: expect.any(String) } })
+    expect(failed.channels[0]?.root.state).toBe("published")
     expect(failed.status).toBe("published")
     expect((await eventsOf(workspaceId)).map((e) => e.event)).toEqual(["post.published"])
 
     expect((await api.post(`/public/v1/posts/${postId}/retry`)).status).toBe(200)
     const post = await settled(api, group)
-    expect(post.channels[0].thread[0].state).toBe("published")
+    expect(post.channels[0]?.thread[0]?.state).toBe("published")
     expect(sim.postsOf("mastodon").filter((p) => p.text === text)).toHaveLength(1)
     const replies = sim.postsOf("mastodon").filter((p) => p.text === reply)
     expect(replies).toHaveLength(1)
-    expect(replies[0]!.replyTo).toBe(post.channels[0].root.releaseId)
+    expect(replies[0]!.replyTo).toBe(post.channels[0]?.root.releaseId)
     expect(actions(post)).toContain("retried")
   }, 60_000)
 })

@@ -2,10 +2,11 @@ import { Effect, Option } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { RepeatsRepo } from "../../services/posts/repeatsRepo.js"
 import { createMissingRepeats } from "../../services/scheduler/dueItems.js"
-import { client } from "../support/http.js"
+import { client, decoded } from "../support/http.js"
 import { createWorld, startServices, type RunningServices, type TestWorld } from "../support/system.js"
 import { withDb } from "../support/tokens.js"
 import { waitFor } from "../support/wait.js"
+import { answerOf, created, present, wholePost } from "../support/answers.js"
 
 /**
  * Repeat posting (spec: `inter` / `repeatDays`): after an occurrence publishes, the next
@@ -25,14 +26,14 @@ afterAll(async () => {
   await world?.drop()
 })
 
-const q = <R extends Record<string, any>>(text: string, values: Array<unknown> = []) =>
+const q = <R extends Record<string, unknown>>(text: string, values: Array<unknown> = []) =>
   withDb(world, async (c) => (await c.query(text, values)).rows as Array<R>)
 const DAY = 86_400_000
 
 const occurrencesAfter = (groupId: string) => q<{ id: string; publishAt: Date }>(`SELECT id, publish_at AS "publishAt" FROM post_groups WHERE repeat_of = $1`, [groupId])
 const publishedEverywhere = (api: ReturnType<typeof client>, group: string) =>
   waitFor(`post ${group} not published`, async () => {
-    const post = (await api.get(`/public/v1/posts/${group}`)).json
+    const post = wholePost(await api.get(`/public/v1/posts/${group}`))
     return post.status === "published" ? post : undefined
   }, 20_000)
 
@@ -45,8 +46,8 @@ const linkedByHand = async (repeat: { readonly inter?: number; readonly repeatDa
   const channelId = (await sys.admin.createChannel({ workspaceId, network: "test", name: "Linked", customerId: null, postingTimes: [] })).channelId
   const api = client(sys.url, apiKey)
   const res = await api.post("/public/v1/posts", { type: "now", ...repeat, posts: [{ integration: { id: channelId }, value: [{ content: "linked repeat" }], settings: { outcome: "reject" } }] })
-  const { group, postId } = res.json[0]
-  await waitFor("not failed", async () => ((await api.get(`/public/v1/posts/${group}`)).json.status === "error" ? true : undefined))
+  const { group, postId } = created(res)
+  await waitFor("not failed", async () => (wholePost(await api.get(`/public/v1/posts/${group}`)).status === "error" ? true : undefined))
   expect(await occurrencesAfter(group)).toEqual([])
   expect((await api.put(`/public/v1/posts/${postId}/release-id`, { releaseId: `by-hand-${crypto.randomUUID()}` })).status).toBe(200)
   return { api, group: group as string, channelId }
@@ -67,7 +68,7 @@ describe("a repeating post", () => {
       ]
     })
     expect(res.status, res.text).toBe(200)
-    const group: string = res.json[0].group
+    const group: string = created(res).group
     const first = await publishedEverywhere(api, group)
     expect(first.repeatDays).toBe(7)
 
@@ -77,16 +78,16 @@ describe("a repeating post", () => {
     })
     expect(next).toHaveLength(1)
     expect(next[0]!.publishAt.getTime()).toBe(Date.parse(first.publishAt) + 7 * DAY)
-    const occurrence = (await api.get(`/public/v1/posts/${next[0]!.id}`)).json
+    const occurrence = wholePost(await api.get(`/public/v1/posts/${next[0]!.id}`))
     expect(occurrence).toMatchObject({ status: "scheduled", repeatDays: 7, publishAt: new Date(Date.parse(first.publishAt) + 7 * DAY).toISOString() })
-    expect(occurrence.channels.map((c: any) => c.channelId).sort()).toEqual([a, b].sort())
-    const onA = occurrence.channels.find((c: any) => c.channelId === a)
-    expect([onA.root, ...onA.thread].map((i: any) => [i.content, i.state])).toEqual([["weekly tip", "queued"], ["weekly tip, more", "queued"]])
-    expect(occurrence.channels.find((c: any) => c.channelId === b).root).toMatchObject({ content: "weekly tip on B", state: "queued", settings: expect.anything() })
-    expect(occurrence.activity.map((x: any) => [x.actor, x.action])).toEqual([["System", "created"]])
+    expect(occurrence.channels.map((c) => c.channelId).sort()).toEqual([a, b].sort())
+    const onA = present(occurrence.channels.find((c) => c.channelId === a), "channel A")
+    expect([onA.root, ...onA.thread].map((i) => [i.content, i.state])).toEqual([["weekly tip", "queued"], ["weekly tip, more", "queued"]])
+    expect(occurrence.channels.find((c) => c.channelId === b)?.root).toMatchObject({ content: "weekly tip on B", state: "queued", settings: expect.anything() })
+    expect(occurrence.activity.map((x) => [x.actor, x.action])).toEqual([["System", "created"]])
     // the list shows it at its time, with its interval
-    const rows = (await api.get(`/public/v1/posts?startDate=${new Date(Date.now() + 6 * DAY).toISOString()}&endDate=${new Date(Date.now() + 8 * DAY).toISOString()}`)).json.posts
-    expect(rows.map((r: any) => [r.group, r.status, r.intervalInDays])).toEqual([[next[0]!.id, "queued", 7], [next[0]!.id, "queued", 7]])
+    const rows = decoded(await api.get(`/public/v1/posts?startDate=${new Date(Date.now() + 6 * DAY).toISOString()}&endDate=${new Date(Date.now() + 8 * DAY).toISOString()}`), answerOf("posts", "listPosts")).posts
+    expect(rows.map((r) => [r.group, r.status, r.intervalInDays])).toEqual([[next[0]!.id, "queued", 7], [next[0]!.id, "queued", 7]])
 
     // the second channel's outcome, a redelivered job or a restarted publisher: still one
     const again = await sys.runtime.runPromise(
@@ -112,7 +113,7 @@ describe("a repeating post", () => {
     await Promise.all([sweep(), sweep()])
     const next = await occurrencesAfter(group)
     expect(next).toHaveLength(1)
-    const publishAt = Date.parse((await api.get(`/public/v1/posts/${group}`)).json.publishAt)
+    const publishAt = Date.parse(wholePost(await api.get(`/public/v1/posts/${group}`)).publishAt)
     expect(next[0]!.publishAt.getTime()).toBe(publishAt + 3 * DAY)
     await sweep()
     expect(await occurrencesAfter(group)).toHaveLength(1)
@@ -130,7 +131,7 @@ describe("a repeating post", () => {
     const c = (await sys.admin.createChannel({ workspaceId, network: "test", name: "Once", customerId: null, postingTimes: [] })).channelId
     const api = client(sys.url, apiKey)
     const res = await api.post("/public/v1/posts", { type: "now", posts: [{ integration: { id: c }, value: [{ content: "only once" }] }] })
-    const group: string = res.json[0].group
+    const group: string = created(res).group
     await publishedEverywhere(api, group)
     expect(await occurrencesAfter(group)).toEqual([])
   })

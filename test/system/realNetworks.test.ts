@@ -1,13 +1,19 @@
 import { Option, Redacted } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { openCredentials, sealCredentials } from "../../services/networks/credentials.js"
-import { client } from "../support/http.js"
+import type { WholePost } from "../../protocol/http/postResources.js"
+import { answerOf, created as createdPost, present, wholePost } from "../support/answers.js"
+import { client, decoded, errorOf, type Answer } from "../support/http.js"
 import { png } from "../support/mediaFiles.js"
 import { simulatorEnv, startSimulator } from "../support/simulator/index.js"
 import type { Simulator } from "../support/simulator/core.js"
 import { createWorld, startServices, type RunningServices, type TestWorld } from "../support/system.js"
 import { withDb } from "../support/tokens.js"
 import { waitFor } from "../support/wait.js"
+
+const firstChannel = (post: WholePost) => present(post.channels[0], "the post's first channel")
+const channelsOf = (answer: Answer) => decoded(answer, answerOf("account", "listIntegrations"))
+const connectUrlOf = (answer: Answer) => decoded(answer, answerOf("account", "socialConnect")).url
 
 /**
  * The six real networks end to end: channels connected with the admin CLI's credentials
@@ -88,10 +94,10 @@ describe("admin CLI: channel create --credentials", () => {
     const { channelId } = await sys.admin.createChannel({ workspaceId: w.workspaceId, network: "telegram", name: "Not connected", customerId: null, postingTimes: [] })
     const created = await w.api.post("/public/v1/posts", { type: "now", posts: [{ integration: { id: channelId }, value: [{ content: "nowhere to go" }] }] })
     const root = await waitFor("failed", async () => {
-      const c = (await w.api.get(`/public/v1/posts/${created.json[0].group}`)).json.channels[0]
+      const c = firstChannel(wholePost(await w.api.get(`/public/v1/posts/${createdPost(created).group}`)))
       return c.root.state === "error" ? c.root : undefined
     }, 30_000)
-    expect(root.error.fix).toContain("Reconnect")
+    expect(root.error?.fix).toContain("Reconnect")
   }, 60_000)
 
   it("stores the credentials sealed (never in any answer) and connecting the same account again keeps one channel", async () => {
@@ -120,13 +126,13 @@ describe("publishing to the six networks", () => {
       posts: [{ integration: { id: channelId }, value: [{ content: text, image: [{ id: image.id, path: image.path }] }, { content: `More about it (${network})`, delay: 0 }], settings: settingsFor(network) }]
     })
     expect(created.status, created.text).toBe(200)
-    const group = created.json[0].group
+    const group = createdPost(created).group
     const post = await waitFor(`${network}: published with its follow-up`, async () => {
-      const p = (await w.api.get(`/public/v1/posts/${group}`)).json
-      const c = p.channels[0]
-      return c.root.state === "published" && c.thread.every((t: { state: string }) => t.state === "published") ? p : c.root.state === "error" ? p : undefined
+      const p = wholePost(await w.api.get(`/public/v1/posts/${group}`))
+      const c = firstChannel(p)
+      return c.root.state === "published" && c.thread.every((t) => t.state === "published") ? p : c.root.state === "error" ? p : undefined
     }, 30_000)
-    const channel = post.channels[0]
+    const channel = firstChannel(post)
     expect(channel.root.state, JSON.stringify(channel.root.error)).toBe("published")
     const arrived = sim.postsOf(network).filter((p) => p.text === text || p.text === `More about it (${network})`)
     expect(arrived).toHaveLength(2)
@@ -146,11 +152,11 @@ describe("publishing to the six networks", () => {
     sim.fail({ network: "mastodon", op: "publish", mode: "reject", times: 1 })
     const created = await w.api.post("/public/v1/posts", { type: "now", posts: [{ integration: { id: channelId }, value: [{ content: "refuse me" }] }] })
     const channel = await waitFor("failed", async () => {
-      const c = (await w.api.get(`/public/v1/posts/${created.json[0].group}`)).json.channels[0]
+      const c = firstChannel(wholePost(await w.api.get(`/public/v1/posts/${createdPost(created).group}`)))
       return c.root.state === "error" ? c.root : undefined
     }, 30_000)
-    expect(channel.error.message).toContain("character limit")
-    expect(channel.error.fix).toContain("Shorten")
+    expect(channel.error?.message).toContain("character limit")
+    expect(channel.error?.fix).toContain("Shorten")
   }, 60_000)
 
   it.each([
@@ -165,7 +171,7 @@ describe("publishing to the six networks", () => {
     const text = `lost answer ${crypto.randomUUID().slice(0, 8)}`
     const created = await w.api.post("/public/v1/posts", { type: "now", posts: [{ integration: { id: channelId }, value: [{ content: text }], settings: settingsFor(network) }] })
     const root = await waitFor(outcome, async () => {
-      const c = (await w.api.get(`/public/v1/posts/${created.json[0].group}`)).json.channels[0]
+      const c = firstChannel(wholePost(await w.api.get(`/public/v1/posts/${createdPost(created).group}`)))
       return ["published", "unconfirmed", "error"].includes(c.root.state) ? c.root : undefined
     }, 30_000)
     expect(root.state).toBe(outcome)
@@ -186,12 +192,12 @@ describe("publishing to the six networks", () => {
     // then the stored token expires and its refresh token is spent elsewhere
     await rewriteCredentials(channelId, (c) => ({ ...c, expiresAt: new Date(Date.now() - 1000).toISOString(), refreshToken: "spent" }))
     const root = await waitFor("failed", async () => {
-      const c = (await w.api.get(`/public/v1/posts/${created.json[0].group}`)).json.channels[0]
+      const c = firstChannel(wholePost(await w.api.get(`/public/v1/posts/${createdPost(created).group}`)))
       return c.root.state === "error" ? c.root : undefined
     }, 30_000)
-    expect(root.error.fix).toContain("Reconnect")
-    const listed = (await w.api.get("/public/v1/integrations")).json.find((c: { id: string }) => c.id === channelId)
-    expect(listed.refreshNeeded).toBe(true)
+    expect(root.error?.fix).toContain("Reconnect")
+    const listed = channelsOf(await w.api.get("/public/v1/integrations")).find((c) => c.id === channelId)
+    expect(listed?.refreshNeeded).toBe(true)
     // a disconnected channel takes no new posts until it is reconnected
     const refused = await w.api.post("/public/v1/posts", { type: "now", posts: [{ integration: { id: channelId }, value: [{ content: "again" }], settings: { who_can_reply_post: "everyone" } }] })
     expect(refused.status).toBe(400)
@@ -224,7 +230,7 @@ describe("GET /public/v1/social/{integration} and the callback", () => {
     await seed("mastodon", { username: "linked" })
     const res = await w.api.get("/public/v1/social/mastodon")
     expect(res.status, res.text).toBe(200)
-    const url = new URL(res.json.url)
+    const url = new URL(connectUrlOf(res))
     expect(url.origin + url.pathname).toBe(`${sim.baseOf("mastodon")}/oauth/authorize`)
     url.searchParams.set("account", "linked")
     const back = new URL((await fetch(url, { redirect: "manual" })).headers.get("location") ?? "")
@@ -244,16 +250,16 @@ describe("GET /public/v1/social/{integration} and the callback", () => {
   it("X: the link carries a PKCE challenge; refresh=<channel> reconnects that channel", async () => {
     const w = await newWorkspace()
     const first = await w.api.get("/public/v1/social/x")
-    const url = new URL(first.json.url)
+    const url = new URL(connectUrlOf(first))
     expect(url.searchParams.get("code_challenge_method")).toBe("S256")
     const back = new URL((await fetch(url, { redirect: "manual" })).headers.get("location") ?? "")
     expect((await fetch(`${sys.url}${back.pathname}${back.search}`)).status).toBe(200)
-    const [channel] = (await w.api.get("/public/v1/integrations")).json
+    const channel = present(channelsOf(await w.api.get("/public/v1/integrations"))[0], "the channel")
     await withDb(world, (c) => c.query("UPDATE channels SET refresh_needed = true WHERE id = $1", [channel.id]))
-    const reconnect = new URL((await w.api.get(`/public/v1/social/x?refresh=${channel.id}`)).json.url)
+    const reconnect = new URL(connectUrlOf(await w.api.get(`/public/v1/social/x?refresh=${channel.id}`)))
     const back2 = new URL((await fetch(reconnect, { redirect: "manual" })).headers.get("location") ?? "")
     expect((await fetch(`${sys.url}${back2.pathname}${back2.search}`)).status).toBe(200)
-    const after = (await w.api.get("/public/v1/integrations")).json
+    const after = channelsOf(await w.api.get("/public/v1/integrations"))
     expect(after).toHaveLength(1)
     expect(after[0]).toMatchObject({ id: channel.id, refreshNeeded: false })
   })
@@ -305,7 +311,7 @@ describe("GET /public/v1/posts/{id}/missing", () => {
     const w = await newWorkspace()
     const unknown = await w.api.get(`/public/v1/posts/${crypto.randomUUID()}/missing`)
     expect(unknown.status).toBe(404)
-    expect(unknown.json.error).toBe("Post not found")
+    expect(errorOf(unknown).error).toBe("Post not found")
     expect((await w.api.get("/public/v1/posts/nope/missing")).status).toBe(400)
   })
 })
@@ -317,9 +323,9 @@ describe("helper tools through POST /integration-trigger", () => {
     const d = await sys.admin.createChannel({ workspaceId: w.workspaceId, network: "discord", name: "Tools", customerId: null, postingTimes: [], credentials: discord })
     const res = await w.api.post(`/public/v1/integration-trigger/${d.channelId}`, { methodName: "channels" })
     expect(res.status, res.text).toBe(200)
-    expect(res.json.output.channels).toEqual(expect.arrayContaining([{ id: discord["channelId"], name: "tooling" }]))
+    expect(decoded(res, answerOf("account", "integrationTrigger")).output).toMatchObject({ channels: expect.arrayContaining([{ id: discord["channelId"], name: "tooling" }]) })
     const x = await sys.admin.createChannel({ workspaceId: w.workspaceId, network: "x", name: "Me", customerId: null, postingTimes: [], credentials: await seed("x", { username: "toolme" }) })
     const who = await w.api.post(`/public/v1/integration-trigger/${x.channelId}`, { methodName: "whoami" })
-    expect(who.json.output).toMatchObject({ username: "toolme" })
+    expect(decoded(who, answerOf("account", "integrationTrigger")).output).toMatchObject({ username: "toolme" })
   })
 })

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { client } from "../support/http.js"
 import { png } from "../support/mediaFiles.js"
 import { createWorld, startServices, type RunningServices, type TestWorld } from "../support/system.js"
+import { wholePost } from "../support/answers.js"
 
 /**
  * Spec (Versioning): scripts built for the reference public API work after changing only
@@ -56,7 +57,7 @@ describe("the reference public API's CLI works with only the address and key cha
     const row = listed.posts.find((p: { id: string }) => p.id === created[0].postId)
     expect(row).toMatchObject({ content: "From the reference CLI", state: "QUEUE", integration: { id: channelId, providerIdentifier: "test" } })
     const whole = await client(sys.url, env["POSTIZ_API_KEY"]).get(`/public/v1/posts/${created[0].group}`)
-    expect(whole.json.channels[0].thread).toEqual([expect.objectContaining({ content: "a comment", delay: 5 })])
+    expect(wholePost(whole).channels[0]?.thread).toEqual([expect.objectContaining({ content: "a comment", delay: 5 })])
     expect(await postiz("posts:delete", created[0].postId)).toContain("deleted")
     await expect(postiz("posts:delete", created[0].postId)).rejects.toThrow(/Post not found/)
   })

@@ -3,6 +3,7 @@ import { client } from "../support/http.js"
 import { createWorld, startServices, type RunningServices, type TestWorld } from "../support/system.js"
 import { withDb } from "../support/tokens.js"
 import { waitFor } from "../support/wait.js"
+import { created, metricsOf, wholePost } from "../support/answers.js"
 
 /**
  * Spec: POST /posts `shortLink`, the short-link redirect and its clicks in GET
@@ -31,7 +32,7 @@ const codesIn = (text: string) => [...text.matchAll(/http:\/\/127\.0\.0\.1\/l\/(
 const follow = (base: string, code: string) => fetch(`${base}/l/${code}`, { redirect: "manual" })
 const clicksOf = async (base: string, key: string, postId: string) => {
   const res = await client(base, key).get(`/public/v1/analytics/post/${postId}`)
-  return res.json.find((m: { label: string }) => m.label === "Clicks")?.data[0].total as number | undefined
+  return metricsOf(res).find((m) => m.label === "Clicks")?.data[0]?.total
 }
 
 describe("short links", () => {
@@ -46,7 +47,7 @@ describe("short links", () => {
     const { channelId } = await gateway.admin.createChannel({ workspaceId: ws.workspaceId, network: "test", name: "Links", customerId: null, postingTimes: [] })
     const res = await client(gateway.url, apiKey).post("/public/v1/posts", { type: "now", shortLink: true, content: text, channels: [channelId] })
     expect(res.status).toBe(200)
-    postId = res.json[0].postId
+    postId = created(res).postId
     sent = await waitFor("published with short links", async () => (await q("SELECT content FROM test_network_posts WHERE channel_id = $1", [channelId]))[0]?.content)
   })
 
@@ -59,7 +60,7 @@ describe("short links", () => {
       `Launch: http://127.0.0.1/l/${codes[0]}. Code \`curl https://api.example/v1\` stays. Again http://127.0.0.1/l/${codes[0]} and (http://127.0.0.1/l/${codes[2]})`
     )
     const post = await client(gateway.url, apiKey).get(`/public/v1/posts/${postId}`)
-    expect(post.json.channels[0].root.content).toBe(text)
+    expect(wholePost(post).channels[0]?.root.content).toBe(text)
   })
 
   it("GET /l/<code> answers 302 to the original address", async () => {

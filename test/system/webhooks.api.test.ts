@@ -1,10 +1,17 @@
 import { execFile } from "node:child_process"
 import { promisify } from "node:util"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { client } from "../support/http.js"
+import { Schema } from "effect"
+import { Webhook, WebhookDelivery } from "../../protocol/http/webhooks.js"
+import { client, decoded, errorOf, type Answer } from "../support/http.js"
+
+const webhooksOf = (answer: Answer) => decoded(answer, Schema.Array(Webhook))
+/** A webhook as its owner or an admin sees it: with its secret. */
+const WebhookWithSecret = Schema.Struct({ ...Webhook.fields, secret: Schema.String })
 import { createWorld, startServices, type RunningServices, type TestWorld } from "../support/system.js"
 import { issueUserToken, withDb } from "../support/tokens.js"
 import { startReceiver, verifies, type Receiver } from "../support/webhookReceiver.js"
+import { present } from "../support/answers.js"
 
 /**
  * Webhook management at /api/webhooks (spec: Webhook management, Configuring a webhook,
@@ -68,27 +75,27 @@ describe("POST /api/webhooks", () => {
     const w = await newWorkspace()
     const res = await w.api.post("/api/webhooks", { name: "Bad", url })
     expect(res.status).toBe(400)
-    expect(res.json.error).toMatch(/^url must be a public http or https address/)
-    expect(res.json.msg).toBe(res.json.error)
-    expect(res.json.fix).toMatch(/Localhost and private addresses are refused/)
+    expect(errorOf(res).error).toMatch(/^url must be a public http or https address/)
+    expect(errorOf(res).msg).toBe(errorOf(res).error)
+    expect(errorOf(res).fix).toMatch(/Localhost and private addresses are refused/)
   })
 
   it("refuses an unknown event and `test` as an event (400), and an unknown channel", async () => {
     const w = await newWorkspace()
     const unknown = await w.api.post("/api/webhooks", { name: "x", url: receiver.url("/a"), events: ["post.deleted"] })
     expect(unknown.status).toBe(400)
-    expect(unknown.json.error).toBe('Unknown event "post.deleted".')
+    expect(errorOf(unknown).error).toBe('Unknown event "post.deleted".')
     const test = await w.api.post("/api/webhooks", { name: "x", url: receiver.url("/a"), events: ["test"] })
     expect(test.status).toBe(400)
-    expect(test.json.error).toBe("`test` cannot be chosen as an event.")
+    expect(errorOf(test).error).toBe("`test` cannot be chosen as an event.")
     const channel = await w.api.post("/api/webhooks", { name: "x", url: receiver.url("/a"), channelIds: [crypto.randomUUID()] })
     expect(channel.status).toBe(400)
     const missing = await w.api.post("/api/webhooks", { url: receiver.url("/a") })
     expect(missing.status).toBe(400)
-    expect(missing.json.error).toBe("name is required.")
+    expect(errorOf(missing).error).toBe("name is required.")
     const notJson = await w.api.post("/api/webhooks", "{nope")
     expect(notJson.status).toBe(400)
-    expect(notJson.json.error).toBe("The request body is not valid JSON.")
+    expect(errorOf(notJson).error).toBe("The request body is not valid JSON.")
     expect((await w.api.get("/api/webhooks")).json).toEqual([])
   })
 
@@ -109,11 +116,11 @@ describe("Webhooks over the plan limit after a plan change", () => {
     for (const n of [1, 2, 3]) await w.api.post("/api/webhooks", { name: `h${n}`, url: receiver.url("/a") })
     const setPlan = (plan: string) => withDb(world, (c) => c.query("UPDATE workspaces SET plan = $1 WHERE id = $2", [plan, w.workspaceId]))
     await setPlan("standard")
-    const paused = (await w.api.get("/api/webhooks")).json
-    expect(paused.map((h: { name: string; pausedReason: string | null }) => [h.name, h.pausedReason !== null])).toEqual([["h1", false], ["h2", false], ["h3", true]])
-    expect(paused[2].pausedReason).toMatch(/Standard plan allows 2 webhooks/)
+    const paused = webhooksOf(await w.api.get("/api/webhooks"))
+    expect(paused.map((h) => [h.name, h.pausedReason !== null])).toEqual([["h1", false], ["h2", false], ["h3", true]])
+    expect(paused[2]?.pausedReason).toMatch(/Standard plan allows 2 webhooks/)
     await setPlan("team")
-    expect((await w.api.get("/api/webhooks")).json.every((h: { pausedReason: string | null }) => h.pausedReason === null)).toBe(true)
+    expect(webhooksOf(await w.api.get("/api/webhooks")).every((h) => h.pausedReason === null)).toBe(true)
   })
 })
 
@@ -125,14 +132,14 @@ describe("GET /api/webhooks and roles", () => {
     const admin = await asRole(w.workspaceId, "admin")
     const editor = await asRole(w.workspaceId, "editor")
     const customer = await asRole(w.workspaceId, "client")
-    expect((await owner.get("/api/webhooks")).json[0].secret).toMatch(/^whsec_/)
-    expect((await admin.get("/api/webhooks")).json[0].secret).toMatch(/^whsec_/)
+    expect(webhooksOf(await owner.get("/api/webhooks"))[0]?.secret).toMatch(/^whsec_/)
+    expect(webhooksOf(await admin.get("/api/webhooks"))[0]?.secret).toMatch(/^whsec_/)
     const editorList = await editor.get("/api/webhooks")
     expect(editorList.status).toBe(200)
     expect(editorList.json).toHaveLength(1)
-    expect(editorList.json[0]).not.toHaveProperty("secret")
+    expect(webhooksOf(editorList)[0]).not.toHaveProperty("secret")
     expect((await customer.get("/api/webhooks")).json).toEqual([])
-    const id = editorList.json[0].id
+    const id = present(webhooksOf(editorList)[0], "the webhook").id
     for (const api of [editor, customer]) {
       expect((await api.post("/api/webhooks", { name: "x", url: receiver.url("/a") })).status).toBe(403)
       expect((await api.post(`/api/webhooks/${id}/rotate-secret`)).status).toBe(403)
@@ -147,15 +154,15 @@ describe("GET /api/webhooks and roles", () => {
   it("the same authentication as the public API: no header 401, a wrong key 401; ids: not a UUID 400, another workspace's 404", async () => {
     const w = await newWorkspace()
     const other = await newWorkspace()
-    const theirs = (await other.api.post("/api/webhooks", { name: "theirs", url: receiver.url("/a") })).json.id
+    const theirs = decoded(await other.api.post("/api/webhooks", { name: "theirs", url: receiver.url("/a") }), Webhook).id
     expect((await client(sys.url).get("/api/webhooks")).json).toEqual({ error: "No API Key found", msg: "No API Key found" })
     expect((await client(sys.url, "svc_live_wrong").get("/api/webhooks")).status).toBe(401)
     const bad = await w.api.get("/api/webhooks/nope/deliveries")
     expect(bad.status).toBe(400)
-    expect(bad.json.error).toBe("One of the ids is not valid.")
+    expect(errorOf(bad).error).toBe("One of the ids is not valid.")
     const notOurs = await w.api.post(`/api/webhooks/${theirs}/rotate-secret`)
     expect(notOurs.status).toBe(404)
-    expect(notOurs.json.error).toBe("Webhook not found")
+    expect(errorOf(notOurs).error).toBe("Webhook not found")
     expect((await w.api.del(`/api/webhooks/${theirs}`)).status).toBe(404)
   })
 })
@@ -163,7 +170,7 @@ describe("GET /api/webhooks and roles", () => {
 describe("PUT, DELETE, rotate-secret, Send Test", () => {
   it("update changes what is given; rotate gives a new secret; Send Test delivers `test` signed with it, attempt 1 in the log; delete removes it", async () => {
     const w = await newWorkspace()
-    const created = (await w.api.post("/api/webhooks", { name: "h", url: receiver.url("/before") })).json
+    const created = decoded(await w.api.post("/api/webhooks", { name: "h", url: receiver.url("/before") }), WebhookWithSecret)
     const updated = await w.api.put(`/api/webhooks/${created.id}`, { url: receiver.url("/send-test"), events: ["post.failed", "billing.changed"], channelIds: [w.channelId] })
     expect(updated.status).toBe(200)
     expect(updated.json).toMatchObject({ name: "h", url: receiver.url("/send-test"), events: ["post.failed", "billing.changed"], channelIds: [w.channelId], secret: created.secret })
@@ -171,17 +178,18 @@ describe("PUT, DELETE, rotate-secret, Send Test", () => {
 
     const rotated = await w.api.post(`/api/webhooks/${created.id}/rotate-secret`)
     expect(rotated.status).toBe(200)
-    expect(rotated.json.secret).toMatch(/^whsec_/)
-    expect(rotated.json.secret).not.toBe(created.secret)
+    const { secret } = decoded(rotated, WebhookWithSecret)
+    expect(secret).toMatch(/^whsec_/)
+    expect(secret).not.toBe(created.secret)
 
     const sent = await w.api.post(`/api/webhooks/${created.id}/test`)
     expect(sent.status).toBe(200)
     expect(sent.json).toEqual({ id: expect.any(String), createdAt: expect.any(String), event: "test", status: 200, error: null, attempt: 1, ok: true })
     const [got] = receiver.at("/send-test")
     expect(got).toBeDefined()
-    expect(await verifies(rotated.json.secret, got!)).toBe(true)
+    expect(await verifies(secret, got!)).toBe(true)
     expect(await verifies(created.secret, got!)).toBe(false)
-    expect(JSON.parse(got!.body)).toEqual({ event: "test", createdAt: sent.json.createdAt, data: { message: expect.any(String) } })
+    expect(JSON.parse(got!.body)).toEqual({ event: "test", createdAt: decoded(sent, WebhookDelivery).createdAt, data: { message: expect.any(String) } })
     expect(got!.headers["x-service-event"]).toBe("test")
 
     const log = await w.api.get(`/api/webhooks/${created.id}/deliveries`)
@@ -193,7 +201,7 @@ describe("PUT, DELETE, rotate-secret, Send Test", () => {
   })
 
   it("the app API is not part of the public OpenAPI document", async () => {
-    const doc = (await client(sys.url).get("/public/v1/openapi.json")).json
+    const doc = decoded(await client(sys.url).get("/public/v1/openapi.json"), Schema.Struct({ paths: Schema.Record({ key: Schema.String, value: Schema.Unknown }) }), { exact: false })
     expect(Object.keys(doc.paths).some((p) => p.includes("webhooks"))).toBe(false)
   })
 })

@@ -1,7 +1,9 @@
 import { connect, headers as natsHeaders, type NatsConnection } from "nats"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { names } from "../../protocol/names.js"
-import { client } from "../support/http.js"
+import { Schema } from "effect"
+import { Webhook, WebhookDelivery } from "../../protocol/http/webhooks.js"
+import { client, decoded } from "../support/http.js"
 import { createWorld, startServices, type RunningServices, type TestWorld } from "../support/system.js"
 import { withDb } from "../support/tokens.js"
 import { waitFor } from "../support/wait.js"
@@ -51,21 +53,16 @@ const hooked = async (path: string, extra: Record<string, unknown> = {}) => {
   const api = client(sys.url, ws.apiKey)
   const res = await api.post("/api/webhooks", { name: path, url: receiver.url(path), events: ["billing.changed"], ...extra })
   expect(res.status).toBe(201)
-  const webhook: { id: string; secret: string } = res.json
+  const webhook = decoded(res, WebhookWithSecret)
   return { ...ws, api, webhook, billing: () => sys.admin.setBilling({ workspaceId: ws.workspaceId, event: "renewed" }) }
 }
 
-interface LogEntry {
-  id: string
-  createdAt: string
-  event: string
-  status: number | null
-  error: string | null
-  attempt: number
-  ok: boolean
-}
-const logOf = async (h: Awaited<ReturnType<typeof hooked>>): Promise<Array<LogEntry>> => (await h.api.get(`/api/webhooks/${h.webhook.id}/deliveries`)).json
-const waitForLog = (h: Awaited<ReturnType<typeof hooked>>, what: string, done: (log: Array<LogEntry>) => boolean, timeoutMs = 30_000) =>
+/** A webhook as its owner sees it: with its secret. */
+const WebhookWithSecret = Schema.Struct({ ...Webhook.fields, secret: Schema.String })
+type LogEntry = WebhookDelivery
+const logOf = async (h: Awaited<ReturnType<typeof hooked>>): Promise<ReadonlyArray<LogEntry>> =>
+  decoded(await h.api.get(`/api/webhooks/${h.webhook.id}/deliveries`), Schema.Array(WebhookDelivery))
+const waitForLog = (h: Awaited<ReturnType<typeof hooked>>, what: string, done: (log: ReadonlyArray<LogEntry>) => boolean, timeoutMs = 30_000) =>
   waitFor(what, async () => {
     const log = await logOf(h)
     return done(log) ? log : undefined
@@ -211,7 +208,7 @@ describe("retries", () => {
     const h = await hooked("/rotate")
     await h.billing()
     await waitForLog(h, "a failed first attempt", (l) => l.length >= 1)
-    const fresh = (await h.api.post(`/api/webhooks/${h.webhook.id}/rotate-secret`)).json.secret as string
+    const fresh = decoded(await h.api.post(`/api/webhooks/${h.webhook.id}/rotate-secret`), WebhookWithSecret).secret
     rotated = true
     await waitForLog(h, "a successful attempt", (l) => l.some((e) => e.ok))
     const accepted = receiver.at("/rotate").at(-1)!

@@ -10,6 +10,7 @@ import { createWorld, startServices, type RunningServices, type TestWorld } from
 import { withDb } from "../support/tokens.js"
 import { waitFor } from "../support/wait.js"
 import { startReceiver, verifies, type Receiver } from "../support/webhookReceiver.js"
+import { created as createdPost } from "../support/answers.js"
 
 /**
  * The 8 events reach a receiver (spec: Events → The 8 events), each produced where the
@@ -83,8 +84,8 @@ describe("the 8 events, each delivered with exactly its data fields", () => {
       expect(res.status).toBe(200)
     }
     // approval.requested, then approval.approved and approval.changes through the share page
-    const approve = (await api.post("/public/v1/posts", { type: "review", date: inOneHour(), content: "Approve me", channels: [channelId] })).json[0]
-    const change = (await api.post("/public/v1/posts", { type: "review", date: inOneHour(), content: "Change me", channels: [channelId] })).json[0]
+    const approve = createdPost(await api.post("/public/v1/posts", { type: "review", date: inOneHour(), content: "Approve me", channels: [channelId] }))
+    const change = createdPost(await api.post("/public/v1/posts", { type: "review", date: inOneHour(), content: "Change me", channels: [channelId] }))
     expect((await fetch(`${sys.url}${sharePath(approve.previewUrl)}/approve`, { method: "POST", redirect: "manual" })).status).toBe(303)
     const changes = await fetch(`${sys.url}${sharePath(change.previewUrl)}/changes`, {
       method: "POST",
