@@ -2,8 +2,8 @@ import { Effect, Layer, type Context } from "effect"
 
 /**
  * A Test layer for a service from the methods a test needs; any other method dies with a
- * message naming it (the Effect team's http-server example does the same). Used by the
- * feature services' Test layers and by unit tests.
+ * message naming it (the Effect team's http-server example does the same). Used by unit
+ * tests that run a service without its servers.
  */
 export const makeTestLayer =
   <I, S extends object>(tag: Context.Tag<I, S>) =>

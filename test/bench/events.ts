@@ -11,7 +11,7 @@ import { SqlClient } from "@effect/sql"
 import { Effect, Fiber, ManagedRuntime, Schedule } from "effect"
 import { connect } from "nats"
 import { names } from "../../protocol/names.js"
-import { Nats } from "../../services/platform/nats.js"
+import type { Nats } from "../../services/platform/nats.js"
 import * as Outbox from "../../services/platform/outbox.js"
 import { urlsFromEnv } from "../support/servers.js"
 import { createWorld, infrastructure } from "../support/system.js"
@@ -37,7 +37,10 @@ const percentile = (xs: ReadonlyArray<number>, p: number) => {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN
 }
 const report = (label: string, xs: ReadonlyArray<number>) =>
-  console.log(label.padEnd(58), `p50 ${percentile(xs, 50).toFixed(2).padStart(7)} ms   p99 ${percentile(xs, 99).toFixed(2).padStart(7)} ms   (n=${xs.length})`)
+  console.log(
+    label.padEnd(58),
+    `p50 ${percentile(xs, 50).toFixed(2).padStart(7)} ms   p99 ${percentile(xs, 99).toFixed(2).padStart(7)} ms   (n=${xs.length})`
+  )
 
 type Body = Effect.Effect<void, unknown, SqlClient.SqlClient | Outbox.OutboxTransaction>
 

@@ -15,7 +15,9 @@ const ws = await sys.admin.createWorkspace()
 const { channelId } = await sys.admin.createChannel({ workspaceId: ws.workspaceId, network: "test", name: "B", customerId: null, postingTimes: [] })
 const rest = client(sys.url, ws.apiKey)
 const mcp = new Client({ name: "bench", version: "1.0.0" })
-await mcp.connect(new StreamableHTTPClientTransport(new URL(`${sys.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${ws.apiKey}` } } }))
+await mcp.connect(
+  new StreamableHTTPClientTransport(new URL(`${sys.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${ws.apiKey}` } } })
+)
 
 // under 600 MCP requests a minute per workspace in total: warm-up 10 + measured n per line
 const time = async (label: string, f: () => Promise<unknown>, n: number) => {
@@ -34,10 +36,26 @@ const raw = (body: unknown) =>
     headers: { authorization: `Bearer ${ws.apiKey}`, "content-type": "application/json", accept: "application/json, text/event-stream" },
     body: JSON.stringify(body)
   }).then((r) => r.text())
-await time("MCP list_channels, plain fetch (no SDK client)", () => raw({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "list_channels", arguments: {} } }), 100)
+await time(
+  "MCP list_channels, plain fetch (no SDK client)",
+  () => raw({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "list_channels", arguments: {} } }),
+  100
+)
 const mcpPing = await time("MCP ping (auth + window + SDK only)", () => mcp.ping(), 100)
-const restWrite = await time("REST POST /posts draft (baseline)", () => rest.post("/public/v1/posts", { type: "draft", content: "x", channels: [channelId] }), 30)
-const mcpWrite = await time("MCP tools/call create_post draft", () => mcp.callTool({ name: "create_post", arguments: { type: "draft", content: "x", channels: [channelId] } }), 30)
-console.log(`MCP read costs ${(mcpRead - restRead).toFixed(2)} ms over REST; a write ${(mcpWrite - restWrite).toFixed(2)} ms; ping ${mcpPing.toFixed(2)} ms`)
+const restWrite = await time(
+  "REST POST /posts draft (baseline)",
+  () => rest.post("/public/v1/posts", { type: "draft", content: "x", channels: [channelId] }),
+  30
+)
+const mcpWrite = await time(
+  "MCP tools/call create_post draft",
+  () => mcp.callTool({ name: "create_post", arguments: { type: "draft", content: "x", channels: [channelId] } }),
+  30
+)
+console.log(
+  `MCP read costs ${(mcpRead - restRead).toFixed(2)} ms over REST; a write ${(mcpWrite - restWrite).toFixed(2)} ms; ping ${mcpPing.toFixed(2)} ms`
+)
 await mcp.close()
-await sys.stop(); await world.drop(); process.exit(0)
+await sys.stop()
+await world.drop()
+process.exit(0)

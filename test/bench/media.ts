@@ -63,9 +63,18 @@ const timed = async (f: () => Promise<unknown>) => {
 }
 
 const videoTargets: ReadonlyArray<readonly [string, VideoTarget]> = [
-  ["vertical 1080×1920 30 fps 5 Mb/s + cover", { kind: "video", maxWidth: 1080, maxHeight: 1920, maxBytes: 300 * MB, maxFrameRate: 30, maxVideoBitrateKbps: 5_000, cover: true }],
-  ["1920×1200 40 fps 8 Mb/s", { kind: "video", maxWidth: 1920, maxHeight: 1200, maxBytes: 512 * MB, maxFrameRate: 40, maxVideoBitrateKbps: 8_000, cover: false }],
-  ["1280×720 30 fps 4 Mb/s", { kind: "video", maxWidth: 1280, maxHeight: 720, maxBytes: 100 * MB, maxFrameRate: 30, maxVideoBitrateKbps: 4_000, cover: false }]
+  [
+    "vertical 1080×1920 30 fps 5 Mb/s + cover",
+    { kind: "video", maxWidth: 1080, maxHeight: 1920, maxBytes: 300 * MB, maxFrameRate: 30, maxVideoBitrateKbps: 5_000, cover: true }
+  ],
+  [
+    "1920×1200 40 fps 8 Mb/s",
+    { kind: "video", maxWidth: 1920, maxHeight: 1200, maxBytes: 512 * MB, maxFrameRate: 40, maxVideoBitrateKbps: 8_000, cover: false }
+  ],
+  [
+    "1280×720 30 fps 4 Mb/s",
+    { kind: "video", maxWidth: 1280, maxHeight: 720, maxBytes: 100 * MB, maxFrameRate: 30, maxVideoBitrateKbps: 4_000, cover: false }
+  ]
 ]
 const imageTargets: ReadonlyArray<readonly [string, ImageTarget]> = [
   ["JPEG 1080×1350", { kind: "image", format: "jpeg", maxWidth: 1080, maxHeight: 1350, maxBytes: 8 * MB }],
@@ -86,16 +95,39 @@ const videos = async (dir: string, pool: Pool) => {
   console.log(`making a ${videoSeconds} s 1920×1080 60 fps H.264/AAC test video …`)
   const made = await timed(() =>
     run(ffmpegPath, [
-      "-nostdin", "-v", "error", "-y",
-      "-f", "lavfi", "-i", `testsrc=size=1920x1080:rate=60:duration=${videoSeconds}`,
-      "-f", "lavfi", "-i", `sine=frequency=440:duration=${videoSeconds}`,
-      "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p", "-c:a", "aac", "-b:a", "128k", "-f", "mp4", video
+      "-nostdin",
+      "-v",
+      "error",
+      "-y",
+      "-f",
+      "lavfi",
+      "-i",
+      `testsrc=size=1920x1080:rate=60:duration=${videoSeconds}`,
+      "-f",
+      "lavfi",
+      "-i",
+      `sine=frequency=440:duration=${videoSeconds}`,
+      "-c:v",
+      "libx264",
+      "-preset",
+      "ultrafast",
+      "-pix_fmt",
+      "yuv420p",
+      "-c:a",
+      "aac",
+      "-b:a",
+      "128k",
+      "-f",
+      "mp4",
+      video
     ])
   )
   const facts = await Effect.runPromise(pool.probe(video))
   if (facts.kind !== "video") throw new Error("the test video is not a video")
   console.log(`  ${made.toFixed(1)} s; ${(facts.bytes / MB).toFixed(0)} MB, ${facts.bitrateKbps} kb/s, ${facts.frameRate} fps`)
-  console.log(`\nvideo renditions (libx264 preset ${X264_PRESET}, pool of 1, ${os.availableParallelism()} CPUs; direct = the same FFmpeg args spawned by hand)`)
+  console.log(
+    `\nvideo renditions (libx264 preset ${X264_PRESET}, pool of 1, ${os.availableParallelism()} CPUs; direct = the same FFmpeg args spawned by hand)`
+  )
   console.log("target | mode | pool s | direct s | ratio | size")
   const ratios: Array<number> = []
   for (const [i, [name, target]] of videoTargets.entries()) {
@@ -124,31 +156,51 @@ const videos = async (dir: string, pool: Pool) => {
       pooled = await pool1()
     }
     ratios.push(pooled / direct_)
-    console.log([name, remux ? "remux" : "transcode", pooled.toFixed(2), direct_.toFixed(2), `${(pooled / direct_).toFixed(2)}×`, `${(bytes / MB).toFixed(1)} MB`].join(" | "))
+    console.log(
+      [
+        name,
+        remux ? "remux" : "transcode",
+        pooled.toFixed(2),
+        direct_.toFixed(2),
+        `${(pooled / direct_).toFixed(2)}×`,
+        `${(bytes / MB).toFixed(1)} MB`
+      ].join(" | ")
+    )
   }
-  console.log(`worst ratio ${Math.max(...ratios).toFixed(2)}× (goal ≤ 1.2×; direct = the rendition's FFmpeg command and the cover's where asked; the pool adds a pixel-format probe and a probe of the result)`)
-
+  console.log(
+    `worst ratio ${Math.max(...ratios).toFixed(2)}× (goal ≤ 1.2×; direct = the rendition's FFmpeg command and the cover's where asked; the pool adds a pixel-format probe and a probe of the result)`
+  )
 }
 
 const median = (xs: ReadonlyArray<number>) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
 
 const photos = async (dir: string, pool: Pool) => {
   const photo = path.join(dir, "photo-12mp.jpg")
-  const noise = await sharp({ create: { width: 4000, height: 3000, channels: 3, background: "#336699", noise: { type: "gaussian", mean: 128, sigma: 40 } } })
+  const noise = await sharp({
+    create: { width: 4000, height: 3000, channels: 3, background: "#336699", noise: { type: "gaussian", mean: 128, sigma: 40 } }
+  })
     .jpeg({ quality: 92 })
     .withMetadata({ orientation: 6 })
     .toFile(photo)
   const photoFacts = await Effect.runPromise(pool.probe(photo))
-  console.log(`\nphoto renditions (4000×3000 JPEG, ${(noise.size / MB).toFixed(1)} MB, EXIF orientation 6; direct = the same sharp pipeline called by hand; median of 5)`)
+  console.log(
+    `\nphoto renditions (4000×3000 JPEG, ${(noise.size / MB).toFixed(1)} MB, EXIF orientation 6; direct = the same sharp pipeline called by hand; median of 5)`
+  )
   console.log("target | pool s | direct s | ratio")
   await sharp(photo).resize(100).toBuffer() // warm-up: the first call loads libvips' JPEG code
   for (const [i, [name, target]] of imageTargets.entries()) {
     const direct = () =>
       timed(() => {
-        const p = sharp(photo).rotate().resize({ width: target.maxWidth, height: target.maxHeight, fit: "inside", withoutEnlargement: true }).toColourspace("srgb")
-        return (target.format === "jpeg" ? p.flatten({ background: "#ffffff" }).jpeg({ quality: 85 }) : p.png({ compressionLevel: 9, effort: 4 })).toFile(path.join(dir, `direct-photo-${i}.${target.format}`))
+        const p = sharp(photo)
+          .rotate()
+          .resize({ width: target.maxWidth, height: target.maxHeight, fit: "inside", withoutEnlargement: true })
+          .toColourspace("srgb")
+        return (
+          target.format === "jpeg" ? p.flatten({ background: "#ffffff" }).jpeg({ quality: 85 }) : p.png({ compressionLevel: 9, effort: 4 })
+        ).toFile(path.join(dir, `direct-photo-${i}.${target.format}`))
       })
-    const pooled = () => timed(() => Effect.runPromise(pool.prepare({ path: photo, facts: photoFacts }, target, path.join(dir, `pool-photo-${i}.${target.format}`))))
+    const pooled = () =>
+      timed(() => Effect.runPromise(pool.prepare({ path: photo, facts: photoFacts }, target, path.join(dir, `pool-photo-${i}.${target.format}`))))
     // sub-second runs: five of each, alternating, the median of each
     const directTimes: Array<number> = []
     const poolTimes: Array<number> = []
@@ -171,7 +223,9 @@ const uploadStreaming = (port: number, apiKey: string, size: number) =>
     const { head, tail } = mp4Around(0)
     const mdatBytes = size - head.length - tail.length
     const file = mp4Around(mdatBytes)
-    const preamble = Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="bench.mp4"\r\nContent-Type: video/mp4\r\n\r\n`)
+    const preamble = Buffer.from(
+      `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="bench.mp4"\r\nContent-Type: video/mp4\r\n\r\n`
+    )
     const epilogue = Buffer.from(`\r\n--${boundary}--\r\n`)
     const length = preamble.length + file.head.length + mdatBytes + file.tail.length + epilogue.length
     const request = http.request({
@@ -218,7 +272,15 @@ const uploadMemory = async () => {
   const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), "bench-media-"))
   const child = spawn(process.execPath, ["--import", "tsx", "services/main.ts", "gateway"], {
     cwd: root,
-    env: { ...process.env, DATABASE_URL: dbUrl.toString(), NAMESPACE: `benchm${Date.now() % 100000}`, PORT: "0", PUBLIC_URL: "http://127.0.0.1", DATA_DIR: dataDir, MAX_UPLOAD_BYTES: String(uploadMb * MB + MB) },
+    env: {
+      ...process.env,
+      DATABASE_URL: dbUrl.toString(),
+      NAMESPACE: `benchm${Date.now() % 100000}`,
+      PORT: "0",
+      PUBLIC_URL: "http://127.0.0.1",
+      DATA_DIR: dataDir,
+      MAX_UPLOAD_BYTES: String(uploadMb * MB + MB)
+    },
     stdio: ["ignore", "pipe", "pipe"]
   })
   let output = ""

@@ -26,17 +26,44 @@ const time = async (label: string, f: () => Promise<unknown>, n = 200) => {
   console.log(label.padEnd(48), ((performance.now() - t) / n).toFixed(2), "ms")
 }
 const device = (await (await fetch(`${sys.url}/oauth/device/code`, { method: "POST" })).json()) as { device_code: string }
-const authorize = () => authorizeUrl(sys.url, { response_type: "code", client_id: clientId, redirect_uri: redirect, code_challenge: pkcePair().challenge, code_challenge_method: "S256" })
+const authorize = () =>
+  authorizeUrl(sys.url, {
+    response_type: "code",
+    client_id: clientId,
+    redirect_uri: redirect,
+    code_challenge: pkcePair().challenge,
+    code_challenge_method: "S256"
+  })
 
 await time("baseline: GET /public/v1/is-connected (auth)", () => c.get("/public/v1/is-connected"))
 await time("GET /.well-known/oauth-authorization-server", () => fetch(`${sys.url}/.well-known/oauth-authorization-server`))
-await time("POST /oauth/token device poll (pending/slow_down)", () => tokenRequest(sys.url, { grant_type: "urn:ietf:params:oauth:grant-type:device_code", device_code: device.device_code }))
+await time("POST /oauth/token device poll (pending/slow_down)", () =>
+  tokenRequest(sys.url, { grant_type: "urn:ietf:params:oauth:grant-type:device_code", device_code: device.device_code })
+)
 await time("GET /oauth/authorize (Allow screen)", () => getPage(authorize(), cookie))
-await time("Allow + code exchange (2 requests + token)", async () => {
-  const { verifier, challenge } = pkcePair()
-  const url = authorizeUrl(sys.url, { response_type: "code", client_id: clientId, redirect_uri: redirect, code_challenge: challenge, code_challenge_method: "S256" })
-  const back = await pressAllow(sys.url, cookie, url)
-  await tokenRequest(sys.url, { grant_type: "authorization_code", code: back.searchParams.get("code") ?? "", client_id: clientId, redirect_uri: redirect, code_verifier: verifier })
-}, 60)
+await time(
+  "Allow + code exchange (2 requests + token)",
+  async () => {
+    const { verifier, challenge } = pkcePair()
+    const url = authorizeUrl(sys.url, {
+      response_type: "code",
+      client_id: clientId,
+      redirect_uri: redirect,
+      code_challenge: challenge,
+      code_challenge_method: "S256"
+    })
+    const back = await pressAllow(sys.url, cookie, url)
+    await tokenRequest(sys.url, {
+      grant_type: "authorization_code",
+      code: back.searchParams.get("code") ?? "",
+      client_id: clientId,
+      redirect_uri: redirect,
+      code_verifier: verifier
+    })
+  },
+  60
+)
 await time("sign in (scrypt)", () => signIn(sys.url, "b@bench.test", "bench password"), 30)
-await sys.stop(); await world.drop(); process.exit(0)
+await sys.stop()
+await world.drop()
+process.exit(0)

@@ -110,13 +110,20 @@ const runAt = async (count: number, rps: number, task: (i: number) => Promise<vo
   if (debug) {
     // where the slow answers fall: one line per second of the run (a pause of a process shows as one bad second)
     for (let s = 0; s < Math.ceil(seconds); s++) {
-      const inSecond = slices.filter((x) => x.at >= s * 1000 && x.at < (s + 1) * 1000).map((x) => x.ms).sort((a, b) => a - b)
-      console.log(`  second ${s}: ${inSecond.length} sent, p50 ${percentile(inSecond, 50).toFixed(1)} ms, max ${(inSecond.at(-1) ?? 0).toFixed(1)} ms`)
+      const inSecond = slices
+        .filter((x) => x.at >= s * 1000 && x.at < (s + 1) * 1000)
+        .map((x) => x.ms)
+        .sort((a, b) => a - b)
+      console.log(
+        `  second ${s}: ${inSecond.length} sent, p50 ${percentile(inSecond, 50).toFixed(1)} ms, max ${(inSecond.at(-1) ?? 0).toFixed(1)} ms`
+      )
     }
     // each answer slower than 20 ms as <ms after the start>+<its latency>, and the start's wall clock, to line
     // up with what the service logged then (a GC pause shows as a burst of them)
     const slow = slices.filter((x) => x.ms > 20).sort((a, b) => a.at - b.at)
-    console.log(`  started at ${new Date(Date.now() - (performance.now() - started)).toISOString()}; slower than 20 ms: ${slow.map((x) => `${x.at.toFixed(0)}+${x.ms.toFixed(0)}`).join(" ")}`)
+    console.log(
+      `  started at ${new Date(Date.now() - (performance.now() - started)).toISOString()}; slower than 20 ms: ${slow.map((x) => `${x.at.toFixed(0)}+${x.ms.toFixed(0)}`).join(" ")}`
+    )
   }
   latencies.sort((a, b) => a - b)
   return { rps: count / seconds, p50: percentile(latencies, 50), p99: percentile(latencies, 99) }
@@ -157,7 +164,15 @@ const main = async () => {
       actors = gateway = service
       sys = { url: `http://127.0.0.1:${port}` }
     } else {
-      actors = await group.start(world, ["actors"], { nodeOptions: [...profile, ...npmStartNodeFlags(), gcTraceFlag, ...extraNodeFlags, ...(countQueries ? ["--import", "./test/bench/queryCounter.mjs"] : [])] })
+      actors = await group.start(world, ["actors"], {
+        nodeOptions: [
+          ...profile,
+          ...npmStartNodeFlags(),
+          gcTraceFlag,
+          ...extraNodeFlags,
+          ...(countQueries ? ["--import", "./test/bench/queryCounter.mjs"] : [])
+        ]
+      })
       gateway = await group.start(world, ["gateway"], { nodeOptions: [...profile, ...npmStartNodeFlags(), gcTraceFlag, ...extraNodeFlags] })
       sys = { url: `http://127.0.0.1:${gateway.id.replace("port ", "")}` }
     }
@@ -212,7 +227,9 @@ const main = async () => {
         ]
       })
       if (r.non2xx > 0 || r.errors > 0 || r["2xx"] < count) {
-        throw new Error(`POST /posts: ${r["2xx"]} of ${count} answered 200, ${r.non2xx} other answers (${refused.join("; ")}), ${r.errors} errors\nactor host: ${actors.output().slice(-3000)}\ngateway: ${gateway.output().slice(-3000)}`)
+        throw new Error(
+          `POST /posts: ${r["2xx"]} of ${count} answered 200, ${r.non2xx} other answers (${refused.join("; ")}), ${r.errors} errors\nactor host: ${actors.output().slice(-3000)}\ngateway: ${gateway.output().slice(-3000)}`
+        )
       }
       // autocannon ends a run at its next one-second tick: its duration (and the wall time) is whole seconds
       const seconds = (lastAnswer - started) / 1000
@@ -223,7 +240,14 @@ const main = async () => {
     await drive("warm", warmup)
     const parts: Record<string, ReadonlyArray<number> | string> = oneProcess
       ? { "service (one process)": [gateway.pid], Postgres: "postgres", NATS: "nats-server", Redis: "redis-server", "bench client": [process.pid] }
-      : { gateway: [gateway.pid], "actor host": [actors.pid], Postgres: "postgres", NATS: "nats-server", Redis: "redis-server", "bench client": [process.pid] }
+      : {
+          gateway: [gateway.pid],
+          "actor host": [actors.pid],
+          Postgres: "postgres",
+          NATS: "nats-server",
+          Redis: "redis-server",
+          "bench client": [process.pid]
+        }
     // baseline: the same rows in one transaction per post, straight on Postgres
     const pool = new pg.Pool({ connectionString: world.databaseUrl, max: concurrency })
     const baselinePost = (tag: string) => async (i: number) => {
@@ -247,10 +271,10 @@ const main = async () => {
           [crypto.randomUUID(), post, t.workspaceId, `Baseline post ${i}`, date]
         )
         await c.query("INSERT INTO post_activity (group_id, actor, action) VALUES ($1,'API','created')", [group])
-        await c.query(
-          "INSERT INTO idempotency_keys (workspace_id, key, request_hash, status_code, response) VALUES ($1,$2,'h',200,'[]')",
-          [t.workspaceId, `baseline-${tag}-${i}`]
-        )
+        await c.query("INSERT INTO idempotency_keys (workspace_id, key, request_hash, status_code, response) VALUES ($1,$2,'h',200,'[]')", [
+          t.workspaceId,
+          `baseline-${tag}-${i}`
+        ])
         await c.query("COMMIT")
       } finally {
         c.release()
@@ -313,7 +337,11 @@ const main = async () => {
     // the threads by their first GC line: in one process the main thread's comes first (the worker starts later)
     const gatewayGc = writtenSince(gcBefore.gateway, gateway.output())
     const gcLines = oneProcess
-      ? ["main thread (gateway)", "worker thread (actor host, scheduler, …)"].map((name, i) => ({ name, isolate: isolatesOf(gateway.output())[i], text: gatewayGc }))
+      ? ["main thread (gateway)", "worker thread (actor host, scheduler, …)"].map((name, i) => ({
+          name,
+          isolate: isolatesOf(gateway.output())[i],
+          text: gatewayGc
+        }))
       : [
           { name: "gateway", isolate: isolatesOf(gateway.output())[0], text: gatewayGc },
           { name: "actor host", isolate: isolatesOf(actors.output())[0], text: writtenSince(gcBefore.actors, actors.output()) }
@@ -325,7 +353,9 @@ const main = async () => {
       const counted = /queryCounter: (\d+) statements/.exec(actors.output())
       if (counted !== null) {
         const sent = requests + paced + warmup
-        console.log(`actor host: ${counted[1]} Postgres statements for ${sent} POST /posts (${(Number(counted[1]) / sent).toFixed(1)} per request, lease rounds included)`)
+        console.log(
+          `actor host: ${counted[1]} Postgres statements for ${sent} POST /posts (${(Number(counted[1]) / sent).toFixed(1)} per request, lease rounds included)`
+        )
         console.log(actors.output().slice(actors.output().indexOf("queryCounter:")))
       }
     }
@@ -334,14 +364,23 @@ const main = async () => {
     const baselineHalf = await runAt(paced, service.rps / 2, baselinePost("half"))
     await pool.end()
 
-    console.log(`POST /posts benchmark: ${requests} requests over ${workspaces} workspaces, ${concurrency} in flight, in ${rounds} rounds (${oneProcess ? "every service in one process, as npm start" : "gateway and actor host as processes"})`)
+    console.log(
+      `POST /posts benchmark: ${requests} requests over ${workspaces} workspaces, ${concurrency} in flight, in ${rounds} rounds (${oneProcess ? "every service in one process, as npm start" : "gateway and actor host as processes"})`
+    )
     console.log(`  service (HTTP → NATS → actor → Postgres): ${fmt(service)}`)
     console.log(`  service at half that rate (${paced} requests at ${(service.rps / 2).toFixed(0)} req/s): ${fmt(half)}`)
     console.log(`  baseline (same transaction on Postgres):  ${fmt(baseline)}`)
     console.log(`  baseline at the service's half rate:      ${fmt(baselineHalf)}`)
-    console.log(`  ratio service/baseline throughput: ${(service.rps / baseline.rps).toFixed(2)}; p50 latency ×${(service.p50 / baseline.p50).toFixed(1)}`)
-    console.log(`  rounds (service / baseline req/s): ${serviceRounds.map((r, i) => `${r.rps.toFixed(0)} / ${baselineRounds[i]!.rps.toFixed(0)}`).join(", ")}`)
-    const perRequest = (cpu: Record<string, number>) => Object.entries(cpu).map(([k, ms]) => `${k} ${((ms * 1000) / requests).toFixed(0)}`).join(", ")
+    console.log(
+      `  ratio service/baseline throughput: ${(service.rps / baseline.rps).toFixed(2)}; p50 latency ×${(service.p50 / baseline.p50).toFixed(1)}`
+    )
+    console.log(
+      `  rounds (service / baseline req/s): ${serviceRounds.map((r, i) => `${r.rps.toFixed(0)} / ${baselineRounds[i]!.rps.toFixed(0)}`).join(", ")}`
+    )
+    const perRequest = (cpu: Record<string, number>) =>
+      Object.entries(cpu)
+        .map(([k, ms]) => `${k} ${((ms * 1000) / requests).toFixed(0)}`)
+        .join(", ")
     console.log(`  CPU µs per request, service: ${perRequest(serviceCpu)}`)
     console.log(`  CPU µs per request, baseline: ${perRequest(baselineCpu)}`)
     console.log("  young-generation GC while measured (--trace-gc-nvp):")
@@ -349,7 +388,8 @@ const main = async () => {
       const gc = isolate === undefined ? undefined : gcOf(text).get(isolate)
       console.log(`    ${gc === undefined ? `${name}: no GC lines (none written, or the output was cut)` : formatGc(name, gc)}`)
     }
-    if (serviceLog !== undefined) writeFileSync(serviceLog, actors === gateway ? gateway.output() : `${actors.output()}\n--- gateway ---\n${gateway.output()}`)
+    if (serviceLog !== undefined)
+      writeFileSync(serviceLog, actors === gateway ? gateway.output() : `${actors.output()}\n--- gateway ---\n${gateway.output()}`)
   } finally {
     await group.stopAll()
     await admin.dispose()

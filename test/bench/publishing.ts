@@ -82,7 +82,9 @@ const main = async () => {
     // the services, as deployed: one scheduler, publisher replicas, each its own process
     const procs = await Promise.all([
       group.start(world, ["scheduler"], { env, ready: /scheduler started/, timeoutMs: 120_000 }),
-      ...Array.from({ length: publishers }, (_, n) => group.start(world, ["publisher"], { env, ready: /publisher started/, label: `publisher ${n + 1}`, timeoutMs: 120_000 }))
+      ...Array.from({ length: publishers }, (_, n) =>
+        group.start(world, ["publisher"], { env, ready: /publisher started/, label: `publisher ${n + 1}`, timeoutMs: 120_000 })
+      )
     ])
 
     // every post due in the next minute at least 20 s away: spread evenly over it, or all at its start
@@ -94,7 +96,15 @@ const main = async () => {
       const batch = Array.from({ length: Math.min(1000, posts - from) }, (_, k) => {
         const i = from + k
         const c = channels[i % channels.length]!
-        return { group: crypto.randomUUID(), post: crypto.randomUUID(), item: crypto.randomUUID(), workspace: c.workspaceId, channel: c.channelId, text: text(i), due: dueOf(i).toISOString() }
+        return {
+          group: crypto.randomUUID(),
+          post: crypto.randomUUID(),
+          item: crypto.randomUUID(),
+          workspace: c.workspaceId,
+          channel: c.channelId,
+          text: text(i),
+          due: dueOf(i).toISOString()
+        }
       })
       const col = <K extends keyof (typeof batch)[number]>(k: K) => batch.map((b) => b[k])
       await db.query("BEGIN")
@@ -115,12 +125,15 @@ const main = async () => {
       )
       await db.query("COMMIT")
     }
-    console.log(`${posts} posts across ${workspaces} workspaces due ${sameInstant ? "at" : "spread over the minute from"} ${new Date(minute).toISOString()}; ${publishers} publisher processes`)
+    console.log(
+      `${posts} posts across ${workspaces} workspaces due ${sameInstant ? "at" : "spread over the minute from"} ${new Date(minute).toISOString()}; ${publishers} publisher processes`
+    )
 
     const received = () => sim.postsOf("telegram").filter((p) => p.text.startsWith("bench post "))
     const deadline = Date.now() + TIMEOUT_MS
     for (;;) {
-      const settled = (await db.query<{ n: number }>("SELECT count(*)::int AS n FROM post_items WHERE status IN ('published','error','unconfirmed')")).rows[0]!.n
+      const settled = (await db.query<{ n: number }>("SELECT count(*)::int AS n FROM post_items WHERE status IN ('published','error','unconfirmed')"))
+        .rows[0]!.n
       if (settled >= posts || Date.now() > deadline) break
       await sleep(500)
     }
@@ -131,14 +144,22 @@ const main = async () => {
     const lateness = [...firstByText.entries()].map(([t, at]) => at - (dueByText.get(t) ?? minute)).sort((a, b) => a - b)
     const lastArrival = Math.max(...firstByText.values())
     const duplicates = arrivals.length - firstByText.size
-    const states = (await db.query<{ status: string; n: number }>("SELECT status, count(*)::int AS n FROM post_items GROUP BY status ORDER BY status")).rows
+    const states = (
+      await db.query<{ status: string; n: number }>("SELECT status, count(*)::int AS n FROM post_items GROUP BY status ORDER BY status")
+    ).rows
     const lastMs = lateness[lateness.length - 1] ?? 0
 
-    console.log(`publishing: ${firstByText.size}/${posts} received, lateness from due time to the network's receipt p50 ${seconds(percentile(lateness, 50))}, p99 ${seconds(percentile(lateness, 99))}, max ${seconds(lastMs)}`)
+    console.log(
+      `publishing: ${firstByText.size}/${posts} received, lateness from due time to the network's receipt p50 ${seconds(percentile(lateness, 50))}, p99 ${seconds(percentile(lateness, 99))}, max ${seconds(lastMs)}`
+    )
     const spanS = Math.max(0.001, (lastArrival - minute) / 1000)
-    console.log(`publishing: ${(firstByText.size / spanS).toFixed(0)} posts/s from the first due time to the last receipt (${sameInstant ? "all due at once" : `due at ${(posts / 60).toFixed(0)} a second`}); duplicates ${duplicates} (must be 0)`)
+    console.log(
+      `publishing: ${(firstByText.size / spanS).toFixed(0)} posts/s from the first due time to the last receipt (${sameInstant ? "all due at once" : `due at ${(posts / 60).toFixed(0)} a second`}); duplicates ${duplicates} (must be 0)`
+    )
     console.log(`item states: ${states.map((s) => `${s.status} ${s.n}`).join(", ")}`)
-    console.log(`baseline (same run): the simulator took ${posts} posts straight from one client with ${inFlight} in flight in ${seconds(baselineMs)}: ${(posts / (baselineMs / 1000)).toFixed(0)} posts/s`)
+    console.log(
+      `baseline (same run): the simulator took ${posts} posts straight from one client with ${inFlight} in flight in ${seconds(baselineMs)}: ${(posts / (baselineMs / 1000)).toFixed(0)} posts/s`
+    )
     if (process.env["BENCH_DEBUG"] === "1") {
       // lateness by when in the minute the posts were due: a slow start shows in the first buckets
       const buckets = new Map<number, Array<number>>()
@@ -149,10 +170,16 @@ const main = async () => {
       }
       for (const [bucket, late] of [...buckets.entries()].sort((a, b) => a[0] - b[0])) {
         late.sort((a, b) => a - b)
-        console.log(`due ${bucket * 10}-${bucket * 10 + 10} s into the minute: ${late.length} posts, lateness p50 ${seconds(percentile(late, 50))}, p99 ${seconds(percentile(late, 99))}`)
+        console.log(
+          `due ${bucket * 10}-${bucket * 10 + 10} s into the minute: ${late.length} posts, lateness p50 ${seconds(percentile(late, 50))}, p99 ${seconds(percentile(late, 99))}`
+        )
       }
       const byPath = new Map<string, number>()
-      for (const r of sim.requests) byPath.set(`${r.network} ${r.method} ${r.path.replace(/bot[^/]+/, "bot…")}`, (byPath.get(`${r.network} ${r.method} ${r.path.replace(/bot[^/]+/, "bot…")}`) ?? 0) + 1)
+      for (const r of sim.requests)
+        byPath.set(
+          `${r.network} ${r.method} ${r.path.replace(/bot[^/]+/, "bot…")}`,
+          (byPath.get(`${r.network} ${r.method} ${r.path.replace(/bot[^/]+/, "bot…")}`) ?? 0) + 1
+        )
       console.log([...byPath.entries()])
       const phases = await db.query(
         `SELECT percentile_cont(ARRAY[0.5, 0.99]) WITHIN GROUP (ORDER BY extract(epoch FROM i.claimed_at - i.due_at)) AS claimed,
@@ -162,7 +189,16 @@ const main = async () => {
          FROM post_items i JOIN publish_attempts a ON a.item_id = i.id`
       )
       console.log("seconds p50/p99: due → claimed, claimed → attempt started, attempt", phases.rows[0])
-      for (const p of procs) console.log(p.label, p.output().split("\n").filter((l) => /WARN|ERROR/.test(l)).slice(0, 5).join("\n"))
+      for (const p of procs)
+        console.log(
+          p.label,
+          p
+            .output()
+            .split("\n")
+            .filter((l) => /WARN|ERROR/.test(l))
+            .slice(0, 5)
+            .join("\n")
+        )
     }
     if (duplicates > 0) process.exitCode = 1
   } finally {

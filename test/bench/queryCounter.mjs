@@ -16,5 +16,10 @@ pg.Client.prototype.query = function (config, ...rest) {
 process.once("exit", () => {
   const rows = [...counts].sort((a, b) => b[1] - a[1])
   const total = rows.reduce((n, [, c]) => n + c, 0)
-  process.stderr.write(`queryCounter: ${total} statements\n${rows.slice(0, 25).map(([t, c]) => `  ${c}\t${t}`).join("\n")}\n`)
+  process.stderr.write(
+    `queryCounter: ${total} statements\n${rows
+      .slice(0, 25)
+      .map(([t, c]) => `  ${c}\t${t}`)
+      .join("\n")}\n`
+  )
 })

@@ -36,7 +36,6 @@ interface Figure {
   readonly cpuMicros: number
 }
 
-
 const measure = async (label: string, base: string, pid: number, key?: string): Promise<Figure> => {
   const headers: Record<string, string> = key === undefined ? {} : { authorization: key }
   // warm-up: JIT, connection pools, the token cache
@@ -80,7 +79,11 @@ const main = async () => {
     const { apiKey } = await admin.runPromise(ops.createWorkspace({ name: "Bench read", plan: "standard" }))
     const listening = /listening on (\d+)/
     // the baselines get npm start's runtime flags too (its young generation), so the ratio compares the code alone
-    const bare = await group.start(world, [], { nodeArgs: [...npmStartNodeFlags(), "--import", "tsx", "test/bench/support/minimalServers.ts", "bare"], ready: listening, label: "bare" })
+    const bare = await group.start(world, [], {
+      nodeArgs: [...npmStartNodeFlags(), "--import", "tsx", "test/bench/support/minimalServers.ts", "bare"],
+      ready: listening,
+      label: "bare"
+    })
     const httpApi = await group.start(world, [], {
       nodeArgs: [...npmStartNodeFlags(), "--import", "tsx", "test/bench/support/minimalServers.ts", "httpapi"],
       ready: listening,
@@ -90,7 +93,11 @@ const main = async () => {
     const profileDir = process.env["BENCH_CPU_PROF"]
     const startService = async (env: Record<string, string>, profile = false) => {
       const service = await group.start(world, [], {
-        nodeArgs: [...(profile && profileDir !== undefined ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] : []), ...npmStartNodeFlags(), "dist/services/main.js"], // as npm start runs it
+        nodeArgs: [
+          ...(profile && profileDir !== undefined ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] : []),
+          ...npmStartNodeFlags(),
+          "dist/services/main.js"
+        ], // as npm start runs it
         env: { SEED_DEMO: "false", ...env },
         ready: /all services up/,
         label: "service"

@@ -41,12 +41,26 @@ const workers = await startServices(world, ["actors", "scheduler", "publisher"])
 const gateways = processGroup()
 try {
   const ws = await workers.admin.createWorkspace("Bench", "team")
-  const { channelId } = await workers.admin.createChannel({ workspaceId: ws.workspaceId, network: "test", name: "Bench", customerId: null, postingTimes: [] })
-  const created = await client(workers.url, ws.apiKey).post("/public/v1/posts", { type: "now", shortLink: true, content: "Bench https://example.com/b", channels: [channelId] })
+  const { channelId } = await workers.admin.createChannel({
+    workspaceId: ws.workspaceId,
+    network: "test",
+    name: "Bench",
+    customerId: null,
+    postingTimes: []
+  })
+  const created = await client(workers.url, ws.apiKey).post("/public/v1/posts", {
+    type: "now",
+    shortLink: true,
+    content: "Bench https://example.com/b",
+    channels: [channelId]
+  })
   const postId = createdPost(created).postId
   const db = new pg.Client({ connectionString: world.databaseUrl })
   await db.connect()
-  const content: string = await waitFor("published", async () => (await db.query("SELECT content FROM test_network_posts WHERE channel_id = $1", [channelId])).rows[0]?.content)
+  const content: string = await waitFor(
+    "published",
+    async () => (await db.query("SELECT content FROM test_network_posts WHERE channel_id = $1", [channelId])).rows[0]?.content
+  )
   const code = content.match(/\/l\/([A-Za-z0-9_-]{12})/)?.[1] ?? ""
   await workers.stop()
 

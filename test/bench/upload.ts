@@ -24,7 +24,10 @@ import { realMp4Around as mp4Around } from "../support/realMedia.js"
 const MB = 1024 * 1024
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..")
 const useS3 = process.argv.includes("--s3")
-const sizesMb = process.argv.slice(2).map(Number).filter((n) => n > 0)
+const sizesMb = process.argv
+  .slice(2)
+  .map(Number)
+  .filter((n) => n > 0)
 const sizes = (sizesMb.length > 0 ? sizesMb : [50, 500]).map((n) => n * MB)
 
 const adminUrl = process.env["DATABASE_URL"] ?? "postgres://postgres@127.0.0.1:5432/postgres"
@@ -95,7 +98,13 @@ const main = async () => {
   if (useS3) {
     // @ts-expect-error s3rver ships no types
     const { default: S3rver } = await import("s3rver")
-    const store = new S3rver({ address: "127.0.0.1", port: 0, silent: true, directory: path.join(dataDir, "s3"), configureBuckets: [{ name: "bench", configs: [] }] })
+    const store = new S3rver({
+      address: "127.0.0.1",
+      port: 0,
+      silent: true,
+      directory: path.join(dataDir, "s3"),
+      configureBuckets: [{ name: "bench", configs: [] }]
+    })
     const address = (await store.run()) as { port: number }
     closeStore = () => store.close()
     storage = {

@@ -68,7 +68,10 @@ const percentile = (xs: ReadonlyArray<number>, p: number) => {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN
 }
 const latency = (label: string, xs: ReadonlyArray<number>) =>
-  console.log(label.padEnd(60), `p50 ${percentile(xs, 50).toFixed(2).padStart(8)} ms   p99 ${percentile(xs, 99).toFixed(2).padStart(8)} ms   (n=${xs.length})`)
+  console.log(
+    label.padEnd(60),
+    `p50 ${percentile(xs, 50).toFixed(2).padStart(8)} ms   p99 ${percentile(xs, 99).toFixed(2).padStart(8)} ms   (n=${xs.length})`
+  )
 const rate = (label: string, count: number, ms: number) =>
   console.log(label.padEnd(60), `${((count / ms) * 1000).toFixed(0).padStart(7)} per s   (${count} in ${ms.toFixed(0)} ms)`)
 
@@ -76,10 +79,19 @@ const rate = (label: string, count: number, ms: number) =>
 const workspaceWith = async (n: number) => {
   const admin = await runtime.runPromise(makeAdminOperations)
   const { workspaceId } = await runtime.runPromise(admin.createWorkspace({ name: "Bench", plan: "ultimate" }))
-  const asOwner = Effect.provideService(CurrentPrincipal, { workspaceId: WorkspaceId.make(workspaceId), userId: null, role: "owner", tokenKind: "live", actor: "bench" })
+  const asOwner = Effect.provideService(CurrentPrincipal, {
+    workspaceId: WorkspaceId.make(workspaceId),
+    userId: null,
+    role: "owner",
+    tokenKind: "live",
+    actor: "bench"
+  })
   for (let i = 0; i < n; i++) {
     await runtime.runPromise(
-      Effect.flatMap(Webhooks, (w) => w.create({ name: `hook ${i}`, url, events: ["channel.disconnected"], channelIds: [], active: true })).pipe(authorize("webhooks.manage"), asOwner)
+      Effect.flatMap(Webhooks, (w) => w.create({ name: `hook ${i}`, url, events: ["channel.disconnected"], channelIds: [], active: true })).pipe(
+        authorize("webhooks.manage"),
+        asOwner
+      )
     )
   }
   return workspaceId
@@ -92,10 +104,14 @@ const single = await workspaceWith(1)
 const commitToAttempt = async (name: string) => {
   const arrived = new Promise<number>((resolve) => waiting.set(name, resolve))
   let committedAt = 0
-  await runtime.runPromise(Outbox.transaction(Effect.gen(function* () {
-    yield* Outbox.write(single, [event(name)])
-    committedAt = performance.now()
-  })))
+  await runtime.runPromise(
+    Outbox.transaction(
+      Effect.gen(function* () {
+        yield* Outbox.write(single, [event(name)])
+        committedAt = performance.now()
+      })
+    )
+  )
   const at = await Promise.race([arrived, sleep(10_000).then(() => NaN)])
   waiting.delete(name)
   return at - committedAt
@@ -125,9 +141,11 @@ const total = EVENTS * WEBHOOKS
 // both loops first run a warm-up round (connections opened, code compiled), as the dispatcher had its latency samples
 const plainLoop = async (count: number) => {
   let next = 0
-  await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
-    while (next++ < count) await post()
-  }))
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      while (next++ < count) await post()
+    })
+  )
 }
 await plainLoop(WARMUP)
 const plainStarted = performance.now()
@@ -138,10 +156,14 @@ const plainMs = performance.now() - plainStarted
 const outbound = makeOutboundHttp({ allow: [{ address: "127.0.0.1", port }], keepAlive: true })
 const outboundLoop = (count: number) =>
   Effect.runPromise(
-    Effect.forEach(Array.from({ length: count }), () => outbound.fetch({ url, method: "POST", body: '{"event":"plain","data":{}}', timeoutMs: 15_000 }), {
-      concurrency: CONCURRENCY,
-      discard: true
-    })
+    Effect.forEach(
+      Array.from({ length: count }),
+      () => outbound.fetch({ url, method: "POST", body: '{"event":"plain","data":{}}', timeoutMs: 15_000 }),
+      {
+        concurrency: CONCURRENCY,
+        discard: true
+      }
+    )
   )
 await outboundLoop(WARMUP)
 const outboundStarted = performance.now()
@@ -159,7 +181,10 @@ await Promise.all(
   Array.from({ length: Math.ceil(EVENTS / PER_TRANSACTION) }, (_, t) =>
     runtime.runPromise(
       Outbox.transaction(
-        Outbox.write(many, Array.from({ length: Math.min(PER_TRANSACTION, EVENTS - t * PER_TRANSACTION) }, (_, j) => event(`burst-${t * PER_TRANSACTION + j}`)))
+        Outbox.write(
+          many,
+          Array.from({ length: Math.min(PER_TRANSACTION, EVENTS - t * PER_TRANSACTION) }, (_, j) => event(`burst-${t * PER_TRANSACTION + j}`))
+        )
       )
     )
   )

@@ -39,11 +39,7 @@ let waitForOwners: ReturnType<typeof leaseReader>["waitForOwners"]
 const hosts = processGroup()
 const workspaces: Array<Workspace> = []
 
-
-
-const shardsOf = (map: Map<number, string>, hostId: string) =>
-  [...map].filter(([, h]) => h === hostId).map(([s]) => s)
-
+const shardsOf = (map: Map<number, string>, hostId: string) => [...map].filter(([, h]) => h === hostId).map(([s]) => s)
 
 /**
  * How many hosts answer a command sent straight to a shard's subject: exactly one
@@ -96,7 +92,13 @@ beforeAll(async () => {
     const { workspaceId, apiKey } = await sys.admin.createWorkspace(`Workspace ${workspaces.length}`)
     const channels: Array<string> = []
     for (let phase = 0; phase < 3; phase++) {
-      const { channelId } = await sys.admin.createChannel({ workspaceId, network: "test", name: `Channel ${phase}`, customerId: null, postingTimes: [] })
+      const { channelId } = await sys.admin.createChannel({
+        workspaceId,
+        network: "test",
+        name: `Channel ${phase}`,
+        customerId: null,
+        postingTimes: []
+      })
       channels.push(channelId)
     }
     const shard = shardOf(workspaceId, SHARDS)
@@ -171,7 +173,11 @@ describe("Actor hosts in separate processes", () => {
     // the outcome: every request across the crash is answered, each applied once (timings are printed, not asserted)
     for (const r of [...victimResults, ...survivorResults]) expect(r).toMatchObject({ status: 200, body: { success: true } })
 
-    const after = await waitForOwners((m) => m.size === SHARDS && shardsOf(m, second.id).length === SHARDS, 10_000, "the survivor did not take every shard")
+    const after = await waitForOwners(
+      (m) => m.size === SHARDS && shardsOf(m, second.id).length === SHARDS,
+      10_000,
+      "the survivor did not take every shard"
+    )
     expect(after.size).toBe(SHARDS)
     console.log(`the survivor owned all ${SHARDS} shards ${Date.now() - killedAt} ms after the kill`)
     expect(await Promise.all([...Array(SHARDS).keys()].map(respondersOf))).toEqual(Array(SHARDS).fill(1))
@@ -202,7 +208,11 @@ describe("Actor hosts in separate processes", () => {
 
     const stoppedAt = Date.now()
     const exited = third.kill("SIGTERM")
-    const after = await waitForOwners((m) => m.size === SHARDS && shardsOf(m, second.id).length === SHARDS, 15_000, "the remaining host did not take every shard")
+    const after = await waitForOwners(
+      (m) => m.size === SHARDS && shardsOf(m, second.id).length === SHARDS,
+      15_000,
+      "the remaining host did not take every shard"
+    )
     const handOverMs = Date.now() - stoppedAt
     const exit = await exited
     const exitMs = Date.now() - stoppedAt

@@ -72,7 +72,12 @@ describe("an actor host paused longer than its lease, then resumed", () => {
     // drafts to move and delete during the pause
     for (const w of workspaces) {
       for (let i = 0; i < 12; i++) {
-        const res = await call(w.apiKey, "POST", "/public/v1/posts", { type: "draft", date: later(10), content: `draft ${i}`, channels: [w.channelId] })
+        const res = await call(w.apiKey, "POST", "/public/v1/posts", {
+          type: "draft",
+          date: later(10),
+          content: `draft ${i}`,
+          channels: [w.channelId]
+        })
         expect(res?.status).toBe(200)
         w.drafts.push(res!.json[0].group)
       }
@@ -86,7 +91,10 @@ describe("an actor host paused longer than its lease, then resumed", () => {
       for (let round = 0; running; round++) {
         for (const [n, w] of workspaces.entries()) {
           const marker = `create ${n}-${round}`
-          creates.push({ marker, answer: call(w.apiKey, "POST", "/public/v1/posts", { type: "draft", date: later(20), content: marker, channels: [w.channelId] }) })
+          creates.push({
+            marker,
+            answer: call(w.apiKey, "POST", "/public/v1/posts", { type: "draft", date: later(20), content: marker, channels: [w.channelId] })
+          })
           const group = w.drafts.shift()
           if (group !== undefined && round % 2 === 0) {
             const date = later(30 + round)
@@ -113,8 +121,14 @@ describe("an actor host paused longer than its lease, then resumed", () => {
     const statuses = [...settledCreates, ...settledMoves, ...settledDeletes].map((r) => r.res?.status ?? "no answer")
     console.log(`${creates.length} creates, ${moves.length} moves, ${deletes.length} deletes; statuses: ${JSON.stringify(count(statuses))}`)
 
-    const stored = await withDb(world, async (c) =>
-      (await c.query(`SELECT i.content, p.id FROM post_items i JOIN posts p ON p.id = i.post_id WHERE i.content LIKE 'create %' AND p.deleted_at IS NULL`)).rows
+    const stored = await withDb(
+      world,
+      async (c) =>
+        (
+          await c.query(
+            `SELECT i.content, p.id FROM post_items i JOIN posts p ON p.id = i.post_id WHERE i.content LIKE 'create %' AND p.deleted_at IS NULL`
+          )
+        ).rows
     )
     const byMarker = new Map<string, Array<string>>()
     for (const row of stored) byMarker.set(row.content, [...(byMarker.get(row.content) ?? []), row.id])

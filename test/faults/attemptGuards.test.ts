@@ -48,10 +48,20 @@ const claimedItem = async () => {
   return Option.getOrThrow(read)
 }
 
-const open = (item: { readonly id: string; readonly workspaceId: string; readonly attempts: number; readonly searchFirst: boolean }, owner = crypto.randomUUID()) =>
+const open = (
+  item: { readonly id: string; readonly workspaceId: string; readonly attempts: number; readonly searchFirst: boolean },
+  owner = crypto.randomUUID()
+) =>
   run(
     Effect.flatMap(AttemptsRepo, (s) =>
-      s.openAttempt({ itemId: item.id, workspaceId: item.workspaceId, attempt: item.attempts + 1, searchFirst: item.searchFirst, owner, leaseMs: 30_000 })
+      s.openAttempt({
+        itemId: item.id,
+        workspaceId: item.workspaceId,
+        attempt: item.attempts + 1,
+        searchFirst: item.searchFirst,
+        owner,
+        leaseMs: 30_000
+      })
     )
   )
 const attemptsOf = (itemId: string) => q<{ id: string }>("SELECT id FROM publish_attempts WHERE item_id = $1", [itemId])

@@ -3,7 +3,7 @@ import { connect, headers as natsHeaders, type NatsConnection, RetentionPolicy }
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { AppConfigLive } from "../../services/platform/config.js"
 import { consumeJobs, type Delivery, JobOutcome } from "../../services/platform/jetstreamConsumer.js"
-import { Nats, NatsLive } from "../../services/platform/nats.js"
+import { type Nats, NatsLive } from "../../services/platform/nats.js"
 import { TestJobJson } from "../support/testJob.js"
 import { processGroup } from "../support/processes.js"
 import { createWorld, worldConfig, type TestWorld } from "../support/system.js"
@@ -67,9 +67,15 @@ const startConsumer = async (
 ) => {
   const scope = await runtime.runPromise(Scope.make())
   await runtime.runPromise(
-    consumeJobs({ stream, durable: `${world.namespace}_${name}`, filterSubject: subjectOf(name), schema: TestJobJson, concurrency, ackWaitMs: ACK_WAIT_MS, handle }).pipe(
-      Scope.extend(scope)
-    )
+    consumeJobs({
+      stream,
+      durable: `${world.namespace}_${name}`,
+      filterSubject: subjectOf(name),
+      schema: TestJobJson,
+      concurrency,
+      ackWaitMs: ACK_WAIT_MS,
+      handle
+    }).pipe(Scope.extend(scope))
   )
   return { durable: `${world.namespace}_${name}`, stop: () => runtime.runPromise(Scope.close(scope, Exit.void)) }
 }

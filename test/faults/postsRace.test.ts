@@ -31,9 +31,6 @@ let owners: ReturnType<typeof leaseReader>["owners"]
 let waitForOwners: ReturnType<typeof leaseReader>["waitForOwners"]
 const hosts = processGroup()
 
-
-
-
 /** POST /posts with a client-side timeout; a timeout or a broken connection is `null`. */
 const postWithKey = async (apiKey: string, body: unknown, key: string) => {
   try {
@@ -44,7 +41,7 @@ const postWithKey = async (apiKey: string, body: unknown, key: string) => {
       signal: AbortSignal.timeout(CLIENT_TIMEOUT_MS)
     })
     const text = await res.text()
-    let json: unknown = undefined
+    let json: unknown
     try {
       json = JSON.parse(text)
     } catch {
@@ -216,12 +213,15 @@ describe("POST /posts while the owning actor host is SIGKILLed", () => {
       expect({ i, stored: stored.rowCount }).toEqual({ i, stored: 1 })
     }
     // nothing beyond the keyed requests (and the warm-up) was created
-    const groups = await withDb(world, async (c) =>
-      (await c.query("SELECT count(*)::int AS n FROM post_groups WHERE workspace_id = $1 AND deleted_at IS NULL", [workspaceId])).rows[0].n
+    const groups = await withDb(
+      world,
+      async (c) =>
+        (await c.query("SELECT count(*)::int AS n FROM post_groups WHERE workspace_id = $1 AND deleted_at IS NULL", [workspaceId])).rows[0].n
     )
     expect(groups).toBe(total + 1)
-    const keys = await withDb(world, async (c) =>
-      (await c.query("SELECT count(*)::int AS n FROM idempotency_keys WHERE workspace_id = $1", [workspaceId])).rows[0].n
+    const keys = await withDb(
+      world,
+      async (c) => (await c.query("SELECT count(*)::int AS n FROM idempotency_keys WHERE workspace_id = $1", [workspaceId])).rows[0].n
     )
     expect(keys).toBe(total + 1)
     expect(survivor.running()).toBe(true)

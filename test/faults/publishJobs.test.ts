@@ -33,7 +33,8 @@ afterAll(async () => {
 })
 
 /** Runs a scheduler step with the scheduler's store, as SchedulerLive does. */
-const run = <A, E, R>(effect: Effect.Effect<A, E, R>) => sys.runtime.runPromise(Effect.provide(effect, DueItemsRepo.Live) as Effect.Effect<A, E, never>)
+const run = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+  sys.runtime.runPromise(Effect.provide(effect, DueItemsRepo.Live) as Effect.Effect<A, E, never>)
 const q = <R extends Record<string, unknown>>(text: string, values: Array<unknown> = []) =>
   withDb(world, async (c) => (await c.query(text, values)).rows as Array<R>)
 
@@ -72,7 +73,9 @@ const messagesFor = async (channelId: string) => {
   return ids
 }
 const jobsOf = (itemId: string) =>
-  q<{ claim: number; enqueued: boolean }>("SELECT claim, enqueued_at IS NOT NULL AS enqueued FROM publish_jobs WHERE item_id = $1 ORDER BY claim", [itemId])
+  q<{ claim: number; enqueued: boolean }>("SELECT claim, enqueued_at IS NOT NULL AS enqueued FROM publish_jobs WHERE item_id = $1 ORDER BY claim", [
+    itemId
+  ])
 
 describe("a claim whose JetStream publish failed", () => {
   it("stays claimed with its job not enqueued, and the sweeper enqueues it, once", async () => {
@@ -124,7 +127,10 @@ describe("a job whose message left the stream without settling its item", () => 
 
     await (await nc.jetstreamManager()).streams.deleteMessage(names(world.namespace).publishStream, message!.seq)
     await run(requeueLostJobs({ minAgeMs: 0 }))
-    expect(await jobsOf(due.itemId)).toEqual([{ claim: 1, enqueued: true }, { claim: 2, enqueued: true }])
+    expect(await jobsOf(due.itemId)).toEqual([
+      { claim: 1, enqueued: true },
+      { claim: 2, enqueued: true }
+    ])
     expect((await messagesFor(due.channelId)).map((m) => m.id)).toEqual([publishMessageId({ itemId: due.itemId, claim: 2 })])
     expect((await q("SELECT status, attempts FROM post_items WHERE id = $1", [due.itemId]))[0]).toEqual({ status: "publishing", attempts: 2 })
   })

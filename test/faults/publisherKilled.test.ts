@@ -51,13 +51,19 @@ describe("a publisher SIGKILLed while the network has not answered", () => {
     expect((await first.kill("SIGKILL")).signal).toBe("SIGKILL")
 
     await publishers.start(world, ["publisher"], { env, ready: /publisher started/, label: "publisher 2" })
-    const settled = await waitFor("the item was not settled by the second publisher", async () => {
-      const [row] = await q<{ status: string }>("SELECT status FROM post_items WHERE id = $1", [item!.id])
-      return row?.status === "publishing" ? undefined : row
-    }, 30_000)
+    const settled = await waitFor(
+      "the item was not settled by the second publisher",
+      async () => {
+        const [row] = await q<{ status: string }>("SELECT status FROM post_items WHERE id = $1", [item!.id])
+        return row?.status === "publishing" ? undefined : row
+      },
+      30_000
+    )
     expect(settled).toEqual({ status: "unconfirmed" })
     expect(await q("SELECT outcome FROM publish_attempts WHERE item_id = $1", [item!.id])).toEqual([{ outcome: "unconfirmed" }])
     expect(await q("SELECT id FROM test_network_posts WHERE item_id = $1", [item!.id])).toEqual([])
-    expect((await q<{ event: string }>("SELECT event FROM outbox WHERE data->>'postId' = $1", [postId])).map((r) => r.event)).toEqual(["post.unconfirmed"])
+    expect((await q<{ event: string }>("SELECT event FROM outbox WHERE data->>'postId' = $1", [postId])).map((r) => r.event)).toEqual([
+      "post.unconfirmed"
+    ])
   }, 120_000)
 })

@@ -60,28 +60,33 @@ const copiesOn = async (itemId: string) => q<{ id: string }>("SELECT id FROM tes
 const eventsOf = async (postId: string) =>
   (await q<{ event: string }>("SELECT event FROM outbox WHERE data->>'postId' = $1 ORDER BY created_at", [postId])).map((r) => r.event)
 const activityOf = async (postId: string) =>
-  (await q<{ action: string }>("SELECT a.action FROM post_activity a JOIN posts p ON p.group_id = a.group_id WHERE p.id = $1", [postId])).map((r) => r.action)
+  (await q<{ action: string }>("SELECT a.action FROM post_activity a JOIN posts p ON p.group_id = a.group_id WHERE p.id = $1", [postId])).map(
+    (r) => r.action
+  )
 const attemptsOf = async (itemId: string) =>
   q<{ outcome: string | null }>("SELECT outcome FROM publish_attempts WHERE item_id = $1 ORDER BY attempt", [itemId])
 
 const settled = (itemId: string, timeoutMs = 30_000) =>
-  waitFor(`item ${itemId} did not settle`, async () => {
-    const item = await itemOf(itemId)
-    return item.status === "publishing" || item.status === "queued" ? undefined : item
-  }, timeoutMs)
+  waitFor(
+    `item ${itemId} did not settle`,
+    async () => {
+      const item = await itemOf(itemId)
+      return item.status === "publishing" || item.status === "queued" ? undefined : item
+    },
+    timeoutMs
+  )
 
-const attemptStarted = (itemId: string) =>
-  waitFor(`no attempt for ${itemId}`, async () => ((await attemptsOf(itemId)).length > 0 ? true : undefined))
+const attemptStarted = (itemId: string) => waitFor(`no attempt for ${itemId}`, async () => ((await attemptsOf(itemId)).length > 0 ? true : undefined))
 
 /** A second job for the item, as a second worker or a duplicate message would bring it. */
 const sendDuplicateJob = async (target: { workspaceId: string; channelId: string; itemId: string }) => {
   const h = natsHeaders()
   h.set("Nats-Msg-Id", crypto.randomUUID())
-  await nc.jetstream().publish(
-    names(world.namespace).publishSubject(target.channelId),
-    JSON.stringify({ itemId: target.itemId, workspaceId: target.workspaceId }),
-    { headers: h }
-  )
+  await nc
+    .jetstream()
+    .publish(names(world.namespace).publishSubject(target.channelId), JSON.stringify({ itemId: target.itemId, workspaceId: target.workspaceId }), {
+      headers: h
+    })
 }
 
 describe("a network that answers slower than the ack wait", () => {
@@ -113,7 +118,9 @@ describe("a network that answers slower than the ack wait", () => {
     await attemptStarted(post.itemId)
     // the running job loses its lease (as after a long pause); a second job takes the
     // attempt over, searches before the slow network has the post, and can only say unconfirmed
-    await q("UPDATE publish_attempts SET lease_owner = gen_random_uuid(), lease_until = now() - interval '1 second' WHERE item_id = $1", [post.itemId])
+    await q("UPDATE publish_attempts SET lease_owner = gen_random_uuid(), lease_until = now() - interval '1 second' WHERE item_id = $1", [
+      post.itemId
+    ])
     await sendDuplicateJob(post)
     await waitFor("the takeover did not conclude unconfirmed", async () => ((await itemOf(post.itemId)).status === "unconfirmed" ? true : undefined))
     const item = await waitFor("the late answer did not win", async () => {

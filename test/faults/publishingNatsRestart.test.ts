@@ -43,13 +43,31 @@ const seed = (network: string) => seedAccount(sim, network)
 describe("NATS killed and restarted while a publish job is in flight", () => {
   it("the job is delivered again and settles its item; every post before and after goes out exactly once", async () => {
     const ws = await services.createWorkspace()
-    const test = (await services.createChannel({ workspaceId: ws.workspaceId, network: "test", name: "Through the outage", customerId: null, postingTimes: [] })).channelId
-    const mastodon = (await services.createChannel({ workspaceId: ws.workspaceId, network: "mastodon", name: "Mastodon", customerId: null, postingTimes: [], credentials: await seed("mastodon") })).channelId
+    const test = (
+      await services.createChannel({ workspaceId: ws.workspaceId, network: "test", name: "Through the outage", customerId: null, postingTimes: [] })
+    ).channelId
+    const mastodon = (
+      await services.createChannel({
+        workspaceId: ws.workspaceId,
+        network: "mastodon",
+        name: "Mastodon",
+        customerId: null,
+        postingTimes: [],
+        credentials: await seed("mastodon")
+      })
+    ).channelId
     const post = async (channelId: string, content: string, settings: Record<string, unknown> = {}) => {
-      const res = await waitFor("POST /posts did not go through", async () => {
-        const r = await ws.api.post("/public/v1/posts", { type: "now", posts: [{ integration: { id: channelId }, value: [{ content }], settings }] })
-        return r.status === 200 ? r : undefined
-      }, 60_000)
+      const res = await waitFor(
+        "POST /posts did not go through",
+        async () => {
+          const r = await ws.api.post("/public/v1/posts", {
+            type: "now",
+            posts: [{ integration: { id: channelId }, value: [{ content }], settings }]
+          })
+          return r.status === 200 ? r : undefined
+        },
+        60_000
+      )
       return created(res).group
     }
     // a job in flight when NATS dies: the network answers only after the restart
@@ -58,7 +76,15 @@ describe("NATS killed and restarted while a publish job is in flight", () => {
     const before = Array.from({ length: 4 }, (_, n) => `before ${n} ${crypto.randomUUID().slice(0, 8)}`)
     for (const text of before) await post(mastodon, text)
     await waitFor("no attempt in flight", () =>
-      withDb(world, async (c) => ((await c.query("SELECT 1 FROM publish_attempts a JOIN post_items i ON i.id = a.item_id WHERE i.content = $1 AND a.outcome IS NULL", [inFlight])).rows.length > 0 ? true : undefined))
+      withDb(world, async (c) =>
+        (
+          await c.query("SELECT 1 FROM publish_attempts a JOIN post_items i ON i.id = a.item_id WHERE i.content = $1 AND a.outcome IS NULL", [
+            inFlight
+          ])
+        ).rows.length > 0
+          ? true
+          : undefined
+      )
     )
     await nats.restart()
     const after = Array.from({ length: 4 }, (_, n) => `after ${n} ${crypto.randomUUID().slice(0, 8)}`)
@@ -68,7 +94,8 @@ describe("NATS killed and restarted while a publish job is in flight", () => {
     for (const text of [inFlight, ...before, ...after]) expect(items.get(text)?.status, text).toBe("published")
     const onTest = await testNetworkCopies(world, [inFlight, ...after])
     expect(onTest.get(inFlight)).toBe(1)
-    for (const [n, text] of after.entries()) expect(n % 2 === 0 ? onTest.get(text) : sim.postsOf("mastodon").filter((p) => p.text === text).length).toBe(1)
+    for (const [n, text] of after.entries())
+      expect(n % 2 === 0 ? onTest.get(text) : sim.postsOf("mastodon").filter((p) => p.text === text).length).toBe(1)
     for (const text of before) expect(sim.postsOf("mastodon").filter((p) => p.text === text)).toHaveLength(1)
     // every job, the one whose acknowledgement went down with the server included, was
     // delivered and settled: the publisher's consumer has nothing left to deliver or to be
@@ -78,10 +105,14 @@ describe("NATS killed and restarted while a publish job is in flight", () => {
     try {
       const jsm = await nc.jetstreamManager()
       const n = names(world.namespace)
-      await waitFor("the publisher's consumer still has jobs", async () => {
-        const info = await jsm.consumers.info(n.publishStream, n.publisherConsumer)
-        return info.num_pending === 0 && info.num_ack_pending === 0 ? true : undefined
-      }, 60_000)
+      await waitFor(
+        "the publisher's consumer still has jobs",
+        async () => {
+          const info = await jsm.consumers.info(n.publishStream, n.publisherConsumer)
+          return info.num_pending === 0 && info.num_ack_pending === 0 ? true : undefined
+        },
+        60_000
+      )
     } finally {
       await nc.close()
     }

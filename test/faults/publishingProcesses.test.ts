@@ -66,8 +66,11 @@ const unique = (label: string) => `${label} ${crypto.randomUUID().slice(0, 8)}`
 const settle = async (workspaceId: string) => new Map((await everyItemSettles(world, [workspaceId])).map((r) => [r.content, r]))
 
 const itemIdOf = (text: string) =>
-  waitFor("no item", () => withDb(world, async (c) => (await c.query<{ id: string }>("SELECT id FROM post_items WHERE content = $1", [text])).rows[0]?.id))
-const statusOf = (itemId: string) => withDb(world, async (c) => (await c.query<{ status: string }>("SELECT status FROM post_items WHERE id = $1", [itemId])).rows[0]!.status)
+  waitFor("no item", () =>
+    withDb(world, async (c) => (await c.query<{ id: string }>("SELECT id FROM post_items WHERE content = $1", [text])).rows[0]?.id)
+  )
+const statusOf = (itemId: string) =>
+  withDb(world, async (c) => (await c.query<{ status: string }>("SELECT status FROM post_items WHERE id = $1", [itemId])).rows[0]!.status)
 
 describe("kill -9 of the publisher", () => {
   it("after the attempt is recorded, before any call: the next publisher searches and never sends; unconfirmed, no copy", async () => {
@@ -127,7 +130,9 @@ describe("a publisher that stalls past the ack wait (SIGSTOP, then SIGCONT)", ()
     const text = unique("stalled")
     await w.post(await w.channel("test", "Stalled"), text, { outcome: "slow", slowMs: 2000 })
     const itemId = await itemIdOf(text)
-    await waitFor("no attempt", () => withDb(world, async (c) => ((await c.query("SELECT 1 FROM publish_attempts WHERE item_id = $1", [itemId])).rows.length > 0 ? true : undefined)))
+    await waitFor("no attempt", () =>
+      withDb(world, async (c) => ((await c.query("SELECT 1 FROM publish_attempts WHERE item_id = $1", [itemId])).rows.length > 0 ? true : undefined))
+    )
     const frozen = freeze(stalled)
     const other = await services.start("publisher")
     try {
@@ -185,16 +190,20 @@ const faultCases: ReadonlyArray<readonly [FaultMode, "published" | "error" | "un
 ]
 
 describe("every simulator fault mode through the publisher", () => {
-  it.each(faultCases)("publish %s → %s, the network holds %i", async (mode, ending, copies) => {
-    const w = await workspace()
-    const channelId = await w.channel("mastodon", `Fault ${mode}`)
-    const text = unique(`fault ${mode}`)
-    sim.fail({ network: "mastodon", op: "publish", mode, times: 1, retryAfterSeconds: 1 })
-    await w.post(channelId, text)
-    const item = (await settle(w.workspaceId)).get(text)!
-    expect(ending.split(" or ")).toContain(item.status)
-    expect(simCopies("mastodon", text)).toBe(copies)
-  }, 120_000)
+  it.each(faultCases)(
+    "publish %s → %s, the network holds %i",
+    async (mode, ending, copies) => {
+      const w = await workspace()
+      const channelId = await w.channel("mastodon", `Fault ${mode}`)
+      const text = unique(`fault ${mode}`)
+      sim.fail({ network: "mastodon", op: "publish", mode, times: 1, retryAfterSeconds: 1 })
+      await w.post(channelId, text)
+      const item = (await settle(w.workspaceId)).get(text)!
+      expect(ending.split(" or ")).toContain(item.status)
+      expect(simCopies("mastodon", text)).toBe(copies)
+    },
+    120_000
+  )
 
   it("search unavailable after the network took the post without answering → unconfirmed, one copy, never sent again", async () => {
     const w = await workspace()

@@ -36,10 +36,24 @@ const key = (...parts: ReadonlyArray<string>) => [world.namespace, ...parts].joi
 
 const publishedWithLink = async () => {
   const ws = await sys.admin.createWorkspace("Clicks", "team")
-  const { channelId } = await sys.admin.createChannel({ workspaceId: ws.workspaceId, network: "test", name: "Clicks", customerId: null, postingTimes: [] })
-  const res = await client(sys.url, ws.apiKey).post("/public/v1/posts", { type: "now", shortLink: true, content: "Go https://example.com/sale", channels: [channelId] })
+  const { channelId } = await sys.admin.createChannel({
+    workspaceId: ws.workspaceId,
+    network: "test",
+    name: "Clicks",
+    customerId: null,
+    postingTimes: []
+  })
+  const res = await client(sys.url, ws.apiKey).post("/public/v1/posts", {
+    type: "now",
+    shortLink: true,
+    content: "Go https://example.com/sale",
+    channels: [channelId]
+  })
   const postId = created(res).postId
-  const content = await waitFor("published", async () => (await q("SELECT content FROM test_network_posts WHERE channel_id = $1", [channelId]))[0]?.content)
+  const content = await waitFor(
+    "published",
+    async () => (await q("SELECT content FROM test_network_posts WHERE channel_id = $1", [channelId]))[0]?.content
+  )
   const code = String(content).match(/\/l\/([A-Za-z0-9_-]{12})/)?.[1] ?? ""
   return { apiKey: ws.apiKey, postId, code }
 }

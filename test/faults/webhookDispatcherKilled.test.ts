@@ -48,17 +48,24 @@ describe("a webhook dispatcher SIGKILLed during an attempt", () => {
     receiver.answer("/killed", (n) => (n === 1 ? "hang" : { status: 200 }))
     const ws = await sys.admin.createWorkspace("Killed", "team")
     const api = client(sys.url, ws.apiKey)
-    const { id: webhookId, secret } = decoded(await api.post("/api/webhooks", { name: "k", url: receiver.url("/killed"), events: ["billing.changed"] }), Webhook)
+    const { id: webhookId, secret } = decoded(
+      await api.post("/api/webhooks", { name: "k", url: receiver.url("/killed"), events: ["billing.changed"] }),
+      Webhook
+    )
     await sys.admin.setBilling({ workspaceId: ws.workspaceId, event: "renewed" })
     await waitFor("the first attempt reached the receiver", async () => (receiver.at("/killed").length === 1 ? true : undefined))
     expect((await first.kill("SIGKILL")).signal).toBe("SIGKILL")
 
     // the second one waits out the first's lease (its timeout + margin), so a short timeout here
     await dispatchers.start(world, ["webhooks"], { env: { ...env, WEBHOOK_TIMEOUT_MS: "2000" }, ready, label: "dispatcher 2" })
-    const log = await waitFor("the delivery completed", async () => {
-      const entries = decoded(await api.get(`/api/webhooks/${webhookId}/deliveries`), Schema.Array(WebhookDelivery))
-      return entries.some((e) => e.ok) ? entries : undefined
-    }, 90_000)
+    const log = await waitFor(
+      "the delivery completed",
+      async () => {
+        const entries = decoded(await api.get(`/api/webhooks/${webhookId}/deliveries`), Schema.Array(WebhookDelivery))
+        return entries.some((e) => e.ok) ? entries : undefined
+      },
+      90_000
+    )
     expect(log.map((e) => [e.attempt, e.status, e.ok])).toEqual([
       [2, 200, true],
       [1, null, false]

@@ -29,7 +29,11 @@ const expectations: ReadonlyArray<readonly [FaultMode, ReadonlyArray<PublishAnsw
 export const withDeadline = (answer: Effect.Effect<PublishAnswer>, ms = 1500) =>
   Effect.runPromise(
     answer.pipe(
-      Effect.timeoutTo({ duration: Duration.millis(ms), onSuccess: (a): PublishAnswer => a, onTimeout: () => PublishAnswer.NoAnswer({ reason: "deadline" }) })
+      Effect.timeoutTo({
+        duration: Duration.millis(ms),
+        onSuccess: (a): PublishAnswer => a,
+        onTimeout: () => PublishAnswer.NoAnswer({ reason: "deadline" })
+      })
     )
   )
 

@@ -44,7 +44,9 @@ export default async function setup(project: TestProject) {
         servers = { ...servers, redisUrl: `redis://${redis.getHost()}:${redis.getMappedPort(6379)}` }
       }
     } catch (e) {
-      const missing = Object.entries(found).filter(([, ok]) => !ok).map(([k]) => k)
+      const missing = Object.entries(found)
+        .filter(([, ok]) => !ok)
+        .map(([k]) => k)
       throw new Error(
         `Not reachable: ${missing.join(", ")}, and no container engine to start them (${String(e)}). ` +
           "Start the servers (see docs/testing.md) or set DATABASE_URL, NATS_URL, REDIS_URL."

@@ -54,7 +54,7 @@ export const errorOf = (answer: Body) => decoded(answer, ErrorBody)
 /** A fetch Response read as an Answer (for requests the client does not make: forms, raw bodies). */
 export const answerFrom = async (res: Response): Promise<Answer> => {
   const text = await res.text()
-  let json: unknown = undefined
+  let json: unknown
   try {
     json = text === "" ? undefined : JSON.parse(text)
   } catch {
@@ -96,6 +96,9 @@ export type Client = ReturnType<typeof client>
 export type UntypedAnswer = Omit<Answer, "json"> & { readonly json: any }
 export const untypedClient = (baseUrl: string, key?: string) => {
   const typed = client(baseUrl, key)
-  const loose = <T extends unknown[]>(f: (...args: T) => Promise<Answer>) => (...args: T): Promise<UntypedAnswer> => f(...args)
+  const loose =
+    <T extends unknown[]>(f: (...args: T) => Promise<Answer>) =>
+    (...args: T): Promise<UntypedAnswer> =>
+      f(...args)
   return { get: loose(typed.get), post: loose(typed.post), put: loose(typed.put), del: loose(typed.del), request: loose(typed.request) }
 }

@@ -117,8 +117,7 @@ export const jpeg = (width = 16, height = 16, options: { readonly exif?: number;
 // --- WEBP ---------------------------------------------------------------------------
 
 const riff = (chunks: Uint8Array) => concat(ascii("RIFF"), u32le(4 + chunks.length), ascii("WEBP"), chunks)
-const webpChunk = (type: string, data: Uint8Array) =>
-  concat(ascii(type), u32le(data.length), data, data.length % 2 === 1 ? [0] : [])
+const webpChunk = (type: string, data: Uint8Array) => concat(ascii(type), u32le(data.length), data, data.length % 2 === 1 ? [0] : [])
 
 /** A lossless (VP8L) single-colour picture: every prefix code has one symbol, so pixels take no bits. */
 export const webpLossless = (width = 20, height = 10) => {
@@ -131,11 +130,26 @@ export const webpLossless = (width = 20, height = 10) => {
     [0, 1], // no colour cache
     [0, 1], // no meta prefix codes
     // green, red, blue, alpha, distance: simple codes with one symbol
-    [1, 1], [0, 1], [0, 1], [0, 1],
-    [1, 1], [0, 1], [1, 1], [200, 8],
-    [1, 1], [0, 1], [1, 1], [40, 8],
-    [1, 1], [0, 1], [1, 1], [255, 8],
-    [1, 1], [0, 1], [0, 1], [0, 1]
+    [1, 1],
+    [0, 1],
+    [0, 1],
+    [0, 1],
+    [1, 1],
+    [0, 1],
+    [1, 1],
+    [200, 8],
+    [1, 1],
+    [0, 1],
+    [1, 1],
+    [40, 8],
+    [1, 1],
+    [0, 1],
+    [1, 1],
+    [255, 8],
+    [1, 1],
+    [0, 1],
+    [0, 1],
+    [0, 1]
   ]
   const out: Array<number> = [0x2f]
   let acc = 0

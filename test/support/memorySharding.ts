@@ -54,8 +54,7 @@ export const makeMemorySharding = (options: MemoryShardingOptions) => {
 
   /** The entity: DeletePost succeeds, SetPostSettings fails with its settings echoed back (a large answer). */
   const entity =
-    (host: { id: string }) =>
-    (envelope: ActorEnvelope, mailboxes: Mailboxes, lease: { readonly shard: number; readonly epoch: number }) =>
+    (host: { id: string }) => (envelope: ActorEnvelope, mailboxes: Mailboxes, lease: { readonly shard: number; readonly epoch: number }) =>
       Effect.suspend(() => {
         arrived.push(envelope.commandId)
         return mailboxes.run(
@@ -154,7 +153,8 @@ export const makeMemorySharding = (options: MemoryShardingOptions) => {
     for (;;) {
       const value = await read()
       if (done(value)) return value
-      if (Date.now() > deadline) throw new Error(`${what} within ${timeoutMs} ms: ${JSON.stringify(value, (_k, v) => (v instanceof Map ? [...v] : v))}`)
+      if (Date.now() > deadline)
+        throw new Error(`${what} within ${timeoutMs} ms: ${JSON.stringify(value, (_k, v) => (v instanceof Map ? [...v] : v))}`)
       await new Promise((resolve) => setTimeout(resolve, 20))
     }
   }

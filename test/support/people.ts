@@ -24,7 +24,13 @@ export const uniqueIp = () => {
   return `10.${(process.pid % 250) + 1}.${Math.floor(ipCounter / 250)}.${(ipCounter % 250) + 1}`
 }
 
-const unescape = (s: string) => s.replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&amp;/g, "&")
+const unescape = (s: string) =>
+  s
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'")
+    .replace(/&lt;/g, "<")
+    .replace(/&gt;/g, ">")
+    .replace(/&amp;/g, "&")
 
 /** The hidden fields of the first form on a page with a CSRF token (the page's form to press). */
 export const hiddenFields = (html: string): Record<string, string> => {
@@ -53,8 +59,7 @@ export const sessionCookie = (res: Response): string | null => {
   return set === undefined ? null : (set.split(";")[0] ?? null)
 }
 
-export const getPage = (url: string, cookie: string | null) =>
-  fetch(url, { redirect: "manual", headers: cookie === null ? {} : { cookie } })
+export const getPage = (url: string, cookie: string | null) => fetch(url, { redirect: "manual", headers: cookie === null ? {} : { cookie } })
 
 export const postForm = (url: string, cookie: string | null, fields: Record<string, string>, ip = uniqueIp()) =>
   fetch(url, {
@@ -118,10 +123,23 @@ export const oauthToken = async (base: string, cookie: string, workspace?: strin
   const app = await registerApp(base, { client_name: clientName, redirect_uris: [redirectUri] })
   const clientId = String(app.json["client_id"])
   const { verifier, challenge } = pkcePair()
-  const url = authorizeUrl(base, { response_type: "code", client_id: clientId, redirect_uri: redirectUri, code_challenge: challenge, code_challenge_method: "S256", state: "s" })
+  const url = authorizeUrl(base, {
+    response_type: "code",
+    client_id: clientId,
+    redirect_uri: redirectUri,
+    code_challenge: challenge,
+    code_challenge_method: "S256",
+    state: "s"
+  })
   const back = await pressAllow(base, cookie, url, "allow", workspace)
   const code = back.searchParams.get("code") ?? ""
-  const res = await tokenRequest(base, { grant_type: "authorization_code", code, client_id: clientId, redirect_uri: redirectUri, code_verifier: verifier })
+  const res = await tokenRequest(base, {
+    grant_type: "authorization_code",
+    code,
+    client_id: clientId,
+    redirect_uri: redirectUri,
+    code_verifier: verifier
+  })
   const body = (await res.json()) as { access_token: string }
   return body.access_token
 }

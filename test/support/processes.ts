@@ -153,9 +153,7 @@ export const processGroup = () => {
           const match = output.slice(since).match(pattern)
           if (match !== null) return done(() => resolve(match))
           if (exitInfo !== undefined) {
-            return done(() =>
-              reject(new Error(`${label} exited (${exitInfo?.code ?? exitInfo?.signal}) before writing ${pattern}:\n${output}`))
-            )
+            return done(() => reject(new Error(`${label} exited (${exitInfo?.code ?? exitInfo?.signal}) before writing ${pattern}:\n${output}`)))
           }
         }
         const timer = setTimeout(

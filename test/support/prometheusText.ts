@@ -109,7 +109,11 @@ export const parsePrometheusText = (text: string): Map<string, Family> => {
 const checkHistogram = (family: Family) => {
   const series = new Map<string, Array<Sample>>()
   const key = (labels: Readonly<Record<string, string>>) =>
-    JSON.stringify(Object.entries(labels).filter(([k]) => k !== "le").sort(([a], [b]) => a.localeCompare(b)))
+    JSON.stringify(
+      Object.entries(labels)
+        .filter(([k]) => k !== "le")
+        .sort(([a], [b]) => a.localeCompare(b))
+    )
   for (const s of family.samples) {
     if (s.name !== `${family.name}_bucket`) continue
     if (s.labels["le"] === undefined) throw new Error(`${family.name}: a bucket without le`)

@@ -36,7 +36,12 @@ export const separateServices = async (world: TestWorld, env: Record<string, str
   const start = (service: ProcessService, extra: Record<string, string> = {}) =>
     group.start(world, [service], { env: { ...env, ...extra }, ready: readyLines[service], label: `${service} ${++labels}`, timeoutMs: 90_000 })
   const [gateway, actors, scheduler, publisher] = await Promise.all([start("gateway"), start("actors"), start("scheduler"), start("publisher")])
-  const running = new Map<ProcessService, ServiceProcess>([["gateway", gateway], ["actors", actors], ["scheduler", scheduler], ["publisher", publisher]])
+  const running = new Map<ProcessService, ServiceProcess>([
+    ["gateway", gateway],
+    ["actors", actors],
+    ["scheduler", scheduler],
+    ["publisher", publisher]
+  ])
   const url = `http://127.0.0.1:${gateway.id}`
   return {
     url,
@@ -100,7 +105,12 @@ export const everyItemSettles = (world: TestWorld, workspaceIds: ReadonlyArray<s
 /** How many times each text arrived on the built-in test network. */
 export const testNetworkCopies = (world: TestWorld, texts: ReadonlyArray<string>) =>
   withDb(world, async (c) => {
-    const rows = (await c.query<{ content: string; n: number }>("SELECT content, count(*)::int AS n FROM test_network_posts WHERE content = ANY($1) GROUP BY content", [texts])).rows
+    const rows = (
+      await c.query<{ content: string; n: number }>(
+        "SELECT content, count(*)::int AS n FROM test_network_posts WHERE content = ANY($1) GROUP BY content",
+        [texts]
+      )
+    ).rows
     return new Map(rows.map((r) => [r.content, r.n]))
   })
 
@@ -123,13 +133,16 @@ export const privateNats = async () => {
   const storeDir = mkdtempSync(path.join(os.tmpdir(), "nats-faults-"))
   let child: ChildProcess | undefined
   const ready = () =>
-    waitFor("private nats-server not accepting connections", () =>
-      new Promise<true | undefined>((resolve) => {
-        const socket = net.connect({ host: "127.0.0.1", port })
-        socket.once("connect", () => (socket.destroy(), resolve(true)))
-        socket.once("error", () => (socket.destroy(), resolve(undefined)))
-      })
-    , 20_000)
+    waitFor(
+      "private nats-server not accepting connections",
+      () =>
+        new Promise<true | undefined>((resolve) => {
+          const socket = net.connect({ host: "127.0.0.1", port })
+          socket.once("connect", () => (socket.destroy(), resolve(true)))
+          socket.once("error", () => (socket.destroy(), resolve(undefined)))
+        }),
+      20_000
+    )
   const start = async () => {
     child = spawn("nats-server", ["-a", "127.0.0.1", "-p", String(port), "-js", "-sd", storeDir], { stdio: "ignore" })
     await ready()

@@ -5,7 +5,6 @@ import type { TestWorld } from "./system.js"
 import { decodeLease } from "../../services/sharding/shardLeases.js"
 import { sleep } from "./wait.js"
 
-
 /** Reads who owns which shard from the lease bucket, as the actor hosts see it. */
 export const leaseReader = (leases: KV, shardCount: number) => {
   /** shard → owning host id (only live leases). */

@@ -55,7 +55,10 @@ export const createWorld = async (label: string, given?: ServerUrls): Promise<Te
   if (servers === undefined) {
     throw new Error("No servers were provided: a test that needs Postgres, NATS or Redis belongs in test/system, not test/unit")
   }
-  const suffix = `${label.replace(/[^a-z0-9]/gi, "").toLowerCase().slice(0, 20)}_${randomName()}`
+  const suffix = `${label
+    .replace(/[^a-z0-9]/gi, "")
+    .toLowerCase()
+    .slice(0, 20)}_${randomName()}`
   const database = `t_${suffix}`
   const admin = new pg.Client({ connectionString: servers.databaseUrl })
   await admin.connect()
@@ -107,10 +110,7 @@ export const worldConfig = (world: TestWorld, extra: Record<string, string> = {}
 
 /** Postgres and NATS, as every service needs them (the gateway connects to Redis itself). */
 export const infrastructure = (world: TestWorld, extra: Record<string, string> = {}) =>
-  Layer.mergeAll(DatabaseLive, NatsLive).pipe(
-    Layer.provideMerge(AppConfigLive),
-    Layer.provide(worldConfig(world, extra))
-  )
+  Layer.mergeAll(DatabaseLive, NatsLive).pipe(Layer.provideMerge(AppConfigLive), Layer.provide(worldConfig(world, extra)))
 
 /** Services running in this process against the world, with the gateway's base URL. */
 export const startServices = async (
@@ -120,9 +120,7 @@ export const startServices = async (
 ) => {
   const infra = infrastructure(world, extra)
   const selected = services.filter((s) => s !== "gateway").map((s) => serviceLayers[s])
-  const runtime = ManagedRuntime.make(
-    Layer.mergeAll(GatewayLive, ...selected).pipe(Layer.provideMerge(infra))
-  )
+  const runtime = ManagedRuntime.make(Layer.mergeAll(GatewayLive, ...selected).pipe(Layer.provideMerge(infra)))
   const address = await runtime.runPromise(Effect.map(HttpServer.HttpServer, (s) => s.address))
   const port = address._tag === "TcpAddress" ? address.port : 0
   const admin = await runtime.runPromise(makeAdminOperations)

@@ -17,9 +17,12 @@ export const withDb = async <A>(world: TestWorld, f: (c: pg.Client) => Promise<A
 export const issueUserToken = (world: TestWorld, workspaceId: string, userId: string, kind: "oat" | "cli" = "oat") =>
   withDb(world, async (c) => {
     const token = newToken(`svc_${kind}_`)
-    await c.query(
-      "INSERT INTO api_tokens (id, workspace_id, user_id, kind, token_hash, label) VALUES ($1, $2, $3, $4, $5, 'test')",
-      [crypto.randomUUID(), workspaceId, userId, kind, tokenHash(token)]
-    )
+    await c.query("INSERT INTO api_tokens (id, workspace_id, user_id, kind, token_hash, label) VALUES ($1, $2, $3, $4, $5, 'test')", [
+      crypto.randomUUID(),
+      workspaceId,
+      userId,
+      kind,
+      tokenHash(token)
+    ])
     return token
   })

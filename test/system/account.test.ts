@@ -32,8 +32,7 @@ beforeAll(async () => {
   sys = await startServices(world, ["gateway", "actors"])
   a = await sys.admin.createWorkspace("Agency A")
   b = await sys.admin.createWorkspace("Agency B")
-  const customer = async (workspaceId: string, name: string) =>
-    (await sys.admin.createCustomer({ workspaceId, name, approval: false })).customerId
+  const customer = async (workspaceId: string, name: string) => (await sys.admin.createCustomer({ workspaceId, name, approval: false })).customerId
   customers = {
     zeta: await customer(a.workspaceId, "Zeta Agency"),
     alpha: await customer(a.workspaceId, "Alpha Client"),
@@ -64,7 +63,13 @@ describe("GET /is-connected", () => {
   })
 
   it("a valid person's token: 200 {connected: true}", async () => {
-    const { userId } = await sys.admin.createUser({ workspaceId: a.workspaceId, email: "conn@example.com", password: "password1", role: "client", timezone: null })
+    const { userId } = await sys.admin.createUser({
+      workspaceId: a.workspaceId,
+      email: "conn@example.com",
+      password: "password1",
+      role: "client",
+      timezone: null
+    })
     const token = await issueUserToken(world, a.workspaceId, userId)
     expect((await client(sys.url, token).get("/public/v1/is-connected")).json).toEqual({ connected: true })
   })
@@ -119,7 +124,13 @@ describe("GET /integrations", () => {
 
   it("picture and the flags come from the channel (disabled, refreshNeeded, inBetweenSteps)", async () => {
     const ws = await sys.admin.createWorkspace("Flags")
-    const { channelId } = await sys.admin.createChannel({ workspaceId: ws.workspaceId, network: "test", name: "Flagged", customerId: null, postingTimes: [] })
+    const { channelId } = await sys.admin.createChannel({
+      workspaceId: ws.workspaceId,
+      network: "test",
+      name: "Flagged",
+      customerId: null,
+      postingTimes: []
+    })
     await withDb(world, (c) =>
       c.query(
         "UPDATE channels SET picture = 'https://cdn.example.com/p.png', disabled = true, refresh_needed = true, in_between_steps = true WHERE id = $1",
@@ -229,7 +240,10 @@ describe("GET /integration-settings/{id}", () => {
       help: expect.any(String),
       required: true
     })
-    const community = present(settings.find((s) => s.key === "community"), "the community setting")
+    const community = present(
+      settings.find((s) => s.key === "community"),
+      "the community setting"
+    )
     expect(Object.keys(community).sort()).toEqual(["help", "key", "label", "options", "type"])
     expect(settingsOf(res).output).toMatchObject({ maxLength: 280, comments: true, tools: [expect.objectContaining({ methodName: "whoami" })] })
     expect(res.json).toEqual({ output: integrationSettingsOf(networkOf("x")) })
@@ -262,8 +276,7 @@ describe("GET /integration-settings/{id}", () => {
 })
 
 describe("POST /integration-trigger/{id}", () => {
-  const trigger = (channelId: string, body: unknown, key = a.apiKey) =>
-    client(sys.url, key).post(`/public/v1/integration-trigger/${channelId}`, body)
+  const trigger = (channelId: string, body: unknown, key = a.apiKey) => client(sys.url, key).post(`/public/v1/integration-trigger/${channelId}`, body)
 
   it("test network `echo`: 200 {output: {text}}", async () => {
     const res = await trigger(channels.test, { methodName: "echo", data: { text: "hello ✓" } })
@@ -273,7 +286,13 @@ describe("POST /integration-trigger/{id}", () => {
 
   it("test network `stats`: 200 with the channel's post counts by status", async () => {
     const ws = await sys.admin.createWorkspace("Stats")
-    const { channelId } = await sys.admin.createChannel({ workspaceId: ws.workspaceId, network: "test", name: "Counted", customerId: null, postingTimes: [] })
+    const { channelId } = await sys.admin.createChannel({
+      workspaceId: ws.workspaceId,
+      network: "test",
+      name: "Counted",
+      customerId: null,
+      postingTimes: []
+    })
     const empty = await trigger(channelId, { methodName: "stats" }, ws.apiKey)
     expect(empty.status).toBe(200)
     expect(empty.json).toEqual({ output: { channelId, posts: {} } })
@@ -369,7 +388,13 @@ const insertPosts = (workspaceId: string, channelId: string, statuses: ReadonlyA
 describe("DELETE /integrations/{id}", () => {
   const newWorkspaceWithChannel = async () => {
     const ws = await sys.admin.createWorkspace("Deleting")
-    const { channelId } = await sys.admin.createChannel({ workspaceId: ws.workspaceId, network: "test", name: "Doomed", customerId: null, postingTimes: [] })
+    const { channelId } = await sys.admin.createChannel({
+      workspaceId: ws.workspaceId,
+      network: "test",
+      name: "Doomed",
+      customerId: null,
+      postingTimes: []
+    })
     return { ...ws, channelId }
   }
   const tokenFor = async (workspaceId: string, role: "owner" | "admin" | "editor" | "client") => {
@@ -459,7 +484,13 @@ describe("DELETE /integrations/{id}", () => {
 
   it("another channel's post in the same whole post is kept", async () => {
     const ws = await newWorkspaceWithChannel()
-    const { channelId: keptChannel } = await sys.admin.createChannel({ workspaceId: ws.workspaceId, network: "test", name: "Kept", customerId: null, postingTimes: [] })
+    const { channelId: keptChannel } = await sys.admin.createChannel({
+      workspaceId: ws.workspaceId,
+      network: "test",
+      name: "Kept",
+      customerId: null,
+      postingTimes: []
+    })
     const [shared] = await insertPosts(ws.workspaceId, ws.channelId, ["draft"])
     await withDb(world, (c) =>
       c.query(
@@ -470,10 +501,9 @@ describe("DELETE /integrations/{id}", () => {
     )
     expect((await client(sys.url, ws.apiKey).del(`/public/v1/integrations/${ws.channelId}`)).status).toBe(200)
     const rows = await withDb(world, (c) =>
-      c.query<{ channel_id: string; deleted: boolean }>(
-        "SELECT channel_id, deleted_at IS NOT NULL AS deleted FROM posts WHERE group_id = $1",
-        [shared!.groupId]
-      )
+      c.query<{ channel_id: string; deleted: boolean }>("SELECT channel_id, deleted_at IS NOT NULL AS deleted FROM posts WHERE group_id = $1", [
+        shared!.groupId
+      ])
     )
     const byChannel = Object.fromEntries(rows.rows.map((r) => [r.channel_id, r.deleted]))
     expect(byChannel).toEqual({ [ws.channelId]: true, [keptChannel]: false })

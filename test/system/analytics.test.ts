@@ -17,7 +17,13 @@ beforeAll(async () => {
   sys = await startServices(world)
   const ws = await sys.admin.createWorkspace("Stats", "team")
   apiKey = ws.apiKey
-  ;({ channelId } = await sys.admin.createChannel({ workspaceId: ws.workspaceId, network: "test", name: "Stats", customerId: null, postingTimes: [] }))
+  ;({ channelId } = await sys.admin.createChannel({
+    workspaceId: ws.workspaceId,
+    network: "test",
+    name: "Stats",
+    customerId: null,
+    postingTimes: []
+  }))
 })
 afterAll(async () => {
   await sys.stop()
@@ -77,14 +83,23 @@ describe("GET /analytics/{integration}", () => {
   it.each(["14", "0", "91", "abc", "7.5", ""])("date=%j: 400", async (raw) => {
     const res = await client(sys.url, apiKey).get(`/public/v1/analytics/${channelId}?date=${encodeURIComponent(raw)}`)
     expect(res.status).toBe(400)
-    expect(res.json).toEqual({ error: "date must be 7, 30 or 90 (days of statistics); leave it out for 30.", msg: "date must be 7, 30 or 90 (days of statistics); leave it out for 30." })
+    expect(res.json).toEqual({
+      error: "date must be 7, 30 or 90 (days of statistics); leave it out for 30.",
+      msg: "date must be 7, 30 or 90 (days of statistics); leave it out for 30."
+    })
   })
 
   it("an invalid id: 400; unknown or another workspace's channel: 404 alike", async () => {
     const api = client(sys.url, apiKey)
     expect((await api.get("/public/v1/analytics/nope")).status).toBe(400)
     const other = await sys.admin.createWorkspace("Other")
-    const { channelId: theirs } = await sys.admin.createChannel({ workspaceId: other.workspaceId, network: "test", name: "Theirs", customerId: null, postingTimes: [] })
+    const { channelId: theirs } = await sys.admin.createChannel({
+      workspaceId: other.workspaceId,
+      network: "test",
+      name: "Theirs",
+      customerId: null,
+      postingTimes: []
+    })
     const foreign = await api.get(`/public/v1/analytics/${theirs}`)
     const unknown = await api.get(`/public/v1/analytics/${crypto.randomUUID()}`)
     expect([foreign.status, unknown.status]).toEqual([404, 404])
@@ -93,7 +108,13 @@ describe("GET /analytics/{integration}", () => {
 
   it("a network that shares nothing (or a channel that cannot be read): {missing: true, message}", async () => {
     const ws = await sys.admin.createWorkspace("Quiet", "team")
-    const { channelId: quiet } = await sys.admin.createChannel({ workspaceId: ws.workspaceId, network: "telegram", name: "Quiet", customerId: null, postingTimes: [] })
+    const { channelId: quiet } = await sys.admin.createChannel({
+      workspaceId: ws.workspaceId,
+      network: "telegram",
+      name: "Quiet",
+      customerId: null,
+      postingTimes: []
+    })
     const res = await client(sys.url, ws.apiKey).get(`/public/v1/analytics/${quiet}`)
     expect(res.status).toBe(200)
     expect(missingStatistics(res).message).not.toBe("")
@@ -103,7 +124,12 @@ describe("GET /analytics/{integration}", () => {
 describe("GET /analytics/post/{postId}", () => {
   it("not published yet: {missing: true, message}; published: each metric one point dated today, percentageChange 0", async () => {
     const api = client(sys.url, apiKey)
-    const later = await api.post("/public/v1/posts", { type: "schedule", date: new Date(Date.now() + 3600_000).toISOString(), content: "Later", channels: [channelId] })
+    const later = await api.post("/public/v1/posts", {
+      type: "schedule",
+      date: new Date(Date.now() + 3600_000).toISOString(),
+      content: "Later",
+      channels: [channelId]
+    })
     expect((await api.get(`/public/v1/analytics/post/${created(later).postId}`)).json).toEqual({
       missing: true,
       message: "This post is not published yet: its statistics come once it is live."
@@ -122,7 +148,13 @@ describe("GET /analytics/post/{postId}", () => {
 
   it("an invalid id: 400; unknown or another workspace's post: 404 Post not found", async () => {
     const other = await sys.admin.createWorkspace("Elsewhere")
-    const { channelId: theirs } = await sys.admin.createChannel({ workspaceId: other.workspaceId, network: "test", name: "T", customerId: null, postingTimes: [] })
+    const { channelId: theirs } = await sys.admin.createChannel({
+      workspaceId: other.workspaceId,
+      network: "test",
+      name: "T",
+      customerId: null,
+      postingTimes: []
+    })
     const theirPost = await client(sys.url, other.apiKey).post("/public/v1/posts", { type: "draft", content: "Theirs", channels: [theirs] })
     const api = client(sys.url, apiKey)
     expect((await api.get("/public/v1/analytics/post/123")).status).toBe(400)

@@ -54,7 +54,13 @@ describe("Authentication across two gateway replicas", () => {
 
   it("a paused member is refused on the next request, and let in again once resumed", async () => {
     const { workspaceId } = await first.admin.createWorkspace()
-    const { userId } = await first.admin.createUser({ workspaceId, email: "pause@example.com", password: "password1", role: "editor", timezone: null })
+    const { userId } = await first.admin.createUser({
+      workspaceId,
+      email: "pause@example.com",
+      password: "password1",
+      role: "editor",
+      timezone: null
+    })
     const token = await issueUserToken(world, workspaceId, userId, "cli")
     await warm(token)
     await withDb(world, (c) => c.query("UPDATE memberships SET paused = true WHERE user_id = $1", [userId]))
@@ -98,7 +104,9 @@ describe("Authentication across two gateway replicas", () => {
     await warm(apiKey)
     // every gateway's LISTEN connection: cut, then the key rotated before they are back
     await withDb(world, (c) =>
-      c.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'post-scheduler-auth-listener' AND datname = current_database()")
+      c.query(
+        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'post-scheduler-auth-listener' AND datname = current_database()"
+      )
     )
     await first.admin.rotateKey(workspaceId)
     expect((await isConnected(second, apiKey)).status).toBe(401)

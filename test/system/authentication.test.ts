@@ -149,9 +149,19 @@ describe("Billing gate", () => {
     const { workspaceId } = await sys.admin.createWorkspace()
     await sys.admin.setBilling({ workspaceId, event: "cancel_scheduled", test: true, periodEnd: new Date("2026-12-31T00:00:00Z") })
     const rows = await withDb(world, (c) => c.query("SELECT event, data FROM outbox WHERE workspace_id = $1", [workspaceId]))
-    expect(rows.rows).toEqual([{
-      event: "billing.changed",
-      data: { plan: "standard", test: true, event: "cancel_scheduled", amount: null, period: null, currency: null, periodEnd: "2026-12-31T00:00:00.000Z" }
-    }])
+    expect(rows.rows).toEqual([
+      {
+        event: "billing.changed",
+        data: {
+          plan: "standard",
+          test: true,
+          event: "cancel_scheduled",
+          amount: null,
+          period: null,
+          currency: null,
+          periodEnd: "2026-12-31T00:00:00.000Z"
+        }
+      }
+    ])
   })
 })

@@ -21,7 +21,11 @@ let sys: RunningServices
 
 const cli = async (...args: ReadonlyArray<string>) => {
   try {
-    const { stdout } = await run("npx", ["tsx", "services/cli.ts", ...args], { cwd: process.cwd(), env: { ...process.env, ...world.env }, timeout: CALL_TIMEOUT_MS })
+    const { stdout } = await run("npx", ["tsx", "services/cli.ts", ...args], {
+      cwd: process.cwd(),
+      env: { ...process.env, ...world.env },
+      timeout: CALL_TIMEOUT_MS
+    })
     return { code: 0, stdout, stderr: "" }
   } catch (e) {
     const failed = e as { code?: number | string; stdout?: string; stderr?: string }
@@ -62,10 +66,10 @@ describe("publishing held while billing pauses it, released once paid", () => {
 
     // the posts fall due, one minute apart, oldest first
     for (const [i, group] of groups.entries()) {
-      await q(
-        `UPDATE post_items SET due_at = now() - ($2::int * interval '1 minute') WHERE post_id IN (SELECT id FROM posts WHERE group_id = $1)`,
-        [group, 3 - i]
-      )
+      await q(`UPDATE post_items SET due_at = now() - ($2::int * interval '1 minute') WHERE post_id IN (SELECT id FROM posts WHERE group_id = $1)`, [
+        group,
+        3 - i
+      ])
     }
     const held = await waitFor("every due post held", async () => {
       const rows = await q("SELECT held, held_at, status FROM post_items WHERE workspace_id = $1", [workspaceId])
@@ -74,14 +78,30 @@ describe("publishing held while billing pauses it, released once paid", () => {
     expect(held).toHaveLength(3)
     expect(await q("SELECT count(*)::int AS n FROM test_network_posts WHERE channel_id = $1", [channelId])).toEqual([{ n: 0 }])
 
-    const paid = await billing(workspaceId, "--event", "renewed", "--amount", "29", "--currency", "usd", "--period", "month", "--period-end", "2027-01-01T00:00:00Z")
+    const paid = await billing(
+      workspaceId,
+      "--event",
+      "renewed",
+      "--amount",
+      "29",
+      "--currency",
+      "usd",
+      "--period",
+      "month",
+      "--period-end",
+      "2027-01-01T00:00:00Z"
+    )
     expect(paid.code).toBe(0)
     expect((await api.get("/public/v1/is-connected")).status).toBe(200)
-    const sent = await waitFor("every held post published", async () => {
-      const rows = await q("SELECT content, item_id FROM test_network_posts WHERE channel_id = $1 ORDER BY created_at", [channelId])
-      const states = await q("SELECT status FROM posts WHERE workspace_id = $1", [workspaceId])
-      return rows.length === 3 && states.every((s) => s.status === "published") ? rows : undefined
-    }, 30_000)
+    const sent = await waitFor(
+      "every held post published",
+      async () => {
+        const rows = await q("SELECT content, item_id FROM test_network_posts WHERE channel_id = $1 ORDER BY created_at", [channelId])
+        const states = await q("SELECT status FROM posts WHERE workspace_id = $1", [workspaceId])
+        return rows.length === 3 && states.every((s) => s.status === "published") ? rows : undefined
+      },
+      30_000
+    )
     // each once (they are claimed together, oldest due first; concurrent publisher jobs may land in any order)
     expect(sent.map((r) => r.content).sort()).toEqual(["Held post 1", "Held post 2", "Held post 3"])
     expect(new Set(sent.map((r) => r.item_id)).size).toBe(3)
@@ -99,14 +119,25 @@ describe("publishing held while billing pauses it, released once paid", () => {
   it("ended: held until a plan is picked (activated); nothing is deleted", async () => {
     const { apiKey, workspaceId } = await sys.admin.createWorkspace("Ended", "team")
     const { channelId } = await sys.admin.createChannel({ workspaceId, network: "test", name: "Ended channel", customerId: null, postingTimes: [] })
-    const res = await client(sys.url, apiKey).post("/public/v1/posts", { type: "schedule", date: new Date(Date.now() + 3600_000).toISOString(), content: "After the end", channels: [channelId] })
+    const res = await client(sys.url, apiKey).post("/public/v1/posts", {
+      type: "schedule",
+      date: new Date(Date.now() + 3600_000).toISOString(),
+      content: "After the end",
+      channels: [channelId]
+    })
     expect(res.status).toBe(200)
     await sys.admin.setBilling({ workspaceId, event: "ended" })
     await q("UPDATE post_items SET due_at = now() WHERE workspace_id = $1", [workspaceId])
-    await waitFor("the due post held", async () => ((await q("SELECT held FROM post_items WHERE workspace_id = $1", [workspaceId]))[0]?.held === "billing" ? true : undefined))
+    await waitFor("the due post held", async () =>
+      (await q("SELECT held FROM post_items WHERE workspace_id = $1", [workspaceId]))[0]?.held === "billing" ? true : undefined
+    )
     expect((await client(sys.url, apiKey).get("/public/v1/posts")).status).toBe(401)
     await sys.admin.setBilling({ workspaceId, event: "activated", test: true })
-    await waitFor("published after activated", async () => ((await q("SELECT status FROM posts WHERE workspace_id = $1", [workspaceId]))[0]?.status === "published" ? true : undefined), 30_000)
+    await waitFor(
+      "published after activated",
+      async () => ((await q("SELECT status FROM posts WHERE workspace_id = $1", [workspaceId]))[0]?.status === "published" ? true : undefined),
+      30_000
+    )
     expect(await q("SELECT count(*)::int AS n FROM test_network_posts WHERE channel_id = $1", [channelId])).toEqual([{ n: 1 }])
   }, 60_000)
 })
@@ -128,19 +159,35 @@ describe("billing events out of order (CLI)", () => {
   it("a trial: trial_plan picks a plan, activated starts it", async () => {
     const out = await cli("workspace", "create", "--name", "Trial", "--trial")
     const { workspaceId } = JSON.parse(out.stdout)
-    const [row] = await q("SELECT round(extract(epoch FROM trial_ends_at - created_at) / 86400)::int AS days FROM workspaces WHERE id = $1", [workspaceId])
+    const [row] = await q("SELECT round(extract(epoch FROM trial_ends_at - created_at) / 86400)::int AS days FROM workspaces WHERE id = $1", [
+      workspaceId
+    ])
     expect(row).toEqual({ days: 7 })
     await sys.admin.setBilling({ workspaceId, event: "trial_plan", plan: "pro" })
     await sys.admin.setBilling({ workspaceId, event: "activated" })
-    expect(await q("SELECT plan, pending_plan, trial_ends_at FROM workspaces WHERE id = $1", [workspaceId])).toEqual([{ plan: "pro", pending_plan: null, trial_ends_at: null }])
+    expect(await q("SELECT plan, pending_plan, trial_ends_at FROM workspaces WHERE id = $1", [workspaceId])).toEqual([
+      { plan: "pro", pending_plan: null, trial_ends_at: null }
+    ])
   }, 60_000)
 })
 
 describe("plans: team members and channels", () => {
   it("a plan without a team: everyone but the owner gets 403 member_paused; a team plan resumes them", async () => {
     const { apiKey, workspaceId } = await sys.admin.createWorkspace("Team", "team")
-    const { userId: ownerId } = await sys.admin.createUser({ workspaceId, email: "boss@team.test", password: "password1", role: "owner", timezone: null })
-    const { userId: editorId } = await sys.admin.createUser({ workspaceId, email: "ed@team.test", password: "password1", role: "editor", timezone: null })
+    const { userId: ownerId } = await sys.admin.createUser({
+      workspaceId,
+      email: "boss@team.test",
+      password: "password1",
+      role: "owner",
+      timezone: null
+    })
+    const { userId: editorId } = await sys.admin.createUser({
+      workspaceId,
+      email: "ed@team.test",
+      password: "password1",
+      role: "editor",
+      timezone: null
+    })
     const owner = client(sys.url, await issueUserToken(world, workspaceId, ownerId))
     const editor = client(sys.url, await issueUserToken(world, workspaceId, editorId))
     expect((await editor.get("/public/v1/integrations")).status).toBe(200)
@@ -164,7 +211,9 @@ describe("plans: team members and channels", () => {
       msg: "This workspace has 10 channels, the most the Standard plan allows.",
       fix: "Choose a larger plan on the Billing page, or disconnect a channel you no longer use, then connect this one again."
     })
-    await expect(sys.admin.createChannel({ workspaceId, network: "test", name: "One too many", customerId: null, postingTimes: [] })).rejects.toThrow(/10 channels/)
+    await expect(sys.admin.createChannel({ workspaceId, network: "test", name: "One too many", customerId: null, postingTimes: [] })).rejects.toThrow(
+      /10 channels/
+    )
     expect(await q("SELECT count(*)::int AS n FROM channels WHERE workspace_id = $1", [workspaceId])).toEqual([{ n: 10 }])
     // a larger plan takes it
     await sys.admin.setBilling({ workspaceId, event: "changed", plan: "team" })

@@ -50,7 +50,10 @@ const refreshingAdapter = (behaviour: "rotate" | "refuse" | "down") => {
     publish: () => Effect.succeed(PublishAnswer.NoAnswer({ reason: "unused" })),
     publishFollowUp: () => Effect.succeed(PublishAnswer.NoAnswer({ reason: "unused" })),
     search: () => Effect.succeed(SearchAnswer.NotFound()),
-    statistics: { channel: () => Effect.succeed(Statistics.Missing({ message: "" })), post: () => Effect.succeed(Statistics.Missing({ message: "" })) },
+    statistics: {
+      channel: () => Effect.succeed(Statistics.Missing({ message: "" })),
+      post: () => Effect.succeed(Statistics.Missing({ message: "" }))
+    },
     runTool: () => Effect.succeed({}),
     classify: () => PublishAnswer.NoAnswer({ reason: "unused" })
   }
@@ -66,8 +69,16 @@ const newChannel = async (credentials: Credentials) => {
 
 const stored = (channelId: string) =>
   withDb(world, async (c) => {
-    const row = (await c.query<{ credentials: Buffer | null; refresh_needed: boolean }>("SELECT credentials, refresh_needed FROM channels WHERE id = $1", [channelId])).rows[0]!
-    return { credentials: Option.map(openCredentials(secretKey, row.credentials), Redacted.value), refreshNeeded: row.refresh_needed, sealed: row.credentials }
+    const row = (
+      await c.query<{ credentials: Buffer | null; refresh_needed: boolean }>("SELECT credentials, refresh_needed FROM channels WHERE id = $1", [
+        channelId
+      ])
+    ).rows[0]!
+    return {
+      credentials: Option.map(openCredentials(secretKey, row.credentials), Redacted.value),
+      refreshNeeded: row.refresh_needed,
+      sealed: row.credentials
+    }
   })
 
 const fresh = (channelId: string, adapter: NetworkAdapter) => sys.runtime.runPromise(freshCredentials(channelId, adapter))
@@ -129,7 +140,9 @@ describe("freshCredentials", () => {
 
   it("credentials sealed with another key are unreadable, not a crash", async () => {
     const w = await newChannel({ token: "t1", expiresAt: Date.now() + 3600_000 })
-    await withDb(world, (c) => c.query("UPDATE channels SET credentials = $2 WHERE id = $1", [w.channelId, sealCredentials(Redacted.make("another key"), { token: "x" })]))
+    await withDb(world, (c) =>
+      c.query("UPDATE channels SET credentials = $2 WHERE id = $1", [w.channelId, sealCredentials(Redacted.make("another key"), { token: "x" })])
+    )
     const result = await fresh(w.channelId, refreshingAdapter("rotate").adapter)
     expect(Either.isLeft(result) && result.left._tag).toBe("Unreadable")
   })

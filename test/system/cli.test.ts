@@ -81,8 +81,18 @@ describe("admin CLI: good commands print JSON on stdout", () => {
     "user create: {userId}, a member with that role",
     async () => {
       const out = await ok(
-        "user", "create", "--workspace", workspaceId, "--email", "cli.owner@example.com",
-        "--password", "password1", "--role", "owner", "--timezone", "Europe/Berlin"
+        "user",
+        "create",
+        "--workspace",
+        workspaceId,
+        "--email",
+        "cli.owner@example.com",
+        "--password",
+        "password1",
+        "--role",
+        "owner",
+        "--timezone",
+        "Europe/Berlin"
       )
       expect(Object.keys(out)).toEqual(["userId"])
       const rows = await withDb(world, (c) =>
@@ -112,8 +122,16 @@ describe("admin CLI: good commands print JSON on stdout", () => {
     "channel create --posting-times: {channelId}, listed by GET /integrations, times stored",
     async () => {
       const out = await ok(
-        "channel", "create", "--workspace", workspaceId, "--network", "test", "--name", "CLI Channel",
-        "--posting-times", "13:30,09:00"
+        "channel",
+        "create",
+        "--workspace",
+        workspaceId,
+        "--network",
+        "test",
+        "--name",
+        "CLI Channel",
+        "--posting-times",
+        "13:30,09:00"
       )
       expect(Object.keys(out)).toEqual(["channelId"])
       const listed = (await client(sys.url, apiKey).get("/public/v1/integrations")).json
@@ -187,11 +205,7 @@ describe("admin CLI: bad arguments exit 2 with a clear message on stderr", () =>
     ],
     ["a --workspace that is not a UUID", ["key", "rotate", "--workspace", "my-workspace"], /--workspace must be a workspace id \(UUID\)\./],
     ["an unknown workspace", ["key", "rotate", "--workspace", missingWorkspace], new RegExp(`No workspace ${missingWorkspace}\\.`)],
-    [
-      "an unknown network",
-      ["channel", "create", "--workspace", "WORKSPACE", "--network", "myspace", "--name", "N"],
-      /Unknown network myspace\./
-    ],
+    ["an unknown network", ["channel", "create", "--workspace", "WORKSPACE", "--network", "myspace", "--name", "N"], /Unknown network myspace\./],
     ["an unknown billing event", ["billing", "set", "--workspace", missingWorkspace, "--event", "paid"], /--event must be one of/]
   ]
 

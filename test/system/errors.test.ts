@@ -66,7 +66,9 @@ beforeAll(async () => {
   sys = await startServices(world, ["gateway", "actors"])
   const ws = await sys.admin.createWorkspace("Errors workspace")
   apiKey = ws.apiKey
-  channelId = (await sys.admin.createChannel({ workspaceId: ws.workspaceId, network: "test", name: "Test channel", customerId: null, postingTimes: [] })).channelId
+  channelId = (
+    await sys.admin.createChannel({ workspaceId: ws.workspaceId, network: "test", name: "Test channel", customerId: null, postingTimes: [] })
+  ).channelId
 })
 afterAll(async () => {
   await sys.stop()

@@ -50,11 +50,15 @@ const eventsOnStream = async (): Promise<ReadonlyArray<OnStream>> => {
 const eventsOf = async (workspaceId: string) => (await eventsOnStream()).filter((e) => e.message.workspaceId === workspaceId)
 
 const outboxRows = (workspaceId: string) =>
-  withDb(world, async (c) =>
-    (await c.query<{ id: string; event: string; publishedAt: Date | null }>(
-      `SELECT id, event, published_at AS "publishedAt" FROM outbox WHERE workspace_id = $1 ORDER BY created_at`,
-      [workspaceId]
-    )).rows
+  withDb(
+    world,
+    async (c) =>
+      (
+        await c.query<{ id: string; event: string; publishedAt: Date | null }>(
+          `SELECT id, event, published_at AS "publishedAt" FROM outbox WHERE workspace_id = $1 ORDER BY created_at`,
+          [workspaceId]
+        )
+      ).rows
   )
 
 /** Waits until `event` of the workspace is on EVENTS, then answers all of the workspace's messages. */
@@ -92,14 +96,25 @@ afterAll(async () => {
 describe("Events: published to EVENTS right after the commit", () => {
   it("a post sent for approval: exactly one approval.requested message, its data decodes, Nats-Msg-Id = the outbox row", async () => {
     const w = await newWorkspace()
-    const res = await w.api.post("/public/v1/posts", { type: "review", date: new Date(Date.now() + 3600_000).toISOString(), content: "Check me", channels: [w.channelId] })
+    const res = await w.api.post("/public/v1/posts", {
+      type: "review",
+      date: new Date(Date.now() + 3600_000).toISOString(),
+      content: "Check me",
+      channels: [w.channelId]
+    })
     expect(res.status).toBe(200)
     const messages = await waitForEvent(w.workspaceId, "approval.requested")
     expect(messages).toHaveLength(1)
     const [only] = messages
     expect(only?.message).toMatchObject({
       event: "approval.requested",
-      data: { groupId: created(res).group, channelIds: [w.channelId], previewUrl: created(res).previewUrl, requestedBy: "API", approvalStatus: "requested" }
+      data: {
+        groupId: created(res).group,
+        channelIds: [w.channelId],
+        previewUrl: created(res).previewUrl,
+        requestedBy: "API",
+        approvalStatus: "requested"
+      }
     })
     expect(only?.subject).toBe(`${world.namespace}.events.approval.requested`)
     const rows = await waitFor("the row marked published", async () => {
@@ -150,8 +165,9 @@ describe("Events: published to EVENTS right after the commit", () => {
     const failed = messages[0]!.message
     if (failed.event !== "post.failed") throw new Error("unexpected event")
     expect(failed.data).toMatchObject({ postId: created(res).postId, channelId: w.channelId, provider: "mastodon" })
-    const notifications = await withDb(world, async (c) =>
-      (await c.query("SELECT type, title, body, link FROM notifications WHERE workspace_id = $1", [w.workspaceId])).rows
+    const notifications = await withDb(
+      world,
+      async (c) => (await c.query("SELECT type, title, body, link FROM notifications WHERE workspace_id = $1", [w.workspaceId])).rows
     )
     expect(notifications).toEqual([notificationFor(failed, "Brand on Mastodon")])
     expect(notifications[0]).toMatchObject({ type: "fail", title: "A post failed on Brand on Mastodon", body: failed.data.error })

@@ -28,7 +28,8 @@ beforeAll(async () => {
   sys = await startServices(world, [])
   const ws = await sys.admin.createWorkspace()
   principal = { workspaceId: WorkspaceId.make(ws.workspaceId), userId: null, role: "admin", tokenKind: "live", actor: "API" }
-  channelId = (await sys.admin.createChannel({ workspaceId: ws.workspaceId, network: "test", name: "Fenced", customerId: null, postingTimes: [] })).channelId
+  channelId = (await sys.admin.createChannel({ workspaceId: ws.workspaceId, network: "test", name: "Fenced", customerId: null, postingTimes: [] }))
+    .channelId
 })
 afterAll(async () => {
   await sys.stop()

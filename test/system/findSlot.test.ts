@@ -66,46 +66,89 @@ describe("GET /find-slot and /find-slot/{id}", () => {
   beforeAll(async () => {
     ;({ apiKey, workspaceId } = await sys.admin.createWorkspace("Slots", "team"))
     await sys.admin.createUser({ workspaceId, email: "owner@slots.test", password: "password1", role: "owner", timezone: "America/New_York" })
-    ;({ channelId: morning } = await sys.admin.createChannel({ workspaceId, network: "test", name: "Morning", customerId: null, postingTimes: ["07:15", "18:45"] }))
+    ;({ channelId: morning } = await sys.admin.createChannel({
+      workspaceId,
+      network: "test",
+      name: "Morning",
+      customerId: null,
+      postingTimes: ["07:15", "18:45"]
+    }))
     ;({ channelId: plain } = await sys.admin.createChannel({ workspaceId, network: "test", name: "Plain", customerId: null, postingTimes: [] }))
   })
 
   it("tzOffsetMinutes: posting times as local times of that offset, 9:00 for a channel without any", async () => {
     const api = client(sys.url, apiKey)
     for (const offset of [-840, -300, 0, 330, 840]) {
-      await expectSlot(() => api.get(`/public/v1/find-slot?tzOffsetMinutes=${offset}`), () => expectedSlot({ offset }, ["07:15", "18:45", "09:00"], []))
-      await expectSlot(() => api.get(`/public/v1/find-slot/${plain}?tzOffsetMinutes=${offset}`), () => expectedSlot({ offset }, ["09:00"], []))
+      await expectSlot(
+        () => api.get(`/public/v1/find-slot?tzOffsetMinutes=${offset}`),
+        () => expectedSlot({ offset }, ["07:15", "18:45", "09:00"], [])
+      )
+      await expectSlot(
+        () => api.get(`/public/v1/find-slot/${plain}?tzOffsetMinutes=${offset}`),
+        () => expectedSlot({ offset }, ["09:00"], [])
+      )
     }
   })
 
   it("no offset: the workspace key uses the owner's profile time zone (DST followed)", async () => {
-    await expectSlot(() => client(sys.url, apiKey).get(`/public/v1/find-slot/${morning}`), () => expectedSlot({ zone: "America/New_York" }, ["07:15", "18:45"], []))
+    await expectSlot(
+      () => client(sys.url, apiKey).get(`/public/v1/find-slot/${morning}`),
+      () => expectedSlot({ zone: "America/New_York" }, ["07:15", "18:45"], [])
+    )
   })
 
   it("no offset: a person's token uses their own profile's zone; none set: UTC", async () => {
-    const { userId: tokyo } = await sys.admin.createUser({ workspaceId, email: "tokyo@slots.test", password: "password1", role: "editor", timezone: "Asia/Tokyo" })
-    const { userId: nowhere } = await sys.admin.createUser({ workspaceId, email: "utc@slots.test", password: "password1", role: "editor", timezone: null })
+    const { userId: tokyo } = await sys.admin.createUser({
+      workspaceId,
+      email: "tokyo@slots.test",
+      password: "password1",
+      role: "editor",
+      timezone: "Asia/Tokyo"
+    })
+    const { userId: nowhere } = await sys.admin.createUser({
+      workspaceId,
+      email: "utc@slots.test",
+      password: "password1",
+      role: "editor",
+      timezone: null
+    })
     const asTokyo = client(sys.url, await issueUserToken(world, workspaceId, tokyo))
     const asUtc = client(sys.url, await issueUserToken(world, workspaceId, nowhere))
-    await expectSlot(() => asTokyo.get(`/public/v1/find-slot/${morning}`), () => expectedSlot({ zone: "Asia/Tokyo" }, ["07:15", "18:45"], []))
-    await expectSlot(() => asUtc.get(`/public/v1/find-slot/${morning}`), () => expectedSlot({ offset: 0 }, ["07:15", "18:45"], []))
+    await expectSlot(
+      () => asTokyo.get(`/public/v1/find-slot/${morning}`),
+      () => expectedSlot({ zone: "Asia/Tokyo" }, ["07:15", "18:45"], [])
+    )
+    await expectSlot(
+      () => asUtc.get(`/public/v1/find-slot/${morning}`),
+      () => expectedSlot({ offset: 0 }, ["07:15", "18:45"], [])
+    )
   })
 
   it("times taken by queued or draft posts on those channels are skipped", async () => {
     const api = client(sys.url, apiKey)
-    const first = await expectSlot(() => api.get(`/public/v1/find-slot/${morning}?tzOffsetMinutes=60`), () => expectedSlot({ offset: 60 }, ["07:15", "18:45"], []))
-    expect((await api.post("/public/v1/posts", { type: "schedule", date: first, content: "Queued at the slot", channels: [morning] })).status).toBe(200)
+    const first = await expectSlot(
+      () => api.get(`/public/v1/find-slot/${morning}?tzOffsetMinutes=60`),
+      () => expectedSlot({ offset: 60 }, ["07:15", "18:45"], [])
+    )
+    expect((await api.post("/public/v1/posts", { type: "schedule", date: first, content: "Queued at the slot", channels: [morning] })).status).toBe(
+      200
+    )
     const second = await expectSlot(
       () => api.get(`/public/v1/find-slot/${morning}?tzOffsetMinutes=60`),
       () => expectedSlot({ offset: 60 }, ["07:15", "18:45"], [Date.parse(first)])
     )
-    expect((await api.post("/public/v1/posts", { type: "draft", date: second, content: "A draft at the next slot", channels: [morning] })).status).toBe(200)
+    expect(
+      (await api.post("/public/v1/posts", { type: "draft", date: second, content: "A draft at the next slot", channels: [morning] })).status
+    ).toBe(200)
     await expectSlot(
       () => api.get(`/public/v1/find-slot/${morning}?tzOffsetMinutes=60`),
       () => expectedSlot({ offset: 60 }, ["07:15", "18:45"], [Date.parse(first), Date.parse(second)])
     )
     // the other channel's posts do not take its times
-    await expectSlot(() => api.get(`/public/v1/find-slot/${plain}?tzOffsetMinutes=60`), () => expectedSlot({ offset: 60 }, ["09:00"], []))
+    await expectSlot(
+      () => api.get(`/public/v1/find-slot/${plain}?tzOffsetMinutes=60`),
+      () => expectedSlot({ offset: 60 }, ["09:00"], [])
+    )
   })
 
   it.each(["841", "-841", "1.5", "abc", "", "99999"])("tzOffsetMinutes=%j: 400 naming the range", async (raw) => {
@@ -121,7 +164,13 @@ describe("GET /find-slot and /find-slot/{id}", () => {
     const api = client(sys.url, apiKey)
     expect((await api.get("/public/v1/find-slot/not-a-uuid")).json).toMatchObject({ error: "One of the ids is not valid." })
     const other = await sys.admin.createWorkspace("Other")
-    const { channelId: theirs } = await sys.admin.createChannel({ workspaceId: other.workspaceId, network: "test", name: "Theirs", customerId: null, postingTimes: [] })
+    const { channelId: theirs } = await sys.admin.createChannel({
+      workspaceId: other.workspaceId,
+      network: "test",
+      name: "Theirs",
+      customerId: null,
+      postingTimes: []
+    })
     const unknown = await api.get(`/public/v1/find-slot/${crypto.randomUUID()}`)
     const foreign = await api.get(`/public/v1/find-slot/${theirs}`)
     expect([unknown.status, foreign.status]).toEqual([404, 404])

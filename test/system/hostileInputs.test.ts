@@ -26,8 +26,9 @@ beforeAll(async () => {
   sys = await startServices(world, ["gateway", "actors"], { DATA_DIR: dataDir })
   const ws = await sys.admin.createWorkspace("Hostile workspace")
   apiKey = ws.apiKey
-  channelId = (await sys.admin.createChannel({ workspaceId: ws.workspaceId, network: "test", name: "Test channel", customerId: null, postingTimes: [] }))
-    .channelId
+  channelId = (
+    await sys.admin.createChannel({ workspaceId: ws.workspaceId, network: "test", name: "Test channel", customerId: null, postingTimes: [] })
+  ).channelId
 })
 afterAll(async () => {
   await sys?.stop()
@@ -57,12 +58,21 @@ describe("U+0000 in any string: 400 naming the field", () => {
 
   const postsBodies: ReadonlyArray<readonly [string, () => unknown]> = [
     ["posts[0].value[0].content", () => ({ type: "draft", posts: [entry(`a${NUL}b`)] })],
-    ["posts[0].value[1].content", () => ({ type: "draft", posts: [{ integration: { id: channelId }, value: [{ content: "ok" }, { content: NUL }] }] })],
+    [
+      "posts[0].value[1].content",
+      () => ({ type: "draft", posts: [{ integration: { id: channelId }, value: [{ content: "ok" }, { content: NUL }] }] })
+    ],
     ["tags[1]", () => ({ type: "draft", posts: [entry("ok")], tags: ["fine", `bad${NUL}`] })],
     ["tags[0].label", () => ({ type: "draft", posts: [entry("ok")], tags: [{ value: "v", label: `l${NUL}` }] })],
     ["posts[0].settings.title", () => ({ type: "draft", posts: [entry("ok", { settings: { title: `t${NUL}` } })] })],
     ["posts[0].settings.nested[0].name", () => ({ type: "draft", posts: [entry("ok", { settings: { nested: [{ name: NUL }] } })] })],
-    ["posts[0].value[0].image[0].path", () => ({ type: "draft", posts: [{ integration: { id: channelId }, value: [{ content: "ok", image: [{ path: `https://x.example/${NUL}.png` }] }] }] })],
+    [
+      "posts[0].value[0].image[0].path",
+      () => ({
+        type: "draft",
+        posts: [{ integration: { id: channelId }, value: [{ content: "ok", image: [{ path: `https://x.example/${NUL}.png` }] }] }]
+      })
+    ],
     ["content", () => ({ type: "draft", content: `c${NUL}`, channels: [channelId] })],
     ["thread[0].content", () => ({ type: "draft", content: "ok", channels: [channelId], thread: [{ content: NUL }] })],
     ["channels[0].content", () => ({ type: "draft", content: "ok", channels: [{ channelId, content: NUL }] })],
@@ -220,7 +230,11 @@ describe("Dates outside years 1970 to 9999: 400 with the allowed range", () => {
 
   it("the last allowed date is read, with 99 follow-ups a year apart after it", async () => {
     const value = [{ content: "first" }, ...Array.from({ length: 99 }, () => ({ content: "later", delay: 525_600 }))]
-    const res = await api().post("/public/v1/posts", { type: "draft", date: "9999-12-31T23:59:59Z", posts: [{ integration: { id: channelId }, value }] })
+    const res = await api().post("/public/v1/posts", {
+      type: "draft",
+      date: "9999-12-31T23:59:59Z",
+      posts: [{ integration: { id: channelId }, value }]
+    })
     expect(res.status).toBe(200)
     expect((await api().get(`/public/v1/posts/${created(res).group}`)).status).toBe(200)
   })
@@ -294,16 +308,56 @@ describe("Bounded lists: 400 with the limit, stated in the OpenAPI document", ()
   const items = (n: number) => Array.from({ length: n }, (_, i) => ({ content: `item ${i}` }))
 
   const cases: ReadonlyArray<readonly [string, () => unknown, string]> = [
-    ["101 tags", () => ({ type: "draft", posts: [entry("ok")], tags: Array.from({ length: 101 }, (_, i) => `t${i}`) }), "tags must be an array of at most 100 tags."],
-    ["20,000 tags", () => ({ type: "draft", posts: [entry("ok")], tags: Array.from({ length: 20_000 }, (_, i) => `t${i}`) }), "tags must be an array of at most 100 tags."],
-    ["101 entries", () => ({ type: "draft", posts: Array.from({ length: 101 }, () => ({ integration: { id: uuid() }, value: [{ content: "x" }] })) }), "posts must be an array of at most 100 entries, one per channel."],
-    ["101 channels", () => ({ type: "draft", content: "x", channels: Array.from({ length: 101 }, uuid) }), "channels must be an array of at most 100 channels."],
-    ["101 items", () => ({ type: "draft", posts: [{ integration: { id: channelId }, value: items(101) }] }), "posts[0].value must be an array of at most 100 items."],
-    ["100 follow-ups", () => ({ type: "draft", content: "x", channels: [channelId], thread: items(100) }), "thread must be an array of at most 99 follow-up items."],
-    ["100 follow-ups of one channel", () => ({ type: "draft", content: "x", channels: [{ channelId, thread: items(100) }] }), "channels[0].thread must be an array of at most 99 follow-up items."],
-    ["21 images", () => ({ type: "draft", posts: [{ integration: { id: channelId }, value: [{ content: "x", image: Array.from({ length: 21 }, uuid) }] }] }), "posts[0].value[0].image must be an array of at most 20 media."],
-    ["21 media", () => ({ type: "draft", content: "x", channels: [channelId], media: Array.from({ length: 21 }, uuid) }), "media must be an array of at most 20 media."],
-    ["101 settings", () => ({ type: "draft", posts: [entry("ok", { settings: Object.fromEntries(Array.from({ length: 101 }, (_, i) => [`k${i}`, i])) })] }), "posts[0].settings must be an object with at most 100 keys."]
+    [
+      "101 tags",
+      () => ({ type: "draft", posts: [entry("ok")], tags: Array.from({ length: 101 }, (_, i) => `t${i}`) }),
+      "tags must be an array of at most 100 tags."
+    ],
+    [
+      "20,000 tags",
+      () => ({ type: "draft", posts: [entry("ok")], tags: Array.from({ length: 20_000 }, (_, i) => `t${i}`) }),
+      "tags must be an array of at most 100 tags."
+    ],
+    [
+      "101 entries",
+      () => ({ type: "draft", posts: Array.from({ length: 101 }, () => ({ integration: { id: uuid() }, value: [{ content: "x" }] })) }),
+      "posts must be an array of at most 100 entries, one per channel."
+    ],
+    [
+      "101 channels",
+      () => ({ type: "draft", content: "x", channels: Array.from({ length: 101 }, uuid) }),
+      "channels must be an array of at most 100 channels."
+    ],
+    [
+      "101 items",
+      () => ({ type: "draft", posts: [{ integration: { id: channelId }, value: items(101) }] }),
+      "posts[0].value must be an array of at most 100 items."
+    ],
+    [
+      "100 follow-ups",
+      () => ({ type: "draft", content: "x", channels: [channelId], thread: items(100) }),
+      "thread must be an array of at most 99 follow-up items."
+    ],
+    [
+      "100 follow-ups of one channel",
+      () => ({ type: "draft", content: "x", channels: [{ channelId, thread: items(100) }] }),
+      "channels[0].thread must be an array of at most 99 follow-up items."
+    ],
+    [
+      "21 images",
+      () => ({ type: "draft", posts: [{ integration: { id: channelId }, value: [{ content: "x", image: Array.from({ length: 21 }, uuid) }] }] }),
+      "posts[0].value[0].image must be an array of at most 20 media."
+    ],
+    [
+      "21 media",
+      () => ({ type: "draft", content: "x", channels: [channelId], media: Array.from({ length: 21 }, uuid) }),
+      "media must be an array of at most 20 media."
+    ],
+    [
+      "101 settings",
+      () => ({ type: "draft", posts: [entry("ok", { settings: Object.fromEntries(Array.from({ length: 101 }, (_, i) => [`k${i}`, i])) })] }),
+      "posts[0].settings must be an object with at most 100 keys."
+    ]
   ]
 
   it.each(cases)("POST /posts with %s", async (_what, body, error) => {
@@ -407,7 +461,10 @@ describe("No 5xx for any value in any field", () => {
     ["posts[0]", (v) => ({ type: "draft", posts: [v] })],
     ["posts[0].integration.id", (v) => ({ type: "draft", posts: [{ integration: { id: v }, value: [{ content: "ok" }] }] })],
     ["posts[0].value[0].content", (v) => ({ type: "draft", posts: [{ integration: { id: channelId }, value: [{ content: v }] }] })],
-    ["posts[0].value[1].delay", (v) => ({ type: "draft", posts: [{ integration: { id: channelId }, value: [{ content: "a" }, { content: "b", delay: v }] }] })],
+    [
+      "posts[0].value[1].delay",
+      (v) => ({ type: "draft", posts: [{ integration: { id: channelId }, value: [{ content: "a" }, { content: "b", delay: v }] }] })
+    ],
     ["posts[0].value[0].image[0]", (v) => ({ type: "draft", posts: [{ integration: { id: channelId }, value: [{ content: "a", image: [v] }] }] })],
     ["posts[0].settings.x", (v) => ({ type: "draft", posts: [entry("ok", { settings: { x: v } })] })],
     ["posts[0].group", (v) => ({ type: "draft", posts: [entry("ok", { group: v })] })],

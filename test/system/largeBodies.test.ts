@@ -25,7 +25,9 @@ beforeAll(async () => {
   const ws = await sys.admin.createWorkspace()
   api = client(sys.url, ws.apiKey)
   // Listmonk takes posts of up to 100,000,000 characters: a long newsletter
-  channelId = (await sys.admin.createChannel({ workspaceId: ws.workspaceId, network: "listmonk", name: "Newsletter", customerId: null, postingTimes: [] })).channelId
+  channelId = (
+    await sys.admin.createChannel({ workspaceId: ws.workspaceId, network: "listmonk", name: "Newsletter", customerId: null, postingTimes: [] })
+  ).channelId
 })
 afterAll(async () => {
   await sys.stop()
@@ -44,7 +46,10 @@ describe("a 4.9 MB body through every command, and answers over 1 MiB", () => {
     const res = await api.post("/public/v1/posts", { type: "draft", date: inDays(3), content, channels: [channelId] })
     expect(res.status).toBe(200)
     group = created(res).group
-    const stored = await withDb(world, async (c) => (await c.query("SELECT length(content) AS n FROM post_items WHERE post_id = $1", [created(res).postId])).rows[0])
+    const stored = await withDb(
+      world,
+      async (c) => (await c.query("SELECT length(content) AS n FROM post_items WHERE post_id = $1", [created(res).postId])).rows[0]
+    )
     expect(stored.n).toBe(content.length)
   })
 
@@ -88,7 +93,10 @@ describe("a 4.9 MB body through every command, and answers over 1 MiB", () => {
     const error = JSON.stringify({ message: "The network refused it.", fix: "Retry." })
     await withDb(world, async (c) => {
       await c.query("UPDATE posts SET status = 'error', error = $2 WHERE group_id = $1", [group, error])
-      await c.query("UPDATE post_items SET status = 'error', error = $2, due_at = NULL WHERE post_id IN (SELECT id FROM posts WHERE group_id = $1)", [group, error])
+      await c.query("UPDATE post_items SET status = 'error', error = $2, due_at = NULL WHERE post_id IN (SELECT id FROM posts WHERE group_id = $1)", [
+        group,
+        error
+      ])
     })
     const res = await api.post(`/public/v1/posts/${group}/retry`)
     expect(res.status).toBe(200)
@@ -122,7 +130,9 @@ describe("a 4.9 MB body through every command, and answers over 1 MiB", () => {
   it("DELETE /integrations/{id} (DeleteChannel) removes the channel's large posts", async () => {
     const res = await api.del(`/public/v1/integrations/${channelId}`)
     expect(res).toMatchObject({ status: 200, json: { success: true } })
-    expect(decoded(await api.get("/public/v1/posts?startDate=2020-01-01T00:00:00Z&endDate=2099-01-01T00:00:00Z"), answerOf("posts", "listPosts")).posts).toEqual([])
+    expect(
+      decoded(await api.get("/public/v1/posts?startDate=2020-01-01T00:00:00Z&endDate=2099-01-01T00:00:00Z"), answerOf("posts", "listPosts")).posts
+    ).toEqual([])
   })
 
   it("the NATS server these ran on has the default 1 MiB max_payload, as deploy/ configures NATS", async () => {

@@ -40,7 +40,14 @@ afterAll(async () => {
 const cli = (args: ReadonlyArray<string>) =>
   new Promise<string>((resolve) => {
     const child = spawn(process.execPath, ["--import", "tsx", "services/cli.ts", ...args], {
-      env: { PATH: process.env["PATH"] ?? "", HOME: process.env["HOME"] ?? "/tmp", ...world.env, DATABASE_URL: withPassword(world.databaseUrl), LOG_LEVEL: "debug", OUTBOUND_ALLOW: "" },
+      env: {
+        PATH: process.env["PATH"] ?? "",
+        HOME: process.env["HOME"] ?? "/tmp",
+        ...world.env,
+        DATABASE_URL: withPassword(world.databaseUrl),
+        LOG_LEVEL: "debug",
+        OUTBOUND_ALLOW: ""
+      },
       stdio: ["ignore", "pipe", "pipe"]
     })
     let output = ""
@@ -53,15 +60,36 @@ describe("log lines", () => {
   it("are JSON objects with time, level, service and message, and never hold a secret", async () => {
     const port = services.output().match(/gateway listening on port (\d+)/)?.[1]
     const base = `http://127.0.0.1:${port}`
-    const workspace = JSON.parse(await cli(["workspace", "create", "--name", "Logs"]).then((o) => o.split("\n").find((l) => l.includes("apiKey")) ?? "{}"))
+    const workspace = JSON.parse(
+      await cli(["workspace", "create", "--name", "Logs"]).then((o) => o.split("\n").find((l) => l.includes("apiKey")) ?? "{}")
+    )
     const apiKey: string = workspace.apiKey
     expect(apiKey).toMatch(/^svc_live_/)
-    const created = await cli(["user", "create", "--workspace", workspace.workspaceId, "--email", "ed@example.com", "--password", cliPassword, "--role", "editor"])
+    const created = await cli([
+      "user",
+      "create",
+      "--workspace",
+      workspace.workspaceId,
+      "--email",
+      "ed@example.com",
+      "--password",
+      cliPassword,
+      "--role",
+      "editor"
+    ])
     const userId: string = JSON.parse(created.split("\n").find((l) => l.includes("userId")) ?? "{}").userId
     const oauthToken = await issueUserToken(world, workspace.workspaceId, userId)
     const channelOutput = await cli([
-      "channel", "create", "--workspace", workspace.workspaceId, "--network", "mastodon", "--name", "M",
-      "--credentials", JSON.stringify({ instance: "https://127.0.0.1:1", accessToken: networkToken })
+      "channel",
+      "create",
+      "--workspace",
+      workspace.workspaceId,
+      "--network",
+      "mastodon",
+      "--name",
+      "M",
+      "--credentials",
+      JSON.stringify({ instance: "https://127.0.0.1:1", accessToken: networkToken })
     ])
 
     const requestCount = () => (services.output().match(/"message":"GET /g) ?? []).length
@@ -71,11 +99,16 @@ describe("log lines", () => {
     await client(base, oauthToken).get("/public/v1/is-connected")
     await client(base, "svc_live_WrongKeyNeverLogged").get("/public/v1/is-connected")
     await client(base, apiKey).get(`/public/v1/is-connected?access_token=${leakedInQuery}&password=${cliPassword}`)
-    await client(base).get(`/public/v1/nothing-here?token=${leakedInQuery}`, { authorization: `Basic ${Buffer.from(`u:${cliPassword}`).toString("base64")}` })
+    await client(base).get(`/public/v1/nothing-here?token=${leakedInQuery}`, {
+      authorization: `Basic ${Buffer.from(`u:${cliPassword}`).toString("base64")}`
+    })
     await waitFor("the request lines", async () => (requestCount() >= before + 4 ? true : undefined))
     await services.kill("SIGTERM")
 
-    const lines = services.output().split("\n").filter((l) => l.trim() !== "")
+    const lines = services
+      .output()
+      .split("\n")
+      .filter((l) => l.trim() !== "")
     expect(lines.length).toBeGreaterThan(5)
     for (const line of lines) {
       const entry = JSON.parse(line)
@@ -92,7 +125,16 @@ describe("log lines", () => {
     expect(requestLines.some((e) => e.workspaceId === workspace.workspaceId)).toBe(true)
 
     const everything = [services.output(), created, channelOutput].join("\n")
-    const secrets = [apiKey, apiKey.slice("svc_live_".length), oauthToken, leakedInQuery, "WrongKeyNeverLogged", cliPassword, databasePassword, networkToken]
+    const secrets = [
+      apiKey,
+      apiKey.slice("svc_live_".length),
+      oauthToken,
+      leakedInQuery,
+      "WrongKeyNeverLogged",
+      cliPassword,
+      databasePassword,
+      networkToken
+    ]
     for (const secret of secrets) expect(everything).not.toContain(secret)
   }, 90_000)
 })

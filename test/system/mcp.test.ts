@@ -33,7 +33,9 @@ let replicaUrl: string
 const image = png(20, 10)
 
 beforeAll(async () => {
-  files = await startLoopbackServer((_req, res) => void res.writeHead(200, { "content-type": "image/png", "content-length": image.length }).end(image))
+  files = await startLoopbackServer(
+    (_req, res) => void res.writeHead(200, { "content-type": "image/png", "content-length": image.length }).end(image)
+  )
   dataDir = await fs.mkdtemp(path.join(os.tmpdir(), "mcp-test-"))
   world = await createWorld("mcp")
   sys = await startServices(world, ["gateway", "actors"], { DATA_DIR: dataDir })
@@ -98,7 +100,10 @@ const newWorkspace = async () => {
 }
 
 const postCount = (workspaceId: string) =>
-  withDb(world, async (c) => (await c.query<{ n: number }>("SELECT count(*)::int AS n FROM post_groups WHERE workspace_id = $1", [workspaceId])).rows[0]!.n)
+  withDb(
+    world,
+    async (c) => (await c.query<{ n: number }>("SELECT count(*)::int AS n FROM post_groups WHERE workspace_id = $1", [workspaceId])).rows[0]!.n
+  )
 
 const inAnHour = () => new Date(Date.now() + 3600_000).toISOString()
 
@@ -155,7 +160,9 @@ describe("resources: each network's rules", () => {
     const w = await newWorkspace()
     const mcp = await connect(w.apiKey)
     const { resources } = await mcp.listResources()
-    expect(resources.map((r) => r.name).sort()).toEqual(((await w.api.get("/public/v1/networks")).json as Array<{ identifier: string }>).map((n) => n.identifier).sort())
+    expect(resources.map((r) => r.name).sort()).toEqual(
+      ((await w.api.get("/public/v1/networks")).json as Array<{ identifier: string }>).map((n) => n.identifier).sort()
+    )
     const read = await mcp.readResource({ uri: "rules://networks/test" })
     expect(read.contents).toHaveLength(1)
     expect(JSON.parse((read.contents[0] as { text: string }).text)).toEqual((await w.api.get("/public/v1/rules/test")).json)
@@ -221,7 +228,10 @@ describe("every tool answers what the REST API answers", () => {
     expect((await call(mcp, "list_media")).body).toEqual({ media: listed })
     expect((await call(mcp, "list_media", { search: "photo" })).body).toEqual({ media: (await w.api.get("/public/v1/media?search=photo")).json })
     const refused = await call(mcp, "upload_media_from_url", { url: "http://169.254.169.254/latest/meta-data" })
-    expect(refused).toEqual({ isError: true, body: (await w.api.post("/public/v1/upload-from-url", { url: "http://169.254.169.254/latest/meta-data" })).json })
+    expect(refused).toEqual({
+      isError: true,
+      body: (await w.api.post("/public/v1/upload-from-url", { url: "http://169.254.169.254/latest/meta-data" })).json
+    })
     await onReplica.close()
 
     const unknown = await call(mcp, "get_network_rules", { network: "myspace" })
@@ -246,7 +256,13 @@ describe("every tool answers what the REST API answers", () => {
     expect((await call(mcp, "get_post", { postId })).body).toEqual(post.body)
     expect((await call(mcp, "list_posts")).body).toEqual((await w.api.get("/public/v1/posts")).json)
 
-    const edited = await call(mcp, "edit_post", { groupId: group, type: "draft", date: inAnHour(), content: "Edited by an agent", channels: [w.channelId] })
+    const edited = await call(mcp, "edit_post", {
+      groupId: group,
+      type: "draft",
+      date: inAnHour(),
+      content: "Edited by an agent",
+      channels: [w.channelId]
+    })
     expect(edited.isError).toBe(false)
     expect(wholePost(await w.api.get(`/public/v1/posts/${group}`)).channels[0]?.root.content).toBe("Edited by an agent")
 
@@ -305,7 +321,10 @@ describe("create_post idempotencyKey (the REST Idempotency-Key)", () => {
 
     const reused = await call(mcp, "create_post", { ...args, content: "Another text", idempotencyKey: "agent-1" })
     expect(reused.isError).toBe(true)
-    expect(reused.body).toMatchObject({ code: "idempotency_key_reused", error: "This Idempotency-Key was already used with a different request body." })
+    expect(reused.body).toMatchObject({
+      code: "idempotency_key_reused",
+      error: "This Idempotency-Key was already used with a different request body."
+    })
     expect(await postCount(w.workspaceId)).toBe(1)
 
     // the same key through REST with the same body: the same kept answer
@@ -352,7 +371,13 @@ describe("authentication and billing", () => {
 
   it("OAuth and CLI tokens work as their person; a token revoked mid-session stops on the next request", async () => {
     const w = await newWorkspace()
-    const { userId } = await sys.admin.createUser({ workspaceId: w.workspaceId, email: "agent@example.com", password: "password1", role: "editor", timezone: null })
+    const { userId } = await sys.admin.createUser({
+      workspaceId: w.workspaceId,
+      email: "agent@example.com",
+      password: "password1",
+      role: "editor",
+      timezone: null
+    })
     const cli = await issueUserToken(world, w.workspaceId, userId, "cli")
     const viaCli = await connect(cli)
     expect((await call(viaCli, "list_channels")).isError).toBe(false)
@@ -393,7 +418,13 @@ describe("authentication and billing", () => {
 
   it("an owner who has not confirmed their email: 403 email_not_verified, the REST body", async () => {
     const w = await newWorkspace()
-    const { userId } = await sys.admin.createUser({ workspaceId: w.workspaceId, email: "new-owner@example.com", password: "password1", role: "owner", timezone: null })
+    const { userId } = await sys.admin.createUser({
+      workspaceId: w.workspaceId,
+      email: "new-owner@example.com",
+      password: "password1",
+      role: "owner",
+      timezone: null
+    })
     await withDb(world, (c) => c.query("UPDATE users SET email_verified = false WHERE id = $1", [userId]))
     const res = await ping(w.apiKey)
     expect(res.status).toBe(403)
@@ -457,13 +488,27 @@ describe("roles: the policy of the REST API", () => {
     ["client", false]
   ])("%s: write tools allowed = %s, exactly as REST answers", async (role, allowed) => {
     const w = await newWorkspace()
-    const { userId } = await sys.admin.createUser({ workspaceId: w.workspaceId, email: `${role}@example.com`, password: "password1", role, timezone: null })
+    const { userId } = await sys.admin.createUser({
+      workspaceId: w.workspaceId,
+      email: `${role}@example.com`,
+      password: "password1",
+      role,
+      timezone: null
+    })
     const token = await issueUserToken(world, w.workspaceId, userId)
     const mcp = await connect(token)
     for (const [name, args] of writes(w.channelId, "00000000-0000-4000-8000-000000000000")) {
       const answer = await call(mcp, name, args)
       if (allowed) expect(answer.body["error"], name).not.toBe("Your role cannot do this.")
-      else expect(answer, name).toEqual({ isError: true, body: { error: "Your role cannot do this.", msg: "Your role cannot do this.", fix: "Ask an owner or admin of the workspace, or use the workspace API key." } })
+      else
+        expect(answer, name).toEqual({
+          isError: true,
+          body: {
+            error: "Your role cannot do this.",
+            msg: "Your role cannot do this.",
+            fix: "Ask an owner or admin of the workspace, or use the workspace API key."
+          }
+        })
     }
     const rest = await client(sys.url, token).post("/public/v1/posts", { type: "draft", content: "By REST", channels: [w.channelId] })
     expect(rest.status).toBe(allowed ? 200 : 403)
@@ -538,7 +583,10 @@ describe("bad input gets the protocol's own error and changes nothing", () => {
     const missing = await call(mcp, "move_post", { postId: "00000000-0000-4000-8000-000000000000" })
     expect(missing.body).toMatchObject({ error: "date is required." })
     const badPost = await call(mcp, "create_post", { type: "draft", content: 5, channels: [w.channelId] })
-    expect(badPost).toEqual({ isError: true, body: (await w.api.post("/public/v1/posts", { type: "draft", content: 5, channels: [w.channelId] })).json })
+    expect(badPost).toEqual({
+      isError: true,
+      body: (await w.api.post("/public/v1/posts", { type: "draft", content: 5, channels: [w.channelId] })).json
+    })
     expect(badPost.body).toMatchObject({ error: "content must be a string." })
     const fullBody = { posts: [{ integration: { id: w.channelId }, value: "hello" }] }
     const badFull = await call(mcp, "create_post", fullBody)
@@ -546,7 +594,15 @@ describe("bad input gets the protocol's own error and changes nothing", () => {
     expect(badFull.body).toMatchObject({ error: "posts[0].value must be an array of at most 100 items." })
     const badStatus = await call(mcp, "set_post_status", { postId: "00000000-0000-4000-8000-000000000000", status: "published" })
     expect(badStatus.isError).toBe(true)
-    const nul = await rpc(w.apiKey, JSON.stringify({ jsonrpc: "2.0", id: 3, method: "tools/call", params: { name: "create_post", arguments: { type: "draft", content: "a\u0000b", channels: [w.channelId] } } }))
+    const nul = await rpc(
+      w.apiKey,
+      JSON.stringify({
+        jsonrpc: "2.0",
+        id: 3,
+        method: "tools/call",
+        params: { name: "create_post", arguments: { type: "draft", content: "a\u0000b", channels: [w.channelId] } }
+      })
+    )
     expect(nul.status).toBe(400)
     expect(nul.json).toMatchObject({ jsonrpc: "2.0", error: { code: -32602 } })
     expect(await postCount(w.workspaceId)).toBe(0)

@@ -41,14 +41,7 @@ afterAll(async () => {
 })
 
 /** POST /upload as a script would: fetch with FormData and a Blob. */
-const upload = async (
-  baseUrl: string,
-  key: string,
-  bytes: Uint8Array,
-  name: string,
-  declaredType = "application/octet-stream",
-  field = "file"
-) => {
+const upload = async (baseUrl: string, key: string, bytes: Uint8Array, name: string, declaredType = "application/octet-stream", field = "file") => {
   const form = new FormData()
   form.append(field, new Blob([bytes], { type: declaredType }), name)
   const res = await fetch(`${baseUrl}/public/v1/upload`, { method: "POST", headers: { authorization: key }, body: form })
@@ -138,8 +131,7 @@ describe("POST /upload", () => {
   })
 
   it("many extra parts, or a large text field, get 400", async () => {
-    const post = (form: FormData) =>
-      fetch(`${sys.url}/public/v1/upload`, { method: "POST", headers: { authorization: apiKey }, body: form })
+    const post = (form: FormData) => fetch(`${sys.url}/public/v1/upload`, { method: "POST", headers: { authorization: apiKey }, body: form })
     const many = new FormData()
     for (let i = 0; i < 40; i++) many.append(`f${i}`, "x")
     many.append("file", new Blob([png()]), "x.png")
@@ -261,17 +253,24 @@ describe("GET /media", () => {
 
   it("items have the Media item fields", async () => {
     const res = await client(sys.url, key).get("/public/v1/media?search=item-03")
-    expect(res.json).toEqual([
-      expect.objectContaining({ name: "item-03.png", originalName: "item-03.png", alt: "", type: "image", status: "ready" })
-    ])
+    expect(res.json).toEqual([expect.objectContaining({ name: "item-03.png", originalName: "item-03.png", alt: "", type: "image", status: "ready" })])
     expect(res.json[0].thumbnail).toBe(res.json[0].path)
   })
 
   it("search matches the name or the alt text, ignoring case", async () => {
     const byName = await client(sys.url, key).get("/public/v1/media?search=ITEM-1")
-    expect(byName.json.map((m: any) => m.name).sort()).toEqual(
-      ["item-10.png", "item-11.png", "item-12.png", "item-13.png", "item-14.png", "item-15.png", "item-16.png", "item-17.png", "item-18.png", "item-19.png"]
-    )
+    expect(byName.json.map((m: any) => m.name).sort()).toEqual([
+      "item-10.png",
+      "item-11.png",
+      "item-12.png",
+      "item-13.png",
+      "item-14.png",
+      "item-15.png",
+      "item-16.png",
+      "item-17.png",
+      "item-18.png",
+      "item-19.png"
+    ])
     const byAlt = await client(sys.url, key).get(`/public/v1/media?search=${encodeURIComponent("red barn")}`)
     expect(byAlt.json.map((m: any) => m.name)).toEqual(["item-07.png"])
     expect(byAlt.json[0].alt).toBe("A red Barn at dawn")
@@ -296,8 +295,20 @@ describe("GET /media", () => {
   })
 
   it("client members get an empty list; editors see the library", async () => {
-    const { userId: clientId } = await sys.admin.createUser({ workspaceId: ws, email: `client-${ws}@example.com`, password: "password1", role: "client", timezone: null })
-    const { userId: editorId } = await sys.admin.createUser({ workspaceId: ws, email: `editor-${ws}@example.com`, password: "password1", role: "editor", timezone: null })
+    const { userId: clientId } = await sys.admin.createUser({
+      workspaceId: ws,
+      email: `client-${ws}@example.com`,
+      password: "password1",
+      role: "client",
+      timezone: null
+    })
+    const { userId: editorId } = await sys.admin.createUser({
+      workspaceId: ws,
+      email: `editor-${ws}@example.com`,
+      password: "password1",
+      role: "editor",
+      timezone: null
+    })
     const clientToken = await issueUserToken(world, ws, clientId)
     const editorToken = await issueUserToken(world, ws, editorId)
     const asClient = await client(sys.url, clientToken).get("/public/v1/media")

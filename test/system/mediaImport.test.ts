@@ -31,8 +31,7 @@ const video = realMp4({ padBytes: 50_000 })
 
 const routes: http.RequestListener = (req, res) => {
   const url = new URL(req.url ?? "/", "http://origin")
-  const send = (type: string, body: Uint8Array) =>
-    res.writeHead(200, { "content-type": type, "content-length": body.length }).end(body)
+  const send = (type: string, body: Uint8Array) => res.writeHead(200, { "content-type": type, "content-length": body.length }).end(body)
   if (url.pathname === "/redirect") {
     // header values are bytes: a non-ASCII host (fullwidth digits) travels percent-encoded
     const to = (url.searchParams.get("to") ?? "").replace(/[^\x20-\x7e]/g, (c) => encodeURIComponent(c))
@@ -245,12 +244,48 @@ describe("POST /upload-from-url: files", () => {
 
 // The notes' SSRF list (shared/notes/security.md), each aimed at the trap's port.
 const forbiddenHosts = [
-  "127.0.0.1", "127.1", "0x7f.1", "0177.0.0.1", "2130706433", "0", "0.0.0.0", "10.0.0.1", "172.16.0.1", "192.168.0.1",
-  "169.254.169.254", "0xA9FEA9FE", "2852039166", "100.64.0.1", "192.0.0.8", "198.18.0.1", "224.0.0.1", "240.0.0.1",
-  "255.255.255.255", "[::1]", "[::]", "[::ffff:127.0.0.1]", "[::ffff:a9fe:a9fe]", "[::127.0.0.1]", "[64:ff9b::a9fe:a9fe]",
-  "[2002:7f00:1::]", "[2001:0:1::1]", "[fc00::1]", "[fd00::1]", "[fe80::1]", "[fec0::1]", "[ff02::1]", "[100::1]",
-  "localhost", "localhost.", "a.localhost", "metadata.google.internal", "private.test", "metadata.test", "mixed-v6.test",
-  "mixed-v4.test", "１２７.０.０.１"
+  "127.0.0.1",
+  "127.1",
+  "0x7f.1",
+  "0177.0.0.1",
+  "2130706433",
+  "0",
+  "0.0.0.0",
+  "10.0.0.1",
+  "172.16.0.1",
+  "192.168.0.1",
+  "169.254.169.254",
+  "0xA9FEA9FE",
+  "2852039166",
+  "100.64.0.1",
+  "192.0.0.8",
+  "198.18.0.1",
+  "224.0.0.1",
+  "240.0.0.1",
+  "255.255.255.255",
+  "[::1]",
+  "[::]",
+  "[::ffff:127.0.0.1]",
+  "[::ffff:a9fe:a9fe]",
+  "[::127.0.0.1]",
+  "[64:ff9b::a9fe:a9fe]",
+  "[2002:7f00:1::]",
+  "[2001:0:1::1]",
+  "[fc00::1]",
+  "[fd00::1]",
+  "[fe80::1]",
+  "[fec0::1]",
+  "[ff02::1]",
+  "[100::1]",
+  "localhost",
+  "localhost.",
+  "a.localhost",
+  "metadata.google.internal",
+  "private.test",
+  "metadata.test",
+  "mixed-v6.test",
+  "mixed-v4.test",
+  "１２７.０.０.１"
 ]
 
 const forbiddenUrls = (port: number) => [
@@ -276,7 +311,10 @@ describe("POST /upload-from-url: private and special addresses are refused (400)
     const res = await importUrl(url)
     expect(res.status, url).toBe(400)
     expect(res.json.error).toMatch(/^The address (is not public|cannot be imported)/)
-    expect(attemptedPorts.slice(before).filter((p) => p === trap.origin.port), url).toEqual([])
+    expect(
+      attemptedPorts.slice(before).filter((p) => p === trap.origin.port),
+      url
+    ).toEqual([])
     expect(trap.connections()).toBe(0)
   }
 

@@ -78,7 +78,15 @@ describe("GET /metrics on the gateway", () => {
     const commands = family(families, "actor_command_duration_seconds")
     expect(commands.type).toBe("histogram")
     expect(commands.samples.some((s) => s.name.endsWith("_count") && s.labels["outcome"] === "ok" && s.value >= 1)).toBe(true)
-    for (const name of ["actor_mailbox_depth", "actor_shards_owned", "scheduler_due_items_waiting", "outbox_lag_seconds", "pg_pool_connections", "pg_pool_idle_connections", "pg_pool_waiting_requests"]) {
+    for (const name of [
+      "actor_mailbox_depth",
+      "actor_shards_owned",
+      "scheduler_due_items_waiting",
+      "outbox_lag_seconds",
+      "pg_pool_connections",
+      "pg_pool_idle_connections",
+      "pg_pool_waiting_requests"
+    ]) {
       expect(family(families, name).type).toBe("gauge")
     }
     expect(valueOf(family(families, "actor_shards_owned"), "actor_shards_owned", {})).toBeGreaterThan(0)

@@ -97,7 +97,9 @@ describe("GET /rules/{identifier}", () => {
 
   it("a network with required settings (x) marks them required: true", async () => {
     const res = await client(sys.url, apiKey).get("/public/v1/rules/x")
-    const required = settingsListOf(rulesOf(res).settings).filter((s) => s.required === true).map((s) => s.key)
+    const required = settingsListOf(rulesOf(res).settings)
+      .filter((s) => s.required === true)
+      .map((s) => s.key)
     expect(required).toEqual(["who_can_reply_post"])
   })
 

@@ -76,10 +76,14 @@ describe("GET /public/v1/notifications", () => {
       posts: [{ integration: { id: w.channelId }, value: [{ content: "Refuse me" }], settings: { outcome: "reject" } }]
     })
     expect(res.status).toBe(200)
-    const found = await waitFor("a fail notification", async () => {
-      const list = notificationsOf(await w.api.get("/public/v1/notifications")).notifications
-      return list.find((n) => n.type === "fail")
-    }, 20_000)
+    const found = await waitFor(
+      "a fail notification",
+      async () => {
+        const list = notificationsOf(await w.api.get("/public/v1/notifications")).notifications
+        return list.find((n) => n.type === "fail")
+      },
+      20_000
+    )
     expect(found.body).toEqual(expect.any(String))
   })
 

@@ -63,7 +63,14 @@ const codeFor = async (app: { client_id: string }) => {
   const back = await pressAllow(
     base,
     cookie,
-    authorizeUrl(base, { response_type: "code", client_id: app.client_id, redirect_uri: REDIRECT, code_challenge: challenge, code_challenge_method: "S256", state: "xyz" })
+    authorizeUrl(base, {
+      response_type: "code",
+      client_id: app.client_id,
+      redirect_uri: REDIRECT,
+      code_challenge: challenge,
+      code_challenge_method: "S256",
+      state: "xyz"
+    })
   )
   return { code: back.searchParams.get("code") ?? "", verifier, back }
 }
@@ -95,26 +102,45 @@ describe("discovery", () => {
     })
   })
 
-  it.each(["/.well-known/oauth-protected-resource", "/.well-known/oauth-protected-resource/mcp"])("RFC 9728 metadata at %s names the MCP server and this issuer", async (path) => {
-    const res = await client(base).get(path)
-    expect(res.status).toBe(200)
-    expect(res.json).toEqual({ resource: `${base}/mcp`, authorization_servers: [base] })
-  })
+  it.each(["/.well-known/oauth-protected-resource", "/.well-known/oauth-protected-resource/mcp"])(
+    "RFC 9728 metadata at %s names the MCP server and this issuer",
+    async (path) => {
+      const res = await client(base).get(path)
+      expect(res.status).toBe(200)
+      expect(res.json).toEqual({ resource: `${base}/mcp`, authorization_servers: [base] })
+    }
+  )
 })
 
 describe("the code grant with a standard OAuth client (oauth4webapi)", () => {
   it("discovers, registers, runs PKCE S256 through Allow, and the token works on the public API as the person", async () => {
     const issuer = new URL(base)
-    const as = await oauth.processDiscoveryResponse(issuer, await oauth.discoveryRequest(issuer, { algorithm: "oauth2", [oauth.allowInsecureRequests]: true }))
+    const as = await oauth.processDiscoveryResponse(
+      issuer,
+      await oauth.discoveryRequest(issuer, { algorithm: "oauth2", [oauth.allowInsecureRequests]: true })
+    )
     const registered = await oauth.processDynamicClientRegistrationResponse(
-      await oauth.dynamicClientRegistrationRequest(as, { client_name: "Library App", redirect_uris: [REDIRECT], token_endpoint_auth_method: "none" }, { [oauth.allowInsecureRequests]: true })
+      await oauth.dynamicClientRegistrationRequest(
+        as,
+        { client_name: "Library App", redirect_uris: [REDIRECT], token_endpoint_auth_method: "none" },
+        { [oauth.allowInsecureRequests]: true }
+      )
     )
     const clientInfo: oauth.Client = { client_id: registered.client_id }
     const verifier = oauth.generateRandomCodeVerifier()
     const challenge = await oauth.calculatePKCECodeChallenge(verifier)
     const state = oauth.generateRandomState()
     const url = new URL(as.authorization_endpoint ?? "")
-    url.search = new URLSearchParams({ response_type: "code", client_id: clientInfo.client_id, redirect_uri: REDIRECT, code_challenge: challenge, code_challenge_method: "S256", state, scope: "mcp", resource: `${base}/mcp` }).toString()
+    url.search = new URLSearchParams({
+      response_type: "code",
+      client_id: clientInfo.client_id,
+      redirect_uri: REDIRECT,
+      code_challenge: challenge,
+      code_challenge_method: "S256",
+      state,
+      scope: "mcp",
+      resource: `${base}/mcp`
+    }).toString()
 
     const allowScreen = await (await getPage(url.toString(), cookie)).text()
     expect(allowScreen).toContain("Library App")
@@ -124,7 +150,9 @@ describe("the code grant with a standard OAuth client (oauth4webapi)", () => {
     expect(back.origin + back.pathname).toBe(REDIRECT)
     expect(back.searchParams.get("state")).toBe(state)
     const params = oauth.validateAuthResponse(as, clientInfo, back, state)
-    const response = await oauth.authorizationCodeGrantRequest(as, clientInfo, oauth.None(), params, REDIRECT, verifier, { [oauth.allowInsecureRequests]: true })
+    const response = await oauth.authorizationCodeGrantRequest(as, clientInfo, oauth.None(), params, REDIRECT, verifier, {
+      [oauth.allowInsecureRequests]: true
+    })
     expect(response.headers.get("cache-control")).toBe("no-store")
     const tokens = await oauth.processAuthorizationCodeResponse(as, clientInfo, response)
     expect(tokens.access_token.startsWith("svc_oat_")).toBe(true)
@@ -137,12 +165,16 @@ describe("the code grant with a standard OAuth client (oauth4webapi)", () => {
 
     // stored as a hash with the app's name, the person and the app
     const rows = await withDb(world, (c) =>
-      c.query("SELECT kind, label, user_id IS NOT NULL AS has_user, oauth_client_id FROM api_tokens WHERE token_hash = $1", [tokenHash(tokens.access_token)])
+      c.query("SELECT kind, label, user_id IS NOT NULL AS has_user, oauth_client_id FROM api_tokens WHERE token_hash = $1", [
+        tokenHash(tokens.access_token)
+      ])
     )
     expect(rows.rows).toEqual([{ kind: "oat", label: "Library App", has_user: true, oauth_client_id: registered.client_id }])
 
     // RFC 7009 revocation through the library: the token stops at once
-    await oauth.processRevocationResponse(await oauth.revocationRequest(as, clientInfo, oauth.None(), tokens.access_token, { [oauth.allowInsecureRequests]: true }))
+    await oauth.processRevocationResponse(
+      await oauth.revocationRequest(as, clientInfo, oauth.None(), tokens.access_token, { [oauth.allowInsecureRequests]: true })
+    )
     expect((await api.get("/integrations")).json).toEqual({ error: "Invalid API key", msg: "Invalid API key" })
   })
 
@@ -195,7 +227,13 @@ describe("the official MCP SDK client's OAuth (what an MCP client runs after the
         return REDIRECT
       }
       get clientMetadata() {
-        return { client_name: "MCP SDK client", redirect_uris: [REDIRECT], grant_types: ["authorization_code", "refresh_token"], response_types: ["code"], token_endpoint_auth_method: "none" }
+        return {
+          client_name: "MCP SDK client",
+          redirect_uris: [REDIRECT],
+          grant_types: ["authorization_code", "refresh_token"],
+          response_types: ["code"],
+          token_endpoint_auth_method: "none"
+        }
       }
       clientInformation() {
         return this.info
@@ -240,7 +278,14 @@ describe("GET /oauth/authorize", () => {
     const back = await pressAllow(
       base,
       cookie,
-      authorizeUrl(base, { response_type: "code", client_id: app.client_id, redirect_uri: REDIRECT, code_challenge: challenge, code_challenge_method: "S256", state: "st8" }),
+      authorizeUrl(base, {
+        response_type: "code",
+        client_id: app.client_id,
+        redirect_uri: REDIRECT,
+        code_challenge: challenge,
+        code_challenge_method: "S256",
+        state: "st8"
+      }),
       "cancel"
     )
     expect(back.searchParams.get("error")).toBe("access_denied")
@@ -250,7 +295,13 @@ describe("GET /oauth/authorize", () => {
 
   it("without a session: sign in first, then back to the same authorize address", async () => {
     const app = await newApp()
-    const url = authorizeUrl(base, { response_type: "code", client_id: app.client_id, redirect_uri: REDIRECT, code_challenge: pkcePair().challenge, code_challenge_method: "S256" })
+    const url = authorizeUrl(base, {
+      response_type: "code",
+      client_id: app.client_id,
+      redirect_uri: REDIRECT,
+      code_challenge: pkcePair().challenge,
+      code_challenge_method: "S256"
+    })
     const res = await getPage(url, null)
     expect(res.status).toBe(303)
     const signInAt = new URL(res.headers.get("location") ?? "")
@@ -284,7 +335,15 @@ describe("GET /oauth/authorize", () => {
     ["response_type token", { response_type: "token" }, "unsupported_response_type"]
   ])("%s: back to the app with the error and the state", async (_, change, error) => {
     const app = await newApp()
-    const params: Record<string, string | undefined> = { response_type: "code", client_id: app.client_id, redirect_uri: REDIRECT, code_challenge: pkcePair().challenge, code_challenge_method: "S256", state: "keep", ...change }
+    const params: Record<string, string | undefined> = {
+      response_type: "code",
+      client_id: app.client_id,
+      redirect_uri: REDIRECT,
+      code_challenge: pkcePair().challenge,
+      code_challenge_method: "S256",
+      state: "keep",
+      ...change
+    }
     const defined = Object.fromEntries(Object.entries(params).filter((e): e is [string, string] => e[1] !== undefined))
     const res = await getPage(authorizeUrl(base, defined), cookie)
     expect(res.status).toBe(302)
@@ -300,7 +359,13 @@ describe("GET /oauth/authorize", () => {
     await sys.admin.createChannel({ workspaceId: second.workspaceId, network: "test", name: "Side channel", customerId: null, postingTimes: [] })
     const app = await newApp()
     const { verifier, challenge } = pkcePair()
-    const url = authorizeUrl(base, { response_type: "code", client_id: app.client_id, redirect_uri: REDIRECT, code_challenge: challenge, code_challenge_method: "S256" })
+    const url = authorizeUrl(base, {
+      response_type: "code",
+      client_id: app.client_id,
+      redirect_uri: REDIRECT,
+      code_challenge: challenge,
+      code_challenge_method: "S256"
+    })
     const screen = await (await getPage(url, cookie)).text()
     expect(screen).toContain('<select id="workspace" name="workspace" required>')
     expect(screen).toContain("Agency (owner)")
@@ -318,9 +383,19 @@ describe("GET /oauth/authorize", () => {
   it("Allow for a workspace the person is not in: 403 page, no code", async () => {
     const stranger = await sys.admin.createWorkspace("Not mine")
     const app = await newApp()
-    const url = authorizeUrl(base, { response_type: "code", client_id: app.client_id, redirect_uri: REDIRECT, code_challenge: pkcePair().challenge, code_challenge_method: "S256" })
+    const url = authorizeUrl(base, {
+      response_type: "code",
+      client_id: app.client_id,
+      redirect_uri: REDIRECT,
+      code_challenge: pkcePair().challenge,
+      code_challenge_method: "S256"
+    })
     const page = await getPage(url, cookie)
-    const res = await postForm(`${base}/oauth/authorize`, cookie, { ...hiddenFields(await page.text()), decision: "allow", workspace: stranger.workspaceId })
+    const res = await postForm(`${base}/oauth/authorize`, cookie, {
+      ...hiddenFields(await page.text()),
+      decision: "allow",
+      workspace: stranger.workspaceId
+    })
     expect(res.status).toBe(403)
     expect(res.headers.get("location")).toBeNull()
   })
@@ -331,7 +406,15 @@ describe("GET /oauth/authorize", () => {
       method: "POST",
       redirect: "manual",
       headers: { cookie, "content-type": "application/x-www-form-urlencoded" },
-      body: new URLSearchParams({ decision: "allow", response_type: "code", client_id: app.client_id, redirect_uri: REDIRECT, code_challenge: pkcePair().challenge, code_challenge_method: "S256", workspace: workspaceId }).toString()
+      body: new URLSearchParams({
+        decision: "allow",
+        response_type: "code",
+        client_id: app.client_id,
+        redirect_uri: REDIRECT,
+        code_challenge: pkcePair().challenge,
+        code_challenge_method: "S256",
+        workspace: workspaceId
+      }).toString()
     })
     expect(res.status).toBe(403)
     expect(res.headers.get("location")).toBeNull()
@@ -378,13 +461,21 @@ describe("POST /oauth/token refuses, with the protocol's error and msg", () => {
   it("another redirect_uri than the code's: invalid_grant", async () => {
     const app = await newApp()
     const { code, verifier } = await codeFor(app)
-    await expectError(await tokenRequest(base, { ...exchangeFields(app, code, verifier), redirect_uri: "http://127.0.0.1:9/other" }), 400, "invalid_grant")
+    await expectError(
+      await tokenRequest(base, { ...exchangeFields(app, code, verifier), redirect_uri: "http://127.0.0.1:9/other" }),
+      400,
+      "invalid_grant"
+    )
   })
 
   it("an unknown client_id: invalid_client", async () => {
     const app = await newApp()
     const { code, verifier } = await codeFor(app)
-    await expectError(await tokenRequest(base, { ...exchangeFields(app, code, verifier), client_id: "7d1f0d9e-1111-4222-8333-944445555666" }), 401, "invalid_client")
+    await expectError(
+      await tokenRequest(base, { ...exchangeFields(app, code, verifier), client_id: "7d1f0d9e-1111-4222-8333-944445555666" }),
+      401,
+      "invalid_client"
+    )
   })
 
   it("an expired code (its Redis key past its 5 minutes): invalid_grant", async () => {
@@ -404,13 +495,16 @@ describe("POST /oauth/token refuses, with the protocol's error and msg", () => {
     await expectError(await tokenRequest(base, exchangeFields(app, code, verifier)), 400, "invalid_grant")
   })
 
-  it.each(["grant_type", "code", "client_id", "redirect_uri", "code_verifier"])("missing %s: invalid_request naming it, and the code still works", async (field) => {
-    const app = await newApp()
-    const { code, verifier } = await codeFor(app)
-    const { [field]: _dropped, ...rest } = exchangeFields(app, code, verifier) as Record<string, string>
-    await expectError(await tokenRequest(base, rest), 400, "invalid_request", `Missing field ${field}.`)
-    expect((await tokenRequest(base, exchangeFields(app, code, verifier))).status).toBe(200)
-  })
+  it.each(["grant_type", "code", "client_id", "redirect_uri", "code_verifier"])(
+    "missing %s: invalid_request naming it, and the code still works",
+    async (field) => {
+      const app = await newApp()
+      const { code, verifier } = await codeFor(app)
+      const { [field]: _dropped, ...rest } = exchangeFields(app, code, verifier) as Record<string, string>
+      await expectError(await tokenRequest(base, rest), 400, "invalid_request", `Missing field ${field}.`)
+      expect((await tokenRequest(base, exchangeFields(app, code, verifier))).status).toBe(200)
+    }
+  )
 
   it("an unknown grant_type: unsupported_grant_type", async () => {
     await expectError(await tokenRequest(base, { grant_type: "password", username: "a", password: "b" }), 400, "unsupported_grant_type")
@@ -442,7 +536,11 @@ describe("POST /oauth/revoke", () => {
       expect(res.json).toEqual({})
     }
     expect((await client(`${base}/public/v1`, apiKey).get("/is-connected")).status).toBe(200)
-    const form = await fetch(`${base}/oauth/revoke`, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: "token=nothing" })
+    const form = await fetch(`${base}/oauth/revoke`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: "token=nothing"
+    })
     expect(form.status).toBe(200)
     expect(await bodyOf(form)).toEqual({})
   })

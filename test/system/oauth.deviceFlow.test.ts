@@ -38,7 +38,8 @@ afterAll(async () => {
   await world?.drop()
 })
 
-const start = async () => oauth.processDeviceAuthorizationResponse(as, cli, await oauth.deviceAuthorizationRequest(as, cli, oauth.None(), {}, insecure))
+const start = async () =>
+  oauth.processDeviceAuthorizationResponse(as, cli, await oauth.deviceAuthorizationRequest(as, cli, oauth.None(), {}, insecure))
 
 /** One poll: the token, or the error code the token endpoint answered. */
 const poll = async (deviceCode: string): Promise<{ token: string } | { error: string; status: number; msg: unknown }> => {
@@ -134,7 +135,11 @@ describe("polling POST /oauth/token (oauth4webapi's device grant)", () => {
 
   it("an unknown device code: invalid_grant; a missing one: invalid_request", async () => {
     expect(await poll("no-such-code")).toMatchObject({ error: "invalid_grant", status: 400 })
-    const res = await fetch(`${base}/oauth/token`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ grant_type: "urn:ietf:params:oauth:grant-type:device_code" }) })
+    const res = await fetch(`${base}/oauth/token`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ grant_type: "urn:ietf:params:oauth:grant-type:device_code" })
+    })
     const body = await bodyOf(res)
     expect([res.status, body.error, body.msg]).toEqual([400, "invalid_request", "Missing field device_code."])
   })

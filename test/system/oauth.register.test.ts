@@ -46,7 +46,11 @@ describe("POST /oauth/register", () => {
   })
 
   it("client_secret_post: the secret once in the answer, only its hash stored", async () => {
-    const res = await registerApp(base, { client_name: "Server App", redirect_uris: ["https://srv.example/cb"], token_endpoint_auth_method: "client_secret_post" })
+    const res = await registerApp(base, {
+      client_name: "Server App",
+      redirect_uris: ["https://srv.example/cb"],
+      token_endpoint_auth_method: "client_secret_post"
+    })
     expect(res.status).toBe(201)
     const secret = String(res.json["client_secret"])
     expect(secret.length).toBeGreaterThanOrEqual(40)
@@ -90,7 +94,11 @@ describe("POST /oauth/register", () => {
     ["more than 10 addresses", { redirect_uris: Array.from({ length: 11 }, (_, i) => `https://a.example/${i}`) }, "invalid_redirect_uri"],
     ["client_name over 100 characters", { client_name: "n".repeat(101), redirect_uris: ["https://a.example/cb"] }, "invalid_client_metadata"],
     ["client_name not text", { client_name: 5, redirect_uris: ["https://a.example/cb"] }, "invalid_client_metadata"],
-    ["token_endpoint_auth_method client_secret_basic", { redirect_uris: ["https://a.example/cb"], token_endpoint_auth_method: "client_secret_basic" }, "invalid_client_metadata"],
+    [
+      "token_endpoint_auth_method client_secret_basic",
+      { redirect_uris: ["https://a.example/cb"], token_endpoint_auth_method: "client_secret_basic" },
+      "invalid_client_metadata"
+    ],
     ["a list instead of an object", [], "invalid_client_metadata"]
   ])("%s: 400 %s, nothing saved", async (_, body, error) => {
     const before = await clientCount()
@@ -107,7 +115,11 @@ describe("POST /oauth/register", () => {
   })
 
   it("a body that is not JSON: 400 invalid_client_metadata", async () => {
-    const res = await fetch(`${base}/oauth/register`, { method: "POST", headers: { "content-type": "application/json", "x-forwarded-for": uniqueIp() }, body: "{oops" })
+    const res = await fetch(`${base}/oauth/register`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-forwarded-for": uniqueIp() },
+      body: "{oops"
+    })
     expect(res.status).toBe(400)
     expect((await bodyOf(res)).error).toBe("invalid_client_metadata")
   })
@@ -143,8 +155,20 @@ describe("per-IP windows (429 with Retry-After and the spec's message)", () => {
         expect(res.status).toBe(201)
       }
       const before = await clientCount()
-      await expect429(await fetch(`${second.url}/oauth/register`, { method: "POST", headers: { "content-type": "application/json", "x-forwarded-for": ip }, body: JSON.stringify(body) }))
-      await expect429(await fetch(`${base}/oauth/register`, { method: "POST", headers: { "content-type": "application/json", "x-forwarded-for": ip }, body: JSON.stringify(body) }))
+      await expect429(
+        await fetch(`${second.url}/oauth/register`, {
+          method: "POST",
+          headers: { "content-type": "application/json", "x-forwarded-for": ip },
+          body: JSON.stringify(body)
+        })
+      )
+      await expect429(
+        await fetch(`${base}/oauth/register`, {
+          method: "POST",
+          headers: { "content-type": "application/json", "x-forwarded-for": ip },
+          body: JSON.stringify(body)
+        })
+      )
       expect(await clientCount()).toBe(before)
       // another address has its own window
       expect((await registerApp(base, body, uniqueIp())).status).toBe(201)
@@ -161,7 +185,8 @@ describe("per-IP windows (429 with Retry-After and the spec's message)", () => {
 
   it("POST /oauth/device/code: 30 an hour per address", async () => {
     const ip = uniqueIp()
-    for (let i = 0; i < 30; i++) expect((await fetch(`${base}/oauth/device/code`, { method: "POST", headers: { "x-forwarded-for": ip } })).status).toBe(200)
+    for (let i = 0; i < 30; i++)
+      expect((await fetch(`${base}/oauth/device/code`, { method: "POST", headers: { "x-forwarded-for": ip } })).status).toBe(200)
     await expect429(await fetch(`${base}/oauth/device/code`, { method: "POST", headers: { "x-forwarded-for": ip } }))
   })
 })

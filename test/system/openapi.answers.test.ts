@@ -27,7 +27,9 @@ const JsonSchema = Schema.Struct({ type: Schema.optional(Schema.String) }, Schem
 const Content = Schema.Record({ key: Schema.String, value: Schema.Struct({ schema: Schema.optional(JsonSchema) }) })
 const OpenApiResponse = Schema.Struct({
   content: Schema.optional(Content),
-  headers: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.Struct({ required: Schema.optional(Schema.Boolean), schema: Schema.optional(JsonSchema) }) }))
+  headers: Schema.optional(
+    Schema.Record({ key: Schema.String, value: Schema.Struct({ required: Schema.optional(Schema.Boolean), schema: Schema.optional(JsonSchema) }) })
+  )
 })
 const OpenApiOperation = Schema.Struct({
   responses: Schema.optional(Schema.Record({ key: Schema.String, value: OpenApiResponse })),
@@ -62,7 +64,11 @@ beforeAll(async () => {
   const port = origin.origin.port
   originUrl = origin.url("")
   world = await createWorld("openapianswers")
-  sys = await startServices(world, ["gateway", "actors"], { OUTBOUND_ALLOW: `127.0.0.1:${port}`, X_CLIENT_ID: "x-client", X_CLIENT_SECRET: "x-secret" })
+  sys = await startServices(world, ["gateway", "actors"], {
+    OUTBOUND_ALLOW: `127.0.0.1:${port}`,
+    X_CLIENT_ID: "x-client",
+    X_CLIENT_SECRET: "x-secret"
+  })
   doc = Schema.decodeUnknownSync(OpenApiDoc)((await client(sys.url).get("/public/v1/openapi.json")).json)
   ajv.addSchema({ $id: DOC_ID, components: doc.components })
 })
@@ -91,7 +97,8 @@ const check = (method: string, template: string, res: Answer) => {
     problems.push(`${at}: ${ajv.errorsText(validate.errors)} in ${JSON.stringify(res.json).slice(0, 300)}`)
   }
   for (const name of Object.keys(response.headers ?? {})) {
-    if (response.headers?.[name]?.required === true && res.headers.get(name) === null) problems.push(`${at}: header ${name} declared required, not sent`)
+    if (response.headers?.[name]?.required === true && res.headers.get(name) === null)
+      problems.push(`${at}: header ${name} declared required, not sent`)
   }
   validated.add(at)
 }
@@ -99,7 +106,8 @@ const check = (method: string, template: string, res: Answer) => {
 /** A new workspace with a test-network channel (under a customer when given). */
 const workspace = async (customer: "none" | "with customer" = "none") => {
   const ws = await sys.admin.createWorkspace()
-  const customerId = customer === "none" ? null : (await sys.admin.createCustomer({ workspaceId: ws.workspaceId, name: "Client A", approval: false })).customerId
+  const customerId =
+    customer === "none" ? null : (await sys.admin.createCustomer({ workspaceId: ws.workspaceId, name: "Client A", approval: false })).customerId
   const newChannel = async (name: string, under: string | null) =>
     (await sys.admin.createChannel({ workspaceId: ws.workspaceId, network: "test", name, customerId: under, postingTimes: [] })).channelId
   return { ws, api: client(sys.url, ws.apiKey), customerId, channel: await newChannel("T", customerId), newChannel }
@@ -133,7 +141,11 @@ describe("real answers of every served endpoint validate against the served docu
     check("get", "/integration-settings/{id}", await api.get(`/public/v1/integration-settings/${channel}`))
     check("get", "/integration-settings/{id}", await api.get(`/public/v1/integration-settings/${NO_SUCH}`))
     check("get", "/integration-settings/{id}", await api.get("/public/v1/integration-settings/nope"))
-    check("post", "/integration-trigger/{id}", await api.post(`/public/v1/integration-trigger/${channel}`, { methodName: "echo", data: { text: "hi" } }))
+    check(
+      "post",
+      "/integration-trigger/{id}",
+      await api.post(`/public/v1/integration-trigger/${channel}`, { methodName: "echo", data: { text: "hi" } })
+    )
     check("post", "/integration-trigger/{id}", await api.post(`/public/v1/integration-trigger/${channel}`, { methodName: "nope" }))
     check("post", "/integration-trigger/{id}", await api.post(`/public/v1/integration-trigger/${NO_SUCH}`, { methodName: "echo" }))
     check("post", "/integration-trigger/{id}", await api.post(`/public/v1/integration-trigger/${channel}`, "{not json"))
@@ -149,7 +161,9 @@ describe("real answers of every served endpoint validate against the served docu
     check("get", "/rules/{identifier}", await api.get("/public/v1/rules/nope"))
     // a network without settings answers the text `No additional settings required`
     check("get", "/rules/{identifier}", await api.get("/public/v1/rules/threads"))
-    const threads = (await sys.admin.createChannel({ workspaceId: ws.workspaceId, network: "threads", name: "Th", customerId: null, postingTimes: [] })).channelId
+    const threads = (
+      await sys.admin.createChannel({ workspaceId: ws.workspaceId, network: "threads", name: "Th", customerId: null, postingTimes: [] })
+    ).channelId
     const bare = await api.get(`/public/v1/integration-settings/${threads}`)
     expect(decoded(bare, answerOf("account", "integrationSettings")).output.settings).toBe("No additional settings required")
     check("get", "/integration-settings/{id}", bare)
@@ -202,7 +216,14 @@ describe("real answers of every served endpoint validate against the served docu
       shortLink: false,
       tags: [{ value: "t", label: "Launch" }],
       posts: [
-        { integration: { id: channel }, value: [{ content: "Hello", image: [{ id: "cli-made-up", path: `${originUrl}/photo.png` }] }, { content: "More", delay: 5 }], settings: { __type: "test", audience: "everyone" } },
+        {
+          integration: { id: channel },
+          value: [
+            { content: "Hello", image: [{ id: "cli-made-up", path: `${originUrl}/photo.png` }] },
+            { content: "More", delay: 5 }
+          ],
+          settings: { __type: "test", audience: "everyone" }
+        },
         { integration: { id: other }, value: [{ content: "Hi" }] }
       ]
     }
@@ -243,11 +264,19 @@ describe("real answers of every served endpoint validate against the served docu
     check("post", "/posts/{id}/retry", await api.post(`/public/v1/posts/${NO_SUCH}/retry`))
     check("get", "/posts/{id}/missing", await api.get(`/public/v1/posts/${postId}/missing`))
     check("get", "/posts/{id}/missing", await api.get(`/public/v1/posts/${NO_SUCH}/missing`))
-    check("put", "/posts/{id}/release-id", await api.put(`/public/v1/posts/${postId}/release-id`, { releaseId: "live-1", releaseUrl: "https://t.example/1" }))
+    check(
+      "put",
+      "/posts/{id}/release-id",
+      await api.put(`/public/v1/posts/${postId}/release-id`, { releaseId: "live-1", releaseUrl: "https://t.example/1" })
+    )
     check("put", "/posts/{id}/release-id", await api.put(`/public/v1/posts/${postId}/release-id`, {}))
     // an edit next to the live channel answers what each channel is
     const edited = await api.post("/public/v1/posts", { ...body, type: "draft", groupId: group })
-    expect(decoded(edited, answerOf("posts", "createPosts")).map((r) => r.status).sort()).toEqual(["draft", "published"])
+    expect(
+      decoded(edited, answerOf("posts", "createPosts"))
+        .map((r) => r.status)
+        .sort()
+    ).toEqual(["draft", "published"])
     check("post", "/posts", edited)
     check("delete", "/posts/{id}", await api.del(`/public/v1/posts/${postId}`))
     check("delete", "/posts/{id}", await api.del(`/public/v1/posts/${postId}`))
@@ -261,14 +290,18 @@ describe("real answers of every served endpoint validate against the served docu
     const { api, channel } = await workspace()
     check("post", "/posts", await api.post("/public/v1/posts", { type: "draft", content: "x".repeat(5 * 1024 * 1024 + 10), channels: [channel] }))
     let last = await api.post("/public/v1/posts", { type: "draft", content: "0", channels: [channel] })
-    for (let i = 1; i <= 90 && last.status === 200; i++) last = await api.post("/public/v1/posts", { type: "draft", content: `${i}`, channels: [channel] })
+    for (let i = 1; i <= 90 && last.status === 200; i++)
+      last = await api.post("/public/v1/posts", { type: "draft", content: `${i}`, channels: [channel] })
     expect(last.status).toBe(429)
     check("post", "/posts", last)
     expect(problems).toEqual([])
   })
 
   it("billing: 402 payment_failed after the grace, 401 no_subscription after the plan ended", async () => {
-    for (const [event, status] of [["grace_over", 402], ["ended", 401]] as const) {
+    for (const [event, status] of [
+      ["grace_over", 402],
+      ["ended", 401]
+    ] as const) {
       const ws = await sys.admin.createWorkspace()
       if (event === "grace_over") await sys.admin.setBilling({ workspaceId: ws.workspaceId, event: "past_due" })
       await sys.admin.setBilling({ workspaceId: ws.workspaceId, event })
@@ -286,10 +319,28 @@ describe("real answers of every served endpoint validate against the served docu
       date: "2024-12-31T12:00:00Z",
       shortLink: false,
       tags: [],
-      posts: [{ integration: { id: channel }, value: [{ content: "<p>Hi</p>", image: [{ id: "x1", path: "https://a.example/a.jpg" }], delay: 0 }], settings: { __type: "x" } }]
+      posts: [
+        {
+          integration: { id: channel },
+          value: [{ content: "<p>Hi</p>", image: [{ id: "x1", path: "https://a.example/a.jpg" }], delay: 0 }],
+          settings: { __type: "x" }
+        }
+      ]
     })
-    accepts("post", "/posts", { type: "update", groupId: channel, tags: ["launch", { value: "v", label: "L" }], posts: [{ channelId: channel, group: channel, value: [{ id: channel, content: "x", media: [channel] }] }] })
-    accepts("post", "/posts", { type: "now", content: "Hello", channels: [channel, { channelId: channel, content: "Own", media: [channel], settings: {}, thread: [{ content: "t", delay: 5 }] }], thread: [{ content: "t" }], creationMethod: "agent", inter: 7 })
+    accepts("post", "/posts", {
+      type: "update",
+      groupId: channel,
+      tags: ["launch", { value: "v", label: "L" }],
+      posts: [{ channelId: channel, group: channel, value: [{ id: channel, content: "x", media: [channel] }] }]
+    })
+    accepts("post", "/posts", {
+      type: "now",
+      content: "Hello",
+      channels: [channel, { channelId: channel, content: "Own", media: [channel], settings: {}, thread: [{ content: "t", delay: 5 }] }],
+      thread: [{ content: "t" }],
+      creationMethod: "agent",
+      inter: 7
+    })
     accepts("put", "/posts/{id}/date", { date: "2030-01-01T00:00:00Z" })
     accepts("put", "/posts/{id}/status", { status: "schedule" })
     accepts("put", "/posts/{id}/settings", { settings: { audience: "everyone" } })

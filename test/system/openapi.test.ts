@@ -83,8 +83,7 @@ const servedNow = [
   "get /rules/{identifier}"
 ]
 
-const concrete = (path: string) =>
-  path.replace(/\{(integration|identifier)\}/g, "x").replace(/\{[^}]+\}/g, "6f1c2d3e-4a5b-4c6d-8e7f-9a0b1c2d3e4f")
+const concrete = (path: string) => path.replace(/\{(integration|identifier)\}/g, "x").replace(/\{[^}]+\}/g, "6f1c2d3e-4a5b-4c6d-8e7f-9a0b1c2d3e4f")
 
 /** A route the gateway serves answers 401 without a key; a path it does not have answers 404. */
 const served = async (method: string, path: string) =>

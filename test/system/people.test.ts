@@ -90,8 +90,17 @@ describe("sign in and out", () => {
   })
 
   it("a wrong password, an unknown email or a suspended account: 400, not signed in", async () => {
-    await withDb(world, (c) => c.query("INSERT INTO users (id, email, password_hash, suspended) SELECT gen_random_uuid(), 'sus@shop.test', password_hash, true FROM users WHERE email = $1", [people.client.email]))
-    for (const [email, password] of [[people.editor.email, "wrong password"], ["nobody@shop.test", PASSWORD], ["sus@shop.test", PASSWORD]] as const) {
+    await withDb(world, (c) =>
+      c.query(
+        "INSERT INTO users (id, email, password_hash, suspended) SELECT gen_random_uuid(), 'sus@shop.test', password_hash, true FROM users WHERE email = $1",
+        [people.client.email]
+      )
+    )
+    for (const [email, password] of [
+      [people.editor.email, "wrong password"],
+      ["nobody@shop.test", PASSWORD],
+      ["sus@shop.test", PASSWORD]
+    ] as const) {
       const page = await getPage(`${base}/sign-in`, null)
       const visitor = sessionCookie(page)
       const res = await postForm(`${base}/sign-in`, visitor, { ...hiddenFields(await page.text()), email, password })
@@ -106,7 +115,8 @@ describe("sign in and out", () => {
     const page = await getPage(`${base}/sign-in`, null)
     const visitor = sessionCookie(page)
     const fields = hiddenFields(await page.text())
-    for (let i = 0; i < 30; i++) expect((await postForm(`${base}/sign-in`, visitor, { ...fields, email: people.editor.email, password: `guess ${i}` }, ip)).status).toBe(400)
+    for (let i = 0; i < 30; i++)
+      expect((await postForm(`${base}/sign-in`, visitor, { ...fields, email: people.editor.email, password: `guess ${i}` }, ip)).status).toBe(400)
     const refused = await postForm(`${base}/sign-in`, visitor, { ...fields, email: people.editor.email, password: PASSWORD }, ip)
     expect(refused.status).toBe(429)
     expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(800)
@@ -126,7 +136,11 @@ describe("sign in and out", () => {
   it("after sign-in only a path of this app is followed (no open redirect)", async () => {
     for (const next of ["//evil.example/x", "https://evil.example/", "/\\evil.example"]) {
       const page = await getPage(`${base}/sign-in?next=${encodeURIComponent(next)}`, null)
-      const res = await postForm(`${base}/sign-in`, sessionCookie(page), { ...hiddenFields(await page.text()), email: people.editor.email, password: PASSWORD })
+      const res = await postForm(`${base}/sign-in`, sessionCookie(page), {
+        ...hiddenFields(await page.text()),
+        email: people.editor.email,
+        password: PASSWORD
+      })
       expect(res.headers.get("location")).toBe(`${base}/apps`)
     }
   })
@@ -174,10 +188,20 @@ describe("Approved Apps", () => {
       for (const token of [app, cli]) for (let i = 0; i < 3; i++) expect((await onReplica(token)).status).toBe(200)
 
       const html = await (await getPage(`${base}/members?workspace=${workspaceId}`, cookieOf("owner"))).text()
-      const paused = await postForm(`${base}/members/pause`, cookieOf("owner"), { csrf: hiddenFields(html)["csrf"] ?? "", workspace: workspaceId, user: userId, paused: "true" })
+      const paused = await postForm(`${base}/members/pause`, cookieOf("owner"), {
+        csrf: hiddenFields(html)["csrf"] ?? "",
+        workspace: workspaceId,
+        user: userId,
+        paused: "true"
+      })
       expect(paused.status).toBe(303)
       expect(errorOf(await onReplica(cli)).code).toBe("member_paused")
-      const resumed = await postForm(`${base}/members/pause`, cookieOf("owner"), { csrf: hiddenFields(html)["csrf"] ?? "", workspace: workspaceId, user: userId, paused: "false" })
+      const resumed = await postForm(`${base}/members/pause`, cookieOf("owner"), {
+        csrf: hiddenFields(html)["csrf"] ?? "",
+        workspace: workspaceId,
+        user: userId,
+        paused: "false"
+      })
       expect(resumed.status).toBe(303)
       expect((await onReplica(cli)).status).toBe(200)
 
@@ -271,9 +295,23 @@ describe("the members page (owners and admins)", () => {
     expect((await change("admin", "pause", people.owner.userId, { paused: "true" })).status).toBe(403)
     expect((await change("admin", "role", people.admin.userId, { role: "editor" })).status).toBe(403)
     expect((await change("admin", "role", people.editor.userId, { role: "owner" })).status).toBe(400)
-    const forged = await postForm(`${base}/members/role`, cookieOf("admin"), { csrf: "x", workspace: workspaceId, user: people.editor.userId, role: "client" })
+    const forged = await postForm(`${base}/members/role`, cookieOf("admin"), {
+      csrf: "x",
+      workspace: workspaceId,
+      user: people.editor.userId,
+      role: "client"
+    })
     expect(forged.status).toBe(403)
-    const roles = await withDb(world, async (c) => (await c.query("SELECT u.email, m.role, m.paused FROM memberships m JOIN users u ON u.id = m.user_id WHERE u.email = ANY($1) ORDER BY u.email", [[people.owner.email, people.admin.email, people.editor.email]])).rows)
+    const roles = await withDb(
+      world,
+      async (c) =>
+        (
+          await c.query(
+            "SELECT u.email, m.role, m.paused FROM memberships m JOIN users u ON u.id = m.user_id WHERE u.email = ANY($1) ORDER BY u.email",
+            [[people.owner.email, people.admin.email, people.editor.email]]
+          )
+        ).rows
+    )
     expect(roles).toEqual([
       { email: people.admin.email, role: "admin", paused: false },
       { email: people.editor.email, role: "editor", paused: false },

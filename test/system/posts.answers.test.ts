@@ -92,7 +92,12 @@ describe("POST /posts edit answers say what each channel is", () => {
     const rows = await w.draft([a, b])
     await w.publish(rows[0]!.postId)
     for (const type of ["draft", "schedule"]) {
-      const edited = await w.create({ type, date: at(DAY), groupId: rows[0]!.group, posts: [a, b].map((id) => ({ integration: { id }, value: [{ content: `Edit ${type}` }] })) })
+      const edited = await w.create({
+        type,
+        date: at(DAY),
+        groupId: rows[0]!.group,
+        posts: [a, b].map((id) => ({ integration: { id }, value: [{ content: `Edit ${type}` }] }))
+      })
       expect(edited.find((r) => r.integration === a)?.status).toBe("published")
       expect(edited.find((r) => r.integration === b)?.status).toBe(type === "draft" ? "draft" : "queued")
     }
@@ -106,7 +111,10 @@ describe("GET /posts/{id} carries each channel's per-channel post id", () => {
     const rows = await w.draft([a, b])
     const post = await w.whole(rows[0]!.group)
     for (const row of rows) expect(post.channels.find((c) => c.channelId === row.integration)?.postId).toBe(row.postId)
-    const second = present(post.channels.find((c) => c.channelId === b), "channel b")
+    const second = present(
+      post.channels.find((c) => c.channelId === b),
+      "channel b"
+    )
     const res = await w.api.put(`/public/v1/posts/${second.postId}/settings`, { settings: { audience: "followers" } })
     expect(res.status, res.text).toBe(200)
     expect(wholePost(res).channels.find((c) => c.channelId === b)?.root.settings["audience"]).toBe("followers")
@@ -118,7 +126,11 @@ describe("PUT /posts/{id}/settings refuses like POST /posts", () => {
     const w = await newWorkspace()
     const a = await w.channel("Alpha")
     const rows = await w.draft([a])
-    const viaPost = await w.api.post("/public/v1/posts", { type: "draft", date: at(DAY), posts: [{ integration: { id: a }, value: [{ content: "x" }], settings: { audience: "nobody" } }] })
+    const viaPost = await w.api.post("/public/v1/posts", {
+      type: "draft",
+      date: at(DAY),
+      posts: [{ integration: { id: a }, value: [{ content: "x" }], settings: { audience: "nobody" } }]
+    })
     const viaPut = await w.api.put(`/public/v1/posts/${rows[0]!.postId}/settings`, { settings: { audience: "nobody" } })
     expect(viaPost.status).toBe(400)
     expect(viaPut.status).toBe(400)
@@ -169,7 +181,7 @@ describe("400 answers say in plain words which field is wrong and what is allowe
     const missing = await w.api.put(`/public/v1/posts/${rows[0]!.postId}/settings`, {})
     expectPlain400(missing)
     expect(errorOf(missing).error).toBe("settings is required.")
-    for (const body of ["", "[]", "null", "\"text\""]) {
+    for (const body of ["", "[]", "null", '"text"']) {
       const res = await w.api.request("PUT", `/public/v1/posts/${rows[0]!.postId}/settings`, body, { "content-type": "application/json" })
       expectPlain400(res)
       expect(errorOf(res).error).toBe("The request body must be a JSON object with the documented fields.")
@@ -266,12 +278,32 @@ describe("tags round trip and creationMethod", () => {
   it("a tag by id or by name is the existing tag; {value, label} creates the tag; every post answer shows them", async () => {
     const w = await newWorkspace()
     const a = await w.channel("A")
-    const first = await w.create({ type: "draft", date: at(DAY), tags: [{ value: "launch", label: "Launch" }], posts: [{ integration: { id: a }, value: [{ content: "one" }] }] })
+    const first = await w.create({
+      type: "draft",
+      date: at(DAY),
+      tags: [{ value: "launch", label: "Launch" }],
+      posts: [{ integration: { id: a }, value: [{ content: "one" }] }]
+    })
     const created = (await w.whole(first[0]!.group)).tags
     expect(created).toEqual([{ id: expect.any(String), name: "Launch", color: expect.stringMatching(/^#[0-9a-f]{6}$/i) }])
-    const byId = await w.create({ type: "draft", date: at(DAY), tags: [created[0]?.id], posts: [{ integration: { id: a }, value: [{ content: "two" }] }] })
-    const byName = await w.create({ type: "draft", date: at(DAY), tags: ["launch"], posts: [{ integration: { id: a }, value: [{ content: "three" }] }] })
-    const byLabel = await w.create({ type: "draft", date: at(DAY), tags: [{ value: "other", label: "Launch" }], posts: [{ integration: { id: a }, value: [{ content: "four" }] }] })
+    const byId = await w.create({
+      type: "draft",
+      date: at(DAY),
+      tags: [created[0]?.id],
+      posts: [{ integration: { id: a }, value: [{ content: "two" }] }]
+    })
+    const byName = await w.create({
+      type: "draft",
+      date: at(DAY),
+      tags: ["launch"],
+      posts: [{ integration: { id: a }, value: [{ content: "three" }] }]
+    })
+    const byLabel = await w.create({
+      type: "draft",
+      date: at(DAY),
+      tags: [{ value: "other", label: "Launch" }],
+      posts: [{ integration: { id: a }, value: [{ content: "four" }] }]
+    })
     for (const rows of [byId, byName, byLabel]) expect((await w.whole(rows[0]!.group)).tags).toEqual(created)
     const list = decoded(await w.api.get(`/public/v1/posts?endDate=${encodeURIComponent(at(2 * DAY))}`), answerOf("posts", "listPosts")).posts
     for (const row of list) expect(row.tags).toEqual([{ tag: created[0] }])
@@ -282,18 +314,34 @@ describe("tags round trip and creationMethod", () => {
   it("creationMethod is how the caller signed in unless given, and only api, cli, mcp or agent", async () => {
     const w = await newWorkspace()
     const a = await w.channel("A")
-    const body = (extra: Record<string, unknown> = {}) => ({ type: "draft", date: at(DAY), posts: [{ integration: { id: a }, value: [{ content: "m" }] }], ...extra })
+    const body = (extra: Record<string, unknown> = {}) => ({
+      type: "draft",
+      date: at(DAY),
+      posts: [{ integration: { id: a }, value: [{ content: "m" }] }],
+      ...extra
+    })
     const byKey = await w.create(body())
     expect((await w.whole(byKey[0]!.group)).creationMethod).toBe("api")
     const given = await w.create(body({ creationMethod: "agent" }))
     expect((await w.whole(given[0]!.group)).creationMethod).toBe("agent")
-    const { userId } = await sys.admin.createUser({ workspaceId: w.workspaceId, email: `ed-${Date.now()}@x.test`, password: "long secret 123", role: "editor", timezone: null })
-    for (const [kind, method] of [["cli", "cli"], ["oat", "mcp"]] as const) {
+    const { userId } = await sys.admin.createUser({
+      workspaceId: w.workspaceId,
+      email: `ed-${Date.now()}@x.test`,
+      password: "long secret 123",
+      role: "editor",
+      timezone: null
+    })
+    for (const [kind, method] of [
+      ["cli", "cli"],
+      ["oat", "mcp"]
+    ] as const) {
       const token = await issueUserToken(world, w.workspaceId, userId, kind)
       const res = await client(sys.url, token).post("/public/v1/posts", body())
       expect(res.status, res.text).toBe(200)
       expect((await w.whole(created(res).group)).creationMethod).toBe(method)
-      const row = decoded(await w.api.get(`/public/v1/posts?endDate=${encodeURIComponent(at(2 * DAY))}`), answerOf("posts", "listPosts")).posts.find((p) => p.id === created(res).postId)
+      const row = decoded(await w.api.get(`/public/v1/posts?endDate=${encodeURIComponent(at(2 * DAY))}`), answerOf("posts", "listPosts")).posts.find(
+        (p) => p.id === created(res).postId
+      )
       expect(row?.creationMethod).toBe(method)
     }
     const wrong = await w.api.post("/public/v1/posts", body({ creationMethod: "web" }))

@@ -23,9 +23,13 @@ beforeAll(async () => {
   sys = await startServices(world, ["gateway", "actors"])
   const ws = await sys.admin.createWorkspace()
   apiKey = ws.apiKey
-  channelId = (await sys.admin.createChannel({ workspaceId: ws.workspaceId, network: "test", name: "Plain channel", customerId: null, postingTimes: [] })).channelId
+  channelId = (
+    await sys.admin.createChannel({ workspaceId: ws.workspaceId, network: "test", name: "Plain channel", customerId: null, postingTimes: [] })
+  ).channelId
   const { customerId } = await sys.admin.createCustomer({ workspaceId: ws.workspaceId, name: "Client Co", approval: true })
-  approvalChannelId = (await sys.admin.createChannel({ workspaceId: ws.workspaceId, network: "test", name: "Client channel", customerId, postingTimes: [] })).channelId
+  approvalChannelId = (
+    await sys.admin.createChannel({ workspaceId: ws.workspaceId, network: "test", name: "Client channel", customerId, postingTimes: [] })
+  ).channelId
 })
 afterAll(async () => {
   await sys.stop()
@@ -34,7 +38,12 @@ afterAll(async () => {
 
 describe("Review and approval through the share page", () => {
   it("a review post: approval.requested with its preview link, the page shows the post and the two choices", async () => {
-    const created = await client(sys.url, apiKey).post("/public/v1/posts", { type: "review", date: inOneHour(), content: "Please <b>check</b> me", channels: [channelId] })
+    const created = await client(sys.url, apiKey).post("/public/v1/posts", {
+      type: "review",
+      date: inOneHour(),
+      content: "Please <b>check</b> me",
+      channels: [channelId]
+    })
     expect(created.status).toBe(200)
     expect(createdPost(created).status).toBe("draft")
     const { group, previewUrl } = createdPost(created)
@@ -75,7 +84,12 @@ describe("Review and approval through the share page", () => {
   })
 
   it("ask for changes: whole post `changes`, channels stay drafts, approval.changes with the comment, comment listed", async () => {
-    const created = await client(sys.url, apiKey).post("/public/v1/posts", { type: "review", date: inOneHour(), content: "Change me", channels: [channelId] })
+    const created = await client(sys.url, apiKey).post("/public/v1/posts", {
+      type: "review",
+      date: inOneHour(),
+      content: "Change me",
+      channels: [channelId]
+    })
     const { group, previewUrl } = createdPost(created)
     const res = await fetch(`${sys.url}${sharePath(previewUrl)}/changes`, {
       method: "POST",
@@ -91,13 +105,23 @@ describe("Review and approval through the share page", () => {
     const changes = (await outbox("approval.changes")).rows.map((r) => r.data)
     expect(changes).toContainEqual(expect.objectContaining({ groupId: group, comment: "Use the new logo", approvalStatus: "changes" }))
     // editing it sends it to review again
-    const edited = await client(sys.url, apiKey).post("/public/v1/posts", { groupId: group, date: inOneHour(), content: "Changed", channels: [channelId] })
+    const edited = await client(sys.url, apiKey).post("/public/v1/posts", {
+      groupId: group,
+      date: inOneHour(),
+      content: "Changed",
+      channels: [channelId]
+    })
     expect(edited.status).toBe(200)
     expect((await client(sys.url, apiKey).get(`/public/v1/posts/${group}`)).json).toMatchObject({ status: "review", approvalStatus: "requested" })
   })
 
   it("asking for changes without a comment is refused on the page", async () => {
-    const created = await client(sys.url, apiKey).post("/public/v1/posts", { type: "review", date: inOneHour(), content: "No comment", channels: [channelId] })
+    const created = await client(sys.url, apiKey).post("/public/v1/posts", {
+      type: "review",
+      date: inOneHour(),
+      content: "No comment",
+      channels: [channelId]
+    })
     const { group, previewUrl } = createdPost(created)
     const res = await fetch(`${sys.url}${sharePath(previewUrl)}/changes`, {
       method: "POST",
@@ -120,7 +144,7 @@ describe("Review and approval through the share page", () => {
   })
 
   it("the page escapes the post's text", async () => {
-    const created = await client(sys.url, apiKey).post("/public/v1/posts", { type: "draft", content: "a < b & \"c\"", channels: [channelId] })
+    const created = await client(sys.url, apiKey).post("/public/v1/posts", { type: "draft", content: 'a < b & "c"', channels: [channelId] })
     const html = await (await fetch(`${sys.url}${sharePath(createdPost(created).previewUrl)}`)).text()
     expect(html).toContain("a &lt; b &amp; &quot;c&quot;")
   })

@@ -22,8 +22,6 @@ afterAll(async () => {
   await world?.drop()
 })
 
-
-
 const inMinutes = (m: number) => new Date(Date.now() + m * 60_000).toISOString()
 
 /** A workspace with its key and client, and helpers to add channels. */
@@ -78,7 +76,10 @@ describe("POST /posts: both body forms", () => {
     const res = await w.api.post("/public/v1/posts", {
       type: "draft",
       posts: [
-        { integration: { id: a }, value: [{ content: "A post" }, { content: "A first comment", delay: 5 }, { content: "A second comment", delay: 7 }] },
+        {
+          integration: { id: a },
+          value: [{ content: "A post" }, { content: "A first comment", delay: 5 }, { content: "A second comment", delay: 7 }]
+        },
         { integration: { id: b }, value: [{ content: "B post", delay: 99 }] }
       ]
     })
@@ -458,7 +459,11 @@ describe("POST /posts: dates", () => {
   it("schedule less than 1 minute in the past is accepted", async () => {
     const w = await newWorkspace()
     const a = await w.channel("Alpha")
-    const res = await w.api.post("/public/v1/posts", { type: "schedule", date: new Date(Date.now() - 20_000).toISOString(), posts: [entry(a, "Just now")] })
+    const res = await w.api.post("/public/v1/posts", {
+      type: "schedule",
+      date: new Date(Date.now() - 20_000).toISOString(),
+      posts: [entry(a, "Just now")]
+    })
     expect(res.status).toBe(200)
     expect(res.json[0].status).toBe("queued")
   })
@@ -613,7 +618,11 @@ describe("POST /posts: tags", () => {
   it("{value, label} creates a tag named label; a string matches it by name or id; {value: id} matches by value", async () => {
     const w = await newWorkspace()
     const a = await w.channel("Alpha")
-    const first = await w.api.post("/public/v1/posts", { type: "draft", tags: [{ value: "spring-sale", label: "Spring sale" }], posts: [entry(a, "1")] })
+    const first = await w.api.post("/public/v1/posts", {
+      type: "draft",
+      tags: [{ value: "spring-sale", label: "Spring sale" }],
+      posts: [entry(a, "1")]
+    })
     expect(first.status).toBe(200)
     const created = await tagsOf(w, first.json[0].group)
     expect(created).toHaveLength(1)
@@ -624,7 +633,11 @@ describe("POST /posts: tags", () => {
     const byName = await w.api.post("/public/v1/posts", { type: "draft", tags: ["Spring sale"], posts: [entry(a, "2")] })
     const byNameOtherCase = await w.api.post("/public/v1/posts", { type: "draft", tags: ["spring SALE"], posts: [entry(a, "3")] })
     const byId = await w.api.post("/public/v1/posts", { type: "draft", tags: [tag.id], posts: [entry(a, "4")] })
-    const byValue = await w.api.post("/public/v1/posts", { type: "draft", tags: [{ value: tag.id, label: "Something else" }], posts: [entry(a, "5")] })
+    const byValue = await w.api.post("/public/v1/posts", {
+      type: "draft",
+      tags: [{ value: tag.id, label: "Something else" }],
+      posts: [entry(a, "5")]
+    })
     for (const res of [byName, byNameOtherCase, byId, byValue]) {
       expect(res.status).toBe(200)
       expect(await tagsOf(w, res.json[0].group)).toEqual([tag])
@@ -748,7 +761,8 @@ describe("POST /posts rule 2: editing with groupId", () => {
     const cb = whole.json.channels.find((c: any) => c.channelId === b)
     expect(ca.root).toMatchObject({ state: "published", releaseId: live.releaseId, releaseUrl: live.releaseUrl, content: "Live on A" })
     expect(cb.root).toMatchObject({ state: "queued", content: "New on B" })
-    const rows = (await w.api.get(`/public/v1/posts?startDate=${encodeURIComponent(inMinutes(-60))}&endDate=${encodeURIComponent(inMinutes(600))}`)).json.posts
+    const rows = (await w.api.get(`/public/v1/posts?startDate=${encodeURIComponent(inMinutes(-60))}&endDate=${encodeURIComponent(inMinutes(600))}`))
+      .json.posts
     expect(rows.find((r: any) => r.integration.id === a)).toMatchObject({ status: "published", releaseId: live.releaseId })
     expect(rows.find((r: any) => r.integration.id === b)).toMatchObject({ status: "queued", publishDate: date })
     // A was not sent again (a post of the same workspace went out since)

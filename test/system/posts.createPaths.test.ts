@@ -98,7 +98,11 @@ const newWorkspace = async () => {
 type Workspace = Awaited<ReturnType<typeof newWorkspace>>
 
 const LATER = "2031-03-04T05:06:00.000Z"
-const entry = (channelId: string, content: string, extra: Record<string, unknown> = {}) => ({ integration: { id: channelId }, value: [{ content }], ...extra })
+const entry = (channelId: string, content: string, extra: Record<string, unknown> = {}) => ({
+  integration: { id: channelId },
+  value: [{ content }],
+  ...extra
+})
 
 interface Shape {
   readonly name: string
@@ -139,7 +143,10 @@ const shapes: ReadonlyArray<Shape> = [
       thread: [{ content: "Shared comment", delay: 3 }]
     })
   },
-  { name: "settings", body: (w) => ({ type: "schedule", date: LATER, posts: [entry(w.alpha, "Set", { settings: { __type: "x", audience: "followers" } })] }) },
+  {
+    name: "settings",
+    body: (w) => ({ type: "schedule", date: LATER, posts: [entry(w.alpha, "Set", { settings: { __type: "x", audience: "followers" } })] })
+  },
   {
     name: "media from the library, and an outside address",
     body: (w) => ({
@@ -148,17 +155,33 @@ const shapes: ReadonlyArray<Shape> = [
       posts: [
         {
           integration: { id: w.alpha },
-          value: [{ content: "With media", image: [{ id: w.mediaId }] }, { content: "Outside", image: [{ id: "made-up", path: "https://uploads.example.com/a.jpg" }], delay: 2 }]
+          value: [
+            { content: "With media", image: [{ id: w.mediaId }] },
+            { content: "Outside", image: [{ id: "made-up", path: "https://uploads.example.com/a.jpg" }], delay: 2 }
+          ]
         }
       ]
     })
   },
-  { name: "shortLink and a repeat", body: (w) => ({ type: "schedule", date: LATER, shortLink: true, inter: 7, posts: [entry(w.alpha, "Every week https://example.com")] }) },
+  {
+    name: "shortLink and a repeat",
+    body: (w) => ({ type: "schedule", date: LATER, shortLink: true, inter: 7, posts: [entry(w.alpha, "Every week https://example.com")] })
+  },
   { name: "with an Idempotency-Key", key: "same-key-both-ways", body: (w) => ({ type: "schedule", date: LATER, posts: [entry(w.alpha, "Keyed")] }) },
-  { name: "now with an Idempotency-Key", key: "now-key", body: (w) => ({ type: "now", posts: [entry(w.alpha, "Keyed now"), entry(w.beta, "Keyed now B")] }) },
-  { name: "a customer's channel with approval", body: (w) => ({ type: "schedule", date: LATER, posts: [entry(w.client, "For the client"), entry(w.alpha, "Beside it")] }) },
+  {
+    name: "now with an Idempotency-Key",
+    key: "now-key",
+    body: (w) => ({ type: "now", posts: [entry(w.alpha, "Keyed now"), entry(w.beta, "Keyed now B")] })
+  },
+  {
+    name: "a customer's channel with approval",
+    body: (w) => ({ type: "schedule", date: LATER, posts: [entry(w.client, "For the client"), entry(w.alpha, "Beside it")] })
+  },
   { name: "a customer's channel, draft", body: (w) => ({ type: "draft", posts: [entry(w.client, "Client draft")] }) },
-  { name: "creationMethod in the body", body: (w) => ({ type: "schedule", date: LATER, creationMethod: "agent", posts: [entry(w.alpha, "By an agent")] }) },
+  {
+    name: "creationMethod in the body",
+    body: (w) => ({ type: "schedule", date: LATER, creationMethod: "agent", posts: [entry(w.alpha, "By an agent")] })
+  },
   { name: "signed in with the CLI", tokenKind: "cli", body: (w) => ({ type: "schedule", date: LATER, posts: [entry(w.alpha, "From the CLI")] }) },
   { name: "through MCP", defaultCreationMethod: "mcp", body: (w) => ({ type: "schedule", date: LATER, posts: [entry(w.alpha, "From MCP")] }) }
 ]
@@ -167,7 +190,13 @@ const shapes: ReadonlyArray<Shape> = [
 const writeWith = async (writer: keyof typeof writers, shape: Shape) => {
   const w = await newWorkspace()
   const body = shape.body(w)
-  const principal: Principal = { workspaceId: WorkspaceId.make(w.workspaceId), userId: null, role: "admin", tokenKind: shape.tokenKind ?? "live", actor: "API" }
+  const principal: Principal = {
+    workspaceId: WorkspaceId.make(w.workspaceId),
+    userId: null,
+    role: "admin",
+    tokenKind: shape.tokenKind ?? "live",
+    actor: "API"
+  }
   const command = new CreatePosts({
     body,
     idempotencyKey: shape.key ?? null,
@@ -176,12 +205,14 @@ const writeWith = async (writer: keyof typeof writers, shape: Shape) => {
   })
   const before = { ...calls }
   const answer = await sys.runtime.runPromise(
-    writers[writer].create(command).pipe(
-      authorize("posts.write"),
-      Effect.provideService(CurrentPrincipal, principal),
-      Effect.provideService(CurrentCommand, { workspaceId: w.workspaceId, commandId: crypto.randomUUID() }),
-      Effect.provideService(CurrentLease, { shard: SHARD, epoch })
-    )
+    writers[writer]
+      .create(command)
+      .pipe(
+        authorize("posts.write"),
+        Effect.provideService(CurrentPrincipal, principal),
+        Effect.provideService(CurrentCommand, { workspaceId: w.workspaceId, commandId: crypto.randomUUID() }),
+        Effect.provideService(CurrentLease, { shard: SHARD, epoch })
+      )
   )
   const path = { statement: calls.statement - before.statement, steps: calls.steps - before.steps }
   return { answer, path, rows: await rowsOf(w.workspaceId), hash: requestHashOf(body) }
@@ -232,7 +263,11 @@ const normalise = (written: Awaited<ReturnType<typeof writeWith>>) => {
     if (typeof v === "string") return text(v)
     if (Array.isArray(v)) return v.map(value)
     if (v !== null && typeof v === "object") {
-      return Object.fromEntries(Object.keys(v).sort().map((k) => [k, value((v as Record<string, unknown>)[k])]))
+      return Object.fromEntries(
+        Object.keys(v)
+          .sort()
+          .map((k) => [k, value((v as Record<string, unknown>)[k])])
+      )
     }
     return v
   }

@@ -1,4 +1,4 @@
-import { SqlClient } from "@effect/sql"
+import type { SqlClient } from "@effect/sql"
 import { Effect, Layer } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { create } from "../../domain/posts/states.js"
@@ -59,7 +59,18 @@ const writeWith = (
       shareToken: crypto.randomUUID(),
       fields: { repeatDays: null, shortLink: false, creationMethod: "api", author: "API" },
       step,
-      entries: new Map([[channel, { settings: {}, items: [{ content: marker, media: [], delay: 0 }, { content: `${marker} (2)`, media: [], delay: 5 }] }]]),
+      entries: new Map([
+        [
+          channel,
+          {
+            settings: {},
+            items: [
+              { content: marker, media: [], delay: 0 },
+              { content: `${marker} (2)`, media: [], delay: 5 }
+            ]
+          }
+        ]
+      ]),
       channelNames: new Map([[channel, "One statement"]]),
       channelVersions,
       key: key === null ? null : { key, requestHash: `hash of ${marker}`, now },
@@ -83,9 +94,22 @@ const rowsOf = (marker: string, key: string | null, commandId: string | null) =>
       groups: await one(`SELECT count(*)::int AS n FROM post_groups WHERE id IN (${groups})`, [marker]),
       items: await one(`SELECT count(*)::int AS n FROM post_items WHERE content LIKE $1 || '%'`, [marker]),
       activity: await one(`SELECT count(*)::int AS n FROM post_activity WHERE group_id IN (${groups})`, [marker]),
-      outbox: await one(`SELECT count(*)::int AS n FROM outbox WHERE event = 'approval.requested' AND data->>'groupId' IN (SELECT group_id::text FROM (${groups}) g)`, [marker]),
-      keys: key === null ? 0 : await one(`SELECT count(*)::int AS n FROM idempotency_keys WHERE workspace_id = $1 AND key = $2 AND request_hash = $3`, [workspaceId, key, `hash of ${marker}`]),
-      commands: commandId === null ? 0 : await one(`SELECT count(*)::int AS n FROM command_log WHERE workspace_id = $1 AND command_id = $2`, [workspaceId, commandId])
+      outbox: await one(
+        `SELECT count(*)::int AS n FROM outbox WHERE event = 'approval.requested' AND data->>'groupId' IN (SELECT group_id::text FROM (${groups}) g)`,
+        [marker]
+      ),
+      keys:
+        key === null
+          ? 0
+          : await one(`SELECT count(*)::int AS n FROM idempotency_keys WHERE workspace_id = $1 AND key = $2 AND request_hash = $3`, [
+              workspaceId,
+              key,
+              `hash of ${marker}`
+            ]),
+      commands:
+        commandId === null
+          ? 0
+          : await one(`SELECT count(*)::int AS n FROM command_log WHERE workspace_id = $1 AND command_id = $2`, [workspaceId, commandId])
     }
   })
 
@@ -114,7 +138,9 @@ describe("POST /posts of a new post: one statement, all or nothing", () => {
 
   it("a live record of the key (another owner's): keyTaken, and nothing of this post is written", async () => {
     await withDb(world, (c) =>
-      c.query("INSERT INTO idempotency_keys (workspace_id, key, request_hash, status_code, response) VALUES ($1, 'key-taken', 'other', 200, '[]')", [workspaceId])
+      c.query("INSERT INTO idempotency_keys (workspace_id, key, request_hash, status_code, response) VALUES ($1, 'key-taken', 'other', 200, '[]')", [
+        workspaceId
+      ])
     )
     const command = { workspaceId, commandId: crypto.randomUUID() }
     const { outcome } = await write("key taken", { lease: null, command }, "key-taken")
@@ -135,7 +161,15 @@ describe("POST /posts of a new post: one statement, all or nothing", () => {
 
   /** The version of the channel row as the writer remembers it (channelsRepo.findManyVersioned). */
   const versionNow = () =>
-    withDb(world, async (c) => (await c.query(`SELECT ${channelVersionSql} AS v FROM channels c LEFT JOIN customers cu ON cu.id = c.customer_id WHERE c.id = $1`, [channelId])).rows[0].v as string)
+    withDb(
+      world,
+      async (c) =>
+        (
+          await c.query(`SELECT ${channelVersionSql} AS v FROM channels c LEFT JOIN customers cu ON cu.id = c.customer_id WHERE c.id = $1`, [
+            channelId
+          ])
+        ).rows[0].v as string
+    )
 
   it("checked against the channel's version it was decided on, still current: written", async () => {
     const command = { workspaceId, commandId: crypto.randomUUID() }
@@ -157,9 +191,18 @@ describe("POST /posts of a new post: one statement, all or nothing", () => {
 
   it("a version of a channel of another workspace proves nothing: channelsChanged", async () => {
     const other = await sys.admin.createWorkspace()
-    const { channelId: theirs } = await sys.admin.createChannel({ workspaceId: other.workspaceId, network: "test", name: "Theirs", customerId: null, postingTimes: [] })
-    const theirVersion = await withDb(world, async (c) =>
-      (await c.query(`SELECT ${channelVersionSql} AS v FROM channels c LEFT JOIN customers cu ON cu.id = c.customer_id WHERE c.id = $1`, [theirs])).rows[0].v as string
+    const { channelId: theirs } = await sys.admin.createChannel({
+      workspaceId: other.workspaceId,
+      network: "test",
+      name: "Theirs",
+      customerId: null,
+      postingTimes: []
+    })
+    const theirVersion = await withDb(
+      world,
+      async (c) =>
+        (await c.query(`SELECT ${channelVersionSql} AS v FROM channels c LEFT JOIN customers cu ON cu.id = c.customer_id WHERE c.id = $1`, [theirs]))
+          .rows[0].v as string
     )
     const { outcome } = await write("their channel", { lease: null, command: null }, null, [theirVersion])
     expect(outcome.value.channelsChanged).toBe(true)
@@ -167,11 +210,15 @@ describe("POST /posts of a new post: one statement, all or nothing", () => {
   })
   /** The transactions that wrote the groups of these posts (a row's xmin). */
   const transactionsOf = (markers: ReadonlyArray<string>) =>
-    withDb(world, async (c) =>
-      (await c.query(
-        `SELECT count(DISTINCT g.xmin::text)::int AS n FROM post_groups g JOIN posts p ON p.group_id = g.id JOIN post_items i ON i.post_id = p.id WHERE i.content = ANY($1)`,
-        [markers]
-      )).rows[0].n as number
+    withDb(
+      world,
+      async (c) =>
+        (
+          await c.query(
+            `SELECT count(DISTINCT g.xmin::text)::int AS n FROM post_groups g JOIN posts p ON p.group_id = g.id JOIN post_items i ON i.post_id = p.id WHERE i.content = ANY($1)`,
+            [markers]
+          )
+        ).rows[0].n as number
     )
 
   it("posts written meanwhile go in one statement and one commit, each with all its rows and its own record", async () => {
@@ -179,11 +226,15 @@ describe("POST /posts of a new post: one statement, all or nothing", () => {
     const commands = markers.map(() => ({ workspaceId, commandId: crypto.randomUUID() }))
     const written = await run(
       Effect.flatMap(CreatePostRepo, (store) =>
-        Effect.all(markers.map((m, i) => writeWith(store, m, { lease: null, command: commands[i]! }, `key-${m}`)), { concurrency: "unbounded" })
+        Effect.all(
+          markers.map((m, i) => writeWith(store, m, { lease: null, command: commands[i]! }, `key-${m}`)),
+          { concurrency: "unbounded" }
+        )
       )
     )
     for (const { outcome } of written) expect(outcome).toMatchObject({ leaseHeld: true, wentAhead: true, recorded: true })
-    for (const [i, m] of markers.entries()) expect(await rowsOf(m, `key-${m}`, commands[i]!.commandId)).toEqual({ groups: 1, items: 2, activity: 1, outbox: 1, keys: 1, commands: 1 })
+    for (const [i, m] of markers.entries())
+      expect(await rowsOf(m, `key-${m}`, commands[i]!.commandId)).toEqual({ groups: 1, items: 2, activity: 1, outbox: 1, keys: 1, commands: 1 })
     expect(await transactionsOf(markers)).toBe(1)
   })
 
@@ -206,6 +257,7 @@ describe("POST /posts of a new post: one statement, all or nothing", () => {
     expect(refused).toMatchObject({ _tag: "SqlError" })
     expect(await rowsOf("refused by Postgres", "key-refused", bad.commandId)).toEqual(nothing)
     for (const w of written) expect(w).toMatchObject({ outcome: { leaseHeld: true, wentAhead: true, recorded: true } })
-    for (const [i, m] of markers.entries()) expect(await rowsOf(m, `key-${m}`, commands[i]!.commandId)).toEqual({ groups: 1, items: 2, activity: 1, outbox: 1, keys: 1, commands: 1 })
+    for (const [i, m] of markers.entries())
+      expect(await rowsOf(m, `key-${m}`, commands[i]!.commandId)).toEqual({ groups: 1, items: 2, activity: 1, outbox: 1, keys: 1, commands: 1 })
   })
 })

@@ -84,17 +84,21 @@ describe("POST /posts rule 4: same key and same body replays the first answer", 
     const w = await newWorkspace()
     const k = key()
     const date = inMinutes(120)
-    const first = await w.api().post(
-      "/public/v1/posts",
-      `{"type":"schedule","date":"${date}","posts":[{"integration":{"id":"${w.channelId}"},"value":[{"content":"Hi","delay":0}],"settings":{"audience":"everyone"}}]}`,
-      { "idempotency-key": k }
-    )
+    const first = await w
+      .api()
+      .post(
+        "/public/v1/posts",
+        `{"type":"schedule","date":"${date}","posts":[{"integration":{"id":"${w.channelId}"},"value":[{"content":"Hi","delay":0}],"settings":{"audience":"everyone"}}]}`,
+        { "idempotency-key": k }
+      )
     expect(first.status).toBe(200)
-    const reordered = await w.api().post(
-      "/public/v1/posts",
-      `{ "posts": [ { "settings": {"audience":"everyone"}, "value": [ {"delay":0, "content":"Hi"} ], "integration": {"id":"${w.channelId}"} } ],\n "date": "${date}", "type": "schedule" }`,
-      { "idempotency-key": k }
-    )
+    const reordered = await w
+      .api()
+      .post(
+        "/public/v1/posts",
+        `{ "posts": [ { "settings": {"audience":"everyone"}, "value": [ {"delay":0, "content":"Hi"} ], "integration": {"id":"${w.channelId}"} } ],\n "date": "${date}", "type": "schedule" }`,
+        { "idempotency-key": k }
+      )
     expect(reordered.status).toBe(200)
     expect(reordered.headers.get("idempotent-replayed")).toBe("true")
     expect(reordered.json).toEqual(first.json)

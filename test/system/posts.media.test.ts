@@ -24,7 +24,9 @@ beforeAll(async () => {
   const ws = await sys.admin.createWorkspace()
   apiKey = ws.apiKey
   workspaceId = ws.workspaceId
-  channelId = (await sys.admin.createChannel({ workspaceId: ws.workspaceId, network: "test", name: "Media channel", customerId: null, postingTimes: [] })).channelId
+  channelId = (
+    await sys.admin.createChannel({ workspaceId: ws.workspaceId, network: "test", name: "Media channel", customerId: null, postingTimes: [] })
+  ).channelId
 })
 afterAll(async () => {
   await sys.stop()
@@ -42,7 +44,16 @@ describe("Media ids in posts resolve to library items", () => {
     const post = await client(sys.url, apiKey).get(`/public/v1/posts/${created.json[0].postId}`)
     const media = post.json.channels[0].root.media
     expect(media).toHaveLength(1)
-    expect(media[0]).toMatchObject({ id: image.id, alt: "A photo", url: image.path, mime: "image/png", name: image.name, type: "image", width: 32, height: 24 })
+    expect(media[0]).toMatchObject({
+      id: image.id,
+      alt: "A photo",
+      url: image.path,
+      mime: "image/png",
+      name: image.name,
+      type: "image",
+      width: 32,
+      height: 24
+    })
     expect(media[0].size).toBeGreaterThan(0)
     const rows = await client(sys.url, apiKey).get("/public/v1/posts")
     const row = rows.json.posts.find((p: { id: string }) => p.id === created.json[0].postId)
@@ -58,7 +69,14 @@ describe("Media ids in posts resolve to library items", () => {
     })
     expect(created.status).toBe(200)
     const post = await client(sys.url, apiKey).get(`/public/v1/posts/${created.json[0].group}`)
-    expect(post.json.channels[0].root.media[0]).toMatchObject({ id: video.id, url: video.path, mime: "video/mp4", type: "video", width: 640, height: 360 })
+    expect(post.json.channels[0].root.media[0]).toMatchObject({
+      id: video.id,
+      url: video.path,
+      mime: "video/mp4",
+      type: "video",
+      width: 640,
+      height: 360
+    })
   })
 
   it("an id that is not in the workspace's library is a rule problem, nothing saved", async () => {
@@ -83,9 +101,17 @@ describe("One rule, one place: a stored draft is checked exactly like the same b
   it("a YouTube draft with an uploaded video: PUT status schedule queues it (it was refused as 'needs a video')", async () => {
     const video = await upload(realMp4({ width: 640, height: 360 }), "launch.mp4", "video/mp4")
     const body = { content: "Our launch", channels: [{ channelId: youtube, media: [video.id], settings: youtubeSettings }] }
-    const asSchedule = await client(sys.url, apiKey).post("/public/v1/posts", { ...body, type: "schedule", date: new Date(Date.now() + 86_400_000).toISOString() })
+    const asSchedule = await client(sys.url, apiKey).post("/public/v1/posts", {
+      ...body,
+      type: "schedule",
+      date: new Date(Date.now() + 86_400_000).toISOString()
+    })
     expect(asSchedule.status).toBe(200)
-    const draft = await client(sys.url, apiKey).post("/public/v1/posts", { ...body, type: "draft", date: new Date(Date.now() + 86_400_000).toISOString() })
+    const draft = await client(sys.url, apiKey).post("/public/v1/posts", {
+      ...body,
+      type: "draft",
+      date: new Date(Date.now() + 86_400_000).toISOString()
+    })
     expect(draft.status).toBe(200)
     const scheduled = await client(sys.url, apiKey).put(`/public/v1/posts/${draft.json[0].group}/status`, { status: "schedule" })
     expect(scheduled.status).toBe(200)
@@ -95,8 +121,16 @@ describe("One rule, one place: a stored draft is checked exactly like the same b
   it("PUT /posts/{id}/settings answers a select setting out of its options like POST /posts: errors[] with the same message", async () => {
     const video = await upload(realMp4(), "clip.mp4", "video/mp4")
     const bad = { title: "Launch", type: "everyone" }
-    const onCreate = await client(sys.url, apiKey).post("/public/v1/posts", { type: "draft", content: "x", channels: [{ channelId: youtube, media: [video.id], settings: bad }] })
-    const draft = await client(sys.url, apiKey).post("/public/v1/posts", { type: "draft", content: "x", channels: [{ channelId: youtube, media: [video.id], settings: youtubeSettings }] })
+    const onCreate = await client(sys.url, apiKey).post("/public/v1/posts", {
+      type: "draft",
+      content: "x",
+      channels: [{ channelId: youtube, media: [video.id], settings: bad }]
+    })
+    const draft = await client(sys.url, apiKey).post("/public/v1/posts", {
+      type: "draft",
+      content: "x",
+      channels: [{ channelId: youtube, media: [video.id], settings: youtubeSettings }]
+    })
     const onSettings = await client(sys.url, apiKey).put(`/public/v1/posts/${draft.json[0].postId}/settings`, { settings: { type: "everyone" } })
     expect(onCreate.status).toBe(400)
     expect(onSettings.status).toBe(400)

@@ -78,9 +78,14 @@ describe("media given by path", () => {
     const w = await newWorkspace()
     const form = new FormData()
     form.append("file", new Blob([image], { type: "image/png" }), "photo.png")
-    const uploaded = (await (await fetch(`${sys.url}/public/v1/upload`, { method: "POST", headers: { authorization: w.apiKey }, body: form })).json()) as { id: string; path: string }
+    const uploaded = (await (
+      await fetch(`${sys.url}/public/v1/upload`, { method: "POST", headers: { authorization: w.apiKey }, body: form })
+    ).json()) as { id: string; path: string }
     const before = origin.requests.length
-    const res = await w.api.post("/public/v1/posts", { type: "draft", posts: [{ integration: { id: w.test }, value: [{ content: "Photo", image: [{ id: "r4nd0m", path: uploaded.path }] }] }] })
+    const res = await w.api.post("/public/v1/posts", {
+      type: "draft",
+      posts: [{ integration: { id: w.test }, value: [{ content: "Photo", image: [{ id: "r4nd0m", path: uploaded.path }] }] }]
+    })
     expect(res.status, res.text).toBe(200)
     expect(origin.requests.length).toBe(before)
     const media = (await w.api.get(`/public/v1/posts/${res.json[0].group}`)).json.channels[0].root.media
@@ -91,7 +96,10 @@ describe("media given by path", () => {
   it("an address that cannot be imported (private, a page, missing) is a 400 naming it; nothing is saved", async () => {
     const w = await newWorkspace()
     for (const path of ["http://10.1.2.3/a.png", `${originUrl}/page.png`, `${originUrl}/gone.png`]) {
-      const res = await w.api.post("/public/v1/posts", { type: "draft", posts: [{ integration: { id: w.test }, value: [{ content: "x", image: [{ id: "q", path }] }] }] })
+      const res = await w.api.post("/public/v1/posts", {
+        type: "draft",
+        posts: [{ integration: { id: w.test }, value: [{ content: "x", image: [{ id: "q", path }] }] }]
+      })
       expect(res.status, res.text).toBe(400)
       expect(res.json.error).toContain(`The file at ${path} could not be taken into the media library: `)
       expect(res.json.fix).toEqual(expect.any(String))
@@ -101,7 +109,10 @@ describe("media given by path", () => {
 
   it("an address that is not http or https is a rule problem of the channel", async () => {
     const w = await newWorkspace()
-    const res = await w.api.post("/public/v1/posts", { type: "draft", posts: [{ integration: { id: w.test }, value: [{ content: "x", image: [{ id: "q", path: "file:///etc/passwd" }] }] }] })
+    const res = await w.api.post("/public/v1/posts", {
+      type: "draft",
+      posts: [{ integration: { id: w.test }, value: [{ content: "x", image: [{ id: "q", path: "file:///etc/passwd" }] }] }]
+    })
     expect(res.status).toBe(400)
     expect(res.json.errors[0].message).toMatch(/^Test: the file address file:\/\/\/etc\/passwd is not an http or https address/)
   })

@@ -39,7 +39,6 @@ const at = (offsetMs: number) => new Date(Date.now() + offsetMs).toISOString()
 const iso = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/
 const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 
-
 const newWorkspace = async () => {
   const { workspaceId, apiKey } = await sys.admin.createWorkspace()
   const api = client(sys.url, apiKey)
@@ -184,8 +183,21 @@ describe("GET /posts: Post row fields", () => {
     const row = present(rows[0], "the row")
     expect(Object.keys(row)).toEqual(
       expect.arrayContaining([
-        "id", "group", "content", "publishDate", "releaseURL", "releaseId", "state", "status", "error",
-        "intervalInDays", "creationMethod", "settings", "tags", "image", "integration"
+        "id",
+        "group",
+        "content",
+        "publishDate",
+        "releaseURL",
+        "releaseId",
+        "state",
+        "status",
+        "error",
+        "intervalInDays",
+        "creationMethod",
+        "settings",
+        "tags",
+        "image",
+        "integration"
       ])
     )
     expect(row).toMatchObject({
@@ -256,7 +268,13 @@ describe("GET /posts/{id}: the whole post", () => {
       date,
       tags: [{ value: "t", label: "Tagged" }],
       posts: [
-        { integration: { id: a }, value: [{ content: "root A", image: [{ id: "cli-id", path: `${originUrl}/x.jpg`, alt: "X" }] }, { content: "reply A", delay: 4 }] },
+        {
+          integration: { id: a },
+          value: [
+            { content: "root A", image: [{ id: "cli-id", path: `${originUrl}/x.jpg`, alt: "X" }] },
+            { content: "reply A", delay: 4 }
+          ]
+        },
         { integration: { id: b }, value: [{ content: "root B" }] }
       ]
     })
@@ -284,7 +302,10 @@ describe("GET /posts/{id}: the whole post", () => {
     expect(post.tags).toEqual([{ id: expect.stringMatching(uuid), name: "Tagged", color: expect.any(String) }])
     expect(post.activity).toEqual([{ actor: "API", action: "created", detail: null, created_at: expect.stringMatching(iso) }])
     expect(post.channels).toHaveLength(2)
-    const ca = present(post.channels.find((c) => c.channelId === a), "channel a")
+    const ca = present(
+      post.channels.find((c) => c.channelId === a),
+      "channel a"
+    )
     expect(ca).toMatchObject({ channelId: a, channelName: "Alpha", provider: "test", picture: null, username: expect.any(String) })
     expect(ca.root).toEqual({
       id: expect.stringMatching(uuid),
@@ -292,7 +313,20 @@ describe("GET /posts/{id}: the whole post", () => {
       position: 0,
       content: "root A",
       // imported into the library: its id, address, type and size
-      media: [{ id: expect.stringMatching(uuid), alt: "X", url: expect.stringMatching(/\/media\//), mime: "image/jpeg", name: "x.jpg", size: jpeg(12, 8).length, type: "image", width: 12, height: 8, facts: expect.objectContaining({ kind: "image", format: "jpeg", width: 12, height: 8 }) }],
+      media: [
+        {
+          id: expect.stringMatching(uuid),
+          alt: "X",
+          url: expect.stringMatching(/\/media\//),
+          mime: "image/jpeg",
+          name: "x.jpg",
+          size: jpeg(12, 8).length,
+          type: "image",
+          width: 12,
+          height: 8,
+          facts: expect.objectContaining({ kind: "image", format: "jpeg", width: 12, height: 8 })
+        }
+      ],
       settings: expect.objectContaining({ __type: "test" }),
       delay: 0,
       state: "queued",
@@ -308,7 +342,10 @@ describe("GET /posts/{id}: the whole post", () => {
     expect(ca.thread[0]).toMatchObject({ channelId: a, position: 1, content: "reply A", delay: 4, media: [], attempts: 0 })
     expect(ca.thread[0]?.id).not.toBe(ca.root.id)
     // per-channel item ids are not the per-channel post ids of GET /posts
-    const cb = present(post.channels.find((c) => c.channelId === b), "channel b")
+    const cb = present(
+      post.channels.find((c) => c.channelId === b),
+      "channel b"
+    )
     expect(cb.root.content).toBe("root B")
     expect(cb.thread).toEqual([])
   })

@@ -36,15 +36,22 @@ const newWorkspace = async () => {
   }
   const root = async (group: string) => present(wholePost(await api.get(`/public/v1/posts/${group}`)).channels[0], "the first channel")
   const settle = (group: string, states: ReadonlyArray<string>) =>
-    waitFor(`root in ${states.join("/")}`, async () => {
-      const c = await root(group)
-      return states.includes(c.root.state) ? c : undefined
-    }, 20_000)
+    waitFor(
+      `root in ${states.join("/")}`,
+      async () => {
+        const c = await root(group)
+        return states.includes(c.root.state) ? c : undefined
+      },
+      20_000
+    )
   return { api, channelId, workspaceId, post, root, settle }
 }
 
 const copiesOf = (content: string) =>
-  withDb(world, async (c) => (await c.query<{ n: number }>("SELECT count(*)::int AS n FROM test_network_posts WHERE content = $1", [content])).rows[0]!.n)
+  withDb(
+    world,
+    async (c) => (await c.query<{ n: number }>("SELECT count(*)::int AS n FROM test_network_posts WHERE content = $1", [content])).rows[0]!.n
+  )
 
 const activityOf = async (api: ReturnType<typeof client>, group: string) =>
   wholePost(await api.get(`/public/v1/posts/${group}`)).activity.map((a) => a.action)
@@ -70,7 +77,11 @@ describe("POST /posts/{id}/retry", () => {
     const unconfirmed = await w.settle(created.group, ["unconfirmed"])
     // the network had taken it after all (it shows up later)
     await withDb(world, (c) =>
-      c.query("INSERT INTO test_network_posts (id, channel_id, item_id, content) VALUES (gen_random_uuid(), $1, $2, $3)", [w.channelId, unconfirmed.root.id, "timed out"])
+      c.query("INSERT INTO test_network_posts (id, channel_id, item_id, content) VALUES (gen_random_uuid(), $1, $2, $3)", [
+        w.channelId,
+        unconfirmed.root.id,
+        "timed out"
+      ])
     )
     expect((await w.api.post(`/public/v1/posts/${created.group}/retry`)).status).toBe(200)
     const after = await w.settle(created.group, ["published"])
@@ -107,11 +118,18 @@ describe("POST /posts/{id}/retry", () => {
     await waitFor("the reply published", async () => ((await w.root(created.group)).thread[0]?.state === "published" ? true : undefined), 20_000)
     // make the follow-up a failed one, as a refusal would have
     await withDb(world, (c) =>
-      c.query(`UPDATE post_items SET status = 'error', error = '{"message":"refused","fix":"retry"}', release_id = NULL WHERE post_id = $1 AND position = 1`, [created.postId])
+      c.query(
+        `UPDATE post_items SET status = 'error', error = '{"message":"refused","fix":"retry"}', release_id = NULL WHERE post_id = $1 AND position = 1`,
+        [created.postId]
+      )
     )
     await withDb(world, (c) => c.query("DELETE FROM test_network_posts WHERE content = 'reply refused'"))
     expect((await w.api.post(`/public/v1/posts/${created.postId}/retry`)).status).toBe(200)
-    await waitFor("the reply published again", async () => ((await w.root(created.group)).thread[0]?.state === "published" ? true : undefined), 20_000)
+    await waitFor(
+      "the reply published again",
+      async () => ((await w.root(created.group)).thread[0]?.state === "published" ? true : undefined),
+      20_000
+    )
     expect(await copiesOf("root ok")).toBe(1)
     expect(await copiesOf("reply refused")).toBe(1)
   })
@@ -128,19 +146,37 @@ describe("PUT /posts/{id}/release-id", () => {
     const w = await newWorkspace()
     const created = await w.post([{ content: "posted by hand" }], { outcome: "reject" })
     await w.settle(created.group, ["error"])
-    const res = await w.api.put(`/public/v1/posts/${created.postId}/release-id`, { releaseId: "live-123", releaseUrl: "https://network.example/p/live-123" })
+    const res = await w.api.put(`/public/v1/posts/${created.postId}/release-id`, {
+      releaseId: "live-123",
+      releaseUrl: "https://network.example/p/live-123"
+    })
     expect(res.status, res.text).toBe(200)
     expect(wholePost(res).status).toBe("published")
-    expect(wholePost(res).channels[0]?.root).toMatchObject({ state: "published", releaseId: "live-123", releaseUrl: "https://network.example/p/live-123", error: null })
+    expect(wholePost(res).channels[0]?.root).toMatchObject({
+      state: "published",
+      releaseId: "live-123",
+      releaseUrl: "https://network.example/p/live-123",
+      error: null
+    })
     expect(await activityOf(w.api, created.group)).toContain("linked live post")
-    const rows = decoded(await w.api.get(`/public/v1/posts?startDate=${encodeURIComponent(new Date(Date.now() - 3600_000).toISOString())}`), answerOf("posts", "listPosts")).posts
+    const rows = decoded(
+      await w.api.get(`/public/v1/posts?startDate=${encodeURIComponent(new Date(Date.now() - 3600_000).toISOString())}`),
+      answerOf("posts", "listPosts")
+    ).posts
     expect(rows.find((r) => r.id === created.postId)).toMatchObject({ releaseId: "live-123", releaseURL: "https://network.example/p/live-123" })
     // linking again replaces the id without a second post.published
     await w.api.put(`/public/v1/posts/${created.postId}/release-id`, { releaseId: "live-456" })
     const events = await withDb(world, async (c) =>
       (await c.query("SELECT data FROM outbox WHERE workspace_id = $1 AND event = 'post.published'", [w.workspaceId])).rows.map((r) => r.data)
     )
-    expect(events).toEqual([expect.objectContaining({ postId: created.postId, releaseId: "live-123", releaseUrl: "https://network.example/p/live-123", content: "posted by hand" })])
+    expect(events).toEqual([
+      expect.objectContaining({
+        postId: created.postId,
+        releaseId: "live-123",
+        releaseUrl: "https://network.example/p/live-123",
+        content: "posted by hand"
+      })
+    ])
     expect((await w.root(created.group)).root.releaseId).toBe("live-456")
   })
 

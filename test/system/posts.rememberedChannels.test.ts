@@ -26,7 +26,8 @@ afterAll(async () => {
 
 const newWorkspace = async (customer?: { approval: boolean }) => {
   const { workspaceId, apiKey } = await sys.admin.createWorkspace()
-  const customerId = customer === undefined ? null : (await sys.admin.createCustomer({ workspaceId, name: "Client", approval: customer.approval })).customerId
+  const customerId =
+    customer === undefined ? null : (await sys.admin.createCustomer({ workspaceId, name: "Client", approval: customer.approval })).customerId
   const { channelId } = await sys.admin.createChannel({ workspaceId, network: "test", name: "Remembered", customerId, postingTimes: [] })
   return { workspaceId, channelId, customerId, api: () => client(sys.url, apiKey) }
 }

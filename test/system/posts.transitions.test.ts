@@ -30,7 +30,6 @@ afterAll(async () => {
 const DAY = 86_400_000
 const at = (offsetMs: number) => new Date(Date.now() + offsetMs).toISOString()
 
-
 const newWorkspace = async () => {
   const { workspaceId, apiKey } = await sys.admin.createWorkspace()
   const api = client(sys.url, apiKey)
@@ -364,11 +363,15 @@ describe("Worker: queued → published", () => {
       ]
     })
     const group = created[0]!.group
-    const post = await waitFor("the post and its follow-up were not all published", async () => {
-      const p = await w.whole(group)
-      const items = p.channels.flatMap((c) => [c.root, ...c.thread])
-      return items.length === 3 && items.every((i) => i.state === "published") ? p : undefined
-    }, 20_000)
+    const post = await waitFor(
+      "the post and its follow-up were not all published",
+      async () => {
+        const p = await w.whole(group)
+        const items = p.channels.flatMap((c) => [c.root, ...c.thread])
+        return items.length === 3 && items.every((i) => i.state === "published") ? p : undefined
+      },
+      20_000
+    )
     expect(post.status).toBe("published")
     for (const c of post.channels) {
       expect(c.root.releaseId).toEqual(expect.any(String))
@@ -390,7 +393,10 @@ describe("Worker: queued → published", () => {
     )
     expect(events).toHaveLength(2)
     for (const created1 of created) {
-      const c = present(post.channels.find((x) => x.channelId === created1.integration), "the channel")
+      const c = present(
+        post.channels.find((x) => x.channelId === created1.integration),
+        "the channel"
+      )
       const e = events.find((x) => x.channelId === created1.integration)
       expect(e).toEqual({
         postId: created1.postId,

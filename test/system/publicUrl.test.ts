@@ -99,7 +99,8 @@ describe("addresses handed out start with PUBLIC_URL, whatever port the gateway 
   beforeAll(async () => {
     const ws = await sys.admin.createWorkspace()
     apiKey = ws.apiKey
-    channelId = (await sys.admin.createChannel({ workspaceId: ws.workspaceId, network: "test", name: "Channel", customerId: null, postingTimes: [] })).channelId
+    channelId = (await sys.admin.createChannel({ workspaceId: ws.workspaceId, network: "test", name: "Channel", customerId: null, postingTimes: [] }))
+      .channelId
   })
 
   it("a post's previewUrl and shareUrl, and the share page's links", async () => {

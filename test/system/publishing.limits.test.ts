@@ -37,7 +37,8 @@ describe("a network answers 429 with Retry-After", () => {
     const { apiKey, workspaceId } = await sys.admin.createWorkspace("Limits", "ultimate")
     const api = client(sys.url, apiKey)
     const channel = async (network: string, name: string, account: Record<string, unknown>) =>
-      (await sys.admin.createChannel({ workspaceId, network, name, customerId: null, postingTimes: [], credentials: await seed(network, account) })).channelId
+      (await sys.admin.createChannel({ workspaceId, network, name, customerId: null, postingTimes: [], credentials: await seed(network, account) }))
+        .channelId
     const a = await channel("mastodon", "Limited", { username: "limited" })
     const b = await channel("mastodon", "Free", { username: "free" })
     const t = await channel("telegram", "Elsewhere", { title: "Elsewhere" })
@@ -47,12 +48,18 @@ describe("a network answers 429 with Retry-After", () => {
       return created(res).group as string
     }
     const published = (group: string) =>
-      waitFor(`${group} not published`, async () => (wholePost(await api.get(`/public/v1/posts/${group}`)).status === "published" ? true : undefined), 40_000)
+      waitFor(
+        `${group} not published`,
+        async () => (wholePost(await api.get(`/public/v1/posts/${group}`)).status === "published" ? true : undefined),
+        40_000
+      )
 
     sim.fail({ network: "mastodon", op: "publish", mode: "rate-limit", times: 1, retryAfterSeconds: RETRY_AFTER_S })
     const first = await post(a, "limited one")
     await waitFor("no 429 recorded", async () =>
-      (await withDb(world, async (c) => (await c.query("SELECT 1 FROM publish_attempts WHERE outcome = 'rate_limited'")).rows.length)) > 0 ? true : undefined
+      (await withDb(world, async (c) => (await c.query("SELECT 1 FROM publish_attempts WHERE outcome = 'rate_limited'")).rows.length)) > 0
+        ? true
+        : undefined
     )
     const limitedAt = sim.requests.find((r) => r.network === "mastodon" && r.op === "publish")!.at.getTime()
     const pauseEnds = limitedAt + RETRY_AFTER_S * 1000

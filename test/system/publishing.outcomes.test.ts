@@ -52,15 +52,20 @@ const settledStates = ["published", "error", "unconfirmed"]
 
 /** Waits until every item of every channel has left queued/publishing. */
 const settled = (api: Api, group: string) =>
-  waitFor(`post ${group} did not settle`, async () => {
-    const post = await postOf(api, group)
-    const items = post.channels.flatMap((c) => [c.root, ...c.thread])
-    return items.every((i) => settledStates.includes(i.state)) ? post : undefined
-  }, 30_000)
+  waitFor(
+    `post ${group} did not settle`,
+    async () => {
+      const post = await postOf(api, group)
+      const items = post.channels.flatMap((c) => [c.root, ...c.thread])
+      return items.every((i) => settledStates.includes(i.state)) ? post : undefined
+    },
+    30_000
+  )
 
 const eventsOf = async (workspaceId: string) =>
-  (await q<{ event: string; data: unknown }>("SELECT event, data FROM outbox WHERE workspace_id = $1 ORDER BY created_at", [workspaceId]))
-const notificationsOf = async (api: Api) => decoded(await api.get("/public/v1/notifications"), answerOf("networks", "listNotifications")).notifications
+  await q<{ event: string; data: unknown }>("SELECT event, data FROM outbox WHERE workspace_id = $1 ORDER BY created_at", [workspaceId])
+const notificationsOf = async (api: Api) =>
+  decoded(await api.get("/public/v1/notifications"), answerOf("networks", "listNotifications")).notifications
 const actions = (post: WholePost) => post.activity.map((a) => a.action)
 const copiesOf = async (content: string) =>
   (await q<{ n: number }>("SELECT count(*)::int AS n FROM test_network_posts WHERE content = $1", [content]))[0]!.n
@@ -70,13 +75,24 @@ describe("published", () => {
     const w = await newWorkspace()
     const res = await w.api.post("/public/v1/posts", {
       type: "now",
-      posts: [{ integration: { id: w.channelIds[0] }, value: [{ content: "live root" }, { content: "live reply 1", delay: 0 }, { content: "live reply 2", delay: 0 }] }]
+      posts: [
+        {
+          integration: { id: w.channelIds[0] },
+          value: [{ content: "live root" }, { content: "live reply 1", delay: 0 }, { content: "live reply 2", delay: 0 }]
+        }
+      ]
     })
     expect(res.status, res.text).toBe(200)
     const post = await settled(w.api, created(res).group)
     const channel = present(post.channels[0], "the first channel")
     for (const item of [channel.root, ...channel.thread]) {
-      expect(item).toMatchObject({ state: "published", releaseId: expect.any(String), releaseUrl: expect.any(String), publishedAt: expect.any(String), error: null })
+      expect(item).toMatchObject({
+        state: "published",
+        releaseId: expect.any(String),
+        releaseUrl: expect.any(String),
+        publishedAt: expect.any(String),
+        error: null
+      })
     }
     expect(post.status).toBe("published")
     expect(actions(post).filter((a) => a === "published")).toHaveLength(1)
@@ -103,7 +119,9 @@ describe("rejected", () => {
     expect((await eventsOf(w.workspaceId)).map((e) => e.event)).toEqual(["post.failed"])
     expect((await notificationsOf(w.api)).map((n) => n.type)).toEqual(["fail"])
     // not retried on its own: one attempt, and the item is not due again
-    expect(await q("SELECT count(*)::int AS n FROM publish_attempts a JOIN post_items i ON i.id = a.item_id WHERE i.workspace_id = $1", [w.workspaceId])).toEqual([{ n: 1 }])
+    expect(
+      await q("SELECT count(*)::int AS n FROM publish_attempts a JOIN post_items i ON i.id = a.item_id WHERE i.workspace_id = $1", [w.workspaceId])
+    ).toEqual([{ n: 1 }])
     expect(await q("SELECT due_at FROM post_items WHERE workspace_id = $1 AND status = 'queued'", [w.workspaceId])).toEqual([])
   })
 
@@ -127,7 +145,13 @@ describe("follow-ups behind a first item that did not go out", () => {
     const w = await newWorkspace()
     const res = await w.api.post("/public/v1/posts", {
       type: "now",
-      posts: [{ integration: { id: w.channelIds[0] }, value: [{ content: "r9 root" }, { content: "r9 reply 1", delay: 0 }, { content: "r9 reply 2", delay: 0 }], settings: { outcome: "reject" } }]
+      posts: [
+        {
+          integration: { id: w.channelIds[0] },
+          value: [{ content: "r9 root" }, { content: "r9 reply 1", delay: 0 }, { content: "r9 reply 2", delay: 0 }],
+          settings: { outcome: "reject" }
+        }
+      ]
     })
     const { group, postId } = created(res)
     const failed = await settled(w.api, group)
@@ -154,7 +178,9 @@ describe("follow-ups behind a first item that did not go out", () => {
     const w = await newWorkspace()
     const res = await w.api.post("/public/v1/posts", {
       type: "now",
-      posts: [{ integration: { id: w.channelIds[0] }, value: [{ content: "u9 root" }, { content: "u9 reply", delay: 0 }], settings: { outcome: "timeout" } }]
+      posts: [
+        { integration: { id: w.channelIds[0] }, value: [{ content: "u9 root" }, { content: "u9 reply", delay: 0 }], settings: { outcome: "timeout" } }
+      ]
     })
     const post = await settled(w.api, created(res).group)
     expect(post.channels[0]?.root.state).toBe("unconfirmed")
@@ -171,11 +197,21 @@ describe("a follow-up the network refuses", () => {
     const { apiKey, workspaceId } = await sys.admin.createWorkspace("Follow-ups", "ultimate")
     const api = client(sys.url, apiKey)
     const credentials = await seedAccount(sim, "mastodon")
-    const { channelId } = await sys.admin.createChannel({ workspaceId, network: "mastodon", name: "Replies", customerId: null, postingTimes: [], credentials })
+    const { channelId } = await sys.admin.createChannel({
+      workspaceId,
+      network: "mastodon",
+      name: "Replies",
+      customerId: null,
+      postingTimes: [],
+      credentials
+    })
     const text = `fu root ${crypto.randomUUID().slice(0, 8)}`
     const reply = `fu reply ${crypto.randomUUID().slice(0, 8)}`
     // the reply waits a minute after the root; it is made due at once once the refusal is armed
-    const res = await api.post("/public/v1/posts", { type: "now", posts: [{ integration: { id: channelId }, value: [{ content: text }, { content: reply, delay: 1 }] }] })
+    const res = await api.post("/public/v1/posts", {
+      type: "now",
+      posts: [{ integration: { id: channelId }, value: [{ content: text }, { content: reply, delay: 1 }] }]
+    })
     expect(res.status, res.text).toBe(200)
     const { group, postId } = created(res)
     await waitFor("root published", async () => ((await postOf(api, group)).channels[0]?.root.state === "published" ? true : undefined), 30_000)

@@ -30,12 +30,17 @@ const q = <R extends Record<string, unknown>>(text: string, values: Array<unknow
   withDb(world, async (c) => (await c.query(text, values)).rows as Array<R>)
 const DAY = 86_400_000
 
-const occurrencesAfter = (groupId: string) => q<{ id: string; publishAt: Date }>(`SELECT id, publish_at AS "publishAt" FROM post_groups WHERE repeat_of = $1`, [groupId])
+const occurrencesAfter = (groupId: string) =>
+  q<{ id: string; publishAt: Date }>(`SELECT id, publish_at AS "publishAt" FROM post_groups WHERE repeat_of = $1`, [groupId])
 const publishedEverywhere = (api: ReturnType<typeof client>, group: string) =>
-  waitFor(`post ${group} not published`, async () => {
-    const post = wholePost(await api.get(`/public/v1/posts/${group}`))
-    return post.status === "published" ? post : undefined
-  }, 20_000)
+  waitFor(
+    `post ${group} not published`,
+    async () => {
+      const post = wholePost(await api.get(`/public/v1/posts/${group}`))
+      return post.status === "published" ? post : undefined
+    },
+    20_000
+  )
 
 /** The scheduler's sweep for repeats that went live without a next occurrence, run now. */
 const sweep = () => sys.runtime.runPromise(Effect.provide(createMissingRepeats(), RepeatsRepo.Live))
@@ -45,7 +50,11 @@ const linkedByHand = async (repeat: { readonly inter?: number; readonly repeatDa
   const { apiKey, workspaceId } = await sys.admin.createWorkspace()
   const channelId = (await sys.admin.createChannel({ workspaceId, network: "test", name: "Linked", customerId: null, postingTimes: [] })).channelId
   const api = client(sys.url, apiKey)
-  const res = await api.post("/public/v1/posts", { type: "now", ...repeat, posts: [{ integration: { id: channelId }, value: [{ content: "linked repeat" }], settings: { outcome: "reject" } }] })
+  const res = await api.post("/public/v1/posts", {
+    type: "now",
+    ...repeat,
+    posts: [{ integration: { id: channelId }, value: [{ content: "linked repeat" }], settings: { outcome: "reject" } }]
+  })
   const { group, postId } = created(res)
   await waitFor("not failed", async () => (wholePost(await api.get(`/public/v1/posts/${group}`)).status === "error" ? true : undefined))
   expect(await occurrencesAfter(group)).toEqual([])
@@ -81,17 +90,38 @@ describe("a repeating post", () => {
     const occurrence = wholePost(await api.get(`/public/v1/posts/${next[0]!.id}`))
     expect(occurrence).toMatchObject({ status: "scheduled", repeatDays: 7, publishAt: new Date(Date.parse(first.publishAt) + 7 * DAY).toISOString() })
     expect(occurrence.channels.map((c) => c.channelId).sort()).toEqual([a, b].sort())
-    const onA = present(occurrence.channels.find((c) => c.channelId === a), "channel A")
-    expect([onA.root, ...onA.thread].map((i) => [i.content, i.state])).toEqual([["weekly tip", "queued"], ["weekly tip, more", "queued"]])
-    expect(occurrence.channels.find((c) => c.channelId === b)?.root).toMatchObject({ content: "weekly tip on B", state: "queued", settings: expect.anything() })
+    const onA = present(
+      occurrence.channels.find((c) => c.channelId === a),
+      "channel A"
+    )
+    expect([onA.root, ...onA.thread].map((i) => [i.content, i.state])).toEqual([
+      ["weekly tip", "queued"],
+      ["weekly tip, more", "queued"]
+    ])
+    expect(occurrence.channels.find((c) => c.channelId === b)?.root).toMatchObject({
+      content: "weekly tip on B",
+      state: "queued",
+      settings: expect.anything()
+    })
     expect(occurrence.activity.map((x) => [x.actor, x.action])).toEqual([["System", "created"]])
     // the list shows it at its time, with its interval
-    const rows = decoded(await api.get(`/public/v1/posts?startDate=${new Date(Date.now() + 6 * DAY).toISOString()}&endDate=${new Date(Date.now() + 8 * DAY).toISOString()}`), answerOf("posts", "listPosts")).posts
-    expect(rows.map((r) => [r.group, r.status, r.intervalInDays])).toEqual([[next[0]!.id, "queued", 7], [next[0]!.id, "queued", 7]])
+    const rows = decoded(
+      await api.get(
+        `/public/v1/posts?startDate=${new Date(Date.now() + 6 * DAY).toISOString()}&endDate=${new Date(Date.now() + 8 * DAY).toISOString()}`
+      ),
+      answerOf("posts", "listPosts")
+    ).posts
+    expect(rows.map((r) => [r.group, r.status, r.intervalInDays])).toEqual([
+      [next[0]!.id, "queued", 7],
+      [next[0]!.id, "queued", 7]
+    ])
 
     // the second channel's outcome, a redelivered job or a restarted publisher: still one
     const again = await sys.runtime.runPromise(
-      Effect.provide(Effect.flatMap(RepeatsRepo, (s) => s.createNextOccurrence(group, new Date(Date.now() + 7 * DAY))), RepeatsRepo.Live)
+      Effect.provide(
+        Effect.flatMap(RepeatsRepo, (s) => s.createNextOccurrence(group, new Date(Date.now() + 7 * DAY))),
+        RepeatsRepo.Live
+      )
     )
     expect(Option.isNone(again)).toBe(true)
     expect(await occurrencesAfter(group)).toHaveLength(1)

@@ -33,7 +33,9 @@ beforeAll(async () => {
   world = await createWorld("refcli")
   sys = await startServices(world)
   const ws = await sys.admin.createWorkspace()
-  channelId = (await sys.admin.createChannel({ workspaceId: ws.workspaceId, network: "test", name: "CLI channel", customerId: null, postingTimes: [] })).channelId
+  channelId = (
+    await sys.admin.createChannel({ workspaceId: ws.workspaceId, network: "test", name: "CLI channel", customerId: null, postingTimes: [] })
+  ).channelId
   env = { ...process.env, POSTIZ_API_URL: sys.url, POSTIZ_API_KEY: ws.apiKey, HOME: tmpdir() }
 }, 60_000)
 afterAll(async () => {

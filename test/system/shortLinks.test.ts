@@ -39,16 +39,26 @@ describe("short links", () => {
   let apiKey: string
   let postId: string
   let sent: string
-  const text = "Launch: https://example.com/launch?x=1. Code `curl https://api.example/v1` stays. Again https://example.com/launch?x=1 and (https://other.example/b)"
+  const text =
+    "Launch: https://example.com/launch?x=1. Code `curl https://api.example/v1` stays. Again https://example.com/launch?x=1 and (https://other.example/b)"
 
   beforeAll(async () => {
     const ws = await gateway.admin.createWorkspace("Links", "team")
     apiKey = ws.apiKey
-    const { channelId } = await gateway.admin.createChannel({ workspaceId: ws.workspaceId, network: "test", name: "Links", customerId: null, postingTimes: [] })
+    const { channelId } = await gateway.admin.createChannel({
+      workspaceId: ws.workspaceId,
+      network: "test",
+      name: "Links",
+      customerId: null,
+      postingTimes: []
+    })
     const res = await client(gateway.url, apiKey).post("/public/v1/posts", { type: "now", shortLink: true, content: text, channels: [channelId] })
     expect(res.status).toBe(200)
     postId = created(res).postId
-    sent = await waitFor("published with short links", async () => (await q("SELECT content FROM test_network_posts WHERE channel_id = $1", [channelId]))[0]?.content)
+    sent = await waitFor(
+      "published with short links",
+      async () => (await q("SELECT content FROM test_network_posts WHERE channel_id = $1", [channelId]))[0]?.content
+    )
   })
 
   it("links are replaced before publishing: one code per link and post, code spans left alone, the stored post unchanged", async () => {
@@ -108,9 +118,18 @@ describe("short links", () => {
 
   it("without shortLink the links go out as written", async () => {
     const ws = await gateway.admin.createWorkspace("Plain", "team")
-    const { channelId } = await gateway.admin.createChannel({ workspaceId: ws.workspaceId, network: "test", name: "Plain", customerId: null, postingTimes: [] })
+    const { channelId } = await gateway.admin.createChannel({
+      workspaceId: ws.workspaceId,
+      network: "test",
+      name: "Plain",
+      customerId: null,
+      postingTimes: []
+    })
     await client(gateway.url, ws.apiKey).post("/public/v1/posts", { type: "now", content: "See https://example.com/plain", channels: [channelId] })
-    const content = await waitFor("published", async () => (await q("SELECT content FROM test_network_posts WHERE channel_id = $1", [channelId]))[0]?.content)
+    const content = await waitFor(
+      "published",
+      async () => (await q("SELECT content FROM test_network_posts WHERE channel_id = $1", [channelId]))[0]?.content
+    )
     expect(content).toBe("See https://example.com/plain")
   })
 })

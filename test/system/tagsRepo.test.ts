@@ -49,11 +49,17 @@ const names = (workspaceId: string) =>
 describe("tags: one lookup and one insert for the whole list", () => {
   it("100 new tags take 2 statements, and 100 known ones 1", async () => {
     const { workspaceId } = await sys.admin.createWorkspace()
-    const refs = Array.from({ length: 100 }, (_, i): TagRef => (i % 2 === 0 ? { kind: "ref", value: `tag ${i}` } : { kind: "create", value: `v${i}`, label: `Tag ${i}` }))
+    const refs = Array.from(
+      { length: 100 },
+      (_, i): TagRef => (i % 2 === 0 ? { kind: "ref", value: `tag ${i}` } : { kind: "create", value: `v${i}`, label: `Tag ${i}` })
+    )
     const first = await resolve(workspaceId, refs)
     expect(first.ids).toHaveLength(100)
     expect(first.statements).toBe(2)
-    const again = await resolve(workspaceId, refs.map((r) => (r.kind === "create" ? { kind: "ref", value: r.label } : r)))
+    const again = await resolve(
+      workspaceId,
+      refs.map((r) => (r.kind === "create" ? { kind: "ref", value: r.label } : r))
+    )
     expect(again.statements).toBe(1)
     expect(again.ids).toEqual(first.ids)
   })

@@ -48,7 +48,8 @@ const startReceiver = () =>
           for (const rs of exported.resourceSpans ?? []) {
             const service = rs.resource?.attributes?.find((a) => a.key === "service.name")?.value.stringValue ?? ""
             for (const ss of rs.scopeSpans ?? []) {
-              for (const s of ss.spans ?? []) spans.push({ service, traceId: s.traceId, spanId: s.spanId, parentSpanId: s.parentSpanId ?? "", name: s.name })
+              for (const s of ss.spans ?? [])
+                spans.push({ service, traceId: s.traceId, spanId: s.spanId, parentSpanId: s.parentSpanId ?? "", name: s.name })
             }
           }
         }
@@ -101,7 +102,11 @@ describe("traces", () => {
         for (const s of spans) byTrace.set(s.traceId, [...(byTrace.get(s.traceId) ?? []), s])
         for (const list of byTrace.values()) {
           const services = new Set(list.map((s) => s.service))
-          if (["gateway", "actors", "scheduler", "publisher"].every((name) => services.has(name)) && list.some((s) => s.name === "publisher.publishItem")) return list
+          if (
+            ["gateway", "actors", "scheduler", "publisher"].every((name) => services.has(name)) &&
+            list.some((s) => s.name === "publisher.publishItem")
+          )
+            return list
         }
         return undefined
       },

@@ -36,12 +36,24 @@ afterAll(async () => {
 
 const newWorkspace = async (plan: "standard" | "team" = "standard") => {
   const ws = await sys.admin.createWorkspace("Hooks", plan)
-  const { channelId } = await sys.admin.createChannel({ workspaceId: ws.workspaceId, network: "test", name: "Main", customerId: null, postingTimes: [] })
+  const { channelId } = await sys.admin.createChannel({
+    workspaceId: ws.workspaceId,
+    network: "test",
+    name: "Main",
+    customerId: null,
+    postingTimes: []
+  })
   return { ...ws, channelId, api: client(sys.url, ws.apiKey) }
 }
 
 const asRole = async (workspaceId: string, role: "owner" | "admin" | "editor" | "client") => {
-  const { userId } = await sys.admin.createUser({ workspaceId, email: `${role}-${crypto.randomUUID()}@example.com`, password: "long enough password", role, timezone: null })
+  const { userId } = await sys.admin.createUser({
+    workspaceId,
+    email: `${role}-${crypto.randomUUID()}@example.com`,
+    password: "long enough password",
+    role,
+    timezone: null
+  })
   return client(sys.url, await issueUserToken(world, workspaceId, userId))
 }
 
@@ -104,7 +116,11 @@ describe("POST /api/webhooks", () => {
     for (const n of [1, 2]) expect((await w.api.post("/api/webhooks", { name: `h${n}`, url: receiver.url("/a") })).status).toBe(201)
     const third = await w.api.post("/api/webhooks", { name: "h3", url: receiver.url("/a") })
     expect(third.status).toBe(402)
-    expect(third.json).toEqual({ error: "The Standard plan allows 2 webhooks.", msg: "The Standard plan allows 2 webhooks.", fix: expect.stringMatching(/upgrade to the Team plan/) })
+    expect(third.json).toEqual({
+      error: "The Standard plan allows 2 webhooks.",
+      msg: "The Standard plan allows 2 webhooks.",
+      fix: expect.stringMatching(/upgrade to the Team plan/)
+    })
     const team = await newWorkspace("team")
     for (const n of [1, 2, 3]) expect((await team.api.post("/api/webhooks", { name: `h${n}`, url: receiver.url("/a") })).status).toBe(201)
   })
@@ -117,7 +133,11 @@ describe("Webhooks over the plan limit after a plan change", () => {
     const setPlan = (plan: string) => withDb(world, (c) => c.query("UPDATE workspaces SET plan = $1 WHERE id = $2", [plan, w.workspaceId]))
     await setPlan("standard")
     const paused = webhooksOf(await w.api.get("/api/webhooks"))
-    expect(paused.map((h) => [h.name, h.pausedReason !== null])).toEqual([["h1", false], ["h2", false], ["h3", true]])
+    expect(paused.map((h) => [h.name, h.pausedReason !== null])).toEqual([
+      ["h1", false],
+      ["h2", false],
+      ["h3", true]
+    ])
     expect(paused[2]?.pausedReason).toMatch(/Standard plan allows 2 webhooks/)
     await setPlan("team")
     expect(webhooksOf(await w.api.get("/api/webhooks")).every((h) => h.pausedReason === null)).toBe(true)
@@ -171,9 +191,19 @@ describe("PUT, DELETE, rotate-secret, Send Test", () => {
   it("update changes what is given; rotate gives a new secret; Send Test delivers `test` signed with it, attempt 1 in the log; delete removes it", async () => {
     const w = await newWorkspace()
     const created = decoded(await w.api.post("/api/webhooks", { name: "h", url: receiver.url("/before") }), WebhookWithSecret)
-    const updated = await w.api.put(`/api/webhooks/${created.id}`, { url: receiver.url("/send-test"), events: ["post.failed", "billing.changed"], channelIds: [w.channelId] })
+    const updated = await w.api.put(`/api/webhooks/${created.id}`, {
+      url: receiver.url("/send-test"),
+      events: ["post.failed", "billing.changed"],
+      channelIds: [w.channelId]
+    })
     expect(updated.status).toBe(200)
-    expect(updated.json).toMatchObject({ name: "h", url: receiver.url("/send-test"), events: ["post.failed", "billing.changed"], channelIds: [w.channelId], secret: created.secret })
+    expect(updated.json).toMatchObject({
+      name: "h",
+      url: receiver.url("/send-test"),
+      events: ["post.failed", "billing.changed"],
+      channelIds: [w.channelId],
+      secret: created.secret
+    })
     expect((await w.api.put(`/api/webhooks/${created.id}`, { events: ["test"] })).status).toBe(400)
 
     const rotated = await w.api.post(`/api/webhooks/${created.id}/rotate-secret`)
@@ -184,12 +214,24 @@ describe("PUT, DELETE, rotate-secret, Send Test", () => {
 
     const sent = await w.api.post(`/api/webhooks/${created.id}/test`)
     expect(sent.status).toBe(200)
-    expect(sent.json).toEqual({ id: expect.any(String), createdAt: expect.any(String), event: "test", status: 200, error: null, attempt: 1, ok: true })
+    expect(sent.json).toEqual({
+      id: expect.any(String),
+      createdAt: expect.any(String),
+      event: "test",
+      status: 200,
+      error: null,
+      attempt: 1,
+      ok: true
+    })
     const [got] = receiver.at("/send-test")
     expect(got).toBeDefined()
     expect(await verifies(secret, got!)).toBe(true)
     expect(await verifies(created.secret, got!)).toBe(false)
-    expect(JSON.parse(got!.body)).toEqual({ event: "test", createdAt: decoded(sent, WebhookDelivery).createdAt, data: { message: expect.any(String) } })
+    expect(JSON.parse(got!.body)).toEqual({
+      event: "test",
+      createdAt: decoded(sent, WebhookDelivery).createdAt,
+      data: { message: expect.any(String) }
+    })
     expect(got!.headers["x-service-event"]).toBe("test")
 
     const log = await w.api.get(`/api/webhooks/${created.id}/deliveries`)
@@ -201,7 +243,11 @@ describe("PUT, DELETE, rotate-secret, Send Test", () => {
   })
 
   it("the app API is not part of the public OpenAPI document", async () => {
-    const doc = decoded(await client(sys.url).get("/public/v1/openapi.json"), Schema.Struct({ paths: Schema.Record({ key: Schema.String, value: Schema.Unknown }) }), { exact: false })
+    const doc = decoded(
+      await client(sys.url).get("/public/v1/openapi.json"),
+      Schema.Struct({ paths: Schema.Record({ key: Schema.String, value: Schema.Unknown }) }),
+      { exact: false }
+    )
     expect(Object.keys(doc.paths).some((p) => p.includes("webhooks"))).toBe(false)
   })
 })
@@ -209,7 +255,11 @@ describe("PUT, DELETE, rotate-secret, Send Test", () => {
 describe("admin CLI: webhook create and webhook test refuse clearly (exit 2)", () => {
   const cli = async (...args: ReadonlyArray<string>) => {
     try {
-      await promisify(execFile)("npx", ["tsx", "services/cli.ts", ...args], { cwd: process.cwd(), env: { ...process.env, ...world.env }, timeout: 60_000 })
+      await promisify(execFile)("npx", ["tsx", "services/cli.ts", ...args], {
+        cwd: process.cwd(),
+        env: { ...process.env, ...world.env },
+        timeout: 60_000
+      })
       return { code: 0, stderr: "" }
     } catch (e) {
       const failed = e as { code?: number; stderr?: string }

@@ -63,20 +63,30 @@ type LogEntry = WebhookDelivery
 const logOf = async (h: Awaited<ReturnType<typeof hooked>>): Promise<ReadonlyArray<LogEntry>> =>
   decoded(await h.api.get(`/api/webhooks/${h.webhook.id}/deliveries`), Schema.Array(WebhookDelivery))
 const waitForLog = (h: Awaited<ReturnType<typeof hooked>>, what: string, done: (log: ReadonlyArray<LogEntry>) => boolean, timeoutMs = 30_000) =>
-  waitFor(what, async () => {
-    const log = await logOf(h)
-    return done(log) ? log : undefined
-  }, timeoutMs)
+  waitFor(
+    what,
+    async () => {
+      const log = await logOf(h)
+      return done(log) ? log : undefined
+    },
+    timeoutMs
+  )
 
 const deliveryStates = (webhookId: string) =>
-  withDb(world, async (c) => (await c.query<{ state: string; attempt: number }>("SELECT state, attempt FROM webhook_deliveries WHERE webhook_id = $1", [webhookId])).rows)
+  withDb(
+    world,
+    async (c) =>
+      (await c.query<{ state: string; attempt: number }>("SELECT state, attempt FROM webhook_deliveries WHERE webhook_id = $1", [webhookId])).rows
+  )
 
 describe("a delivery that works", () => {
   it("POSTs {event, createdAt, data} with the four headers and the Standard Webhooks headers; both verifiers accept it; logged as attempt 1", async () => {
     const h = await hooked("/ok")
     await h.billing()
     const log = await waitForLog(h, "one logged attempt", (l) => l.length === 1)
-    expect(log).toEqual([{ id: expect.any(String), createdAt: expect.any(String), event: "billing.changed", status: 200, error: null, attempt: 1, ok: true }])
+    expect(log).toEqual([
+      { id: expect.any(String), createdAt: expect.any(String), event: "billing.changed", status: 200, error: null, attempt: 1, ok: true }
+    ])
     const [got] = receiver.at("/ok")
     expect(got?.method).toBe("POST")
     expect(await verifies(h.webhook.secret, got!)).toBe(true)
@@ -90,16 +100,27 @@ describe("a delivery that works", () => {
       "webhook-signature": expect.stringMatching(/^v1,/)
     })
     const body = JSON.parse(got!.body)
-    expect(body).toEqual({ event: "billing.changed", createdAt: log[0]!.createdAt, data: { plan: "team", test: false, event: "renewed", amount: null, period: null, currency: null, periodEnd: null } })
+    expect(body).toEqual({
+      event: "billing.changed",
+      createdAt: log[0]!.createdAt,
+      data: { plan: "team", test: false, event: "renewed", amount: null, period: null, currency: null, periodEnd: null }
+    })
   })
 
   it("a redelivered event (the same outbox row on EVENTS again) makes no second delivery", async () => {
     const h = await hooked("/once")
     await h.billing()
     await waitForLog(h, "the first delivery", (l) => l.length === 1)
-    const [row] = await withDb(world, async (c) =>
-      (await c.query<{ id: string; event: string; data: unknown; createdAt: Date }>(
-        `SELECT id, event, data, created_at AS "createdAt" FROM outbox WHERE workspace_id = $1`, [h.workspaceId])).rows)
+    const [row] = await withDb(
+      world,
+      async (c) =>
+        (
+          await c.query<{ id: string; event: string; data: unknown; createdAt: Date }>(
+            `SELECT id, event, data, created_at AS "createdAt" FROM outbox WHERE workspace_id = $1`,
+            [h.workspaceId]
+          )
+        ).rows
+    )
     const n = names(world.namespace)
     const js = nc.jetstream()
     const h2 = natsHeaders()
@@ -128,14 +149,17 @@ describe("the delivery log", () => {
     await withDb(world, async (c) => {
       const [d] = (await c.query<{ id: string }>("SELECT id FROM webhook_deliveries WHERE webhook_id = $1", [h.webhook.id])).rows
       const attempt = (n: number, daysAgo: number, deliveryId = d!.id) =>
-        c.query("INSERT INTO webhook_attempts (id, delivery_id, webhook_id, event, attempt, status, error, ok, created_at) VALUES ($1, $2, $3, 'billing.changed', $4, 500, 'old', false, $5)",
-          [crypto.randomUUID(), deliveryId, h.webhook.id, n, new Date(Date.now() - daysAgo * day)])
+        c.query(
+          "INSERT INTO webhook_attempts (id, delivery_id, webhook_id, event, attempt, status, error, ok, created_at) VALUES ($1, $2, $3, 'billing.changed', $4, 500, 'old', false, $5)",
+          [crypto.randomUUID(), deliveryId, h.webhook.id, n, new Date(Date.now() - daysAgo * day)]
+        )
       await attempt(5, 31)
       await attempt(6, 29)
       await c.query(
         `INSERT INTO webhook_deliveries (id, workspace_id, webhook_id, event, data, attempt, state, event_created_at, created_at, finished_at)
          VALUES ($1, $2, $3, 'billing.changed', '{}', 1, 'delivered', $4, $4, $4)`,
-        [oldDelivery, h.workspaceId, h.webhook.id, new Date(Date.now() - 31 * day)])
+        [oldDelivery, h.workspaceId, h.webhook.id, new Date(Date.now() - 31 * day)]
+      )
       await attempt(1, 31, oldDelivery)
     })
     const log = await waitForLog(h, "the 31-day-old attempts pruned", (l) => l.length === 2)
@@ -149,7 +173,13 @@ describe("events from before a webhook was made", () => {
     const h = await hooked("/backlog")
     const n = names(world.namespace)
     const js = nc.jetstream()
-    const old = { id: crypto.randomUUID(), workspaceId: h.workspaceId, event: "billing.changed", data: { plan: "team", test: true, event: "renewed" }, createdAt: new Date(Date.now() - 3600_000).toISOString() }
+    const old = {
+      id: crypto.randomUUID(),
+      workspaceId: h.workspaceId,
+      event: "billing.changed",
+      data: { plan: "team", test: true, event: "renewed" },
+      createdAt: new Date(Date.now() - 3600_000).toISOString()
+    }
     const ack = await js.publish(n.eventsSubject("billing.changed"), JSON.stringify(old))
     const jsm = await nc.jetstreamManager()
     await waitFor("the old event handled", async () => {
@@ -189,7 +219,11 @@ describe("retries", () => {
     const h = await hooked("/third")
     await h.billing()
     const log = await waitForLog(h, "a successful attempt", (l) => l.some((e) => e.ok))
-    expect(log.map((e) => [e.attempt, e.status, e.ok])).toEqual([[3, 204, true], [2, 500, false], [1, 500, false]])
+    expect(log.map((e) => [e.attempt, e.status, e.ok])).toEqual([
+      [3, 204, true],
+      [2, 500, false],
+      [1, 500, false]
+    ])
     expect(await deliveryStates(h.webhook.id)).toEqual([{ state: "delivered", attempt: 3 }])
   }, 30_000)
 
@@ -198,7 +232,10 @@ describe("retries", () => {
     const h = await hooked("/hang")
     await h.billing()
     const log = await waitForLog(h, "the retry after the timeout", (l) => l.some((e) => e.ok))
-    expect(log.map((e) => [e.attempt, e.status, e.ok])).toEqual([[2, 200, true], [1, null, false]])
+    expect(log.map((e) => [e.attempt, e.status, e.ok])).toEqual([
+      [2, 200, true],
+      [1, null, false]
+    ])
     expect(log[1]!.error).toMatch(/^No answer within \d+ seconds\.$/)
   }, 30_000)
 
@@ -233,11 +270,14 @@ describe("retries", () => {
 describe("plan limits at delivery", () => {
   it("after a downgrade the webhooks beyond the plan's number get nothing; after the upgrade they get the next events", async () => {
     const h = await hooked("/plan-1")
-    for (const n of [2, 3]) expect((await h.api.post("/api/webhooks", { name: `p${n}`, url: receiver.url(`/plan-${n}`), events: ["billing.changed"] })).status).toBe(201)
+    for (const n of [2, 3])
+      expect((await h.api.post("/api/webhooks", { name: `p${n}`, url: receiver.url(`/plan-${n}`), events: ["billing.changed"] })).status).toBe(201)
     const setPlan = (plan: string) => withDb(world, (c) => c.query("UPDATE workspaces SET plan = $1 WHERE id = $2", [plan, h.workspaceId]))
     await setPlan("standard")
     await h.billing()
-    await waitFor("the first two delivered", async () => (receiver.at("/plan-1").length === 1 && receiver.at("/plan-2").length === 1 ? true : undefined))
+    await waitFor("the first two delivered", async () =>
+      receiver.at("/plan-1").length === 1 && receiver.at("/plan-2").length === 1 ? true : undefined
+    )
     await setPlan("team")
     await h.billing()
     await waitFor("all three delivered", async () => (receiver.at("/plan-3").length === 1 && receiver.at("/plan-1").length === 2 ? true : undefined))

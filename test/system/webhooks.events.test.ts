@@ -46,7 +46,11 @@ afterAll(async () => {
 
 /** The admin CLI as an operator runs it; its JSON answer. */
 const cli = async (...args: ReadonlyArray<string>) => {
-  const { stdout } = await run("npx", ["tsx", "services/cli.ts", ...args], { cwd: process.cwd(), env: { ...process.env, ...world.env, ...env }, timeout: 60_000 })
+  const { stdout } = await run("npx", ["tsx", "services/cli.ts", ...args], {
+    cwd: process.cwd(),
+    env: { ...process.env, ...world.env, ...env },
+    timeout: 60_000
+  })
   return JSON.parse(stdout)
 }
 
@@ -71,8 +75,25 @@ describe("the 8 events, each delivered with exactly its data fields", () => {
   it("post.*, approval.*, channel.disconnected and billing.changed reach a webhook made with the CLI; Send Test from the CLI too", async () => {
     const ws = await sys.admin.createWorkspace("Every event", "ultimate")
     const api = client(sys.url, ws.apiKey)
-    const { channelId } = await sys.admin.createChannel({ workspaceId: ws.workspaceId, network: "test", name: "Main", customerId: null, postingTimes: [] })
-    const created = await cli("webhook", "create", "--workspace", ws.workspaceId, "--name", "Everything", "--url", receiver.url("/all"), "--events", Object.keys(fields).join(","))
+    const { channelId } = await sys.admin.createChannel({
+      workspaceId: ws.workspaceId,
+      network: "test",
+      name: "Main",
+      customerId: null,
+      postingTimes: []
+    })
+    const created = await cli(
+      "webhook",
+      "create",
+      "--workspace",
+      ws.workspaceId,
+      "--name",
+      "Everything",
+      "--url",
+      receiver.url("/all"),
+      "--events",
+      Object.keys(fields).join(",")
+    )
     expect(created).toEqual({ webhookId: expect.any(String), secret: expect.stringMatching(/^whsec_/) })
 
     const tested = await cli("webhook", "test", "--webhook", created.webhookId)
@@ -80,11 +101,16 @@ describe("the 8 events, each delivered with exactly its data fields", () => {
 
     // post.published, post.failed, post.unconfirmed: the test network's outcomes
     for (const outcome of ["accept", "reject", "timeout"]) {
-      const res = await api.post("/public/v1/posts", { type: "now", posts: [{ integration: { id: channelId }, value: [{ content: `Outcome ${outcome}` }], settings: { outcome } }] })
+      const res = await api.post("/public/v1/posts", {
+        type: "now",
+        posts: [{ integration: { id: channelId }, value: [{ content: `Outcome ${outcome}` }], settings: { outcome } }]
+      })
       expect(res.status).toBe(200)
     }
     // approval.requested, then approval.approved and approval.changes through the share page
-    const approve = createdPost(await api.post("/public/v1/posts", { type: "review", date: inOneHour(), content: "Approve me", channels: [channelId] }))
+    const approve = createdPost(
+      await api.post("/public/v1/posts", { type: "review", date: inOneHour(), content: "Approve me", channels: [channelId] })
+    )
     const change = createdPost(await api.post("/public/v1/posts", { type: "review", date: inOneHour(), content: "Change me", channels: [channelId] }))
     expect((await fetch(`${sys.url}${sharePath(approve.previewUrl)}/approve`, { method: "POST", redirect: "manual" })).status).toBe(303)
     const changes = await fetch(`${sys.url}${sharePath(change.previewUrl)}/changes`, {
@@ -95,21 +121,51 @@ describe("the 8 events, each delivered with exactly its data fields", () => {
     })
     expect(changes.status).toBe(303)
     // channel.disconnected: an X channel whose refresh token was spent elsewhere
-    const seeded = (await (await fetch(`${sim.origin}/_sim/accounts/x`, { method: "POST", body: JSON.stringify({ username: "spent" }) })).json()) as Record<string, unknown>
-    const x = await sys.admin.createChannel({ workspaceId: ws.workspaceId, network: "x", name: "Spent", customerId: null, postingTimes: [], credentials: seeded })
+    const seeded = (await (
+      await fetch(`${sim.origin}/_sim/accounts/x`, { method: "POST", body: JSON.stringify({ username: "spent" }) })
+    ).json()) as Record<string, unknown>
+    const x = await sys.admin.createChannel({
+      workspaceId: ws.workspaceId,
+      network: "x",
+      name: "Spent",
+      customerId: null,
+      postingTimes: [],
+      credentials: seeded
+    })
     const key = Redacted.make(world.env["SECRET_KEY"] ?? "")
     await withDb(world, async (c) => {
       const row = (await c.query<{ credentials: Buffer }>("SELECT credentials FROM channels WHERE id = $1", [x.channelId])).rows[0]!
       const current = Redacted.value(Option.getOrThrow(openCredentials(key, row.credentials)))
-      await c.query("UPDATE channels SET credentials = $2 WHERE id = $1", [x.channelId, sealCredentials(key, { ...current, expiresAt: new Date(Date.now() + 60_000).toISOString(), refreshToken: "spent" })])
+      await c.query("UPDATE channels SET credentials = $2 WHERE id = $1", [
+        x.channelId,
+        sealCredentials(key, { ...current, expiresAt: new Date(Date.now() + 60_000).toISOString(), refreshToken: "spent" })
+      ])
     })
     // billing.changed: the admin CLI (no NATS in it: the scheduler's sweeper publishes the row)
-    await cli("billing", "set", "--workspace", ws.workspaceId, "--event", "renewed", "--amount", "29", "--currency", "USD", "--period", "month", "--test")
+    await cli(
+      "billing",
+      "set",
+      "--workspace",
+      ws.workspaceId,
+      "--event",
+      "renewed",
+      "--amount",
+      "29",
+      "--currency",
+      "USD",
+      "--period",
+      "month",
+      "--test"
+    )
 
-    const byEvent = await waitFor("all 8 events delivered", async () => {
-      const seen = new Map(receiver.at("/all").map((r) => [JSON.parse(r.body).event as string, r]))
-      return Object.keys(fields).every((e) => seen.has(e)) ? seen : undefined
-    }, 60_000)
+    const byEvent = await waitFor(
+      "all 8 events delivered",
+      async () => {
+        const seen = new Map(receiver.at("/all").map((r) => [JSON.parse(r.body).event as string, r]))
+        return Object.keys(fields).every((e) => seen.has(e)) ? seen : undefined
+      },
+      60_000
+    )
 
     for (const [event, names] of Object.entries(fields)) {
       const request = byEvent.get(event)!

@@ -7,7 +7,12 @@ import { channelMetric, effectiveDays, parseAnalyticsRange, percentageChange, po
 const points = (...totals: ReadonlyArray<number>) => totals.map((total, i) => ({ total, date: `2026-01-${String(i + 1).padStart(2, "0")}` }))
 
 describe("the date range (Limits 9)", () => {
-  it.each([[undefined, 30], ["7", 7], ["30", 30], ["90", 90]] as const)("date=%s → %s days", (raw, days) => {
+  it.each([
+    [undefined, 30],
+    ["7", 7],
+    ["30", 30],
+    ["90", 90]
+  ] as const)("date=%s → %s days", (raw, days) => {
     expect(parseAnalyticsRange(raw)).toEqual(Either.right(days))
   })
   it.each(["0", "1", "14", "31", "91", "-7", "7.0", "abc", "", "1e1"])("date=%j answers 400", (raw) => {
@@ -40,6 +45,10 @@ describe("percentageChange", () => {
     expect(m).toEqual({ label: "Likes", help: "h", percentageChange: 100, data: points(1, 2) })
   })
   it("a post metric: one point dated today, percentageChange 0, no help", () => {
-    expect(postMetric({ label: "Likes", data: points(4, 9) }, "2026-02-02")).toEqual({ label: "Likes", percentageChange: 0, data: [{ total: 9, date: "2026-02-02" }] })
+    expect(postMetric({ label: "Likes", data: points(4, 9) }, "2026-02-02")).toEqual({
+      label: "Likes",
+      percentageChange: 0,
+      data: [{ total: 9, date: "2026-02-02" }]
+    })
   })
 })

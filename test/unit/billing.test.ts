@@ -23,7 +23,15 @@ import { checkChannelLimit, planHasTeam, planLimits } from "../../domain/plans.j
 const DAY = 24 * 3600 * 1000
 const now = new Date("2026-03-10T12:00:00.000Z")
 
-const paid: BillingAccount = { state: "active", plan: "team", trialEndsAt: null, pendingPlan: null, cancelAtPeriodEnd: false, periodEnd: null, pastDueSince: null }
+const paid: BillingAccount = {
+  state: "active",
+  plan: "team",
+  trialEndsAt: null,
+  pendingPlan: null,
+  cancelAtPeriodEnd: false,
+  periodEnd: null,
+  pastDueSince: null
+}
 const accounts: Record<BillingPhase, BillingAccount> = {
   trial: startTrial("standard", now),
   paid,
@@ -37,7 +45,20 @@ const apply = (a: BillingAccount, event: BillingEvent, plan: BillingAccount["pla
 describe("applyBillingEvent: the 12 billing.changed events as a state machine", () => {
   it("knows exactly the spec's 12 events", () => {
     expect([...billingEvents].sort()).toEqual(
-      ["activated", "changed", "renewed", "trial_plan", "downgrade_scheduled", "change_canceled", "cancel_scheduled", "resumed", "past_due", "grace_reminder", "grace_over", "ended"].sort()
+      [
+        "activated",
+        "changed",
+        "renewed",
+        "trial_plan",
+        "downgrade_scheduled",
+        "change_canceled",
+        "cancel_scheduled",
+        "resumed",
+        "past_due",
+        "grace_reminder",
+        "grace_over",
+        "ended"
+      ].sort()
     )
   })
 
@@ -49,7 +70,11 @@ describe("applyBillingEvent: the 12 billing.changed events as a state machine", 
   // every (phase, event) pair: allowed ones move on, the others are refused with the phase named and nothing changed
   const pairs = (Object.keys(accounts) as ReadonlyArray<BillingPhase>).flatMap((phase) => billingEvents.map((event) => [phase, event] as const))
   it.each(pairs)("%s + %s", (phase, event) => {
-    const before = { ...accounts[phase], pendingPlan: event === "change_canceled" ? ("standard" as const) : null, cancelAtPeriodEnd: event === "resumed" }
+    const before = {
+      ...accounts[phase],
+      pendingPlan: event === "change_canceled" ? ("standard" as const) : null,
+      cancelAtPeriodEnd: event === "resumed"
+    }
     const result = apply(before, event, event === "trial_plan" ? "pro" : null)
     if (allowedPhases[event].includes(phase)) {
       expect(Either.isRight(result)).toBe(true)

@@ -9,9 +9,17 @@ const C = "7d1e2f3a-4b5c-4d6e-8f70-8192a3b4c5d6"
 
 const good: ReadonlyArray<readonly [string, ReadonlyArray<string>, AdminCommand]> = [
   ["workspace create with a name", ["workspace", "create", "--name", "Acme"], { _tag: "WorkspaceCreate", name: "Acme", plan: "standard" }],
-  ["workspace create with a plan", ["workspace", "create", "--name", "Acme", "--plan", "ultimate"], { _tag: "WorkspaceCreate", name: "Acme", plan: "ultimate" }],
+  [
+    "workspace create with a plan",
+    ["workspace", "create", "--name", "Acme", "--plan", "ultimate"],
+    { _tag: "WorkspaceCreate", name: "Acme", plan: "ultimate" }
+  ],
   ["--flag=value form", ["workspace", "create", "--name=Acme Inc", "--plan=team"], { _tag: "WorkspaceCreate", name: "Acme Inc", plan: "team" }],
-  ["a name with spaces around is trimmed", ["workspace", "create", "--name", "  Acme  "], { _tag: "WorkspaceCreate", name: "Acme", plan: "standard" }],
+  [
+    "a name with spaces around is trimmed",
+    ["workspace", "create", "--name", "  Acme  "],
+    { _tag: "WorkspaceCreate", name: "Acme", plan: "standard" }
+  ],
   [
     "user create",
     ["user", "create", "--workspace", W, "--email", "ann@example.com", "--password", "password1", "--role", "editor"],
@@ -19,10 +27,27 @@ const good: ReadonlyArray<readonly [string, ReadonlyArray<string>, AdminCommand]
   ],
   [
     "user create with a time zone",
-    ["user", "create", "--workspace", W, "--email", "ann@example.com", "--password", "password1", "--role", "owner", "--timezone", "America/New_York"],
+    [
+      "user",
+      "create",
+      "--workspace",
+      W,
+      "--email",
+      "ann@example.com",
+      "--password",
+      "password1",
+      "--role",
+      "owner",
+      "--timezone",
+      "America/New_York"
+    ],
     { _tag: "UserCreate", workspaceId: W, email: "ann@example.com", password: "password1", role: "owner", timezone: "America/New_York" }
   ],
-  ["customer create", ["customer", "create", "--workspace", W, "--name", "Client"], { _tag: "CustomerCreate", workspaceId: W, name: "Client", approval: false }],
+  [
+    "customer create",
+    ["customer", "create", "--workspace", W, "--name", "Client"],
+    { _tag: "CustomerCreate", workspaceId: W, name: "Client", approval: false }
+  ],
   [
     "customer create --approval (a flag without a value)",
     ["customer", "create", "--approval", "--workspace", W, "--name", "Client"],
@@ -40,13 +65,49 @@ const good: ReadonlyArray<readonly [string, ReadonlyArray<string>, AdminCommand]
   ],
   ["key rotate", ["key", "rotate", "--workspace", W], { _tag: "KeyRotate", workspaceId: W }],
   ["a workspace id in capitals", ["key", "rotate", "--workspace", W.toUpperCase()], { _tag: "KeyRotate", workspaceId: W.toUpperCase() }],
-  ["billing set", ["billing", "set", "--workspace", W, "--event", "grace_over"], { _tag: "BillingSet", workspaceId: W, event: "grace_over", plan: null, amount: null, currency: null, period: null, periodEnd: null, test: false }],
+  [
+    "billing set",
+    ["billing", "set", "--workspace", W, "--event", "grace_over"],
+    { _tag: "BillingSet", workspaceId: W, event: "grace_over", plan: null, amount: null, currency: null, period: null, periodEnd: null, test: false }
+  ],
   [
     "billing set with every detail",
-    ["billing", "set", "--workspace", W, "--event", "renewed", "--plan", "pro", "--amount", "29.90", "--currency", "eur", "--period", "year", "--period-end", "2027-01-01T00:00:00Z", "--test"],
-    { _tag: "BillingSet", workspaceId: W, event: "renewed", plan: "pro", amount: 29.9, currency: "EUR", period: "year", periodEnd: new Date("2027-01-01T00:00:00Z"), test: true }
+    [
+      "billing",
+      "set",
+      "--workspace",
+      W,
+      "--event",
+      "renewed",
+      "--plan",
+      "pro",
+      "--amount",
+      "29.90",
+      "--currency",
+      "eur",
+      "--period",
+      "year",
+      "--period-end",
+      "2027-01-01T00:00:00Z",
+      "--test"
+    ],
+    {
+      _tag: "BillingSet",
+      workspaceId: W,
+      event: "renewed",
+      plan: "pro",
+      amount: 29.9,
+      currency: "EUR",
+      period: "year",
+      periodEnd: new Date("2027-01-01T00:00:00Z"),
+      test: true
+    }
   ],
-  ["workspace create --trial", ["workspace", "create", "--name", "T", "--trial"], { _tag: "WorkspaceCreate", name: "T", plan: "standard", trial: true }]
+  [
+    "workspace create --trial",
+    ["workspace", "create", "--name", "T", "--trial"],
+    { _tag: "WorkspaceCreate", name: "T", plan: "standard", trial: true }
+  ]
 ]
 
 const bad: ReadonlyArray<readonly [string, ReadonlyArray<string>, string]> = [
@@ -91,16 +152,44 @@ const bad: ReadonlyArray<readonly [string, ReadonlyArray<string>, string]> = [
   ["a missing --workspace", ["key", "rotate"], "--workspace is required."],
   ["a missing --name (customer create)", ["customer", "create", "--workspace", W], "--name is required."],
   ["a missing --network", ["channel", "create", "--workspace", W, "--name", "n"], "--network is required."],
-  ["a non-UUID --customer", ["channel", "create", "--workspace", W, "--network", "x", "--name", "n", "--customer", "acme"], "--customer must be a customer id (UUID)."],
+  [
+    "a non-UUID --customer",
+    ["channel", "create", "--workspace", W, "--network", "x", "--name", "n", "--customer", "acme"],
+    "--customer must be a customer id (UUID)."
+  ],
   ["a missing --event", ["billing", "set", "--workspace", W], "--event is required."],
-  ["an unknown --event", ["billing", "set", "--workspace", W, "--event", "paid"], "--event must be one of activated, changed, renewed, trial_plan, downgrade_scheduled, change_canceled, cancel_scheduled, resumed, past_due, grace_reminder, grace_over, ended."],
+  [
+    "an unknown --event",
+    ["billing", "set", "--workspace", W, "--event", "paid"],
+    "--event must be one of activated, changed, renewed, trial_plan, downgrade_scheduled, change_canceled, cancel_scheduled, resumed, past_due, grace_reminder, grace_over, ended."
+  ],
   ["an option of another command", ["key", "rotate", "--workspace", W, "--name", "x"], "Unknown option --name."],
-  ["billing: a bad --plan", ["billing", "set", "--workspace", W, "--event", "changed", "--plan", "gold"], "--plan must be one of standard, team, pro, ultimate."],
-  ["billing: a negative --amount", ["billing", "set", "--workspace", W, "--event", "renewed", "--amount=-5", "--currency", "USD"], "--amount must be a number of at least 0 with at most 2 decimals, e.g. 29 or 29.90."],
-  ["billing: --amount without --currency", ["billing", "set", "--workspace", W, "--event", "renewed", "--amount", "29"], "--amount and --currency go together."],
-  ["billing: a bad --currency", ["billing", "set", "--workspace", W, "--event", "renewed", "--amount", "29", "--currency", "dollars"], "--currency must be a 3-letter ISO 4217 code, e.g. USD or EUR."],
+  [
+    "billing: a bad --plan",
+    ["billing", "set", "--workspace", W, "--event", "changed", "--plan", "gold"],
+    "--plan must be one of standard, team, pro, ultimate."
+  ],
+  [
+    "billing: a negative --amount",
+    ["billing", "set", "--workspace", W, "--event", "renewed", "--amount=-5", "--currency", "USD"],
+    "--amount must be a number of at least 0 with at most 2 decimals, e.g. 29 or 29.90."
+  ],
+  [
+    "billing: --amount without --currency",
+    ["billing", "set", "--workspace", W, "--event", "renewed", "--amount", "29"],
+    "--amount and --currency go together."
+  ],
+  [
+    "billing: a bad --currency",
+    ["billing", "set", "--workspace", W, "--event", "renewed", "--amount", "29", "--currency", "dollars"],
+    "--currency must be a 3-letter ISO 4217 code, e.g. USD or EUR."
+  ],
   ["billing: a bad --period", ["billing", "set", "--workspace", W, "--event", "renewed", "--period", "week"], "--period must be month or year."],
-  ["billing: a bad --period-end", ["billing", "set", "--workspace", W, "--event", "renewed", "--period-end", "soon"], "--period-end must be an ISO 8601 date, e.g. 2026-12-31T00:00:00Z."]
+  [
+    "billing: a bad --period-end",
+    ["billing", "set", "--workspace", W, "--event", "renewed", "--period-end", "soon"],
+    "--period-end must be an ISO 8601 date, e.g. 2026-12-31T00:00:00Z."
+  ]
 ]
 
 describe("parseAdminArgs: good arguments", () => {
@@ -118,10 +207,7 @@ describe("parseAdminArgs: bad arguments", () => {
 })
 
 describe("usage", () => {
-  it.each(["workspace create", "user create", "customer create", "channel create", "key rotate", "billing set"])(
-    "lists `%s`",
-    (command) => {
-      expect(usage).toContain(command)
-    }
-  )
+  it.each(["workspace create", "user create", "customer create", "channel create", "key rotate", "billing set"])("lists `%s`", (command) => {
+    expect(usage).toContain(command)
+  })
 })

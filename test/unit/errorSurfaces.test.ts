@@ -20,7 +20,12 @@ describe("one error, three surfaces", () => {
     const e = Errors.paymentFailed()
     const result = toolError(e)
     expect(result.isError).toBe(true)
-    expect(result.structuredContent).toEqual({ error: Messages.paymentFailed, msg: Messages.paymentFailed, code: "payment_failed", fix: Messages.paymentFailedFix })
+    expect(result.structuredContent).toEqual({
+      error: Messages.paymentFailed,
+      msg: Messages.paymentFailed,
+      code: "payment_failed",
+      fix: Messages.paymentFailedFix
+    })
     expect(JSON.parse(result.content[0]!.text)).toEqual(result.structuredContent)
     expect(statusOf(e)).toBe(402)
   })

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest"
-import { ApiError, Errors, RuleProblem, errorBody, tooLongMessage } from "../../domain/errors.js"
+import { type ApiError, Errors, RuleProblem, errorBody, tooLongMessage } from "../../domain/errors.js"
 
 import { statusOf } from "../../protocol/http/errors.js"
 /** Spec: Errors → "Exact messages". The texts below are copied from the spec, not from the catalog. */
@@ -13,7 +13,13 @@ const exact: ReadonlyArray<Row> = [
   ["Post missing", Errors.postNotFound(), 404, "Post not found", {}],
   ["Id not a UUID", Errors.invalidId(), 400, "One of the ids is not valid.", { fix: "Check the id. Copy it again from the list it came from." }],
   ["Path does not exist", Errors.notFound(), 404, "Not found", { fix: "Check the method and the path. The API reference lists every path." }],
-  ["Unique value exists", Errors.alreadyExists(), 409, "That already exists.", { fix: "Use a different name or value, or change the one that already exists." }],
+  [
+    "Unique value exists",
+    Errors.alreadyExists(),
+    409,
+    "That already exists.",
+    { fix: "Use a different name or value, or change the one that already exists." }
+  ],
   ["First request with that key still running", Errors.idempotencyRunning(), 409, "A request with this Idempotency-Key is still running.", {}],
   ["Network connects with a form", Errors.formConnect(), 400, "This network connects with a form, not a link. Use the app to connect it.", {}],
   ["Unknown network (GET /rules)", Errors.unknownNetwork(), 404, "Unknown network", {}],

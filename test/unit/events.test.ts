@@ -1,63 +1,80 @@
 import { Either, Schema } from "effect"
 import { describe, expect, it } from "vitest"
-import {
-  EventMessage,
-  EventMessageJson,
-  eventNames,
-  isSubscribableEvent,
-  ServiceEvent,
-  TEST_EVENT,
-  type EventName
-} from "../../protocol/events.js"
+import { EventMessage, EventMessageJson, eventNames, isSubscribableEvent, ServiceEvent, TEST_EVENT, type EventName } from "../../protocol/events.js"
 
 /** Spec: Events → "The 8 events" (data fields), and the Send Test action's `test`. */
 
 const at = new Date("2030-01-02T03:04:05.000Z")
 
 /** One sample per event, with exactly the spec's data fields. */
-const samples: { readonly [N in EventName]: { readonly event: N; readonly data: Record<string, unknown>; readonly fields: ReadonlyArray<string> } } = {
-  "post.published": {
-    event: "post.published",
-    data: { postId: "p1", content: "Hello", groupId: "g1", provider: "x", channelId: "c1", releaseId: "r1", releaseUrl: "https://x.com/r1", publishedAt: at },
-    fields: ["postId", "content", "groupId", "provider", "channelId", "releaseId", "releaseUrl", "publishedAt"]
-  },
-  "post.failed": {
-    event: "post.failed",
-    data: { fix: "Shorten it.", error: "Too long.", postId: "p1", groupId: "g1", provider: "x", channelId: "c1" },
-    fields: ["fix", "error", "postId", "groupId", "provider", "channelId"]
-  },
-  "post.unconfirmed": {
-    event: "post.unconfirmed",
-    data: { fix: "Check the channel.", error: "No answer.", postId: "p1", groupId: "g1", provider: "x", channelId: "c1" },
-    fields: ["fix", "error", "postId", "groupId", "provider", "channelId"]
-  },
-  "approval.requested": {
-    event: "approval.requested",
-    data: { groupId: "g1", publishAt: at, channelIds: ["c1", "c2"], previewUrl: "https://app/p/t", requestedBy: "API", approvalStatus: "requested" },
-    fields: ["groupId", "publishAt", "channelIds", "previewUrl", "requestedBy", "approvalStatus"]
-  },
-  "approval.approved": {
-    event: "approval.approved",
-    data: { groupId: "g1", publishAt: at, approvedBy: "Client Co", channelIds: ["c1"], previewUrl: "https://app/p/t", approvalStatus: "approved" },
-    fields: ["groupId", "publishAt", "approvedBy", "channelIds", "previewUrl", "approvalStatus"]
-  },
-  "approval.changes": {
-    event: "approval.changes",
-    data: { comment: "New logo", groupId: "g1", publishAt: at, channelIds: ["c1"], previewUrl: "https://app/p/t", requestedBy: "Client Co", approvalStatus: "changes" },
-    fields: ["comment", "groupId", "publishAt", "channelIds", "previewUrl", "requestedBy", "approvalStatus"]
-  },
-  "channel.disconnected": {
-    event: "channel.disconnected",
-    data: { channelId: "c1", provider: "x", name: "Brand on X" },
-    fields: ["channelId", "provider", "name"]
-  },
-  "billing.changed": {
-    event: "billing.changed",
-    data: { plan: "team", test: false, event: "renewed", amount: 29, period: "monthly", currency: "usd", periodEnd: at },
-    fields: ["plan", "test", "event", "amount", "period", "currency", "periodEnd"]
-  },
-  test: { event: "test", data: { message: "This is a test delivery." }, fields: ["message"] }
-}
+const samples: { readonly [N in EventName]: { readonly event: N; readonly data: Record<string, unknown>; readonly fields: ReadonlyArray<string> } } =
+  {
+    "post.published": {
+      event: "post.published",
+      data: {
+        postId: "p1",
+        content: "Hello",
+        groupId: "g1",
+        provider: "x",
+        channelId: "c1",
+        releaseId: "r1",
+        releaseUrl: "https://x.com/r1",
+        publishedAt: at
+      },
+      fields: ["postId", "content", "groupId", "provider", "channelId", "releaseId", "releaseUrl", "publishedAt"]
+    },
+    "post.failed": {
+      event: "post.failed",
+      data: { fix: "Shorten it.", error: "Too long.", postId: "p1", groupId: "g1", provider: "x", channelId: "c1" },
+      fields: ["fix", "error", "postId", "groupId", "provider", "channelId"]
+    },
+    "post.unconfirmed": {
+      event: "post.unconfirmed",
+      data: { fix: "Check the channel.", error: "No answer.", postId: "p1", groupId: "g1", provider: "x", channelId: "c1" },
+      fields: ["fix", "error", "postId", "groupId", "provider", "channelId"]
+    },
+    "approval.requested": {
+      event: "approval.requested",
+      data: {
+        groupId: "g1",
+        publishAt: at,
+        channelIds: ["c1", "c2"],
+        previewUrl: "https://app/p/t",
+        requestedBy: "API",
+        approvalStatus: "requested"
+      },
+      fields: ["groupId", "publishAt", "channelIds", "previewUrl", "requestedBy", "approvalStatus"]
+    },
+    "approval.approved": {
+      event: "approval.approved",
+      data: { groupId: "g1", publishAt: at, approvedBy: "Client Co", channelIds: ["c1"], previewUrl: "https://app/p/t", approvalStatus: "approved" },
+      fields: ["groupId", "publishAt", "approvedBy", "channelIds", "previewUrl", "approvalStatus"]
+    },
+    "approval.changes": {
+      event: "approval.changes",
+      data: {
+        comment: "New logo",
+        groupId: "g1",
+        publishAt: at,
+        channelIds: ["c1"],
+        previewUrl: "https://app/p/t",
+        requestedBy: "Client Co",
+        approvalStatus: "changes"
+      },
+      fields: ["comment", "groupId", "publishAt", "channelIds", "previewUrl", "requestedBy", "approvalStatus"]
+    },
+    "channel.disconnected": {
+      event: "channel.disconnected",
+      data: { channelId: "c1", provider: "x", name: "Brand on X" },
+      fields: ["channelId", "provider", "name"]
+    },
+    "billing.changed": {
+      event: "billing.changed",
+      data: { plan: "team", test: false, event: "renewed", amount: 29, period: "monthly", currency: "usd", periodEnd: at },
+      fields: ["plan", "test", "event", "amount", "period", "currency", "periodEnd"]
+    },
+    test: { event: "test", data: { message: "This is a test delivery." }, fields: ["message"] }
+  }
 
 const encode = Schema.encodeUnknownEither(ServiceEvent)
 const decode = Schema.decodeUnknownEither(ServiceEvent)
@@ -116,7 +133,14 @@ describe("protocol/events: the spec's events", () => {
       id: "0b6f0f7e-7d0c-4c4f-9b53-1c1c2a0b9c11",
       workspaceId: "w1",
       event: "approval.requested",
-      data: { groupId: "g1", publishAt: at.toISOString(), channelIds: ["c1"], previewUrl: "https://app/p/t", requestedBy: "API", approvalStatus: "requested" },
+      data: {
+        groupId: "g1",
+        publishAt: at.toISOString(),
+        channelIds: ["c1"],
+        previewUrl: "https://app/p/t",
+        requestedBy: "API",
+        approvalStatus: "requested"
+      },
       createdAt: at.toISOString()
     })
     const message = Schema.decodeUnknownSync(EventMessageJson)(text)

@@ -1,13 +1,6 @@
 import { Either, Option } from "effect"
 import { describe, expect, it } from "vitest"
-import {
-  findFreeSlot,
-  localZoneFor,
-  minuteOf,
-  parseTzOffset,
-  postingMinutes,
-  tzOffsetMessage
-} from "../../domain/slots/freeSlot.js"
+import { findFreeSlot, localZoneFor, minuteOf, parseTzOffset, postingMinutes, tzOffsetMessage } from "../../domain/slots/freeSlot.js"
 import { instantOfWallTime, isKnownZone, type LocalZone } from "../../domain/slots/localTime.js"
 
 /**
@@ -56,7 +49,16 @@ const wallOf = (zone: LocalZone, utcMs: number): number => {
   if (zone._tag === "Offset") return utcMs + zone.minutes * MINUTE
   let f = svFormats.get(zone.name)
   if (f === undefined) {
-    f = new Intl.DateTimeFormat("sv-SE", { timeZone: zone.name, year: "numeric", month: "2-digit", day: "2-digit", hour: "2-digit", minute: "2-digit", second: "2-digit", hourCycle: "h23" })
+    f = new Intl.DateTimeFormat("sv-SE", {
+      timeZone: zone.name,
+      year: "numeric",
+      month: "2-digit",
+      day: "2-digit",
+      hour: "2-digit",
+      minute: "2-digit",
+      second: "2-digit",
+      hourCycle: "h23"
+    })
     svFormats.set(zone.name, f)
   }
   const text = f.format(new Date(utcMs)) // 2026-03-29 03:30:00
@@ -73,7 +75,7 @@ function* oracleSlots(zone: LocalZone, times: ReadonlySet<number>, earliest: num
     const prev = wallOf(zone, u - MINUTE)
     if (wall - prev > MINUTE) {
       // a gap: the skipped wall times are read with the offset before it
-      for (let t = prev + MINUTE; t < wall; t += MINUTE) if (times.has(((t % DAY) + DAY) % DAY / MINUTE)) shifted.add(t - (prev - (u - MINUTE)))
+      for (let t = prev + MINUTE; t < wall; t += MINUTE) if (times.has((((t % DAY) + DAY) % DAY) / MINUTE)) shifted.add(t - (prev - (u - MINUTE)))
     }
     // a wall time seen before (a fall-back repeats an hour) is not a slot again
     const repeated = () => {
@@ -84,7 +86,7 @@ function* oracleSlots(zone: LocalZone, times: ReadonlySet<number>, earliest: num
       }
       return false
     }
-    const isSlot = (times.has(((wall % DAY) + DAY) % DAY / MINUTE) && !repeated()) || shifted.has(u)
+    const isSlot = (times.has((((wall % DAY) + DAY) % DAY) / MINUTE) && !repeated()) || shifted.has(u)
     if (isSlot && u >= earliest) yield u
   }
 }
@@ -115,8 +117,7 @@ describe("findFreeSlot: property tests against a minute-by-minute walk", () => {
 
   const cases = Array.from({ length: 160 }, (_, i) => {
     const kind = i % 4
-    const zone: LocalZone =
-      kind === 0 ? { _tag: "Offset", minutes: Math.floor(rnd() * 1681) - 840 } : { _tag: "Zone", name: pick(zones) }
+    const zone: LocalZone = kind === 0 ? { _tag: "Offset", minutes: Math.floor(rnd() * 1681) - 840 } : { _tag: "Zone", name: pick(zones) }
     const yearStart = Date.UTC(2025 + Math.floor(rnd() * 5), 0, 1)
     let now = yearStart + Math.floor(rnd() * 365 * DAY) + Math.floor(rnd() * 60_000)
     if (zone._tag === "Zone" && kind !== 3) {

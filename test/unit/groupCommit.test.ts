@@ -79,7 +79,10 @@ describe("group commit", () => {
     const { batches, commit } = harness({ maxInFlight: 2, maxBatch: 2 })
     ;["a", "b", "c", "d", "e"].map((i) => start(commit, i))
     await turn()
-    expect(batches.map((b) => b.inputs)).toEqual([["a", "b"], ["c", "d"]])
+    expect(batches.map((b) => b.inputs)).toEqual([
+      ["a", "b"],
+      ["c", "d"]
+    ])
     batches[0]!.answer()
     await turn()
     expect(batches.map((b) => b.inputs)).toEqual([["a", "b"], ["c", "d"], ["e"]])

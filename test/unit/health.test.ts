@@ -1,4 +1,4 @@
-import { HttpServerResponse } from "@effect/platform"
+import type { HttpServerResponse } from "@effect/platform"
 import { Effect, Fiber, TestClock, TestContext } from "effect"
 import { describe, expect, it } from "vitest"
 import { readiness, type ReadinessCheck } from "../../services/platform/health.js"

@@ -5,8 +5,7 @@ import { formatSize, MediaErrors } from "../../domain/media/messages.js"
 import { gif, jpeg, mov, mp4, png, truncated, webm, webpExtended, webpLossless } from "../support/mediaFiles.js"
 import { statusOf } from "../../protocol/http/errors.js"
 
-const summary = (i: Inspection) =>
-  i._tag === "Accepted" ? { type: i.format.mime, kind: i.format.kind, width: i.width, height: i.height } : i._tag
+const summary = (i: Inspection) => (i._tag === "Accepted" ? { type: i.format.mime, kind: i.format.kind, width: i.width, height: i.height } : i._tag)
 
 const files = [
   ["PNG", png(16, 12), { type: "image/png", kind: "image", width: 16, height: 12 }],
@@ -19,7 +18,11 @@ const files = [
   ["MP4", mp4({ width: 640, height: 360 }), { type: "video/mp4", kind: "video", width: 640, height: 360 }],
   ["MOV (brand qt)", mov({ width: 1920, height: 1080 }), { type: "video/quicktime", kind: "video", width: 1920, height: 1080 }],
   ["WEBM", webm({ width: 320, height: 240 }), { type: "video/webm", kind: "video", width: 320, height: 240 }],
-  ["WEBM live recording (sizes unknown)", webm({ width: 640, height: 480, live: true }), { type: "video/webm", kind: "video", width: 640, height: 480 }]
+  [
+    "WEBM live recording (sizes unknown)",
+    webm({ width: 640, height: 480, live: true }),
+    { type: "video/webm", kind: "video", width: 640, height: 480 }
+  ]
 ] as const
 
 /** A lossy (VP8) WEBP header: frame tag, start code, 14-bit width and height. */
@@ -67,13 +70,24 @@ const box = (type: string, ...payload: ReadonlyArray<Buffer>) => {
   head.write(type, 4, "latin1")
   return Buffer.concat([head, body])
 }
-const u32 = (...values: ReadonlyArray<number>) => Buffer.concat(values.map((v) => { const b = Buffer.alloc(4); b.writeUInt32BE(v, 0); return b }))
+const u32 = (...values: ReadonlyArray<number>) =>
+  Buffer.concat(
+    values.map((v) => {
+      const b = Buffer.alloc(4)
+      b.writeUInt32BE(v, 0)
+      return b
+    })
+  )
 /** A HEIF still image's boxes: ftyp with its brands, meta (a full box) with image spatial extents (a tile and the image), mdat. */
 const heif = (brands: ReadonlyArray<string>, width: number, height: number) =>
   Buffer.concat([
     box("ftyp", Buffer.from(brands[0]!, "latin1"), u32(0), Buffer.from(brands.join(""), "latin1")),
-    box("meta", u32(0), box("hdlr", u32(0, 0), Buffer.from("pict", "latin1"), u32(0, 0, 0), Buffer.from([0])),
-      box("iprp", box("ipco", box("ispe", u32(0, 512, 512)), box("ispe", u32(0, width, height))))),
+    box(
+      "meta",
+      u32(0),
+      box("hdlr", u32(0, 0), Buffer.from("pict", "latin1"), u32(0, 0, 0), Buffer.from([0])),
+      box("iprp", box("ipco", box("ispe", u32(0, 512, 512)), box("ispe", u32(0, width, height))))
+    ),
     box("mdat", Buffer.alloc(32))
   ])
 

@@ -42,12 +42,30 @@ describe("storage keys", () => {
 
 describe("the Media item", () => {
   const record = {
-    id, name: "a.png", originalName: "a.png", path: "https://x/media/k.png", alt: "", mime: "image/png",
-    type: "image" as const, size: 10, width: 1, height: 1, status: "ready" as const, facts: null
+    id,
+    name: "a.png",
+    originalName: "a.png",
+    path: "https://x/media/k.png",
+    alt: "",
+    mime: "image/png",
+    type: "image" as const,
+    size: 10,
+    width: 1,
+    height: 1,
+    status: "ready" as const,
+    facts: null
   }
   it("has thumbnail = path for images and null for videos, and the spec's fields then the facts", () => {
     expect(mediaItem(record)).toEqual({
-      id, name: "a.png", originalName: "a.png", path: "https://x/media/k.png", thumbnail: "https://x/media/k.png", alt: "", type: "image", status: "ready", facts: null
+      id,
+      name: "a.png",
+      originalName: "a.png",
+      path: "https://x/media/k.png",
+      thumbnail: "https://x/media/k.png",
+      alt: "",
+      type: "image",
+      status: "ready",
+      facts: null
     })
     expect(mediaItem({ ...record, type: "video" }).thumbnail).toBeNull()
   })

@@ -12,7 +12,11 @@ import { makeTestLayer } from "../../services/platform/testLayer.js"
 /** The members page's rules (domain/members.ts, policy `members.manage`) through People.changeMember. */
 
 const workspaceId = WorkspaceId.make("0d6f8a52-3a1b-4c77-9d55-0f5b2f1f7c10")
-const ids = { owner: "11111111-1111-4111-8111-111111111111", admin: "22222222-2222-4222-8222-222222222222", editor: "33333333-3333-4333-8333-333333333333" }
+const ids = {
+  owner: "11111111-1111-4111-8111-111111111111",
+  admin: "22222222-2222-4222-8222-222222222222",
+  editor: "33333333-3333-4333-8333-333333333333"
+}
 const members: ReadonlyArray<MemberRow> = [
   { userId: ids.owner, email: "o@x.test", role: "owner", paused: false },
   { userId: ids.admin, email: "a@x.test", role: "admin", paused: false },
@@ -60,7 +64,12 @@ describe("People.changeMember", () => {
       ["an admin pauses the owner", as("admin", ids.admin), { userId: ids.owner, paused: true }, "Forbidden"],
       ["an admin changes themselves", as("admin", ids.admin), { userId: ids.admin, role: "editor" as const }, "Forbidden"],
       ["someone makes a second owner", as("owner", ids.owner), { userId: ids.editor, role: "owner" as const }, "InvalidRequest"],
-      ["a person who is no member", as("owner", ids.owner), { userId: "44444444-4444-4444-8444-444444444444", role: "client" as const }, "InvalidRequest"]
+      [
+        "a person who is no member",
+        as("owner", ids.owner),
+        { userId: "44444444-4444-4444-8444-444444444444", role: "client" as const },
+        "InvalidRequest"
+      ]
     ] as const)("refused: %s (nothing saved)", ([, principal, input, tag]) =>
       Effect.gen(function* () {
         const before = updates.length

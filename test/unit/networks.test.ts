@@ -68,8 +68,7 @@ const referenceSettings: ReadonlyArray<readonly [string, string, boolean, Readon
   ["facebook", "post_type", false, ["post", "story"]]
 ]
 
-const network = (identifier: string): Network =>
-  Option.getOrThrowWith(findNetwork(identifier), () => new Error(`no network ${identifier}`))
+const network = (identifier: string): Network => Option.getOrThrowWith(findNetwork(identifier), () => new Error(`no network ${identifier}`))
 
 describe("Networks of the reference", () => {
   it.each(reference)("%s: %s, maxLength %i, comments %s, needs %s, connects by %s", (id, name, max, comments, needs, connect) => {
@@ -115,9 +114,7 @@ describe("Networks of the reference", () => {
   it("states the limit, media needs and comments in the rules text", () => {
     for (const n of networks) {
       expect(n.rules, n.identifier).toContain(String(n.maxLength))
-      expect(n.rules, n.identifier).toContain(
-        n.comments ? "Follow-up comments work" : "Follow-up comments are not supported."
-      )
+      expect(n.rules, n.identifier).toContain(n.comments ? "Follow-up comments work" : "Follow-up comments are not supported.")
       if (n.needs !== null) expect(n.rules, n.identifier).toContain("Needs")
       if (n.maxMedia === 0) expect(n.rules, n.identifier).toContain("Text only")
     }
@@ -211,9 +208,7 @@ describe("GET /integration-settings/{id}", () => {
       needs: "media",
       maxMedia: 1,
       comments: false,
-      settings: [
-        { key: "board", label: "Board", type: "text", options: [], help: expect.any(String), required: true }
-      ],
+      settings: [{ key: "board", label: "Board", type: "text", options: [], help: expect.any(String), required: true }],
       tools: [{ methodName: "boards", description: expect.any(String), dataSchema: [] }]
     })
   })

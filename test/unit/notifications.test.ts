@@ -69,7 +69,9 @@ describe("notifications: which event makes which notification", () => {
   })
 
   it("every link is a path inside the app", () => {
-    const links = [notificationFor(failed, "B"), notificationFor({ event: "billing.changed", data: { event: "ended" } }, undefined)].map((n) => n?.link)
+    const links = [notificationFor(failed, "B"), notificationFor({ event: "billing.changed", data: { event: "ended" } }, undefined)].map(
+      (n) => n?.link
+    )
     for (const link of links) expect(link).toMatch(/^\/[a-z]/)
   })
 })

@@ -47,7 +47,16 @@ const refusedV6 = [
   ["4000::1", "outside global unicast"]
 ] as const
 
-const publicAddresses = ["8.8.8.8", "1.1.1.1", "93.184.215.14", "2606:4700:4700::1111", "2a00:1450:4001::1", "64:ff9b::808:808", "2002:808:808::1", "::ffff:808:808"]
+const publicAddresses = [
+  "8.8.8.8",
+  "1.1.1.1",
+  "93.184.215.14",
+  "2606:4700:4700::1111",
+  "2a00:1450:4001::1",
+  "64:ff9b::808:808",
+  "2002:808:808::1",
+  "::ffff:808:808"
+]
 
 describe("address policy: only public unicast addresses", () => {
   it.each(refusedV4)("refuses IPv4 %s (%s)", (address, reason) => {

@@ -14,18 +14,33 @@ describe("OUTBOUND_ALLOW: host:port origins that may be private", () => {
   it.each([
     ["", []],
     ["127.0.0.1:4000", [{ address: "127.0.0.1", port: 4000 }]],
-    [" 127.0.0.1:4000 , [::1]:4001 ", [{ address: "127.0.0.1", port: 4000 }, { address: "::1", port: 4001 }]],
+    [
+      " 127.0.0.1:4000 , [::1]:4001 ",
+      [
+        { address: "127.0.0.1", port: 4000 },
+        { address: "::1", port: 4001 }
+      ]
+    ],
     ["sim.lan:8080", [{ address: "10.0.0.7", port: 8080 }]],
-    ["localhost:9000", [{ address: "127.0.0.1", port: 9000 }, { address: "::1", port: 9000 }]]
+    [
+      "localhost:9000",
+      [
+        { address: "127.0.0.1", port: 9000 },
+        { address: "::1", port: 9000 }
+      ]
+    ]
   ])("%j is read as %j", async (text, expected) => {
     expect(await parse(text)).toEqual(Either.right(expected))
   })
 
-  it.each(["127.0.0.1", "http://127.0.0.1:4000", "127.0.0.1:0", "127.0.0.1:70000", "[127.0.0.1]:80", "a b:1"])("%j is refused at start", async (text) => {
-    const result = await parse(text)
-    expect(Either.isLeft(result)).toBe(true)
-    if (Either.isLeft(result)) expect(result.left.message).toContain("OUTBOUND_ALLOW")
-  })
+  it.each(["127.0.0.1", "http://127.0.0.1:4000", "127.0.0.1:0", "127.0.0.1:70000", "[127.0.0.1]:80", "a b:1"])(
+    "%j is refused at start",
+    async (text) => {
+      const result = await parse(text)
+      expect(Either.isLeft(result)).toBe(true)
+      if (Either.isLeft(result)) expect(result.left.message).toContain("OUTBOUND_ALLOW")
+    }
+  )
 
   it("allows the address AND port only; a v4-mapped v6 peer counts as its v4 address", () => {
     const origins = [{ address: "127.0.0.1", port: 4000 }]

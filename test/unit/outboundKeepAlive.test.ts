@@ -40,7 +40,11 @@ describe("keep-alive connection reuse", () => {
   })
 
   it("never shares a connection between host names, even on the same address", async () => {
-    const client = makeOutboundHttpForTests({ resolver: fixed({ "a.test": ["127.0.0.1"], "b.test": ["127.0.0.1"] }), allow: [server.origin], keepAlive: true })
+    const client = makeOutboundHttpForTests({
+      resolver: fixed({ "a.test": ["127.0.0.1"], "b.test": ["127.0.0.1"] }),
+      allow: [server.origin],
+      keepAlive: true
+    })
     const before = server.connections()
     await Effect.runPromise(client.fetch({ url: `http://a.test:${server.origin.port}/a` }))
     await Effect.runPromise(client.fetch({ url: `http://b.test:${server.origin.port}/b` }))

@@ -9,11 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { isOutboundError, type OutboundError } from "../../services/platform/outbound/errors.js"
 import type { OutboundHttpShape } from "../../services/platform/outbound/outboundHttp.js"
 import type { OutboundRequest } from "../../services/platform/outbound/request.js"
-import {
-  makeOutboundHttpForTests,
-  startLoopbackServer,
-  type LoopbackServer
-} from "../../services/platform/outbound/testing.js"
+import { makeOutboundHttpForTests, startLoopbackServer, type LoopbackServer } from "../../services/platform/outbound/testing.js"
 
 // Media import and webhook limits, against a loopback server allowed for these tests only.
 
@@ -32,7 +28,8 @@ const routes: http.RequestListener = (req, res) => {
       res.writeHead(200, { "content-type": "image/png" })
       for (let i = 0; i < size; i++) res.write(kib(1))
       return res.end()
-    case "/drip": { // a byte every 50 ms, forever
+    case "/drip": {
+      // a byte every 50 ms, forever
       res.writeHead(200, { "content-type": "image/png" })
       const timer = setInterval(() => res.write("x"), 50)
       return res.on("close", () => clearInterval(timer))

@@ -3,12 +3,7 @@ import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import type { OutboundHttpShape } from "../../services/platform/outbound/outboundHttp.js"
 import type { Resolver } from "../../services/platform/outbound/resolver.js"
-import {
-  makeOutboundHttpForTests,
-  startLoopbackServer,
-  watchClientSockets,
-  type LoopbackServer
-} from "../../services/platform/outbound/testing.js"
+import { makeOutboundHttpForTests, startLoopbackServer, watchClientSockets, type LoopbackServer } from "../../services/platform/outbound/testing.js"
 
 // The origin (127.0.0.1:P) is allowed for tests; it redirects to forbidden targets aimed at a
 // trap server (127.0.0.1:Q, not allowed) that must never see a connection.
@@ -53,12 +48,48 @@ afterAll(async () => {
 })
 
 const forbiddenTargets = (q: number): ReadonlyArray<readonly [string, "ForbiddenAddress" | "BadUrl"]> => {
-  const hosts = ["127.0.0.1", "127.1", "0x7f.1", "0177.0.0.1", "2130706433", "0", "0.0.0.0", "10.0.0.1", "172.16.0.1",
-    "192.168.0.1", "169.254.169.254", "0xA9FEA9FE", "2852039166", "100.64.0.1", "192.0.0.8", "198.18.0.1", "224.0.0.1",
-    "240.0.0.1", "255.255.255.255", "[::1]", "[::]", "[::ffff:127.0.0.1]", "[::ffff:a9fe:a9fe]", "[::127.0.0.1]",
-    "[64:ff9b::a9fe:a9fe]", "[2002:7f00:1::]", "[2001:0:1::1]", "[fc00::1]", "[fd00::1]", "[fe80::1]", "[fec0::1]",
-    "[ff02::1]", "[100::1]", "localhost", "localhost.", "a.localhost", "metadata.google.internal", "private.test",
-    "metadata.test", "dual.test"]
+  const hosts = [
+    "127.0.0.1",
+    "127.1",
+    "0x7f.1",
+    "0177.0.0.1",
+    "2130706433",
+    "0",
+    "0.0.0.0",
+    "10.0.0.1",
+    "172.16.0.1",
+    "192.168.0.1",
+    "169.254.169.254",
+    "0xA9FEA9FE",
+    "2852039166",
+    "100.64.0.1",
+    "192.0.0.8",
+    "198.18.0.1",
+    "224.0.0.1",
+    "240.0.0.1",
+    "255.255.255.255",
+    "[::1]",
+    "[::]",
+    "[::ffff:127.0.0.1]",
+    "[::ffff:a9fe:a9fe]",
+    "[::127.0.0.1]",
+    "[64:ff9b::a9fe:a9fe]",
+    "[2002:7f00:1::]",
+    "[2001:0:1::1]",
+    "[fc00::1]",
+    "[fd00::1]",
+    "[fe80::1]",
+    "[fec0::1]",
+    "[ff02::1]",
+    "[100::1]",
+    "localhost",
+    "localhost.",
+    "a.localhost",
+    "metadata.google.internal",
+    "private.test",
+    "metadata.test",
+    "dual.test"
+  ]
   return [
     ...hosts.map((host) => [`http://${host}:${q}/`, "ForbiddenAddress"] as const),
     [`https://127.0.0.1:${q}/`, "ForbiddenAddress"],

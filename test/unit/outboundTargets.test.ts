@@ -15,11 +15,44 @@ import {
 // Every target below is refused before a socket exists; the loopback server (127.0.0.1 only)
 // and the socket counter prove it. Names are answered by injected resolvers, never real DNS.
 
-const refusedV4 = ["127.0.0.1", "127.1", "0x7f.1", "0177.0.0.1", "2130706433", "0", "0.0.0.0", "10.0.0.1", "172.16.0.1",
-  "192.168.0.1", "169.254.169.254", "0xA9FEA9FE", "2852039166", "100.64.0.1", "192.0.0.8", "198.18.0.1", "224.0.0.1",
-  "240.0.0.1", "255.255.255.255", "１２７.０.０.１"]
-const refusedV6 = ["[::1]", "[::]", "[::ffff:127.0.0.1]", "[::ffff:a9fe:a9fe]", "[::127.0.0.1]", "[64:ff9b::a9fe:a9fe]",
-  "[2002:7f00:1::]", "[2001:0:1::1]", "[fc00::1]", "[fd00::1]", "[fe80::1]", "[fec0::1]", "[ff02::1]", "[100::1]"]
+const refusedV4 = [
+  "127.0.0.1",
+  "127.1",
+  "0x7f.1",
+  "0177.0.0.1",
+  "2130706433",
+  "0",
+  "0.0.0.0",
+  "10.0.0.1",
+  "172.16.0.1",
+  "192.168.0.1",
+  "169.254.169.254",
+  "0xA9FEA9FE",
+  "2852039166",
+  "100.64.0.1",
+  "192.0.0.8",
+  "198.18.0.1",
+  "224.0.0.1",
+  "240.0.0.1",
+  "255.255.255.255",
+  "１２７.０.０.１"
+]
+const refusedV6 = [
+  "[::1]",
+  "[::]",
+  "[::ffff:127.0.0.1]",
+  "[::ffff:a9fe:a9fe]",
+  "[::127.0.0.1]",
+  "[64:ff9b::a9fe:a9fe]",
+  "[2002:7f00:1::]",
+  "[2001:0:1::1]",
+  "[fc00::1]",
+  "[fd00::1]",
+  "[fe80::1]",
+  "[fec0::1]",
+  "[ff02::1]",
+  "[100::1]"
+]
 
 const failure = (effect: Effect.Effect<unknown, OutboundError>) => Effect.runPromise(Effect.flip(effect))
 
@@ -104,8 +137,17 @@ describe("URL tricks", () => {
 })
 
 describe("names, with an injected resolver", () => {
-  it.each(["localhost", "localhost.", "LOCALHOST", "a.localhost", "a.b.localhost.", "metadata.google.internal",
-    "metadata.google.internal.", "metadata", "intranet"])("refuses %s before resolving it", async (name) => {
+  it.each([
+    "localhost",
+    "localhost.",
+    "LOCALHOST",
+    "a.localhost",
+    "a.b.localhost.",
+    "metadata.google.internal",
+    "metadata.google.internal.",
+    "metadata",
+    "intranet"
+  ])("refuses %s before resolving it", async (name) => {
     const { asked, resolver } = tableResolver({ [name.toLowerCase()]: ["8.8.8.8"] })
     const error = await failure(safeFetch({ url: `http://${name}:${server.origin.port}/` }, { resolver }))
     expect(error._tag).toBe("ForbiddenAddress")

@@ -44,7 +44,13 @@ describe("the roles table", () => {
 
 const workspaceId = WorkspaceId.make("0d6f8a52-3a1b-4c77-9d55-0f5b2f1f7c10")
 const channelId = ChannelId.make("5b0a4c1e-9f0d-4a6b-8c3e-2d1f0e9a8b7c")
-const as = (role: Role): Principal => ({ workspaceId, userId: role === "admin" ? null : "u1", role, tokenKind: role === "admin" ? "live" : "oat", actor: role })
+const as = (role: Role): Principal => ({
+  workspaceId,
+  userId: role === "admin" ? null : "u1",
+  role,
+  tokenKind: role === "admin" ? "live" : "oat",
+  actor: role
+})
 
 /** Every command the Test actor client receives. */
 const sent: Array<string> = []

@@ -122,7 +122,9 @@ const TestStores = Layer.mergeAll(
     createInOneStatement: (input) =>
       Effect.sync(() => {
         written.push(input.step)
-        const live = input.step.channels.flatMap((c) => (c.to === null ? [] : [{ postId: crypto.randomUUID(), channelId: c.channelId, status: c.to }]))
+        const live = input.step.channels.flatMap((c) =>
+          c.to === null ? [] : [{ postId: crypto.randomUUID(), channelId: c.channelId, status: c.to }]
+        )
         return { leaseHeld: true, wentAhead: true, recorded: true, value: { keyTaken: false, channelsChanged: false, live } }
       })
   }),
@@ -135,7 +137,9 @@ const TestStores = Layer.mergeAll(
           position: 0,
           content: "Our launch video",
           delayMinutes: 0,
-          media: [{ id: videoId, alt: "", url: video.path, mime: "video/mp4", name: "launch.mp4", size: 1000, type: "video", width: 1280, height: 720 }]
+          media: [
+            { id: videoId, alt: "", url: video.path, mime: "video/mp4", name: "launch.mp4", size: 1000, type: "video", width: 1280, height: 720 }
+          ]
         }
       ]),
     // the answer is rendered by the real store; here "not found" marks that the write happened first
@@ -170,7 +174,17 @@ describe("PostWriter.create: POST /posts rules, without NATS or a database", () 
       Effect.gen(function* () {
         const before = written.length
         const answer = yield* Effect.flatMap(PostWriter, (writer) =>
-          writer.create(new CreatePosts({ body: { type: "draft", content: "Launch", media: [videoId], channels: [{ channelId: youtubeId, settings: { title: "Launch", type: "public" } }] }, idempotencyKey: null }))
+          writer.create(
+            new CreatePosts({
+              body: {
+                type: "draft",
+                content: "Launch",
+                media: [videoId],
+                channels: [{ channelId: youtubeId, settings: { title: "Launch", type: "public" } }]
+              },
+              idempotencyKey: null
+            })
+          )
         ).pipe(authorize("posts.write"), Effect.provideService(CurrentPrincipal, editor))
         expect(answer.statusCode).toBe(200)
         expect(written.length).toBe(before + 1)
@@ -201,11 +215,9 @@ describe("PostWriter.create: POST /posts rules, without NATS or a database", () 
     it.effect("a stored YouTube draft with its uploaded video can be scheduled (the video stays a video)", () =>
       Effect.gen(function* () {
         const before = written.length
-        const error = yield* Effect.flatMap(PostWriter, (writer) => writer.setStatus(new SetPostStatus({ postId: groupId, status: "schedule" }))).pipe(
-          authorize("posts.write"),
-          Effect.provideService(CurrentPrincipal, editor),
-          Effect.flip
-        )
+        const error = yield* Effect.flatMap(PostWriter, (writer) =>
+          writer.setStatus(new SetPostStatus({ postId: groupId, status: "schedule" }))
+        ).pipe(authorize("posts.write"), Effect.provideService(CurrentPrincipal, editor), Effect.flip)
         // the rule check passed: the step was written, then the Test store declines to render
         expect(error._tag).toBe("PostNotFound")
         expect(written.length).toBe(before + 1)

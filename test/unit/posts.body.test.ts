@@ -79,8 +79,7 @@ describe("POST /posts body: the reference client's body", () => {
   })
 
   it("tolerates fields it does not know", () => {
-    expect(ok({ ...reference, somethingNew: { a: 1 }, posts: [{ ...reference.posts[0], extra: true }] }).entries)
-      .toHaveLength(1)
+    expect(ok({ ...reference, somethingNew: { a: 1 }, posts: [{ ...reference.posts[0], extra: true }] }).entries).toHaveLength(1)
   })
 
   it("reads null like a missing optional field", () => {
@@ -189,9 +188,7 @@ describe("POST /posts body: channels of the full form", () => {
   })
 
   it("refuses an entry without a channel", () => {
-    expect(fails({ posts: [{ value: [{ content: "x" }] }] }).error).toBe(
-      "posts[0].integration.id is required: the channel to post to."
-    )
+    expect(fails({ posts: [{ value: [{ content: "x" }] }] }).error).toBe("posts[0].integration.id is required: the channel to post to.")
   })
 
   it("refuses the same channel twice in one post", () => {
@@ -206,7 +203,13 @@ describe("POST /posts body: channels of the full form", () => {
     })
     expect(post.entries.map((e) => [e.channelId, e.items.map((i) => [i.content, i.delay])])).toEqual([
       [channelA, [["Hello", 0]]],
-      [channelB, [["B", 0], ["B2", 10]]]
+      [
+        channelB,
+        [
+          ["B", 0],
+          ["B2", 10]
+        ]
+      ]
     ])
   })
 
@@ -238,8 +241,9 @@ describe("POST /posts body: media", () => {
   })
 
   it("uses whichever of image and media has files", () => {
-    expect(ok({ posts: [entry({ value: [{ content: "x", image: [], media: [mediaId] }] })] }).entries[0].items[0].media)
-      .toEqual([{ id: mediaId, path: null, alt: null }])
+    expect(ok({ posts: [entry({ value: [{ content: "x", image: [], media: [mediaId] }] })] }).entries[0].items[0].media).toEqual([
+      { id: mediaId, path: null, alt: null }
+    ])
   })
 
   it("refuses files in both image and media", () => {
@@ -249,9 +253,7 @@ describe("POST /posts body: media", () => {
   })
 
   it("keeps a made-up id only as a path reference", () => {
-    expect(media([{ id: "k3j4h5", path: "https://cdn.example.com/a.jpg" }])).toEqual([
-      { id: null, path: "https://cdn.example.com/a.jpg", alt: null }
-    ])
+    expect(media([{ id: "k3j4h5", path: "https://cdn.example.com/a.jpg" }])).toEqual([{ id: null, path: "https://cdn.example.com/a.jpg", alt: null }])
   })
 
   it("refuses an id that is not a UUID when there is no path", () => {
@@ -356,11 +358,7 @@ describe("POST /posts body: missing or wrong fields name the field", () => {
     ["empty value", { posts: [entry({ value: [] })] }, "posts[0].value must have at least one item: the post itself."],
     ["no content", { posts: [entry({ value: [{}] })] }, "posts[0].value[0].content is required."],
     ["content not text", { posts: [entry({ value: [{ content: 1 }] })] }, "posts[0].value[0].content must be a string."],
-    [
-      "a follow-up without content",
-      { posts: [entry({ value: [{ content: "x" }, { delay: 5 }] })] },
-      "posts[0].value[1].content is required."
-    ],
+    ["a follow-up without content", { posts: [entry({ value: [{ content: "x" }, { delay: 5 }] })] }, "posts[0].value[1].content is required."],
     [
       "a negative delay",
       { posts: [entry({ value: [{ content: "x" }, { content: "y", delay: -5 }] })] },
@@ -378,7 +376,11 @@ describe("POST /posts body: missing or wrong fields name the field", () => {
     ],
     ["integration without id", { posts: [entry({ integration: {} })] }, "posts[0].integration.id is required."],
     ["settings not an object", { posts: [entry({ settings: [] })] }, "posts[0].settings must be an object with at most 100 keys."],
-    ["image not an array", { posts: [entry({ value: [{ content: "x", image: "a.png" }] })] }, "posts[0].value[0].image must be an array of at most 20 media."],
+    [
+      "image not an array",
+      { posts: [entry({ value: [{ content: "x", image: "a.png" }] })] },
+      "posts[0].value[0].image must be an array of at most 20 media."
+    ],
     [
       "a file of the wrong kind",
       { posts: [entry({ value: [{ content: "x", image: [5] }] })] },
@@ -451,9 +453,7 @@ describe("POST /posts body: the simpler form", () => {
   })
 
   it("reads top-level media for every channel", () => {
-    expect(ok({ content: "x", media: [mediaId], channels: [channelA] }).entries[0].items[0].media).toEqual([
-      { id: mediaId, path: null, alt: null }
-    ])
+    expect(ok({ content: "x", media: [mediaId], channels: [channelA] }).entries[0].items[0].media).toEqual([{ id: mediaId, path: null, alt: null }])
   })
 
   it("shares the other fields with the full form", () => {
@@ -486,10 +486,18 @@ describe("POST /posts body: the simpler form", () => {
     ["a channel object without content and no shared content", { channels: [{ channelId: channelA }] }, "content is required: the text of the post."],
     ["no channels", { content: "x" }, "channels is required."],
     ["empty channels", { content: "x", channels: [] }, "channels must have at least one channel id."],
-    ["a channel of the wrong kind", { content: "x", channels: [5] }, "channels[0] must be a channel id or an object {channelId, content, media, settings, thread}."],
+    [
+      "a channel of the wrong kind",
+      { content: "x", channels: [5] },
+      "channels[0] must be a channel id or an object {channelId, content, media, settings, thread}."
+    ],
     ["a channel object without channelId", { content: "x", channels: [{ content: "y" }] }, "channels[0].channelId is required."],
     ["a thread item without content", { content: "x", channels: [channelA], thread: [{ delay: 5 }] }, "thread[0].content is required."],
-    ["the same channel twice", { content: "x", channels: [channelA, { channelId: channelA }] }, `channels[1] repeats channel ${channelA}. Give each channel once; use follow-up items for more text.`]
+    [
+      "the same channel twice",
+      { content: "x", channels: [channelA, { channelId: channelA }] },
+      `channels[1] repeats channel ${channelA}. Give each channel once; use follow-up items for more text.`
+    ]
   ])("refuses %s", (_, body, message) => {
     expect(fails(body)).toMatchObject({ status: 400, error: message })
   })
@@ -505,9 +513,13 @@ describe("htmlToPlainText", () => {
     ["br becomes a new line", "One<br>Two<br/>Three<BR />Four", "One\nTwo\nThree\nFour"],
     ["div and li end lines", "<div>A</div><ul><li>B</li><li>C</li></ul>", "A\nB\nC"],
     ["other tags are dropped", "<p><strong>Bold</strong> and <em>it</em></p>", "Bold and it"],
-    ["a link keeps its address after its text", "<p>A <a href=\"https://x.com/a?b=1&amp;c=2\">link</a></p>", "A link (https://x.com/a?b=1&c=2)"],
-    ["a link whose text is its address is the address once", "<p><a href='https://x.com/a'>https://x.com/a</a> <a href=https://y.com></a></p>", "https://x.com/a https://y.com"],
-    ["a link to no address keeps its text", "<p><a href=\"#top\">top</a> <a href=\"javascript:run()\">run</a></p>", "top run"],
+    ["a link keeps its address after its text", '<p>A <a href="https://x.com/a?b=1&amp;c=2">link</a></p>', "A link (https://x.com/a?b=1&c=2)"],
+    [
+      "a link whose text is its address is the address once",
+      "<p><a href='https://x.com/a'>https://x.com/a</a> <a href=https://y.com></a></p>",
+      "https://x.com/a https://y.com"
+    ],
+    ["a link to no address keeps its text", '<p><a href="#top">top</a> <a href="javascript:run()">run</a></p>', "top run"],
     ["script and style contents are dropped", "<style>p{}</style><p>Hi</p><script>alert(1)</script><SCRIPT src=x>", "Hi"],
     ["named entities decode", "<p>&amp; &lt;tag&gt; &quot;q&quot; &#39;s&#39; a&nbsp;b</p>", "& <tag> \"q\" 's' a b"],
     ["numeric entities decode", "<p>&#233;&#x1F600;&#X41;</p>", "é😀A"],
@@ -527,13 +539,29 @@ describe("POST /posts body: every list is bounded (domain/posts/limits.ts)", () 
   const uuid = (i: number) => `00000000-0000-4000-8000-${String(i).padStart(12, "0")}`
 
   it.each([
-    ["101 entries", { posts: many(101, (i) => entry({ integration: { id: uuid(i) } })) }, "posts must be an array of at most 100 entries, one per channel."],
+    [
+      "101 entries",
+      { posts: many(101, (i) => entry({ integration: { id: uuid(i) } })) },
+      "posts must be an array of at most 100 entries, one per channel."
+    ],
     ["101 items", { posts: [entry({ value: many(101, () => ({ content: "x" })) })] }, "posts[0].value must be an array of at most 100 items."],
-    ["21 files", { posts: [entry({ value: [{ content: "x", media: many(21, uuid) }] })] }, "posts[0].value[0].media must be an array of at most 20 media."],
+    [
+      "21 files",
+      { posts: [entry({ value: [{ content: "x", media: many(21, uuid) }] })] },
+      "posts[0].value[0].media must be an array of at most 20 media."
+    ],
     ["101 tags", full({ tags: many(101, (i) => `t${i}`) }), "tags must be an array of at most 100 tags."],
-    ["101 settings", { posts: [entry({ settings: Object.fromEntries(many(101, (i) => [`k${i}`, i])) })] }, "posts[0].settings must be an object with at most 100 keys."],
+    [
+      "101 settings",
+      { posts: [entry({ settings: Object.fromEntries(many(101, (i) => [`k${i}`, i])) })] },
+      "posts[0].settings must be an object with at most 100 keys."
+    ],
     ["101 channels", { content: "x", channels: many(101, uuid) }, "channels must be an array of at most 100 channels."],
-    ["100 follow-ups", { content: "x", channels: [channelA], thread: many(100, () => ({ content: "y" })) }, "thread must be an array of at most 99 follow-up items."],
+    [
+      "100 follow-ups",
+      { content: "x", channels: [channelA], thread: many(100, () => ({ content: "y" })) },
+      "thread must be an array of at most 99 follow-up items."
+    ],
     ["21 shared files", { content: "x", channels: [channelA], media: many(21, uuid) }, "media must be an array of at most 20 media."]
   ])("%s: 400 with the limit", (_what, body, error) => {
     expect(fails(body)).toMatchObject({ status: 400, error })

@@ -54,7 +54,13 @@ describe("media given by path (domain/posts/mediaByPath.ts)", () => {
       {
         integration: { id: CHANNEL },
         value: [
-          { content: "a", image: [{ id: "cli-1", path: "https://a.example/v.png" }, { id: KNOWN, path: "https://a.example/k.png" }] },
+          {
+            content: "a",
+            image: [
+              { id: "cli-1", path: "https://a.example/v.png" },
+              { id: KNOWN, path: "https://a.example/k.png" }
+            ]
+          },
           { content: "b", image: [{ path: "https://a.example/v.png" }, { path: "file:///etc/passwd" }] }
         ]
       }

@@ -70,18 +70,21 @@ const post = (
   }
 }
 
-const check = (net: Network, items: readonly [PostItem, ...Array<PostItem>], options: {
-  settings?: Record<string, unknown>
-  channel?: Partial<ChannelForRules>
-} = {}): ReadonlyArray<string> => {
+const check = (
+  net: Network,
+  items: readonly [PostItem, ...Array<PostItem>],
+  options: {
+    settings?: Record<string, unknown>
+    channel?: Partial<ChannelForRules>
+  } = {}
+): ReadonlyArray<string> => {
   const context: RulesContext = {
     channels: [channel("c1", "My Channel", net, options.channel)],
     media: (id) => library.find((m) => m.id === id)
   }
-  return checkPostAgainstNetworks(
-    post([{ channelId: "c1", items, ...(options.settings ? { settings: options.settings } : {}) }]),
-    context
-  ).map((p) => p.message)
+  return checkPostAgainstNetworks(post([{ channelId: "c1", items, ...(options.settings ? { settings: options.settings } : {}) }]), context).map(
+    (p) => p.message
+  )
 }
 
 describe("rules: a post that fits", () => {
@@ -123,9 +126,12 @@ describe("rules: needs (media or video on the first item)", () => {
   it.each([
     ["media: no file", needsMedia, [item("x")], ["My Channel: this network needs at least one photo or video on the post."]],
     ["media: an image", needsMedia, [item("x", [byId(imageId)])], []],
-    ["media: a file only on a follow-up", needsMedia, [item("x"), item("y", [byId(imageId)])], [
-      "My Channel: this network needs at least one photo or video on the post."
-    ]],
+    [
+      "media: a file only on a follow-up",
+      needsMedia,
+      [item("x"), item("y", [byId(imageId)])],
+      ["My Channel: this network needs at least one photo or video on the post."]
+    ],
     ["video: no file", needsVideo, [item("x")], ["My Channel: this network needs a video on the post."]],
     ["video: an image", needsVideo, [item("x", [byId(imageId)])], ["My Channel: this network needs a video on the post."]],
     ["video: a video", needsVideo, [item("x", [byId(videoId)])], []],
@@ -137,9 +143,7 @@ describe("rules: needs (media or video on the first item)", () => {
 
 describe("rules: maxMedia per item", () => {
   it("more files than maxMedia on the post", () => {
-    expect(check(network(), [item("x", [byId(imageId), byId(imageId), byId(videoId)])])).toEqual([
-      "My Channel: the post has too many files, 3 of 2."
-    ])
+    expect(check(network(), [item("x", [byId(imageId), byId(imageId), byId(videoId)])])).toEqual(["My Channel: the post has too many files, 3 of 2."])
   })
 
   it("more files than maxMedia on a follow-up", () => {
@@ -174,17 +178,18 @@ describe("rules: settings", () => {
     ["all given", { title: "T", type: "public" }, []],
     ["a required setting missing", { type: "public" }, ["My Channel: the setting title (Title) is required."]],
     ["a required setting empty", { title: "  ", type: "public" }, ["My Channel: the setting title (Title) is required."]],
-    ["a select value not among its options", { title: "T", type: "secret" }, [
-      "My Channel: the setting type must be one of public, private, unlisted."
-    ]],
+    [
+      "a select value not among its options",
+      { title: "T", type: "secret" },
+      ["My Channel: the setting type must be one of public, private, unlisted."]
+    ],
     ["an optional select left out", { title: "T", type: "private" }, []],
-    ["an optional select with a wrong value", { title: "T", type: "private", playlist: "c" }, [
-      "My Channel: the setting playlist must be one of a, b."
-    ]],
-    ["nothing given", {}, [
-      "My Channel: the setting title (Title) is required.",
-      "My Channel: the setting type (Visibility) is required."
-    ]]
+    [
+      "an optional select with a wrong value",
+      { title: "T", type: "private", playlist: "c" },
+      ["My Channel: the setting playlist must be one of a, b."]
+    ],
+    ["nothing given", {}, ["My Channel: the setting title (Title) is required.", "My Channel: the setting type (Visibility) is required."]]
   ])("%s", (_, settings, problems) => {
     expect(check(youtube, [item("x")], { settings })).toEqual(problems)
   })
@@ -202,8 +207,7 @@ describe("rules: media must exist", () => {
   })
 
   it("a file given only by an http(s) address is accepted as outside media", () => {
-    expect(check(network(), [item("x", [byPath("https://cdn.example.com/a.jpg"), byPath("http://example.com/b.png")])]))
-      .toEqual([])
+    expect(check(network(), [item("x", [byPath("https://cdn.example.com/a.jpg"), byPath("http://example.com/b.png")])])).toEqual([])
   })
 
   it("an unknown id with a public address falls back to the address", () => {
@@ -271,7 +275,10 @@ describe("rules: the problems list", () => {
   })
 
   it("names channels the workspace does not have (answered 404 before the check)", () => {
-    const withUnknown = post([{ channelId: "c2", items: [item("x")] }, { channelId: "c9", items: [item("x")] }])
+    const withUnknown = post([
+      { channelId: "c2", items: [item("x")] },
+      { channelId: "c9", items: [item("x")] }
+    ])
     expect(unknownChannelIds(withUnknown, context)).toEqual(["c9"])
     expect(checkPostAgainstNetworks(withUnknown, context)).toEqual([])
   })

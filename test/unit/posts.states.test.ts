@@ -27,10 +27,7 @@ const now = new Date("2025-06-01T12:00:00.000Z")
 const future = new Date("2025-06-03T08:00:00.000Z")
 const past = new Date("2025-05-30T08:00:00.000Z")
 
-const snapshot = (
-  statuses: ReadonlyArray<ChannelStatus>,
-  options: { approval?: ApprovalStatus | null; publishAt?: Date } = {}
-): PostSnapshot => ({
+const snapshot = (statuses: ReadonlyArray<ChannelStatus>, options: { approval?: ApprovalStatus | null; publishAt?: Date } = {}): PostSnapshot => ({
   publishAt: options.publishAt ?? future,
   approval: options.approval ?? null,
   channels: statuses.map((status, i) => ({ channelId: `c${i + 1}`, status }))
@@ -99,7 +96,10 @@ describe("states: POST /posts creates a post", () => {
   it("type schedule, no approval: channels queued at date", () => {
     const step = create({ ...input, type: "schedule" })
     expect(step).toMatchObject({ status: "scheduled", approval: null, publishAt: future, events: [] })
-    expect(step.channels.map((c) => [c.to, c.dueAt])).toEqual([["queued", future], ["queued", future]])
+    expect(step.channels.map((c) => [c.to, c.dueAt])).toEqual([
+      ["queued", future],
+      ["queued", future]
+    ])
   })
 
   it("type schedule, a customer with approval on: treated as review", () => {
@@ -119,7 +119,10 @@ describe("states: POST /posts creates a post", () => {
   it("type now: queued at once, the date is ignored", () => {
     const step = create({ ...input, type: "now", date: now })
     expect(step).toMatchObject({ status: "scheduled", publishAt: now })
-    expect(step.channels.map((c) => [c.to, c.dueAt])).toEqual([["queued", now], ["queued", now]])
+    expect(step.channels.map((c) => [c.to, c.dueAt])).toEqual([
+      ["queued", now],
+      ["queued", now]
+    ])
   })
 
   it("a schedule time within the past minute is due now", () => {
@@ -157,14 +160,11 @@ describe("states: the worker's outcomes", () => {
     expect(step.events).toEqual([{ name: "post.published", channelId: "c1" }])
   })
 
-  it.each(["draft", "published", "error"] as const)(
-    "a channel that is %s does not move and causes nothing (no second post.published)",
-    (from) => {
-      const step = afterAttempt(snapshot([from]), "c1", { kind: "published" })
-      expect(statusesAfter(step)).toEqual([from])
-      expect(step.events).toEqual([])
-    }
-  )
+  it.each(["draft", "published", "error"] as const)("a channel that is %s does not move and causes nothing (no second post.published)", (from) => {
+    const step = afterAttempt(snapshot([from]), "c1", { kind: "published" })
+    expect(statusesAfter(step)).toEqual([from])
+    expect(step.events).toEqual([])
+  })
 })
 
 /**
@@ -192,11 +192,7 @@ const table: ReadonlyArray<[string, (s: PostSnapshot) => PostStep, ReadonlyArray
     (s) => edit(s, { type: "schedule", date: null, now, channelIds: ["c1"], approvalRequired: false, actor: "API" }),
     ["queued", "queued", "publishing", "pending", "published", "queued", "unconfirmed"]
   ],
-  [
-    "DELETE /posts/{id}",
-    (s) => remove(s, { actor: "API" }),
-    [null, null, null, null, null, null, null]
-  ]
+  ["DELETE /posts/{id}", (s) => remove(s, { actor: "API" }), [null, null, null, null, null, null, null]]
 ]
 
 describe("states: the transitions table, channel by channel", () => {
@@ -211,12 +207,14 @@ describe("states: the transitions table, channel by channel", () => {
 
 describe("states: PUT /posts/{id}/date", () => {
   it("queues draft, queued and failed channels at the new time; published stay", () => {
-    const step = right(moveDate(snapshot(["draft", "queued", "error", "published"]), {
-      date: future,
-      now,
-      approvalRequired: false,
-      actor: "API"
-    }))
+    const step = right(
+      moveDate(snapshot(["draft", "queued", "error", "published"]), {
+        date: future,
+        now,
+        approvalRequired: false,
+        actor: "API"
+      })
+    )
     expect(step.channels.map((c) => [c.to, c.publishAt, c.dueAt])).toEqual([
       ["queued", future, future],
       ["queued", future, future],
@@ -260,7 +258,10 @@ describe("states: PUT /posts/{id}/status", () => {
 
   it("schedule queues drafts for the post time and asks for the rule check", () => {
     const step = setStatus(snapshot(["draft", "draft"]), { status: "schedule", now, approvalRequired: false, actor: "API" })
-    expect(step.channels.map((c) => [c.to, c.dueAt])).toEqual([["queued", future], ["queued", future]])
+    expect(step.channels.map((c) => [c.to, c.dueAt])).toEqual([
+      ["queued", future],
+      ["queued", future]
+    ])
     expect(step.needsRuleCheck).toEqual(["c1", "c2"])
     expect(step.status).toBe("scheduled")
   })
@@ -345,7 +346,10 @@ describe("states: POST /posts with groupId (edit)", () => {
 describe("states: DELETE", () => {
   it("removes the post on all channels", () => {
     const step = remove(snapshot(["queued", "published"]), { actor: "API" })
-    expect(step.channels.map((c) => [c.from, c.to])).toEqual([["queued", null], ["published", null]])
+    expect(step.channels.map((c) => [c.from, c.to])).toEqual([
+      ["queued", null],
+      ["published", null]
+    ])
     expect(step.activity).toEqual([{ actor: "API", action: "deleted", detail: null }])
   })
 
@@ -361,7 +365,10 @@ describe("states: approval", () => {
   it("approve: review → channels queued at the post time, whole post scheduled, approval.approved", () => {
     const step = right(approve(snapshot(["draft", "draft"], { approval: "requested" }), { now, approvedBy: "Client Ann" }))
     expect(step).toMatchObject({ status: "scheduled", approval: "approved" })
-    expect(step.channels.map((c) => [c.to, c.dueAt])).toEqual([["queued", future], ["queued", future]])
+    expect(step.channels.map((c) => [c.to, c.dueAt])).toEqual([
+      ["queued", future],
+      ["queued", future]
+    ])
     expect(step.events).toEqual([{ name: "approval.approved", approvedBy: "Client Ann" }])
     expect(step.activity).toEqual([{ actor: "Client Ann", action: "approved", detail: null }])
   })
@@ -372,10 +379,12 @@ describe("states: approval", () => {
   })
 
   it("request changes: whole post changes, channels stay drafts, approval.changes with the comment", () => {
-    const step = right(requestChanges(snapshot(["draft"], { approval: "requested" }), {
-      comment: "Use the new logo",
-      requestedBy: "Client Ann"
-    }))
+    const step = right(
+      requestChanges(snapshot(["draft"], { approval: "requested" }), {
+        comment: "Use the new logo",
+        requestedBy: "Client Ann"
+      })
+    )
     expect(step).toMatchObject({ status: "changes", approval: "changes" })
     expect(statusesAfter(step)).toEqual(["draft"])
     expect(step.events).toEqual([{ name: "approval.changes", requestedBy: "Client Ann", comment: "Use the new logo" }])
@@ -396,8 +405,14 @@ describe("states: POST /posts/{id}/retry (error, unconfirmed → queued now)", (
   it.each<[ReadonlyArray<ChannelStatus>, ReadonlyArray<ChannelStatus | null>]>([
     [["error"], ["queued"]],
     [["unconfirmed"], ["queued"]],
-    [["published", "error"], ["published", "queued"]],
-    [["draft", "queued", "publishing", "pending", "published"], ["draft", "queued", "publishing", "pending", "published"]]
+    [
+      ["published", "error"],
+      ["published", "queued"]
+    ],
+    [
+      ["draft", "queued", "publishing", "pending", "published"],
+      ["draft", "queued", "publishing", "pending", "published"]
+    ]
   ])("%j → %j", (from, to) => {
     const step = retry(snapshot(from), { now, actor: "API", failedFollowUps: 0 })
     expect(statusesAfter(step)).toEqual(to)

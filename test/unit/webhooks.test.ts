@@ -67,12 +67,36 @@ describe("admin CLI: webhook commands parse", () => {
   it("webhook create with events and channels; webhook test", async () => {
     const { parseAdminArgs } = await import("../../services/admin/cliArgs.js")
     const { Either } = await import("effect")
-    expect(Either.getOrThrow(parseAdminArgs(["webhook", "create", "--workspace", ws, "--name", "Z", "--url", "https://h.example/in", "--events", "post.failed, billing.changed", "--channels", ws]))).toEqual({
-      _tag: "WebhookCreate", workspaceId: ws, name: "Z", url: "https://h.example/in", events: ["post.failed", "billing.changed"], channelIds: [ws]
+    expect(
+      Either.getOrThrow(
+        parseAdminArgs([
+          "webhook",
+          "create",
+          "--workspace",
+          ws,
+          "--name",
+          "Z",
+          "--url",
+          "https://h.example/in",
+          "--events",
+          "post.failed, billing.changed",
+          "--channels",
+          ws
+        ])
+      )
+    ).toEqual({
+      _tag: "WebhookCreate",
+      workspaceId: ws,
+      name: "Z",
+      url: "https://h.example/in",
+      events: ["post.failed", "billing.changed"],
+      channelIds: [ws]
     })
     expect(Either.getOrThrow(parseAdminArgs(["webhook", "test", "--webhook", ws]))).toEqual({ _tag: "WebhookTest", webhookId: ws })
     expect(parseAdminArgs(["webhook", "create", "--workspace", ws, "--name", "Z"])).toEqual(Either.left("--url is required."))
-    expect(parseAdminArgs(["webhook", "create", "--workspace", ws, "--name", "Z", "--url", "u", "--channels", "nope"])).toEqual(Either.left("--channels must be channel ids (UUIDs), separated by commas."))
+    expect(parseAdminArgs(["webhook", "create", "--workspace", ws, "--name", "Z", "--url", "u", "--channels", "nope"])).toEqual(
+      Either.left("--channels must be channel ids (UUIDs), separated by commas.")
+    )
     expect(parseAdminArgs(["webhook", "test", "--webhook", "nope"])).toEqual(Either.left("--webhook must be a webhook id (UUID)."))
   })
 })

@@ -8,8 +8,13 @@ import { readFileSync } from "node:fs"
 export const npmStartNodeFlags = (): ReadonlyArray<string> => {
   const manifest: unknown = JSON.parse(readFileSync(new URL("../../../package.json", import.meta.url), "utf8"))
   const start =
-    typeof manifest === "object" && manifest !== null && "scripts" in manifest && typeof manifest.scripts === "object" && manifest.scripts !== null &&
-      "start" in manifest.scripts && typeof manifest.scripts.start === "string"
+    typeof manifest === "object" &&
+    manifest !== null &&
+    "scripts" in manifest &&
+    typeof manifest.scripts === "object" &&
+    manifest.scripts !== null &&
+    "start" in manifest.scripts &&
+    typeof manifest.scripts.start === "string"
       ? manifest.scripts.start
       : ""
   const flags = /exec node ((?:--\S+ )*)dist\/services\/main\.js/.exec(start)?.[1]

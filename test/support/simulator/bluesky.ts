@@ -23,7 +23,6 @@ const accounts = new WeakMap<SimCore, Map<string, Account>>()
 const records = new WeakMap<SimCore, Map<string, Rec>>()
 const blobs = new WeakMap<SimCore, Map<string, { readonly mime: string; readonly size: number }>>()
 
-
 export const seedBlueskyAccount = (core: SimCore, input: { readonly handle?: string; readonly appPassword?: string } = {}) => {
   const all = stateOf(accounts, core)
   const handle = input.handle ?? `user${all.size + 1}.bsky.test`
@@ -70,7 +69,8 @@ const handle = (request: SimRequest, core: SimCore): SimResponse | undefined => 
     if (fields["repo"] !== did || fields["collection"] !== "app.bsky.feed.post") return err(400, "InvalidRequest", "Invalid repo or collection")
     const record = typeof fields["record"] === "object" && fields["record"] !== null ? (fields["record"] as Record<string, unknown>) : {}
     const text = typeof record["text"] === "string" ? record["text"] : ""
-    if (graphemes(text) > MAX_GRAPHEMES) return err(400, "InvalidRequest", `Invalid app.bsky.feed.post record: Record/text must not be longer than ${MAX_GRAPHEMES} graphemes`)
+    if (graphemes(text) > MAX_GRAPHEMES)
+      return err(400, "InvalidRequest", `Invalid app.bsky.feed.post record: Record/text must not be longer than ${MAX_GRAPHEMES} graphemes`)
     const rkey = typeof fields["rkey"] === "string" ? fields["rkey"] : core.newId()
     const uri = `at://${did}/app.bsky.feed.post/${rkey}`
     const all = stateOf(records, core)
@@ -79,7 +79,8 @@ const handle = (request: SimRequest, core: SimCore): SimResponse | undefined => 
     if (reply !== undefined) {
       const parent = all.get(reply.parent?.uri ?? "")
       const root = all.get(reply.root?.uri ?? "")
-      if (parent === undefined || root === undefined || parent.cid !== reply.parent?.cid || root.cid !== reply.root?.cid) return err(400, "InvalidRequest", "Invalid reply reference")
+      if (parent === undefined || root === undefined || parent.cid !== reply.parent?.cid || root.cid !== reply.root?.cid)
+        return err(400, "InvalidRequest", "Invalid reply reference")
     }
     const embed = record["embed"] as { images?: Array<{ alt?: string; image?: { ref?: { $link?: string } } }> } | undefined
     const images = (embed?.images ?? []).map((i) => {
@@ -110,18 +111,42 @@ const handle = (request: SimRequest, core: SimCore): SimResponse | undefined => 
   if (method === "app.bsky.feed.getAuthorFeed") {
     const actor = request.query.get("actor")
     const limit = Number(request.query.get("limit") ?? "50")
-    const visible = core.visiblePosts(NETWORK, actor ?? "").slice().reverse().slice(0, limit)
+    const visible = core
+      .visiblePosts(NETWORK, actor ?? "")
+      .slice()
+      .reverse()
+      .slice(0, limit)
     const all = stateOf(records, core)
-    return { status: 200, body: { feed: visible.map((p) => ({ post: { uri: p.id, cid: all.get(p.id)?.cid ?? "", record: all.get(p.id)?.value ?? {}, likeCount: 0 } })) } }
+    return {
+      status: 200,
+      body: { feed: visible.map((p) => ({ post: { uri: p.id, cid: all.get(p.id)?.cid ?? "", record: all.get(p.id)?.value ?? {}, likeCount: 0 } })) }
+    }
   }
   if (method === "app.bsky.actor.getProfile") {
     const a = [...stateOf(accounts, core).values()].find((x) => x.did === request.query.get("actor") || x.handle === request.query.get("actor"))
     if (a === undefined) return err(400, "InvalidRequest", "Profile not found")
-    return { status: 200, body: { did: a.did, handle: a.handle, displayName: a.handle.split(".")[0], followersCount: 12, followsCount: 3, postsCount: core.posts.filter((p) => p.account === a.did).length } }
+    return {
+      status: 200,
+      body: {
+        did: a.did,
+        handle: a.handle,
+        displayName: a.handle.split(".")[0],
+        followersCount: 12,
+        followsCount: 3,
+        postsCount: core.posts.filter((p) => p.account === a.did).length
+      }
+    }
   }
   if (method === "app.bsky.feed.getPosts") {
     const uris = request.query.getAll("uris")
-    return { status: 200, body: { posts: core.posts.filter((p) => uris.includes(p.id)).map((p) => ({ uri: p.id, likeCount: 5, repostCount: 2, replyCount: core.posts.filter((r) => r.replyTo === p.id).length, quoteCount: 0 })) } }
+    return {
+      status: 200,
+      body: {
+        posts: core.posts
+          .filter((p) => uris.includes(p.id))
+          .map((p) => ({ uri: p.id, likeCount: 5, repostCount: 2, replyCount: core.posts.filter((r) => r.replyTo === p.id).length, quoteCount: 0 }))
+      }
+    }
   }
   return undefined
 }
@@ -130,8 +155,17 @@ export const blueskyModule: NetworkModule = {
   network: NETWORK,
   handle,
   opOf: ({ path }) =>
-    path.endsWith("createRecord") ? "publish" : path.endsWith("uploadBlob") ? "media" : path.endsWith("getAuthorFeed") ? "search" : path.includes("Session") ? "token" : "account",
-  rejectBody: (status) => err(status ?? 400, "InvalidRequest", `Invalid app.bsky.feed.post record: Record/text must not be longer than ${MAX_GRAPHEMES} graphemes`),
+    path.endsWith("createRecord")
+      ? "publish"
+      : path.endsWith("uploadBlob")
+        ? "media"
+        : path.endsWith("getAuthorFeed")
+          ? "search"
+          : path.includes("Session")
+            ? "token"
+            : "account",
+  rejectBody: (status) =>
+    err(status ?? 400, "InvalidRequest", `Invalid app.bsky.feed.post record: Record/text must not be longer than ${MAX_GRAPHEMES} graphemes`),
   expiredTokenBody: () => err(400, "ExpiredToken", "Token has expired"),
   seed: (core, input) =>
     seedBlueskyAccount(core, {

@@ -108,7 +108,10 @@ export interface SimCore {
   readonly visiblePosts: (network: string, account: string) => ReadonlyArray<SimPost>
   readonly newId: () => string
   /** Tokens each module issues and checks: value → account, with an expiry. */
-  readonly tokens: Map<string, { readonly network: string; readonly account: string; readonly expiresAt: number | null; readonly kind: "access" | "refresh" }>
+  readonly tokens: Map<
+    string,
+    { readonly network: string; readonly account: string; readonly expiresAt: number | null; readonly kind: "access" | "refresh" }
+  >
   readonly issueToken: (network: string, account: string, kind: "access" | "refresh", ttlMs: number | null) => string
   /** The account of a valid access token, or null (unknown or expired). */
   readonly accountOf: (network: string, token: string | undefined) => string | null
@@ -214,7 +217,11 @@ export const startSimulatorCore = async (modules: ReadonlyArray<NetworkModule>, 
       case "reject":
         return jsonResponse(res, module.rejectBody(rule.status))
       case "rate-limit":
-        return jsonResponse(res, { status: 429, headers: { "retry-after": String(rule.retryAfterSeconds ?? 2) }, body: { error: "Too Many Requests" } })
+        return jsonResponse(res, {
+          status: 429,
+          headers: { "retry-after": String(rule.retryAfterSeconds ?? 2) },
+          body: { error: "Too Many Requests" }
+        })
       case "expired-token":
         return jsonResponse(res, module.expiredTokenBody())
       case "garbage":
@@ -270,7 +277,11 @@ export const startSimulatorCore = async (modules: ReadonlyArray<NetworkModule>, 
       return { status: 204 }
     }
     if (route === "POST /_sim/faults" && object !== undefined && typeof object["network"] === "string" && typeof object["mode"] === "string") {
-      rules.unshift({ ...(object as unknown as FaultRule), op: typeof object["op"] === "string" ? object["op"] : "publish", left: typeof object["times"] === "number" ? object["times"] : Number.POSITIVE_INFINITY })
+      rules.unshift({
+        ...(object as unknown as FaultRule),
+        op: typeof object["op"] === "string" ? object["op"] : "publish",
+        left: typeof object["times"] === "number" ? object["times"] : Number.POSITIVE_INFINITY
+      })
       return { status: 201, body: { ok: true } }
     }
     if (route === "POST /_sim/search-delay" && typeof object?.["ms"] === "number") {
@@ -345,7 +356,10 @@ export const startSimulatorCore = async (modules: ReadonlyArray<NetworkModule>, 
 export const parseMultipart = (
   headers: http.IncomingHttpHeaders,
   body: Buffer
-): { readonly fields: Record<string, string>; readonly files: Array<{ readonly field: string; readonly filename: string; readonly mime: string; readonly bytes: Buffer }> } => {
+): {
+  readonly fields: Record<string, string>
+  readonly files: Array<{ readonly field: string; readonly filename: string; readonly mime: string; readonly bytes: Buffer }>
+} => {
   const type = headers["content-type"] ?? ""
   const boundary = /boundary="?([^";]+)"?/.exec(type)?.[1]
   const fields: Record<string, string> = {}

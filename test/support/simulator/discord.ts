@@ -19,8 +19,12 @@ const botTokens = new WeakMap<SimCore, Map<string, string>>()
 const nonces = new WeakMap<SimCore, Map<string, string>>()
 const codes = new WeakMap<SimCore, Map<string, string>>()
 
-
-const snowflake = (core: SimCore) => String(1100000000000000000n + BigInt(core.posts.length * 1000 + stateOf(guilds, core).size * 10 + Math.floor(Math.random() * 1000)) + BigInt(Date.now() % 1e6) * 1000n)
+const snowflake = (core: SimCore) =>
+  String(
+    1100000000000000000n +
+      BigInt(core.posts.length * 1000 + stateOf(guilds, core).size * 10 + Math.floor(Math.random() * 1000)) +
+      BigInt(Date.now() % 1e6) * 1000n
+  )
 
 /** The bot token every seeded guild accepts (the server's DISCORD_BOT_TOKEN_ID in a test). */
 export const DISCORD_SIM_BOT_TOKEN = "sim-bot-token"
@@ -64,7 +68,10 @@ const handle = (request: SimRequest, core: SimCore): SimResponse | undefined => 
     if (guildId === undefined || form.get("client_secret") === null) return { status: 400, body: { error: "invalid_grant" } }
     stateOf(codes, core).delete(form.get("code") ?? "")
     const guild = stateOf(guilds, core).get(guildId)!
-    return { status: 200, body: { access_token: `user-${core.newId()}`, token_type: "Bearer", guild: { id: guild.id, name: guild.name, icon: null } } }
+    return {
+      status: 200,
+      body: { access_token: `user-${core.newId()}`, token_type: "Bearer", guild: { id: guild.id, name: guild.name, icon: null } }
+    }
   }
   const auth = request.headers["authorization"]
   const token = typeof auth === "string" && auth.startsWith("Bot ") ? auth.slice(4) : undefined
@@ -74,12 +81,19 @@ const handle = (request: SimRequest, core: SimCore): SimResponse | undefined => 
   if (method === "GET" && guildChannels !== null) {
     const guild = stateOf(guilds, core).get(guildChannels[1]!)
     if (guild === undefined) return { status: 404, body: { message: "Unknown Guild", code: 10004 } }
-    return { status: 200, body: [...guild.channels].map(([id, name]) => ({ id, name, type: 0, guild_id: guild.id })).concat([{ id: "1", name: "Voice", type: 2, guild_id: guild.id }]) }
+    return {
+      status: 200,
+      body: [...guild.channels]
+        .map(([id, name]) => ({ id, name, type: 0, guild_id: guild.id }))
+        .concat([{ id: "1", name: "Voice", type: 2, guild_id: guild.id }])
+    }
   }
   const oneChannel = /^\/channels\/([^/]+)$/.exec(path)
   if (method === "GET" && oneChannel !== null) {
     const found = channelOf(core, oneChannel[1]!)
-    return found === undefined ? { status: 404, body: { message: "Unknown Channel", code: 10003 } } : { status: 200, body: { id: found.id, name: found.name, type: 0, guild_id: found.guild.id } }
+    return found === undefined
+      ? { status: 404, body: { message: "Unknown Channel", code: 10003 } }
+      : { status: 200, body: { id: found.id, name: found.name, type: 0, guild_id: found.guild.id } }
   }
   const messages = /^\/channels\/([^/]+)\/messages$/.exec(path)
   if (method === "POST" && messages !== null) {
@@ -96,9 +110,20 @@ const handle = (request: SimRequest, core: SimCore): SimResponse | undefined => 
       if (earlier !== undefined) return { status: 200, body: { id: earlier, channel_id: found.id, guild_id: found.guild.id, content, nonce } }
     }
     if (content === "" && parsed.files.length === 0) return { status: 400, body: { message: "Cannot send an empty message", code: 50006 } }
-    if ([...content].length > 2000) return { status: 400, body: { message: "Invalid Form Body", code: 50035, errors: { content: { _errors: [{ code: "BASE_TYPE_MAX_LENGTH", message: "Must be 2000 or fewer in length." }] } } } }
+    if ([...content].length > 2000)
+      return {
+        status: 400,
+        body: {
+          message: "Invalid Form Body",
+          code: 50035,
+          errors: { content: { _errors: [{ code: "BASE_TYPE_MAX_LENGTH", message: "Must be 2000 or fewer in length." }] } }
+        }
+      }
     const reference = payload["message_reference"]
-    const replyTo = typeof reference === "object" && reference !== null && "message_id" in reference ? String((reference as { message_id: unknown }).message_id) : null
+    const replyTo =
+      typeof reference === "object" && reference !== null && "message_id" in reference
+        ? String((reference as { message_id: unknown }).message_id)
+        : null
     const id = snowflake(core)
     core.record({
       network: NETWORK,

@@ -12,7 +12,9 @@ const lines = [
   `network simulator listening on ${origin}`,
   "",
   "Start the service with:",
-  `  ${Object.entries(simulatorEnv(sim)).map(([k, v]) => `${k}=${v}`).join(" ")} npm start`,
+  `  ${Object.entries(simulatorEnv(sim))
+    .map(([k, v]) => `${k}=${v}`)
+    .join(" ")} npm start`,
   "",
   "Make an account and get the admin CLI's --credentials for it:",
   `  curl -s -X POST ${origin}/_sim/accounts/mastodon -d '{"username":"alice"}'`,

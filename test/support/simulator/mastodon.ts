@@ -23,10 +23,14 @@ const processing = new WeakMap<SimCore, Map<string, number>>()
 /** Idempotency-Key → status id, per account (Mastodon keeps them an hour). */
 const idempotency = new WeakMap<SimCore, Map<string, string>>()
 
-
-const escapeHtml = (text: string) => text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(/'/g, "&#39;")
+const escapeHtml = (text: string) =>
+  text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(/'/g, "&#39;")
 /** Mastodon renders a status's text as paragraphs of HTML. */
-const toHtml = (text: string) => text.split(/\n{2,}/).map((p) => `<p>${escapeHtml(p).replace(/\n/g, "<br />")}</p>`).join("")
+const toHtml = (text: string) =>
+  text
+    .split(/\n{2,}/)
+    .map((p) => `<p>${escapeHtml(p).replace(/\n/g, "<br />")}</p>`)
+    .join("")
 
 const accountJson = (core: SimCore, a: Account) => ({
   id: a.id,
@@ -112,7 +116,10 @@ const handle = (request: SimRequest, core: SimCore): SimResponse | undefined => 
       return { status: 400, body: { error: "invalid_grant", error_description: "The provided authorization grant is invalid" } }
     }
     stateOf(codes, core).delete(String(fields["code"]))
-    return { status: 200, body: { access_token: core.issueToken(NETWORK, code.account, "access", null), token_type: "Bearer", scope: "read write", created_at: 0 } }
+    return {
+      status: 200,
+      body: { access_token: core.issueToken(NETWORK, code.account, "access", null), token_type: "Bearer", scope: "read write", created_at: 0 }
+    }
   }
   const accountId = core.accountOf(NETWORK, bearerOf(request))
   if (accountId === null) return unauthorized
@@ -145,7 +152,8 @@ const handle = (request: SimRequest, core: SimCore): SimResponse | undefined => 
     if (text === "" && mediaIds.length === 0) return { status: 422, body: { error: "Validation failed: Text can't be blank" } }
     if ([...text].length > MAX_CHARS) return { status: 422, body: { error: `Validation failed: Text character limit of ${MAX_CHARS} exceeded` } }
     const replyTo = typeof fields["in_reply_to_id"] === "string" ? fields["in_reply_to_id"] : null
-    if (replyTo !== null && !core.posts.some((p) => p.network === NETWORK && p.id === replyTo)) return { status: 404, body: { error: "Record not found" } }
+    if (replyTo !== null && !core.posts.some((p) => p.network === NETWORK && p.id === replyTo))
+      return { status: 404, body: { error: "Record not found" } }
     const known = stateOf(media, core)
     if (mediaIds.some((id) => !known.has(id))) return { status: 422, body: { error: "Validation failed: Media attachments are invalid" } }
     if (mediaIds.some((id) => Date.now() < (stateOf(processing, core).get(id) ?? 0))) {

@@ -21,13 +21,16 @@ const bots = new WeakMap<SimCore, Map<string, Bot>>()
 const chats = new WeakMap<SimCore, Map<number, Chat>>()
 const counters = new WeakMap<SimCore, Map<number, number>>()
 
-
 export const seedTelegramChat = (core: SimCore, input: { readonly title?: string; readonly username?: string | null } = {}) => {
   const allChats = stateOf(chats, core)
   const chat: Chat = { id: -1001000000000 - allChats.size - 1, title: input.title ?? `Chat ${allChats.size + 1}`, username: input.username ?? null }
   allChats.set(chat.id, chat)
   const allBots = stateOf(bots, core)
-  const bot: Bot = { id: 7000000 + allBots.size + 1, token: `${7000000 + allBots.size + 1}:${core.newId()}${core.newId()}`, chats: new Set([chat.id]) }
+  const bot: Bot = {
+    id: 7000000 + allBots.size + 1,
+    token: `${7000000 + allBots.size + 1}:${core.newId()}${core.newId()}`,
+    chats: new Set([chat.id])
+  }
   allBots.set(bot.token, bot)
   return { botToken: bot.token, chatId: chat.id }
 }
@@ -62,7 +65,8 @@ const handle = (request: SimRequest, core: SimCore): SimResponse | undefined => 
   const chatId = Number(fields["chat_id"])
   const chat = stateOf(chats, core).get(chatId)
   if (chat === undefined || !bot.chats.has(chat.id)) return fail(400, "Bad Request: chat not found")
-  if (name === "getChat") return ok({ id: chat.id, type: "channel", title: chat.title, ...(chat.username === null ? {} : { username: chat.username }) })
+  if (name === "getChat")
+    return ok({ id: chat.id, type: "channel", title: chat.title, ...(chat.username === null ? {} : { username: chat.username }) })
   if (name === "getChatMember") return ok({ status: "administrator", can_post_messages: true, user: { id: bot.id } })
   const next = () => {
     const all = stateOf(counters, core)
@@ -84,7 +88,12 @@ const handle = (request: SimRequest, core: SimCore): SimResponse | undefined => 
       dedupeKey: null,
       extra: {}
     })
-    return { message_id: id, date: Math.floor(Date.now() / 1000), chat: { id: chat.id, type: "channel", title: chat.title, ...(chat.username === null ? {} : { username: chat.username }) }, text }
+    return {
+      message_id: id,
+      date: Math.floor(Date.now() / 1000),
+      chat: { id: chat.id, type: "channel", title: chat.title, ...(chat.username === null ? {} : { username: chat.username }) },
+      text
+    }
   }
   if (name === "sendMessage") {
     const text = typeof fields["text"] === "string" ? fields["text"] : ""
@@ -104,7 +113,9 @@ const handle = (request: SimRequest, core: SimCore): SimResponse | undefined => 
     const attached = items.map((i) => files.find((f) => `attach://${f.field}` === i.media))
     if (items.length < 2 || attached.some((f) => f === undefined)) return fail(400, "Bad Request: wrong media group")
     // one message per file; the caption travels with the first
-    const messages = attached.map((f, i) => record(i === 0 ? (items[0]?.caption ?? "") : "", [{ id: core.newId(), mime: f!.mime, size: f!.bytes.length }]))
+    const messages = attached.map((f, i) =>
+      record(i === 0 ? (items[0]?.caption ?? "") : "", [{ id: core.newId(), mime: f!.mime, size: f!.bytes.length }])
+    )
     return ok(messages)
   }
   return fail(404, "Not Found: method not found")

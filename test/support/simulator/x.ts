@@ -18,7 +18,6 @@ const users = new WeakMap<SimCore, Map<string, User>>()
 const codes = new WeakMap<SimCore, Map<string, { readonly user: string; readonly challenge: string; readonly redirectUri: string }>>()
 const media = new WeakMap<SimCore, Map<string, { readonly mime: string; readonly size: number }>>()
 
-
 const tokensFor = (core: SimCore, userId: string, accessTtlMs = ACCESS_TTL_MS) => ({
   token_type: "bearer",
   expires_in: Math.floor(accessTtlMs / 1000),
@@ -37,7 +36,10 @@ export const seedXAccount = (core: SimCore, input: { readonly username?: string;
   return { accessToken: t.access_token, refreshToken: t.refresh_token, expiresAt: new Date(Date.now() + ttl).toISOString() }
 }
 
-const problem = (status: number, title: string, detail: string): SimResponse => ({ status, body: { title, detail, type: `https://api.x.com/2/problems/${title.toLowerCase().replace(/\s+/g, "-")}`, status } })
+const problem = (status: number, title: string, detail: string): SimResponse => ({
+  status,
+  body: { title, detail, type: `https://api.x.com/2/problems/${title.toLowerCase().replace(/\s+/g, "-")}`, status }
+})
 const unauthorized = problem(401, "Unauthorized", "Unauthorized")
 
 /** X counts a link as 23 and most CJK and emoji as 2 (a simplification of twitter-text). */
@@ -51,13 +53,17 @@ const handle = (request: SimRequest, core: SimCore): SimResponse | undefined => 
   const { method, path } = request
   if (method === "GET" && path === "/i/oauth2/authorize") {
     const q = request.query
-    if (q.get("code_challenge_method") !== "S256" || (q.get("code_challenge") ?? "") === "") return problem(400, "Invalid Request", "PKCE is required")
+    if (q.get("code_challenge_method") !== "S256" || (q.get("code_challenge") ?? "") === "")
+      return problem(400, "Invalid Request", "PKCE is required")
     const all = stateOf(users, core)
     const user = [...all.values()].find((u) => u.username === q.get("account")) ?? all.values().next().value ?? { id: "", username: "" }
-    const id = user.id !== "" ? user.id : (() => {
-      seedXAccount(core, { username: q.get("account") ?? "xperson" })
-      return [...all.values()].at(-1)!.id
-    })()
+    const id =
+      user.id !== ""
+        ? user.id
+        : (() => {
+            seedXAccount(core, { username: q.get("account") ?? "xperson" })
+            return [...all.values()].at(-1)!.id
+          })()
     const code = `code-${core.newId()}`
     stateOf(codes, core).set(code, { user: id, challenge: q.get("code_challenge") ?? "", redirectUri: q.get("redirect_uri") ?? "" })
     const target = new URL(q.get("redirect_uri") ?? "")
@@ -68,11 +74,16 @@ const handle = (request: SimRequest, core: SimCore): SimResponse | undefined => 
   if (method === "POST" && path === "/2/oauth2/token") {
     const form = formBody(request)
     const auth = request.headers["authorization"]
-    if (typeof auth !== "string" || !auth.startsWith("Basic ")) return { status: 401, body: { error: "unauthorized_client", error_description: "Missing valid authorization header" } }
+    if (typeof auth !== "string" || !auth.startsWith("Basic "))
+      return { status: 401, body: { error: "unauthorized_client", error_description: "Missing valid authorization header" } }
     if (form.get("grant_type") === "authorization_code") {
       const code = stateOf(codes, core).get(form.get("code") ?? "")
       const verifier = form.get("code_verifier") ?? ""
-      if (code === undefined || code.redirectUri !== form.get("redirect_uri") || createHash("sha256").update(verifier).digest("base64url") !== code.challenge) {
+      if (
+        code === undefined ||
+        code.redirectUri !== form.get("redirect_uri") ||
+        createHash("sha256").update(verifier).digest("base64url") !== code.challenge
+      ) {
         return { status: 400, body: { error: "invalid_request", error_description: "Value passed for the authorization code was invalid." } }
       }
       stateOf(codes, core).delete(form.get("code") ?? "")
@@ -93,7 +104,18 @@ const handle = (request: SimRequest, core: SimCore): SimResponse | undefined => 
   if (userId === null) return unauthorized
   const user = stateOf(users, core).get(userId)!
   if (method === "GET" && path === "/2/users/me") {
-    return { status: 200, body: { data: { id: user.id, username: user.username, name: user.username.toUpperCase(), profile_image_url: `https://pbs.example/${user.id}.png`, public_metrics: { followers_count: 100, following_count: 10, tweet_count: core.posts.filter((p) => p.account === user.id).length } } } }
+    return {
+      status: 200,
+      body: {
+        data: {
+          id: user.id,
+          username: user.username,
+          name: user.username.toUpperCase(),
+          profile_image_url: `https://pbs.example/${user.id}.png`,
+          public_metrics: { followers_count: 100, following_count: 10, tweet_count: core.posts.filter((p) => p.account === user.id).length }
+        }
+      }
+    }
   }
   if (method === "POST" && path === "/2/media/upload") {
     const { files } = parseMultipart(request.headers, request.body)
@@ -114,7 +136,8 @@ const handle = (request: SimRequest, core: SimCore): SimResponse | undefined => 
     }
     const reply = body["reply"] as { in_reply_to_tweet_id?: string } | undefined
     const replyTo = reply?.in_reply_to_tweet_id ?? null
-    if (replyTo !== null && !core.posts.some((p) => p.network === NETWORK && p.id === replyTo)) return problem(400, "Invalid Request", "The Tweet you are replying to does not exist.")
+    if (replyTo !== null && !core.posts.some((p) => p.network === NETWORK && p.id === replyTo))
+      return problem(400, "Invalid Request", "The Tweet you are replying to does not exist.")
     const mediaIds = ((body["media"] as { media_ids?: Array<string> } | undefined)?.media_ids ?? []).map(String)
     const known = stateOf(media, core)
     if (mediaIds.some((m) => !known.has(m))) return problem(400, "Invalid Request", "Your media IDs are invalid.")
@@ -136,13 +159,34 @@ const handle = (request: SimRequest, core: SimCore): SimResponse | undefined => 
   if (method === "GET" && timeline !== null) {
     const max = Number(request.query.get("max_results") ?? "10")
     const visible = core.visiblePosts(NETWORK, timeline[1]!).slice().reverse().slice(0, max)
-    return { status: 200, body: visible.length === 0 ? { meta: { result_count: 0 } } : { data: visible.map((p) => ({ id: p.id, text: p.text })), meta: { result_count: visible.length } } }
+    return {
+      status: 200,
+      body:
+        visible.length === 0
+          ? { meta: { result_count: 0 } }
+          : { data: visible.map((p) => ({ id: p.id, text: p.text })), meta: { result_count: visible.length } }
+    }
   }
   const one = /^\/2\/tweets\/([^/]+)$/.exec(path)
   if (method === "GET" && one !== null) {
     const post = core.posts.find((p) => p.network === NETWORK && p.id === one[1])
     if (post === undefined) return problem(404, "Not Found Error", "Could not find tweet")
-    return { status: 200, body: { data: { id: post.id, text: post.text, public_metrics: { retweet_count: 1, reply_count: core.posts.filter((p) => p.replyTo === post.id).length, like_count: 4, quote_count: 0, impression_count: 250 } } } }
+    return {
+      status: 200,
+      body: {
+        data: {
+          id: post.id,
+          text: post.text,
+          public_metrics: {
+            retweet_count: 1,
+            reply_count: core.posts.filter((p) => p.replyTo === post.id).length,
+            like_count: 4,
+            quote_count: 0,
+            impression_count: 250
+          }
+        }
+      }
+    }
   }
   return undefined
 }
@@ -151,7 +195,15 @@ export const xModule: NetworkModule = {
   network: NETWORK,
   handle,
   opOf: ({ method, path }) =>
-    method === "POST" && path === "/2/tweets" ? "publish" : path.startsWith("/2/media") ? "media" : /\/users\/[^/]+\/tweets$/.test(path) ? "search" : path.includes("oauth2") ? "token" : "account",
+    method === "POST" && path === "/2/tweets"
+      ? "publish"
+      : path.startsWith("/2/media")
+        ? "media"
+        : /\/users\/[^/]+\/tweets$/.test(path)
+          ? "search"
+          : path.includes("oauth2")
+            ? "token"
+            : "account",
   rejectBody: (status) => problem(status ?? 403, "Forbidden", "You are not allowed to create a Tweet with duplicate content."),
   expiredTokenBody: () => unauthorized,
   seed: (core, input) =>

@@ -98,7 +98,9 @@ describe("images are prepared upright, inside the target, converted, without met
     const noise = Buffer.alloc(800 * 800 * 3)
     for (let i = 0; i < noise.length; i++) noise[i] = (i * 2654435761) >>> 24
     const file = scratch.file("noise.png")
-    await sharp(noise, { raw: { width: 800, height: 800, channels: 3 } }).png().toFile(file)
+    await sharp(noise, { raw: { width: 800, height: 800, channels: 3 } })
+      .png()
+      .toFile(file)
     const out = await prepare(file, { ...jpeg1080, maxBytes: 60_000 }, "noise-out.jpg")
     expect(out.bytes).toBeLessThanOrEqual(60_000)
   })

@@ -65,9 +65,7 @@ describe("probe: decompression bombs and size are refused before decoding", () =
   })
 
   it("refuses a video wider than 8192 pixels", async () => {
-    const refused = await refusal(
-      await fixtures.makeVideo(scratch.file("wide.mp4"), { width: 8200, height: 16, seconds: 0.1, audio: null })
-    )
+    const refused = await refusal(await fixtures.makeVideo(scratch.file("wide.mp4"), { width: 8200, height: 16, seconds: 0.1, audio: null }))
     expect(refused.reason).toContain("8200×16")
   })
 

@@ -27,7 +27,12 @@ describe("Bluesky: connecting with a form", () => {
   it("verify makes a session with the app password and keeps the did and handle", async () => {
     const c = account()
     const connected = await run(adapter.verify(c))
-    expect(connected.credentials).toMatchObject({ service: sim.baseOf("bluesky"), identifier: c.identifier, did: expect.stringMatching(/^did:plc:/), handle: c.identifier })
+    expect(connected.credentials).toMatchObject({
+      service: sim.baseOf("bluesky"),
+      identifier: c.identifier,
+      did: expect.stringMatching(/^did:plc:/),
+      handle: c.identifier
+    })
     expect(adapter.connect.kind).toBe("form")
   })
 
@@ -48,17 +53,33 @@ describe("Bluesky: publishing", () => {
     const root = published(await run(adapter.publish(requestFor(c, { content: "Read https://example.com/a — café ☕", media: [image] }))))
     expect(root.releaseId).toMatch(new RegExp(`^at://${did}/app.bsky.feed.post/`))
     expect(root.releaseUrl).toMatch(new RegExp(`^https://bsky.app/profile/${c.identifier}/post/`))
-    const second = published(await run(adapter.publishFollowUp(requestFor(c, { content: "two", position: 1, previousReleaseId: root.releaseId, rootReleaseId: root.releaseId }))))
-    const third = published(await run(adapter.publishFollowUp(requestFor(c, { content: "three", position: 2, previousReleaseId: second.releaseId, rootReleaseId: root.releaseId }))))
+    const second = published(
+      await run(
+        adapter.publishFollowUp(requestFor(c, { content: "two", position: 1, previousReleaseId: root.releaseId, rootReleaseId: root.releaseId }))
+      )
+    )
+    const third = published(
+      await run(
+        adapter.publishFollowUp(requestFor(c, { content: "three", position: 2, previousReleaseId: second.releaseId, rootReleaseId: root.releaseId }))
+      )
+    )
     const held = sim.postsOf("bluesky").filter((p) => p.account === did)
     expect(held[0]).toMatchObject({ media: [expect.objectContaining({ mime: "image/png", size: PNG.length, alt: "A blue sky" })] })
     expect(held[0]!.extra["facets"]).toEqual(linkFacets("Read https://example.com/a — café ☕"))
-    expect(held.find((p) => p.id === second.releaseId)).toMatchObject({ replyTo: root.releaseId, extra: expect.objectContaining({ root: root.releaseId }) })
-    expect(held.find((p) => p.id === third.releaseId)).toMatchObject({ replyTo: second.releaseId, extra: expect.objectContaining({ root: root.releaseId }) })
+    expect(held.find((p) => p.id === second.releaseId)).toMatchObject({
+      replyTo: root.releaseId,
+      extra: expect.objectContaining({ root: root.releaseId })
+    })
+    expect(held.find((p) => p.id === third.releaseId)).toMatchObject({
+      replyTo: second.releaseId,
+      extra: expect.objectContaining({ root: root.releaseId })
+    })
   })
 
   it("link facets count UTF-8 bytes", () => {
-    expect(linkFacets("é https://a.b/c")).toEqual([{ index: { byteStart: 3, byteEnd: 16 }, features: [{ $type: "app.bsky.richtext.facet#link", uri: "https://a.b/c" }] }])
+    expect(linkFacets("é https://a.b/c")).toEqual([
+      { index: { byteStart: 3, byteEnd: 16 }, features: [{ $type: "app.bsky.richtext.facet#link", uri: "https://a.b/c" }] }
+    ])
   })
 
   it("the same item sent twice is one record (the record key comes from the item)", async () => {

@@ -17,8 +17,20 @@ const two = imageMedia("http://files.test/l2.png", "Second")
 beforeAll(async () => {
   sim = await startSimulatorCore([linkedinModule])
   adapter = await buildAdapter(
-    makeLinkedInAdapterWith({ apiUrl: sim.baseOf("linkedin"), authUrl: sim.baseOf("linkedin"), version: "202411", clientId: Option.some("cid"), clientSecret: Option.some(Redacted.make("cs")) }),
-    adapterDeps(sim, new Map([[one.url, PNG], [two.url, PNG]]))
+    makeLinkedInAdapterWith({
+      apiUrl: sim.baseOf("linkedin"),
+      authUrl: sim.baseOf("linkedin"),
+      version: "202411",
+      clientId: Option.some("cid"),
+      clientSecret: Option.some(Redacted.make("cs"))
+    }),
+    adapterDeps(
+      sim,
+      new Map([
+        [one.url, PNG],
+        [two.url, PNG]
+      ])
+    )
   )
 })
 afterAll(() => sim.close())
@@ -32,7 +44,9 @@ describe("LinkedIn: connecting and tokens", () => {
     const url = new URL(await run(adapter.connect.authorizeUrl({ state: "s", redirectUri, codeVerifier: "", instance: null })))
     expect(url.searchParams.get("scope")).toContain("w_member_social")
     const back = new URL((await fetch(url, { redirect: "manual" })).headers.get("location") ?? "")
-    const connected = await run(adapter.connect.exchange({ code: back.searchParams.get("code") ?? "", redirectUri, codeVerifier: "", instance: null, query: {} }))
+    const connected = await run(
+      adapter.connect.exchange({ code: back.searchParams.get("code") ?? "", redirectUri, codeVerifier: "", instance: null, query: {} })
+    )
     expect(connected.credentials["author"]).toMatch(/^urn:li:person:/)
   })
 
@@ -53,7 +67,13 @@ describe("LinkedIn: publishing", () => {
     const root = published(await run(adapter.publish(requestFor(c, { content: "Launch (today) #news", media: [one, two] }))))
     expect(root.releaseId).toMatch(/^urn:li:share:/)
     expect(root.releaseUrl).toBe(`https://www.linkedin.com/feed/update/${root.releaseId}/`)
-    const comment = published(await run(adapter.publishFollowUp(requestFor(c, { content: "details in the comments", position: 1, previousReleaseId: root.releaseId, rootReleaseId: root.releaseId }))))
+    const comment = published(
+      await run(
+        adapter.publishFollowUp(
+          requestFor(c, { content: "details in the comments", position: 1, previousReleaseId: root.releaseId, rootReleaseId: root.releaseId })
+        )
+      )
+    )
     const held = sim.postsOf("linkedin")
     const post = held.find((p) => p.id === root.releaseId)!
     expect(post.text).toBe("Launch (today) #news")

@@ -17,7 +17,12 @@ const image = imageMedia("http://files.test/m.png")
 beforeAll(async () => {
   sim = await startSimulatorCore([mastodonModule])
   adapter = await buildAdapter(
-    makeMastodonAdapterWith({ defaultInstance: sim.baseOf("mastodon"), appName: "Test scheduler", clientId: Option.none(), clientSecret: Option.none() }),
+    makeMastodonAdapterWith({
+      defaultInstance: sim.baseOf("mastodon"),
+      appName: "Test scheduler",
+      clientId: Option.none(),
+      clientSecret: Option.none()
+    }),
     adapterDeps(sim, new Map([[image.url, PNG]]))
   )
 })
@@ -75,7 +80,13 @@ describe("Mastodon: publishing", () => {
     const c = account()
     const root = published(await run(adapter.publish(requestFor(c, { content: "Hello from the scheduler", media: [image] }))))
     expect(root.releaseUrl).toContain(`/${root.releaseId}`)
-    const reply = published(await run(adapter.publishFollowUp(requestFor(c, { content: "and a reply", position: 1, previousReleaseId: root.releaseId, rootReleaseId: root.releaseId }))))
+    const reply = published(
+      await run(
+        adapter.publishFollowUp(
+          requestFor(c, { content: "and a reply", position: 1, previousReleaseId: root.releaseId, rootReleaseId: root.releaseId })
+        )
+      )
+    )
     const [first, second] = sim.postsOf("mastodon").filter((p) => p.account === c.accountId)
     expect(first).toMatchObject({ id: root.releaseId, text: "Hello from the scheduler", replyTo: null })
     expect(first!.media).toEqual([expect.objectContaining({ mime: "image/png", size: PNG.length, alt: "A cat" })])
@@ -86,7 +97,12 @@ describe("Mastodon: publishing", () => {
     const c = account()
     const video = { ...imageMedia("http://files.test/m.mp4", "A clip"), mime: "video/mp4", type: "video", name: "clip.mp4" }
     const withVideo = await buildAdapter(
-      makeMastodonAdapterWith({ defaultInstance: sim.baseOf("mastodon"), appName: "Test scheduler", clientId: Option.none(), clientSecret: Option.none() }),
+      makeMastodonAdapterWith({
+        defaultInstance: sim.baseOf("mastodon"),
+        appName: "Test scheduler",
+        clientId: Option.none(),
+        clientSecret: Option.none()
+      }),
       adapterDeps(sim, new Map([[video.url, PNG]]))
     )
     const root = published(await run(withVideo.publish(requestFor(c, { content: "with a clip", media: [video] }))))
@@ -109,7 +125,9 @@ describe("Mastodon: publishing", () => {
   })
 
   it("a file that cannot be read fails the item before anything is posted", async () => {
-    const answer = await run(adapter.publish(requestFor(account(), { content: "with a lost file", media: [imageMedia("http://files.test/gone.png")] })))
+    const answer = await run(
+      adapter.publish(requestFor(account(), { content: "with a lost file", media: [imageMedia("http://files.test/gone.png")] }))
+    )
     expect(answer._tag).toBe("Rejected")
     expect(sim.postsOf("mastodon").filter((p) => p.text === "with a lost file")).toHaveLength(0)
   })
@@ -129,9 +147,12 @@ describe("Mastodon: search", () => {
   it("finds the account's status with the same text, not another account's", async () => {
     const c = account()
     const other = account()
-    const mine = published(await run(adapter.publish(requestFor(c, { content: "Find <me> & \"quote\"\n\nsecond paragraph" }))))
+    const mine = published(await run(adapter.publish(requestFor(c, { content: 'Find <me> & "quote"\n\nsecond paragraph' }))))
     await run(adapter.publish(requestFor(other, { content: "not mine" })))
-    expect(await run(adapter.search(requestFor(c, { content: "Find <me> & \"quote\"\n\nsecond paragraph" })))).toMatchObject({ _tag: "Found", releaseId: mine.releaseId })
+    expect(await run(adapter.search(requestFor(c, { content: 'Find <me> & "quote"\n\nsecond paragraph' })))).toMatchObject({
+      _tag: "Found",
+      releaseId: mine.releaseId
+    })
     expect((await run(adapter.search(requestFor(c, { content: "not mine" }))))._tag).toBe("NotFound")
   })
 

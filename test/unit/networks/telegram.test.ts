@@ -16,7 +16,16 @@ const two = imageMedia("http://files.test/2.png", "Second")
 
 beforeAll(async () => {
   sim = await startSimulatorCore([telegramModule])
-  adapter = await buildAdapter(makeTelegramAdapterWith({ apiUrl: sim.baseOf("telegram") }), adapterDeps(sim, new Map([[one.url, PNG], [two.url, PNG]])))
+  adapter = await buildAdapter(
+    makeTelegramAdapterWith({ apiUrl: sim.baseOf("telegram") }),
+    adapterDeps(
+      sim,
+      new Map([
+        [one.url, PNG],
+        [two.url, PNG]
+      ])
+    )
+  )
 })
 afterAll(() => sim.close())
 
@@ -60,7 +69,10 @@ describe("Telegram: publishing", () => {
     expect(photo.releaseUrl).toMatch(/^https:\/\/t\.me\/c\/\d+\/\d+$/)
     const group = published(await run(adapter.publish(requestFor(c, { content: "two photos", media: [one, two] }))))
     const held = sim.postsOf("telegram").filter((p) => p.account === String(c.chatId))
-    expect(held.find((p) => p.id === photo.releaseId)).toMatchObject({ text: "with a photo", media: [expect.objectContaining({ mime: "image/png" })] })
+    expect(held.find((p) => p.id === photo.releaseId)).toMatchObject({
+      text: "with a photo",
+      media: [expect.objectContaining({ mime: "image/png" })]
+    })
     expect(held.find((p) => p.id === group.releaseId)?.text).toBe("two photos")
     expect(held.filter((p) => p.media.length === 1)).toHaveLength(3)
   })

@@ -16,13 +16,19 @@ const image = imageMedia("http://files.test/x.png")
 beforeAll(async () => {
   sim = await startSimulatorCore([xModule])
   adapter = await buildAdapter(
-    makeXAdapterWith({ apiUrl: sim.baseOf("x"), authorizeUrl: `${sim.baseOf("x")}/i/oauth2/authorize`, clientId: Option.some("cid"), clientSecret: Option.some(Redacted.make("csecret")) }),
+    makeXAdapterWith({
+      apiUrl: sim.baseOf("x"),
+      authorizeUrl: `${sim.baseOf("x")}/i/oauth2/authorize`,
+      clientId: Option.some("cid"),
+      clientSecret: Option.some(Redacted.make("csecret"))
+    }),
     adapterDeps(sim, new Map([[image.url, PNG]]))
   )
 })
 afterAll(() => sim.close())
 
-const account = (expiresInMs?: number) => seedXAccount(sim, { username: `x${Math.random().toString(36).slice(2, 8)}`, ...(expiresInMs === undefined ? {} : { expiresInMs }) })
+const account = (expiresInMs?: number) =>
+  seedXAccount(sim, { username: `x${Math.random().toString(36).slice(2, 8)}`, ...(expiresInMs === undefined ? {} : { expiresInMs }) })
 
 describe("X: connecting", () => {
   it("signs in with OAuth 2.0 and PKCE (S256)", async () => {
@@ -34,11 +40,17 @@ describe("X: connecting", () => {
     expect(url.searchParams.get("code_challenge_method")).toBe("S256")
     expect(url.searchParams.get("scope")).toContain("offline.access")
     const back = new URL((await fetch(url, { redirect: "manual" })).headers.get("location") ?? "")
-    const connected = await run(adapter.connect.exchange({ code: back.searchParams.get("code") ?? "", redirectUri, codeVerifier: verifier, instance: null, query: {} }))
+    const connected = await run(
+      adapter.connect.exchange({ code: back.searchParams.get("code") ?? "", redirectUri, codeVerifier: verifier, instance: null, query: {} })
+    )
     expect(connected.credentials).toMatchObject({ accessToken: expect.any(String), refreshToken: expect.any(String), userId: expect.any(String) })
     // a wrong verifier is refused by the network
     const again = new URL((await fetch(url, { redirect: "manual" })).headers.get("location") ?? "")
-    const wrong = await Effect.runPromise(Effect.either(adapter.connect.exchange({ code: again.searchParams.get("code") ?? "", redirectUri, codeVerifier: "b".repeat(50), instance: null, query: {} })))
+    const wrong = await Effect.runPromise(
+      Effect.either(
+        adapter.connect.exchange({ code: again.searchParams.get("code") ?? "", redirectUri, codeVerifier: "b".repeat(50), instance: null, query: {} })
+      )
+    )
     expect(Either.isLeft(wrong)).toBe(true)
   })
 
@@ -69,11 +81,17 @@ describe("X: publishing", () => {
   it("a post with an image, reply settings, then a thread reply", async () => {
     // as stored after connecting: with the username, for the post's address
     const c = (await run(adapter.verify(account()))).credentials
-    const root = published(await run(adapter.publish(requestFor(c, { content: "Hello X", media: [image], settings: { who_can_reply_post: "following" } }))))
+    const root = published(
+      await run(adapter.publish(requestFor(c, { content: "Hello X", media: [image], settings: { who_can_reply_post: "following" } })))
+    )
     expect(root.releaseUrl).toMatch(/^https:\/\/x\.com\/x\w+\/status\/\d+$/)
     const reply = published(await run(adapter.publishFollowUp(requestFor(c, { content: "thread", position: 1, previousReleaseId: root.releaseId }))))
     const held = sim.postsOf("x")
-    expect(held.find((p) => p.id === root.releaseId)).toMatchObject({ text: "Hello X", media: [expect.objectContaining({ mime: "image/png" })], extra: expect.objectContaining({ reply_settings: "following" }) })
+    expect(held.find((p) => p.id === root.releaseId)).toMatchObject({
+      text: "Hello X",
+      media: [expect.objectContaining({ mime: "image/png" })],
+      extra: expect.objectContaining({ reply_settings: "following" })
+    })
     expect(held.find((p) => p.id === reply.releaseId)?.replyTo).toBe(root.releaseId)
   })
 
@@ -87,7 +105,10 @@ describe("X: publishing", () => {
   it("search finds the account's post, links compared loosely (X shortens them)", async () => {
     const c = account()
     const root = published(await run(adapter.publish(requestFor(c, { content: "see https://example.com/x" }))))
-    expect(await run(adapter.search(requestFor(c, { content: "see https://example.com/x" })))).toMatchObject({ _tag: "Found", releaseId: root.releaseId })
+    expect(await run(adapter.search(requestFor(c, { content: "see https://example.com/x" })))).toMatchObject({
+      _tag: "Found",
+      releaseId: root.releaseId
+    })
     expect((await run(adapter.search(requestFor(c, { content: "nothing" }))))._tag).toBe("NotFound")
   })
 

@@ -57,12 +57,22 @@ describe("Workspace mailboxes", () => {
         const gate = yield* Deferred.make<void>()
         const first = yield* Effect.fork(mailboxes.run("w1", Deferred.await(gate).pipe(Effect.tap(() => order.push(1)))))
         yield* Effect.yieldNow()
-        const second = yield* Effect.fork(mailboxes.run("w1", Effect.sync(() => void order.push(2))))
+        const second = yield* Effect.fork(
+          mailboxes.run(
+            "w1",
+            Effect.sync(() => void order.push(2))
+          )
+        )
         yield* Effect.yieldNow()
         // the first ends; in the same scheduler round a third command arrives
         yield* Deferred.succeed(gate, undefined)
         yield* Effect.yieldNow()
-        const third = yield* Effect.fork(mailboxes.run("w1", Effect.sync(() => void order.push(3))))
+        const third = yield* Effect.fork(
+          mailboxes.run(
+            "w1",
+            Effect.sync(() => void order.push(3))
+          )
+        )
         yield* Fiber.joinAll([first, second, third])
       })
     )
@@ -106,8 +116,18 @@ describe("Workspace mailboxes", () => {
       Effect.gen(function* () {
         const gate = yield* Deferred.make<void>()
         const slow = yield* Effect.fork(mailboxes.run("slow", Deferred.await(gate).pipe(Effect.tap(() => order.push("slow")))))
-        const queued = yield* Effect.fork(mailboxes.run("slow", Effect.sync(() => void order.push("slow 2"))))
-        const fast = yield* Effect.fork(mailboxes.run("fast", Effect.sync(() => void order.push("fast"))))
+        const queued = yield* Effect.fork(
+          mailboxes.run(
+            "slow",
+            Effect.sync(() => void order.push("slow 2"))
+          )
+        )
+        const fast = yield* Effect.fork(
+          mailboxes.run(
+            "fast",
+            Effect.sync(() => void order.push("fast"))
+          )
+        )
         yield* Fiber.join(fast)
         expect(order).toEqual(["fast"])
         expect(mailboxes.active()).toBe(1)
@@ -129,8 +149,18 @@ describe("Workspace mailboxes", () => {
         yield* Effect.yieldNow()
         const failing = yield* Effect.fork(mailboxes.run("w", Effect.fail("nope" as const)))
         const dying = yield* Effect.fork(mailboxes.run("w", Effect.die("boom")))
-        const waiting = yield* Effect.fork(mailboxes.run("w", Effect.sync(() => void order.push("interrupted one ran"))))
-        const last = yield* Effect.fork(mailboxes.run("w", Effect.sync(() => void order.push("last"))))
+        const waiting = yield* Effect.fork(
+          mailboxes.run(
+            "w",
+            Effect.sync(() => void order.push("interrupted one ran"))
+          )
+        )
+        const last = yield* Effect.fork(
+          mailboxes.run(
+            "w",
+            Effect.sync(() => void order.push("last"))
+          )
+        )
         yield* Effect.yieldNow()
         // interrupt a command while it still waits for its turn
         yield* Fiber.interrupt(waiting)

@@ -42,7 +42,12 @@ describe("shard hosts on memory stores", () => {
     )
     const principals = [...s.workspaces(3).values()].flat()
     const answers = await Promise.all(principals.flatMap((p) => [deletePost(s, p), deletePost(s, p)]))
-    expect(answers).toEqual(principals.flatMap(() => [{ error: false, success: true }, { error: false, success: true }]))
+    expect(answers).toEqual(
+      principals.flatMap(() => [
+        { error: false, success: true },
+        { error: false, success: true }
+      ])
+    )
 
     expect(s.ran).toHaveLength(principals.length * 2)
     expect(new Set(s.ran.map((r) => r.commandId)).size).toBe(s.ran.length)
