@@ -291,7 +291,7 @@ describe("every tool answers what the REST API answers", () => {
 
     expect((await call(mcp, "delete_post", { postId: group })).body).toEqual({ error: false, success: true })
     const gone = await call(mcp, "get_post", { postId: group })
-    expect(gone).toEqual({ isError: true, body: wholePost(await w.api.get(`/public/v1/posts/${group}`)) })
+    expect(gone).toEqual({ isError: true, body: errorOf(await w.api.get(`/public/v1/posts/${group}`)) })
     expect(gone.body).toEqual({ error: "Post not found", msg: "Post not found" })
     await mcp.close()
   })
