@@ -172,6 +172,17 @@ export const mediaPreparationOf = (post: NormalizedPost, channelId: string, cont
   })
 }
 
+/**
+ * Only the media rules of one channel's files, with the entry's settings (PUT
+ * /posts/{id}/settings re-checks them: a setting can change what the network takes).
+ */
+export const mediaProblemsOf = (post: NormalizedPost, channelId: string, context: RulesContext): ReadonlyArray<string> => {
+  const entry = post.entries.find((e) => e.channelId === channelId)
+  const channel = context.channels.find((c) => c.id === channelId)
+  if (entry === undefined || channel === undefined) return []
+  return entry.items.flatMap((item, index) => mediaRuleProblems(channel, item, index, entry.settings, context))
+}
+
 const itemProblems = (
   channel: ChannelForRules,
   item: PostItem,

@@ -27,7 +27,7 @@ export interface WantedRendition {
 /**
  * Records the renditions (pending unless they exist) and puts a job on PREPARE for each
  * pending one no job holds. The message id is the rendition's, so the stream drops a
- * repeat within its duplicate window; a job that finds the rendition ready or held leaves it.
+ * repeat of the same request within its duplicate window; a job that finds the rendition ready or held leaves it.
  */
 export const requestRenditions = (wanted: ReadonlyArray<WantedRendition>) =>
   Effect.gen(function* () {
@@ -41,7 +41,8 @@ export const requestRenditions = (wanted: ReadonlyArray<WantedRendition>) =>
       (r) =>
         Effect.tryPromise(() =>
           nats.jetstream.publish(nats.names.prepareSubject(r.mediaId), encodeJob({ mediaId: r.mediaId, targetKey: r.targetKey }), {
-            msgID: `${r.mediaId}:${r.targetKey}`
+            // a rendition made pending again (after a failure) has a new change time, so its new job is not taken for a repeat
+            msgID: `${r.mediaId}:${r.targetKey}:${r.changedAt}`
           })
         ).pipe(
           Effect.catchAllCause((cause) => Effect.logWarning(`preparation job ${r.mediaId}:${r.targetKey} not enqueued; asked again later`, cause))
@@ -129,6 +130,36 @@ export const itemMedia = (item: {
       return { ...m, mime: row.mime, name: renamed(m.name, row.mime), size: row.bytes ?? m.size, renditionKey: row.storageKey }
     })
     return { _tag: "Ready", media } satisfies ItemMedia
+  })
+
+/** The renditions an item's files need on its network (none when its files go as they are or cannot go). */
+const wantedBy = (item: {
+  readonly network: string
+  readonly settings: Readonly<Record<string, unknown>>
+  readonly media: ReadonlyArray<StoredMedia>
+}) =>
+  Effect.map(planFor(item.network, item.settings, item.media), (planned): ReadonlyArray<WantedRendition> => {
+    if (planned === null || planned.plan._tag === "Refused") return []
+    const { indexed, plan } = planned
+    return plan.files.flatMap((f, i) => (f._tag === "Prepare" ? [{ mediaId: item.media[indexed[i]!.index]!.id, target: f.target }] : []))
+  })
+
+/**
+ * A post retried, or re-queued by an edit: the renditions its items need that failed are
+ * made pending again (run in the change's transaction, so the publisher never sees the old
+ * failure once the item is queued); prepareAhead then starts their jobs. Ready ones are reused.
+ */
+export const retryFailedRenditions = (
+  entries: ReadonlyArray<{
+    readonly network: string
+    readonly settings: Readonly<Record<string, unknown>>
+    readonly media: ReadonlyArray<StoredMedia>
+  }>
+) =>
+  Effect.gen(function* () {
+    const repo = yield* RenditionsRepo
+    const wanted = (yield* Effect.forEach(entries, wantedBy)).flat()
+    yield* repo.resetFailed(wanted.map((w) => ({ mediaId: w.mediaId, targetKey: targetKey(w.target) })))
   })
 
 /**

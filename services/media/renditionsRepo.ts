@@ -16,6 +16,8 @@ export const RenditionRow = Schema.Struct({
   mime: Schema.NullOr(Schema.String),
   coverKey: Schema.NullOr(Schema.String),
   error: Schema.NullOr(RenditionError),
+  /** When the row last changed (ms): names its job, so a rendition asked for again after a failure gets a new job. */
+  changedAt: Schema.Number,
   /** How long the job working on it still holds it (0: nobody does). */
   leaseLeftMs: Schema.Number
 })
@@ -45,6 +47,7 @@ const decodeClaimed = Schema.decodeUnknown(Schema.Array(Schema.Struct({ mediaId:
 export const makeRenditionsRepo = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
   const columns = sql`media_id, target_key, status, storage_key, bytes, mime, cover_key, error,
+    floor(extract(epoch FROM updated_at) * 1000)::float8 AS changed_at,
     greatest(0, coalesce(ceil(extract(epoch FROM (lease_until - now())) * 1000), 0))::int AS lease_left_ms`
 
   /** The renditions of these files (every target). */
@@ -64,6 +67,16 @@ export const makeRenditionsRepo = Effect.gen(function* () {
       const found = yield* ofMedia(wanted.map((w) => w.mediaId))
       return found.filter((r) => wanted.some((w) => w.mediaId === r.mediaId && w.targetKey === r.targetKey))
     })
+
+  /** Failed renditions among these made pending again (a retried or re-queued post gets a fresh attempt); ready ones are kept. */
+  const resetFailed = (wanted: ReadonlyArray<{ readonly mediaId: string; readonly targetKey: string }>) =>
+    Effect.forEach(
+      wanted.filter((w) => isUuid(w.mediaId)),
+      (w) =>
+        sql`UPDATE media_renditions SET status = 'pending', error = NULL, lease_until = NULL, updated_at = now()
+            WHERE media_id = ${w.mediaId} AND target_key = ${w.targetKey} AND status = 'failed'`,
+      { discard: true }
+    )
 
   /** The rendition with what its job needs; None when it (or its file) is gone. */
   const forJob = (mediaId: string, targetKey: string) =>
@@ -121,7 +134,7 @@ export const makeRenditionsRepo = Effect.gen(function* () {
   const releaseItem = (itemId: string) =>
     sql`UPDATE post_items SET held = NULL, held_at = NULL WHERE id = ${itemId} AND held = 'preparation'`.pipe(Effect.asVoid)
 
-  return { ofMedia, ensure, forJob, claim, markReady, markFailed, factsOf, holdItem, releaseItem }
+  return { ofMedia, ensure, resetFailed, forJob, claim, markReady, markFailed, factsOf, holdItem, releaseItem }
 })
 
 export class RenditionsRepo extends Context.Tag("media/RenditionsRepo")<RenditionsRepo, Effect.Effect.Success<typeof makeRenditionsRepo>>() {
