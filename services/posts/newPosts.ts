@@ -26,7 +26,7 @@ import { PostsReadRepo } from "./postsReadRepo.js"
 import { shareUrl } from "./render.js"
 import { channelForRules, libraryMediaForRules, mediaSnapshot, withChannelDefaults } from "./rulesContext.js"
 import { TagsRepo } from "./tagsRepo.js"
-import { prepareAhead } from "../media/renditions.js"
+import { prepareAhead, retryFailedRenditions } from "../media/renditions.js"
 import { makeRenditionsRepo, RenditionsRepo } from "../media/renditionsRepo.js"
 import { Nats } from "../platform/nats.js"
 import type { ChannelRow } from "../repos/channelsRepo.js"
@@ -83,16 +83,30 @@ export const makeNewPosts = (writeInOneStatement: (post: NormalizedPost) => bool
     const renditions =
       Option.isSome(nats) && Option.isSome(sqlClient) ? yield* Effect.provideService(makeRenditionsRepo, SqlClient.SqlClient, sqlClient.value) : null
 
-    /** Starts the preparation of the files a saved, non-draft post's channels will need; the answer does not wait. */
-    const prepareFilesAhead = (post: NormalizedPost, channels: ReadonlyArray<ChannelRow>, known: ReadonlyMap<string, MediaForPost>) => {
-      if (Option.isNone(nats) || renditions === null || post.type === "draft") return Effect.void
-      const items = post.entries.flatMap((e) => {
+    /** The library files of a post's items, with the network and settings each is prepared for. */
+    const filesOf = (post: NormalizedPost, channels: ReadonlyArray<ChannelRow>, known: ReadonlyMap<string, MediaForPost>) =>
+      post.entries.flatMap((e) => {
         const network = channels.find((c) => c.id === e.channelId)?.network
         if (network === undefined) return []
         return e.items.flatMap((i) =>
           i.media.length === 0 ? [] : [{ network, settings: e.settings, media: i.media.map((m) => mediaSnapshot(m, known)) }]
         )
       })
+
+    /**
+     * An edit that queues the post again: renditions of its files that failed are made pending
+     * again in its transaction (a fresh attempt; ready ones are reused); prepareFilesAhead starts them.
+     */
+    const retryFailedOf = (post: NormalizedPost, channels: ReadonlyArray<ChannelRow>, known: ReadonlyMap<string, MediaForPost>) => {
+      if (renditions === null || post.type === "draft") return Effect.void
+      const items = filesOf(post, channels, known)
+      return items.length === 0 ? Effect.void : retryFailedRenditions(items).pipe(Effect.provideService(RenditionsRepo, renditions))
+    }
+
+    /** Starts the preparation of the files a saved, non-draft post's channels will need; the answer does not wait. */
+    const prepareFilesAhead = (post: NormalizedPost, channels: ReadonlyArray<ChannelRow>, known: ReadonlyMap<string, MediaForPost>) => {
+      if (Option.isNone(nats) || renditions === null || post.type === "draft") return Effect.void
+      const items = filesOf(post, channels, known)
       if (items.length === 0) return Effect.void
       return prepareAhead(items).pipe(
         Effect.provideService(Nats, nats.value),
@@ -284,6 +298,7 @@ export const makeNewPosts = (writeInOneStatement: (post: NormalizedPost) => bool
           })
           const existing = new Map(loaded.posts.map((p) => [p.channelId, p.id]))
           live = yield* steps.applyStep({ workspaceId, groupId, shareToken, existing, newGroup: null, editFields: fields, step, entries, tagIds })
+          yield* retryFailedOf(post, channels, libraryById)
         } else {
           groupId = crypto.randomUUID()
           shareToken = randomBytes(24).toString("base64url")

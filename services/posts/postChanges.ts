@@ -3,10 +3,11 @@ import { Effect, Either, Option } from "effect"
 import { Errors, RuleProblem } from "../../domain/errors.js"
 import { GroupId } from "../../domain/ids.js"
 import { findNetwork } from "../../domain/networks/index.js"
+import { mediaRulesOf } from "../../domain/networks/mediaRules.js"
 import { readSettings } from "../../domain/posts/body.js"
 import { readZonedDate } from "../../domain/posts/dates.js"
 import { PostMessages } from "../../domain/posts/messages.js"
-import { checkPostAgainstNetworks, settingsChangeProblems } from "../../domain/posts/rules.js"
+import { checkPostAgainstNetworks, mediaProblemsOf, settingsChangeProblems } from "../../domain/posts/rules.js"
 import {
   approve,
   linkRelease,
@@ -31,6 +32,9 @@ import type {
   SetPostStatus
 } from "../../protocol/actors.js"
 import { CurrentPrincipal } from "../../protocol/http/security.js"
+import { prepareAhead, retryFailedRenditions } from "../media/renditions.js"
+import { makeRenditionsRepo, RenditionsRepo } from "../media/renditionsRepo.js"
+import { Nats } from "../platform/nats.js"
 import { policyRequire } from "../platform/policy.js"
 import { storageDefects } from "../platform/storageDefects.js"
 import { withSpan } from "../platform/tracing.js"
@@ -39,7 +43,8 @@ import { ChannelsRepo } from "../repos/channelsRepo.js"
 import { PostStepsRepo } from "./postStepsRepo.js"
 import { PostsReadRepo, type LoadedPost } from "./postsReadRepo.js"
 import { channelForRules, storedPostForRules } from "./rulesContext.js"
-import { decodeSettings } from "./rows.js"
+import { decodeSettings, decodeStoredMedia } from "./rows.js"
+import { SqlClient } from "@effect/sql"
 
 /**
  * The changes of a stored post (the PUTs, delete, review, retry, release, a disconnected
@@ -51,6 +56,49 @@ export const makePostChanges = Effect.gen(function* () {
   const reads = yield* PostsReadRepo
   const steps = yield* PostStepsRepo
   const channelsRepo = yield* ChannelsRepo
+  // where NATS is (the actor host), re-queued posts have their renditions asked for at once (services/media/renditions.ts)
+  const nats = yield* Effect.serviceOption(Nats)
+  const sqlClient = yield* Effect.serviceOption(SqlClient.SqlClient)
+  const renditions = Option.isSome(sqlClient) ? yield* Effect.provideService(makeRenditionsRepo, SqlClient.SqlClient, sqlClient.value) : null
+
+  /** Channels the step puts in the queue (scheduled, approved, retried): their files are prepared from now on. */
+  const requeued = (loaded: LoadedPost, step: PostStep) => {
+    const ids = step.channels.filter((c) => c.to === "queued" && c.from !== "queued").map((c) => c.channelId)
+    return loaded.posts.filter((p) => ids.includes(p.channelId))
+  }
+
+  /** The library files of these channel posts' items, with the network and settings they are prepared for. */
+  const filesToPrepare = (workspaceId: string, posts: LoadedPost["posts"]) =>
+    Effect.gen(function* () {
+      if (renditions === null || posts.length === 0) return []
+      const items = yield* reads.itemsOf(
+        workspaceId,
+        posts.map((p) => p.id)
+      )
+      return items.flatMap((i) => {
+        const post = posts.find((p) => p.id === i.postId)
+        const media = decodeStoredMedia(i.media)
+        return post === undefined || media.length === 0 ? [] : [{ network: post.network, settings: decodeSettings(post.settings), media }]
+      })
+    })
+
+  /**
+   * In the change's transaction: renditions of re-queued files that failed are made pending
+   * again, so the publisher sees a fresh attempt, not the old failure.
+   */
+  const retryFailed = (files: Effect.Effect.Success<ReturnType<typeof filesToPrepare>>) =>
+    renditions === null || files.length === 0 ? Effect.void : retryFailedRenditions(files).pipe(Effect.provideService(RenditionsRepo, renditions))
+
+  /** After the commit: their preparation jobs are started (best effort; the publisher asks again when they fall due). */
+  const startPreparation = (files: Effect.Effect.Success<ReturnType<typeof filesToPrepare>>) =>
+    Option.isNone(nats) || renditions === null || files.length === 0
+      ? Effect.void
+      : prepareAhead(files).pipe(
+          Effect.provideService(Nats, nats.value),
+          Effect.provideService(RenditionsRepo, renditions),
+          Effect.forkDaemon,
+          Effect.asVoid
+        )
 
   /** Channels that go from draft to queued are checked against their network's rules first. */
   const checkStoredDrafts = (workspaceId: string, loaded: LoadedPost, step: PostStep) =>
@@ -68,6 +116,21 @@ export const makePostChanges = Effect.gen(function* () {
       if (problems.length > 0) return yield* Effect.fail(Errors.fixBeforeSaving(problems))
     })
 
+  /** The media rule problems of one channel's stored files under these settings (PUT /posts/{id}/settings). */
+  const mediaProblemsWith = (
+    workspaceId: string,
+    loaded: LoadedPost,
+    target: LoadedPost["posts"][number],
+    settings: Readonly<Record<string, unknown>>
+  ) =>
+    Effect.gen(function* () {
+      const items = yield* reads.itemsOf(workspaceId, [target.id])
+      const channels = yield* channelsRepo.findMany({ workspaceId, ids: [target.channelId] })
+      const { media, post } = storedPostForRules(loaded, [{ ...target, settings }], items)
+      if (post === null) return []
+      return mediaProblemsOf(post, target.channelId, { channels: channels.flatMap(channelForRules), media: (id) => media.get(id) })
+    })
+
   /** Load (locked), decide, check, write, answer the whole post: the shape of every PUT. */
   const changePost = <E>(
     postId: string,
@@ -77,7 +140,7 @@ export const makePostChanges = Effect.gen(function* () {
   ) =>
     Effect.gen(function* () {
       const principal = yield* CurrentPrincipal
-      const groupId = yield* transactions.run(
+      const { files, groupId } = yield* transactions.run(
         Effect.gen(function* () {
           const loaded = yield* reads.loadOr404(principal.workspaceId, postId, true)
           const { approvedBy, step } = yield* decide(loaded, new Date(), principal)
@@ -91,9 +154,12 @@ export const makePostChanges = Effect.gen(function* () {
             ...(approvedBy !== undefined ? { approvedBy } : {})
           })
           yield* also(loaded)
-          return loaded.group.id
+          const files = yield* filesToPrepare(principal.workspaceId, requeued(loaded, step))
+          yield* retryFailed(files)
+          return { files, groupId: loaded.group.id }
         })
       )
+      yield* startPreparation(files)
       return yield* reads.renderWholePost(principal.workspaceId, groupId)
     }).pipe(storageDefects)
 
@@ -121,7 +187,7 @@ export const makePostChanges = Effect.gen(function* () {
   const changeSettings = (command: SetPostSettings) =>
     Effect.gen(function* () {
       const principal = yield* CurrentPrincipal
-      const groupId = yield* transactions.run(
+      const { files, groupId } = yield* transactions.run(
         Effect.gen(function* () {
           const loaded = yield* reads.loadOr404(principal.workspaceId, command.postId, true)
           const target = loaded.posts.find((p) => p.id === command.postId) ?? loaded.posts[0]
@@ -132,7 +198,12 @@ export const makePostChanges = Effect.gen(function* () {
           const incoming = readSettings(command.settings)
           const merged = { ...decodeSettings(target.settings), ...incoming }
           const network = findNetwork(target.network)
-          const problems = Option.isSome(network) ? settingsChangeProblems(target.channelName, network.value, incoming, merged) : []
+          const problems: Array<string> = Option.isSome(network)
+            ? [...settingsChangeProblems(target.channelName, network.value, incoming, merged)]
+            : []
+          // a setting that changes what the network takes (the test network's media_rules) has the files checked again
+          const rulesChanged = mediaRulesOf(target.network, decodeSettings(target.settings)) !== mediaRulesOf(target.network, merged)
+          if (problems.length === 0 && rulesChanged) problems.push(...(yield* mediaProblemsWith(principal.workspaceId, loaded, target, merged)))
           if (problems.length > 0) {
             return yield* Effect.fail(
               Errors.fixBeforeSaving(
@@ -147,9 +218,13 @@ export const makePostChanges = Effect.gen(function* () {
             actor: principal.actor,
             channelName: target.channelName
           })
-          return loaded.group.id
+          // a queued post whose files now need other renditions has them started now
+          const files =
+            rulesChanged && target.status === "queued" ? yield* filesToPrepare(principal.workspaceId, [{ ...target, settings: merged }]) : []
+          return { files, groupId: loaded.group.id }
         })
       )
+      yield* startPreparation(files)
       return yield* reads.renderWholePost(principal.workspaceId, groupId)
     }).pipe(storageDefects, withSpan("PostWriter.setSettings"), policyRequire("posts.write"))
 
@@ -216,7 +291,7 @@ export const makePostChanges = Effect.gen(function* () {
   const retryPost = (command: RetryPost) =>
     Effect.gen(function* () {
       const principal = yield* CurrentPrincipal
-      const groupId = yield* transactions.run(
+      const { files, groupId } = yield* transactions.run(
         Effect.gen(function* () {
           const loaded = yield* reads.loadOr404(principal.workspaceId, command.postId, true)
           const postIds = loaded.posts.map((p) => p.id)
@@ -230,9 +305,12 @@ export const makePostChanges = Effect.gen(function* () {
             step
           })
           yield* steps.requeueFollowUps(postIds)
-          return loaded.group.id
+          const files = yield* filesToPrepare(principal.workspaceId, requeued(loaded, step))
+          yield* retryFailed(files)
+          return { files, groupId: loaded.group.id }
         })
       )
+      yield* startPreparation(files)
       return yield* reads.renderWholePost(principal.workspaceId, groupId)
     }).pipe(storageDefects, withSpan("PostWriter.retry"), policyRequire("posts.write"))
 
