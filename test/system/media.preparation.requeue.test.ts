@@ -1,0 +1,161 @@
+import { copyFile, readFile, rm } from "node:fs/promises"
+import path from "node:path"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { untypedClient as client } from "../support/http.js"
+import { simulatorEnv, startSimulator } from "../support/simulator/index.js"
+import type { Simulator } from "../support/simulator/core.js"
+import { createWorld, startServices, type RunningServices, type TestWorld } from "../support/system.js"
+import { withDb } from "../support/tokens.js"
+import { waitFor } from "../support/wait.js"
+import { makeJpeg, makeScratch, makeVideo } from "../unit/media/fixtures.js"
+
+/**
+ * Preparation after a post changes: a retried post gets a fresh attempt at a rendition
+ * that failed, a draft that is scheduled has its files prepared at once, and new settings
+ * that change what the network takes have the post's files checked again before saving.
+ */
+
+let sim: Simulator
+let world: TestWorld
+let sys: RunningServices
+let scratch: Awaited<ReturnType<typeof makeScratch>>
+let dataDir: string
+
+beforeAll(async () => {
+  scratch = await makeScratch()
+  dataDir = scratch.file("data")
+  sim = await startSimulator()
+  world = await createWorld("mediarequeue")
+  sys = await startServices(world, ["gateway", "actors", "scheduler", "publisher"], {
+    ...simulatorEnv(sim),
+    DATA_DIR: dataDir,
+    MEDIA_PREPARATION_CONCURRENCY: "1"
+  })
+}, 60_000)
+afterAll(async () => {
+  await sys?.stop()
+  await world?.drop()
+  await sim?.close()
+  await scratch?.remove()
+})
+
+const upload = async (apiKey: string, file: string, name: string) => {
+  const form = new FormData()
+  form.append("file", new Blob([await readFile(file)]), name)
+  const res = await fetch(`${sys.url}/public/v1/upload`, { method: "POST", headers: { authorization: apiKey }, body: form })
+  // the answer's shape is what the test checks
+  const json = (await res.json()) as any
+  return { status: res.status, json }
+}
+
+const newWorkspace = async () => {
+  const ws = await sys.admin.createWorkspace("Media", "ultimate")
+  return { ...ws, api: client(sys.url, ws.apiKey) }
+}
+
+const testChannel = (workspaceId: string, name: string) =>
+  sys.admin.createChannel({ workspaceId, network: "test", name, customerId: null, postingTimes: [] })
+
+const renditionsOf = (mediaId: string) =>
+  withDb(
+    world,
+    async (c) =>
+      (await c.query<{ target_key: string; status: string }>("SELECT target_key, status FROM media_renditions WHERE media_id = $1", [mediaId])).rows
+  )
+
+describe("preparation starts again when a post changes", () => {
+  it("a retried post whose rendition failed gets a fresh attempt and goes out", async () => {
+    const w = await newWorkspace()
+    const { channelId } = await testChannel(w.workspaceId, "Lost then found")
+    const source = await makeJpeg(scratch.file("back.jpg"), 300, 200)
+    const photo = await upload(w.apiKey, source, "back.jpg")
+    const stored = path.join(dataDir, "media", `${w.workspaceId}/${photo.json.id}.jpg`)
+    await rm(stored)
+    const created = await w.api.post("/public/v1/posts", {
+      type: "now",
+      posts: [{ integration: { id: channelId }, value: [{ content: "photo back", image: [{ id: photo.json.id, path: photo.json.path }] }] }]
+    })
+    expect(created.status, created.text).toBe(200)
+    const group = created.json[0].group
+    const rootOf = async () => (await w.api.get(`/public/v1/posts/${group}`)).json.channels[0].root
+    const failed = await waitFor(
+      "failed",
+      async () => {
+        const r = await rootOf()
+        return r.state === "error" || r.state === "published" ? r : undefined
+      },
+      45_000
+    )
+    expect(failed.state).toBe("error")
+    expect(await renditionsOf(photo.json.id)).toEqual([expect.objectContaining({ status: "failed" })])
+    // the file is back in storage; the retry prepares it again rather than failing at once
+    await copyFile(source, stored)
+    const retried = await w.api.post(`/public/v1/posts/${group}/retry`)
+    expect(retried.status, retried.text).toBe(200)
+    const done = await waitFor(
+      "published",
+      async () => {
+        const r = await rootOf()
+        return r.state === "published" || r.state === "error" ? r : undefined
+      },
+      45_000
+    )
+    expect(done.state, JSON.stringify(done.error)).toBe("published")
+    expect(await renditionsOf(photo.json.id)).toEqual([expect.objectContaining({ status: "ready" })])
+  }, 120_000)
+
+  it("a draft that is scheduled has its files prepared at once, not when it falls due", async () => {
+    const w = await newWorkspace()
+    const { channelId } = await testChannel(w.workspaceId, "Scheduled later")
+    const photo = await upload(w.apiKey, await makeJpeg(scratch.file("later.jpg"), 640, 480, 6), "later.jpg")
+    const created = await w.api.post("/public/v1/posts", {
+      type: "draft",
+      date: new Date(Date.now() + 24 * 3_600_000).toISOString(),
+      posts: [
+        {
+          integration: { id: channelId },
+          value: [{ content: "tomorrow", image: [{ id: photo.json.id, path: photo.json.path }] }],
+          settings: { media_rules: "mastodon" }
+        }
+      ]
+    })
+    expect(created.status, created.text).toBe(200)
+    expect(await renditionsOf(photo.json.id)).toEqual([])
+    const scheduled = await w.api.put(`/public/v1/posts/${created.json[0].group}/status`, { status: "schedule" })
+    expect(scheduled.status, scheduled.text).toBe(200)
+    const ready = await waitFor(
+      "rendition ready",
+      async () => {
+        const rows = await renditionsOf(photo.json.id)
+        return rows.length === 1 && rows[0]!.status === "ready" ? rows : undefined
+      },
+      30_000
+    )
+    expect(ready).toHaveLength(1)
+    const root = (await w.api.get(`/public/v1/posts/${created.json[0].group}`)).json.channels[0].root
+    expect(root.state).toBe("queued")
+  }, 60_000)
+
+  it("settings that change the network's media rules are checked before saving: the rule's 400, nothing saved", async () => {
+    const w = await newWorkspace()
+    const { channelId } = await testChannel(w.workspaceId, "Rehearsal")
+    const video = await upload(w.apiKey, await makeVideo(scratch.file("brief.mp4"), { width: 320, height: 240, seconds: 1 }), "brief.mp4")
+    const created = await w.api.post("/public/v1/posts", {
+      type: "draft",
+      posts: [{ integration: { id: channelId }, value: [{ content: "a short clip", image: [{ id: video.json.id, path: video.json.path }] }] }]
+    })
+    expect(created.status, created.text).toBe(200)
+    const group = created.json[0].group
+    const res = await w.api.put(`/public/v1/posts/${group}/settings`, { settings: { media_rules: "instagram" } })
+    expect(res.status, res.text).toBe(400)
+    expect(res.json.error).toBe("Please fix these before saving.")
+    expect(res.json.errors).toEqual([
+      expect.objectContaining({ message: "Rehearsal: brief.mp4 is 0:01 long; Instagram takes at least 0:03. Use a longer video." })
+    ])
+    const root = (await w.api.get(`/public/v1/posts/${group}`)).json.channels[0].root
+    expect(root.settings["media_rules"]).toBeUndefined()
+    // rules the files meet are saved as before
+    const ok = await w.api.put(`/public/v1/posts/${group}/settings`, { settings: { media_rules: "mastodon" } })
+    expect(ok.status, ok.text).toBe(200)
+  }, 60_000)
+})
