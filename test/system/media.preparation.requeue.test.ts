@@ -104,6 +104,39 @@ describe("preparation starts again when a post changes", () => {
     expect(await renditionsOf(photo.json.id)).toEqual([expect.objectContaining({ status: "ready" })])
   }, 120_000)
 
+  it("an edit that queues a failed post again gets a fresh attempt at its rendition", async () => {
+    const w = await newWorkspace()
+    const { channelId } = await testChannel(w.workspaceId, "Edited")
+    const source = await makeJpeg(scratch.file("edited.jpg"), 300, 200)
+    const photo = await upload(w.apiKey, source, "edited.jpg")
+    const stored = path.join(dataDir, "media", `${w.workspaceId}/${photo.json.id}.jpg`)
+    await rm(stored)
+    const body = (content: string, group?: string) => ({
+      type: "now",
+      ...(group === undefined ? {} : { groupId: group }),
+      posts: [{ integration: { id: channelId }, value: [{ content, image: [{ id: photo.json.id, path: photo.json.path }] }] }]
+    })
+    const created = await w.api.post("/public/v1/posts", body("first try"))
+    expect(created.status, created.text).toBe(200)
+    const group = created.json[0].group
+    const rootOf = async () => (await w.api.get(`/public/v1/posts/${group}`)).json.channels[0].root
+    const settled = () =>
+      waitFor(
+        "settled",
+        async () => {
+          const r = await rootOf()
+          return r.state === "error" || r.state === "published" ? r : undefined
+        },
+        45_000
+      )
+    expect((await settled()).state).toBe("error")
+    await copyFile(source, stored)
+    const edited = await w.api.post("/public/v1/posts", body("second try", group))
+    expect(edited.status, edited.text).toBe(200)
+    const done = await settled()
+    expect(done.state, JSON.stringify(done.error)).toBe("published")
+  }, 120_000)
+
   it("a draft that is scheduled has its files prepared at once, not when it falls due", async () => {
     const w = await newWorkspace()
     const { channelId } = await testChannel(w.workspaceId, "Scheduled later")
