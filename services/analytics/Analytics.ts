@@ -119,5 +119,4 @@ export class Analytics extends Effect.Service<Analytics>()("analytics/Analytics"
     return { channel, post }
   }),
   dependencies: [ChannelsRepo.Live, AnalyticsRepo.Live, NetworkAdapters.Default, ShortLinks.Default]
-}) {
-}
+}) {}

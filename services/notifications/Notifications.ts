@@ -31,5 +31,4 @@ export class Notifications extends Effect.Service<Notifications>()("notification
     return { list }
   }),
   dependencies: [NotificationsRepo.Live]
-}) {
-}
+}) {}

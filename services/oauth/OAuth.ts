@@ -262,5 +262,4 @@ export class OAuth extends Effect.Service<OAuth>()("oauth/OAuth", {
     return { register, checkAuthorization, allow, cancel, exchange, revoke, startDevice, devicePending, decideDevice }
   }),
   dependencies: [OAuthClientsRepo.Live, PersonTokensRepo.Live, ShortLivedState.Live]
-}) {
-}
+}) {}

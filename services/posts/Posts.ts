@@ -169,5 +169,4 @@ export class Posts extends Effect.Service<Posts>()("posts/Posts", {
     return { list, get, create, move, setStatus, setSettings, remove, review, missing, retry, linkRelease }
   }),
   dependencies: [PostsReadRepo.Live, ActorClientLive, NetworkAdapters.Default, MediaRepo.Live, MediaLibrary.Default, IdempotencyRepo.Live]
-}) {
-}
+}) {}

@@ -56,5 +56,4 @@ export class Share extends Effect.Service<Share>()("share/Share", {
     return { open, decide }
   }),
   dependencies: [PostsReadRepo.Live, Posts.Default]
-}) {
-}
+}) {}

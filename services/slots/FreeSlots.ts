@@ -81,5 +81,4 @@ export class FreeSlots extends Effect.Service<FreeSlots>()("slots/FreeSlots", {
     return { find }
   }),
   dependencies: [ChannelsRepo.Live, SlotsRepo.Live]
-}) {
-}
+}) {}
