@@ -24,7 +24,7 @@ export const uniqueIp = () => {
   return `10.${(process.pid % 250) + 1}.${Math.floor(ipCounter / 250)}.${(ipCounter % 250) + 1}`
 }
 
-const unescape = (s: string) =>
+const htmlUnescaped = (s: string) =>
   s
     .replace(/&quot;/g, '"')
     .replace(/&#39;/g, "'")
@@ -36,8 +36,8 @@ const unescape = (s: string) =>
 export const hiddenFields = (html: string): Record<string, string> => {
   const fields: Record<string, string> = {}
   for (const m of html.matchAll(/<input type="hidden" name="([^"]*)" value="([^"]*)">/g)) {
-    const name = unescape(m[1] ?? "")
-    if (!(name in fields)) fields[name] = unescape(m[2] ?? "")
+    const name = htmlUnescaped(m[1] ?? "")
+    if (!(name in fields)) fields[name] = htmlUnescaped(m[2] ?? "")
   }
   return fields
 }
@@ -46,10 +46,10 @@ export const hiddenFields = (html: string): Record<string, string> => {
 export const formDefaults = (html: string): Record<string, string> => {
   const fields = hiddenFields(html)
   for (const m of html.matchAll(/<select[^>]* name="([^"]*)"[^>]*>([\s\S]*?)<\/select>/g)) {
-    const name = unescape(m[1] ?? "")
+    const name = htmlUnescaped(m[1] ?? "")
     const options = [...(m[2] ?? "").matchAll(/<option value="([^"]*)"( selected)?>/g)]
     const chosen = options.find((o) => o[2] !== undefined) ?? options[0]
-    if (chosen !== undefined && !(name in fields)) fields[name] = unescape(chosen[1] ?? "")
+    if (chosen !== undefined && !(name in fields)) fields[name] = htmlUnescaped(chosen[1] ?? "")
   }
   return fields
 }
