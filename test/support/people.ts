@@ -1,4 +1,6 @@
 import { createHash, randomBytes } from "node:crypto"
+import { Schema } from "effect"
+import { decode } from "./http.js"
 import { closedPort } from "./ports.js"
 import { startServices, type ServiceName, type TestWorld } from "./system.js"
 
@@ -144,6 +146,22 @@ export const oauthToken = async (base: string, cookie: string, workspace?: strin
   return body.access_token
 }
 
-/** A JSON answer, inspected freely in tests (assertions check its shape), as test/support/http.ts does. */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-export const bodyOf = async (res: Response): Promise<any> => res.json()
+/** A JSON answer decoded with its schema (see test/support/http.ts's `decode`). */
+export const bodyOf = async <A, I>(res: Response, schema: Schema.Schema<A, I, never>): Promise<A> =>
+  decode(schema, await res.json(), `The ${res.status} answer of ${res.url}`)
+
+/** An OAuth endpoint's failure (protocol/oauth/errors.ts, OAuthErrorBody). */
+export const OAuthFailure = Schema.Struct({ error: Schema.String, error_description: Schema.String, msg: Schema.String })
+
+/** The token endpoint's answer. */
+export const TokenAnswer = Schema.Struct({ access_token: Schema.String, token_type: Schema.String, scope: Schema.String })
+
+/** The device authorization endpoint's answer (RFC 8628 3.2). */
+export const DeviceCodeAnswer = Schema.Struct({
+  device_code: Schema.String,
+  user_code: Schema.String,
+  verification_uri: Schema.String,
+  verification_uri_complete: Schema.String,
+  expires_in: Schema.Number,
+  interval: Schema.Number
+})
