@@ -295,11 +295,15 @@ const uploadMemory = async () => {
       const saved = await fs.readFile(path.join(dataDir, "demo-workspace.json"), "utf8").catch(() => "")
       return /"apiKey":\s*"(svc_live_[^"]+)"/.exec(saved)?.[1]
     }
-    let apiKey: string | undefined
-    while (!/gateway listening on port \d+/.test(output) || (apiKey = await demoKey()) === undefined) {
-      if (Date.now() - started > 60_000 || child.exitCode !== null) throw new Error(`gateway did not start:\n${output}`)
-      await new Promise((r) => setTimeout(r, 100))
+    const keyOnceUp = async (): Promise<string> => {
+      for (;;) {
+        const key = /gateway listening on port \d+/.test(output) ? await demoKey() : undefined
+        if (key !== undefined) return key
+        if (Date.now() - started > 60_000 || child.exitCode !== null) throw new Error(`gateway did not start:\n${output}`)
+        await new Promise((r) => setTimeout(r, 100))
+      }
     }
+    const apiKey = await keyOnceUp()
     const port = Number(/gateway listening on port (\d+)/.exec(output)![1])
     const pid = child.pid!
     await uploadStreaming(port, apiKey, 2 * MB)

@@ -228,7 +228,8 @@ const main = async () => {
       })
       if (r.non2xx > 0 || r.errors > 0 || r["2xx"] < count) {
         throw new Error(
-          `POST /posts: ${r["2xx"]} of ${count} answered 200, ${r.non2xx} other answers (${refused.join("; ")}), ${r.errors} errors\nactor host: ${actors.output().slice(-3000)}\ngateway: ${gateway.output().slice(-3000)}`
+          `POST /posts: ${r["2xx"]} of ${count} answered 200, ${r.non2xx} other answers (${refused.join("; ")}), ${r.errors} errors\n` +
+            `actor host: ${actors.output().slice(-3000)}\ngateway: ${gateway.output().slice(-3000)}`
         )
       }
       // autocannon ends a run at its next one-second tick: its duration (and the wall time) is whole seconds
@@ -365,7 +366,8 @@ const main = async () => {
     await pool.end()
 
     console.log(
-      `POST /posts benchmark: ${requests} requests over ${workspaces} workspaces, ${concurrency} in flight, in ${rounds} rounds (${oneProcess ? "every service in one process, as npm start" : "gateway and actor host as processes"})`
+      `POST /posts benchmark: ${requests} requests over ${workspaces} workspaces, ${concurrency} in flight, in ${rounds} rounds ` +
+        `(${oneProcess ? "every service in one process, as npm start" : "gateway and actor host as processes"})`
     )
     console.log(`  service (HTTP → NATS → actor → Postgres): ${fmt(service)}`)
     console.log(`  service at half that rate (${paced} requests at ${(service.rps / 2).toFixed(0)} req/s): ${fmt(half)}`)

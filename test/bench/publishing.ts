@@ -150,11 +150,13 @@ const main = async () => {
     const lastMs = lateness[lateness.length - 1] ?? 0
 
     console.log(
-      `publishing: ${firstByText.size}/${posts} received, lateness from due time to the network's receipt p50 ${seconds(percentile(lateness, 50))}, p99 ${seconds(percentile(lateness, 99))}, max ${seconds(lastMs)}`
+      `publishing: ${firstByText.size}/${posts} received, lateness from due time to the network's receipt ` +
+        `p50 ${seconds(percentile(lateness, 50))}, p99 ${seconds(percentile(lateness, 99))}, max ${seconds(lastMs)}`
     )
     const spanS = Math.max(0.001, (lastArrival - minute) / 1000)
     console.log(
-      `publishing: ${(firstByText.size / spanS).toFixed(0)} posts/s from the first due time to the last receipt (${sameInstant ? "all due at once" : `due at ${(posts / 60).toFixed(0)} a second`}); duplicates ${duplicates} (must be 0)`
+      `publishing: ${(firstByText.size / spanS).toFixed(0)} posts/s from the first due time to the last receipt ` +
+        `(${sameInstant ? "all due at once" : `due at ${(posts / 60).toFixed(0)} a second`}); duplicates ${duplicates} (must be 0)`
     )
     console.log(`item states: ${states.map((s) => `${s.status} ${s.n}`).join(", ")}`)
     console.log(

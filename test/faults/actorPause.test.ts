@@ -1,6 +1,8 @@
 import { connect, type NatsConnection } from "nats"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { shardOf } from "../../domain/shards.js"
+import { created, present, wholePost } from "../support/answers.js"
+import { answerFrom, type Answer } from "../support/http.js"
 import { processGroup, type ServiceProcess } from "../support/processes.js"
 import { startTwoActorHosts } from "../support/shardLeases.js"
 import { createWorld, startServices, type RunningServices, type TestWorld } from "../support/system.js"
@@ -38,9 +40,9 @@ afterAll(async () => {
   await world?.drop()
 })
 
-type Answer = { readonly status: number; readonly json: any } | null
+type Reply = Answer | null
 
-const call = async (apiKey: string, method: string, path: string, body?: unknown): Promise<Answer> => {
+const call = async (apiKey: string, method: string, path: string, body?: unknown): Promise<Reply> => {
   try {
     const res = await fetch(`${sys.url}${path}`, {
       method,
@@ -48,8 +50,7 @@ const call = async (apiKey: string, method: string, path: string, body?: unknown
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
       signal: AbortSignal.timeout(60_000)
     })
-    const text = await res.text()
-    return { status: res.status, json: text === "" ? undefined : JSON.parse(text) }
+    return await answerFrom(res)
   } catch {
     return null
   }
@@ -79,13 +80,13 @@ describe("an actor host paused longer than its lease, then resumed", () => {
           channels: [w.channelId]
         })
         expect(res?.status).toBe(200)
-        w.drafts.push(res!.json[0].group)
+        w.drafts.push(created(present(res ?? undefined, "the draft's answer")).group)
       }
     }
 
-    const creates: Array<{ marker: string; answer: Promise<Answer> }> = []
-    const moves: Array<{ apiKey: string; group: string; date: string; answer: Promise<Answer> }> = []
-    const deletes: Array<{ group: string; answer: Promise<Answer> }> = []
+    const creates: Array<{ marker: string; answer: Promise<Reply> }> = []
+    const moves: Array<{ apiKey: string; group: string; date: string; answer: Promise<Reply> }> = []
+    const deletes: Array<{ group: string; answer: Promise<Reply> }> = []
     let running = true
     const stream = (async () => {
       for (let round = 0; running; round++) {
@@ -135,12 +136,12 @@ describe("an actor host paused longer than its lease, then resumed", () => {
     const duplicated = [...byMarker].filter(([, ids]) => ids.length > 1).map(([marker]) => marker)
     expect(duplicated).toEqual([])
     for (const c of settledCreates) {
-      if (c.res?.status === 200) expect(byMarker.get(c.marker)).toEqual([c.res.json[0].postId])
+      if (c.res?.status === 200) expect(byMarker.get(c.marker)).toEqual([created(c.res).postId])
     }
     for (const m of settledMoves) {
       if (m.res?.status !== 200) continue
       const post = await call(m.apiKey, "GET", `/public/v1/posts/${m.group}`)
-      expect(post?.json.publishAt).toBe(m.date)
+      expect(wholePost(present(post ?? undefined, "the moved post")).publishAt).toBe(m.date)
     }
     for (const d of settledDeletes) {
       if (d.res?.status !== 200) continue

@@ -89,8 +89,8 @@ export const client = (baseUrl: string, key?: string) => {
 export type Client = ReturnType<typeof client>
 
 /**
- * The client with the body typed `any`, for the test files not yet moved to `decoded`;
- * `grep -rln untypedClient test` lists them. Do not use it in a new test.
+ * The client with the body typed `any`, for the test files not yet moved to `decoded`
+ * (test/system/media.preparation.test.ts is the last). Do not use it in a new test.
  */
 // biome-ignore lint/suspicious/noExplicitAny: transitional, see above
 export type UntypedAnswer = Omit<Answer, "json"> & { readonly json: any }

@@ -1,4 +1,6 @@
 import { createHash, randomBytes } from "node:crypto"
+import { Schema } from "effect"
+import { decode } from "./http.js"
 import { closedPort } from "./ports.js"
 import { startServices, type ServiceName, type TestWorld } from "./system.js"
 
@@ -24,7 +26,7 @@ export const uniqueIp = () => {
   return `10.${(process.pid % 250) + 1}.${Math.floor(ipCounter / 250)}.${(ipCounter % 250) + 1}`
 }
 
-const unescape = (s: string) =>
+const htmlUnescaped = (s: string) =>
   s
     .replace(/&quot;/g, '"')
     .replace(/&#39;/g, "'")
@@ -36,8 +38,8 @@ const unescape = (s: string) =>
 export const hiddenFields = (html: string): Record<string, string> => {
   const fields: Record<string, string> = {}
   for (const m of html.matchAll(/<input type="hidden" name="([^"]*)" value="([^"]*)">/g)) {
-    const name = unescape(m[1] ?? "")
-    if (!(name in fields)) fields[name] = unescape(m[2] ?? "")
+    const name = htmlUnescaped(m[1] ?? "")
+    if (!(name in fields)) fields[name] = htmlUnescaped(m[2] ?? "")
   }
   return fields
 }
@@ -46,10 +48,10 @@ export const hiddenFields = (html: string): Record<string, string> => {
 export const formDefaults = (html: string): Record<string, string> => {
   const fields = hiddenFields(html)
   for (const m of html.matchAll(/<select[^>]* name="([^"]*)"[^>]*>([\s\S]*?)<\/select>/g)) {
-    const name = unescape(m[1] ?? "")
+    const name = htmlUnescaped(m[1] ?? "")
     const options = [...(m[2] ?? "").matchAll(/<option value="([^"]*)"( selected)?>/g)]
     const chosen = options.find((o) => o[2] !== undefined) ?? options[0]
-    if (chosen !== undefined && !(name in fields)) fields[name] = unescape(chosen[1] ?? "")
+    if (chosen !== undefined && !(name in fields)) fields[name] = htmlUnescaped(chosen[1] ?? "")
   }
   return fields
 }
@@ -144,6 +146,22 @@ export const oauthToken = async (base: string, cookie: string, workspace?: strin
   return body.access_token
 }
 
-/** A JSON answer, inspected freely in tests (assertions check its shape), as test/support/http.ts does. */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-export const bodyOf = async (res: Response): Promise<any> => res.json()
+/** A JSON answer decoded with its schema (see test/support/http.ts's `decode`). */
+export const bodyOf = async <A, I>(res: Response, schema: Schema.Schema<A, I, never>): Promise<A> =>
+  decode(schema, await res.json(), `The ${res.status} answer of ${res.url}`)
+
+/** An OAuth endpoint's failure (protocol/oauth/errors.ts, OAuthErrorBody). */
+export const OAuthFailure = Schema.Struct({ error: Schema.String, error_description: Schema.String, msg: Schema.String })
+
+/** The token endpoint's answer. */
+export const TokenAnswer = Schema.Struct({ access_token: Schema.String, token_type: Schema.String, scope: Schema.String })
+
+/** The device authorization endpoint's answer (RFC 8628 3.2). */
+export const DeviceCodeAnswer = Schema.Struct({
+  device_code: Schema.String,
+  user_code: Schema.String,
+  verification_uri: Schema.String,
+  verification_uri_complete: Schema.String,
+  expires_in: Schema.Number,
+  interval: Schema.Number
+})

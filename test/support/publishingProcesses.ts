@@ -138,8 +138,14 @@ export const privateNats = async () => {
       () =>
         new Promise<true | undefined>((resolve) => {
           const socket = net.connect({ host: "127.0.0.1", port })
-          socket.once("connect", () => (socket.destroy(), resolve(true)))
-          socket.once("error", () => (socket.destroy(), resolve(undefined)))
+          socket.once("connect", () => {
+            socket.destroy()
+            resolve(true)
+          })
+          socket.once("error", () => {
+            socket.destroy()
+            resolve(undefined)
+          })
         }),
       20_000
     )

@@ -1,7 +1,8 @@
 import { execFile } from "node:child_process"
 import { promisify } from "node:util"
+import { Schema } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { client, errorOf } from "../support/http.js"
+import { client, decode, errorOf } from "../support/http.js"
 import { createWorld, startServices, type RunningServices, type TestWorld } from "../support/system.js"
 import { withDb } from "../support/tokens.js"
 
@@ -39,12 +40,15 @@ const cli = async (...args: ReadonlyArray<string>): Promise<CliResult> => {
   }
 }
 
-/** Runs a command that must succeed and returns its JSON. */
-const ok = async (...args: ReadonlyArray<string>): Promise<any> => {
+/** Runs a command that must succeed and returns its JSON, decoded with what the command prints. */
+const ok = async <A, I>(printed: Schema.Schema<A, I, never>, ...args: ReadonlyArray<string>): Promise<A> => {
   const res = await cli(...args)
   expect(res.code, res.stderr).toBe(0)
-  return JSON.parse(res.stdout)
+  return decode(printed, JSON.parse(res.stdout), `the output of ${args.slice(0, 2).join(" ")}`)
 }
+
+const WorkspaceCreated = Schema.Struct({ workspaceId: Schema.String, apiKey: Schema.String })
+const BillingSet = Schema.Struct({ workspaceId: Schema.String, billingState: Schema.String })
 
 beforeAll(async () => {
   world = await createWorld("cli")
@@ -62,7 +66,7 @@ describe("admin CLI: good commands print JSON on stdout", () => {
   it(
     "workspace create: {workspaceId, apiKey}; the key starts with svc_live_ and works against the gateway",
     async () => {
-      const out = await ok("workspace", "create", "--name", "CLI Agency", "--plan", "pro")
+      const out = await ok(WorkspaceCreated, "workspace", "create", "--name", "CLI Agency", "--plan", "pro")
       expect(Object.keys(out).sort()).toEqual(["apiKey", "workspaceId"])
       expect(out.workspaceId).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/)
       expect(out.apiKey.startsWith("svc_live_")).toBe(true)
@@ -81,6 +85,7 @@ describe("admin CLI: good commands print JSON on stdout", () => {
     "user create: {userId}, a member with that role",
     async () => {
       const out = await ok(
+        Schema.Struct({ userId: Schema.String }),
         "user",
         "create",
         "--workspace",
@@ -109,7 +114,16 @@ describe("admin CLI: good commands print JSON on stdout", () => {
   it(
     "customer create --approval: {customerId}, listed by GET /groups, approval on",
     async () => {
-      const out = await ok("customer", "create", "--workspace", workspaceId, "--name", "Client One", "--approval")
+      const out = await ok(
+        Schema.Struct({ customerId: Schema.String }),
+        "customer",
+        "create",
+        "--workspace",
+        workspaceId,
+        "--name",
+        "Client One",
+        "--approval"
+      )
       expect(Object.keys(out)).toEqual(["customerId"])
       expect((await client(sys.url, apiKey).get("/public/v1/groups")).json).toEqual([{ id: out.customerId, name: "Client One" }])
       const rows = await withDb(world, (c) => c.query("SELECT approval FROM customers WHERE id = $1", [out.customerId]))
@@ -122,6 +136,7 @@ describe("admin CLI: good commands print JSON on stdout", () => {
     "channel create --posting-times: {channelId}, listed by GET /integrations, times stored",
     async () => {
       const out = await ok(
+        Schema.Struct({ channelId: Schema.String }),
         "channel",
         "create",
         "--workspace",
@@ -145,7 +160,7 @@ describe("admin CLI: good commands print JSON on stdout", () => {
   it(
     "key rotate: {apiKey}; the old key answers 401 afterwards, the new one works",
     async () => {
-      const out = await ok("key", "rotate", "--workspace", workspaceId)
+      const out = await ok(Schema.Struct({ apiKey: Schema.String }), "key", "rotate", "--workspace", workspaceId)
       expect(Object.keys(out)).toEqual(["apiKey"])
       expect(out.apiKey.startsWith("svc_live_")).toBe(true)
       expect(out.apiKey).not.toBe(apiKey)
@@ -161,7 +176,7 @@ describe("admin CLI: good commands print JSON on stdout", () => {
   it(
     "billing set --event ended: the gate answers 401 no_subscription",
     async () => {
-      const ended = await ok("billing", "set", "--workspace", workspaceId, "--event", "ended")
+      const ended = await ok(BillingSet, "billing", "set", "--workspace", workspaceId, "--event", "ended")
       expect(ended).toEqual({ workspaceId, billingState: "ended" })
       const noPlan = await client(sys.url, apiKey).get("/public/v1/integrations")
       expect(noPlan.status).toBe(401)
@@ -176,7 +191,7 @@ describe("admin CLI: good commands print JSON on stdout", () => {
       const ws = await sys.admin.createWorkspace("Unpaid")
       await sys.admin.setBilling({ workspaceId: ws.workspaceId, event: "past_due" })
       expect((await client(sys.url, ws.apiKey).get("/public/v1/integrations")).status).toBe(200)
-      const out = await ok("billing", "set", "--workspace", ws.workspaceId, "--event", "grace_over")
+      const out = await ok(BillingSet, "billing", "set", "--workspace", ws.workspaceId, "--event", "grace_over")
       expect(out).toEqual({ workspaceId: ws.workspaceId, billingState: "grace_over" })
       const unpaid = await client(sys.url, ws.apiKey).get("/public/v1/integrations")
       expect(unpaid.status).toBe(402)

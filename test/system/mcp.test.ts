@@ -4,13 +4,15 @@ import path from "node:path"
 import { HttpServer } from "@effect/platform"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
-import { Effect, Layer, ManagedRuntime } from "effect"
+import { McpError } from "@modelcontextprotocol/sdk/types.js"
+import { Effect, Layer, ManagedRuntime, Schema } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import type { Role } from "../../domain/roles.js"
 import { GatewayLive } from "../../services/gateway/server.js"
 import { systemResolver } from "../../services/platform/outbound/resolver.js"
 import { OutboundHttpTest, startLoopbackServer, type LoopbackServer } from "../../services/platform/outbound/testing.js"
-import { untypedClient as client, errorOf } from "../support/http.js"
+import { answerFrom, client, decode, decoded, errorOf } from "../support/http.js"
+import { OpenApiDocument } from "../support/openApiDocument.js"
 import { png } from "../support/mediaFiles.js"
 import { createWorld, infrastructure, startServices, type RunningServices, type TestWorld } from "../support/system.js"
 import { issueUserToken, withDb } from "../support/tokens.js"
@@ -58,11 +60,24 @@ const connect = async (token: string, baseUrl = sys.url) => {
   return mcp
 }
 
-type ToolAnswer = { readonly structuredContent?: Record<string, unknown>; readonly isError?: boolean }
+/** A tools/call result (MCP 2025-06-18, CallToolResult). */
+const ToolResult = Schema.Struct({
+  content: Schema.Array(Schema.Unknown),
+  structuredContent: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.Unknown })),
+  isError: Schema.optional(Schema.Boolean)
+})
+
+/** A JSON-RPC 2.0 response: a result or an error, for the request's id (null when it could not be read). */
+const JsonRpcResponse = Schema.Struct({
+  jsonrpc: Schema.Literal("2.0"),
+  id: Schema.NullOr(Schema.Union(Schema.Number, Schema.String)),
+  result: Schema.optional(Schema.Unknown),
+  error: Schema.optional(Schema.Struct({ code: Schema.Number, message: Schema.String, data: Schema.optional(Schema.Unknown) }))
+})
 
 /** A tool's structured answer (the SDK client has already checked it against the tool's output schema). */
 const call = async (mcp: Client, name: string, args: Record<string, unknown> = {}) => {
-  const result = (await mcp.callTool({ name, arguments: args })) as ToolAnswer
+  const result = decode(ToolResult, await mcp.callTool({ name, arguments: args }), `the result of ${name}`)
   return { isError: result.isError === true, body: result.structuredContent ?? {} }
 }
 
@@ -71,7 +86,8 @@ const rpcError = async (mcp: Client, name: string, args: unknown) => {
   try {
     await mcp.callTool({ name, arguments: args as Record<string, unknown> })
   } catch (e) {
-    return e as { code: number; message: string; data?: unknown }
+    if (e instanceof McpError) return e
+    throw e
   }
   throw new Error("expected a JSON-RPC error")
 }
@@ -88,8 +104,7 @@ const rpc = async (token: string | null, body: string, headers: Record<string, s
     },
     body
   })
-  const text = await res.text()
-  return { status: res.status, headers: res.headers, json: text === "" ? undefined : (JSON.parse(text) as any) }
+  return answerFrom(res)
 }
 const ping = (token: string, id = 1) => rpc(token, JSON.stringify({ jsonrpc: "2.0", id, method: "ping" }))
 
@@ -528,7 +543,7 @@ describe("bad input gets the protocol's own error and changes nothing", () => {
     expect(res.json).toMatchObject({ jsonrpc: "2.0", id: null, error: { code: -32700 } })
     const notRpc = await rpc(w.apiKey, JSON.stringify({ hello: "world" }))
     expect(notRpc.status).toBe(400)
-    expect(notRpc.json.error.code).toBe(-32700)
+    expect(decoded(notRpc, JsonRpcResponse).error?.code).toBe(-32700)
   })
 
   it("a body over 5 MB: 413 like every JSON body", async () => {
@@ -556,9 +571,11 @@ describe("bad input gets the protocol's own error and changes nothing", () => {
       duplex: "half"
     } as RequestInit)
     expect(res.status).toBe(200)
-    const answer = (await res.json()) as { id: number; result: { structuredContent: unknown } }
+    const answer = decoded(await answerFrom(res), JsonRpcResponse)
     expect(answer.id).toBe(9)
-    expect(answer.result.structuredContent).toEqual({ networks: (await w.api.get("/public/v1/networks")).json })
+    expect(decode(ToolResult, answer.result, "the tool's result").structuredContent).toEqual({
+      networks: (await w.api.get("/public/v1/networks")).json
+    })
   })
 
   it("an unknown method: -32601; an unknown tool: -32602 Unknown tool", async () => {
@@ -648,7 +665,7 @@ describe("bad input gets the protocol's own error and changes nothing", () => {
   })
 
   it("/mcp is not in the public OpenAPI document", async () => {
-    const doc = (await client(sys.url).get("/public/v1/openapi.json")).json
+    const doc = decoded(await client(sys.url).get("/public/v1/openapi.json"), OpenApiDocument, { exact: false })
     expect(Object.keys(doc.paths).some((p) => p.includes("mcp"))).toBe(false)
   })
 })

@@ -5,7 +5,9 @@ import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { formatSize } from "../../domain/media/messages.js"
 import { makeMediaRepo } from "../../services/media/mediaRepo.js"
-import { untypedClient as client } from "../support/http.js"
+import { answerOf } from "../support/answers.js"
+import { answerFrom, client, decoded, errorOf } from "../support/http.js"
+import { OpenApiDocument } from "../support/openApiDocument.js"
 import { gif, jpeg, mp4, png, truncated, webm, webpExtended, webpLossless } from "../support/mediaFiles.js"
 import { realMov, realMp4, realWebm } from "../support/realMedia.js"
 import { createWorld, startServices, type RunningServices, type TestWorld } from "../support/system.js"
@@ -40,13 +42,15 @@ afterAll(async () => {
   await fs.rm(dataDir, { recursive: true, force: true })
 })
 
+const Uploaded = answerOf("media", "upload")
+const Listed = answerOf("media", "listMedia")
+
 /** POST /upload as a script would: fetch with FormData and a Blob. */
 const upload = async (baseUrl: string, key: string, bytes: Uint8Array, name: string, declaredType = "application/octet-stream", field = "file") => {
   const form = new FormData()
   form.append(field, new Blob([bytes], { type: declaredType }), name)
   const res = await fetch(`${baseUrl}/public/v1/upload`, { method: "POST", headers: { authorization: key }, body: form })
-  const text = await res.text()
-  return { status: res.status, json: JSON.parse(text) as any }
+  return answerFrom(res)
 }
 
 /** The gateway serves `path` at /media/…; tests reach it on its real port. */
@@ -67,7 +71,7 @@ describe("POST /upload", () => {
   it.each(realFiles)("a %s file is stored and answered as a Media item", async (_, bytes, name, mime, kind) => {
     const res = await upload(sys.url, apiKey, bytes, name, mime)
     expect(res.status).toBe(200)
-    const item = res.json
+    const item = decoded(res, Uploaded)
     expect(Object.keys(item).sort()).toEqual(["alt", "facts", "id", "name", "originalName", "path", "status", "thumbnail", "type"])
     expect(item).toMatchObject({ name, originalName: name, alt: "", type: kind, status: "ready" })
     expect(item.id).toMatch(/^[0-9a-f-]{36}$/)
@@ -84,22 +88,22 @@ describe("POST /upload", () => {
     const res = await upload(sys.url, apiKey, png(), "x.mp4", "video/mp4")
     expect(res.status).toBe(200)
     expect(res.json).toMatchObject({ type: "image", name: "x.mp4" })
-    expect(res.json.path).toMatch(/\.png$/)
-    expect((await fetchPath(res.json.path)).headers.get("content-type")).toBe("image/png")
+    expect(decoded(res, Uploaded).path).toMatch(/\.png$/)
+    expect((await fetchPath(decoded(res, Uploaded).path)).headers.get("content-type")).toBe("image/png")
   })
 
   it("an MP4 named photo.jpg is a video", async () => {
     const res = await upload(sys.url, apiKey, realMp4(), "photo.jpg", "image/jpeg")
     expect(res.json).toMatchObject({ type: "video", thumbnail: null })
-    expect(res.json.path).toMatch(/\.mp4$/)
+    expect(decoded(res, Uploaded).path).toMatch(/\.mp4$/)
   })
 
   it.each(realFiles)("a truncated %s gets 400 saying it is incomplete", async (_, bytes, name, mime) => {
     const res = await upload(sys.url, apiKey, truncated(bytes, 0.6), name, mime)
     expect(res.status).toBe(400)
-    expect(res.json.error).toMatch(/incomplete or damaged/)
-    expect(res.json.msg).toBe(res.json.error)
-    expect(res.json.fix).toBeTypeOf("string")
+    expect(errorOf(res).error).toMatch(/incomplete or damaged/)
+    expect(errorOf(res).msg).toBe(errorOf(res).error)
+    expect(errorOf(res).fix).toBeTypeOf("string")
   })
 
   it.each([
@@ -110,19 +114,19 @@ describe("POST /upload", () => {
   ])("%s gets 400 naming the accepted types", async (_, bytes, name, mime) => {
     const res = await upload(sys.url, apiKey, bytes, name, mime)
     expect(res.status).toBe(400)
-    expect(res.json.error).toBe("This file type is not accepted. Upload a JPG, PNG, GIF, WEBP, MP4, MOV or WEBM file.")
+    expect(errorOf(res).error).toBe("This file type is not accepted. Upload a JPG, PNG, GIF, WEBP, MP4, MOV or WEBM file.")
   })
 
   it("an empty file gets 400", async () => {
     const res = await upload(sys.url, apiKey, new Uint8Array(), "empty.png")
     expect(res.status).toBe(400)
-    expect(res.json.error).toBe("The file is empty.")
+    expect(errorOf(res).error).toBe("The file is empty.")
   })
 
   it("no field `file` gets 400", async () => {
     const res = await upload(sys.url, apiKey, png(), "x.png", "image/png", "picture")
     expect(res.status).toBe(400)
-    expect(res.json.error).toMatch(/file/)
+    expect(errorOf(res).error).toMatch(/file/)
   })
 
   it("a JSON body instead of a file gets 400", async () => {
@@ -150,21 +154,21 @@ describe("POST /upload", () => {
   it("without a key: 401 and nothing is read", async () => {
     const res = await upload(sys.url, "", png(), "x.png")
     expect(res.status).toBe(401)
-    expect(res.json.error).toBe("No API Key found")
+    expect(errorOf(res).error).toBe("No API Key found")
   })
 
   it("a file over the 5 MB JSON limit is taken (uploads have their own limit)", async () => {
     const res = await upload(sys.url, apiKey, realMp4({ padBytes: 6 * 1024 * 1024 }), "six-mb.mp4", "video/mp4")
     expect(res.status).toBe(200)
-    expect(res.json.type).toBe("video")
+    expect(decoded(res, Uploaded).type).toBe("video")
   })
 
   it("an image over the image limit gets 400 with the limit in the message", async () => {
     const big = png(8, 8, MAX_IMAGE + 10_000)
     const res = await upload(small.url, apiKey, big, "huge.png", "image/png")
     expect(res.status).toBe(400)
-    expect(res.json.error).toContain(formatSize(MAX_IMAGE))
-    expect(res.json.error).toMatch(/^Images can be at most/)
+    expect(errorOf(res).error).toContain(formatSize(MAX_IMAGE))
+    expect(errorOf(res).error).toMatch(/^Images can be at most/)
   })
 
   it("a video over the image limit is fine", async () => {
@@ -175,21 +179,21 @@ describe("POST /upload", () => {
   it("a file over the largest upload size gets 413 with the limit (refused from its declared length)", async () => {
     const res = await upload(small.url, apiKey, mp4({ frames: MAX_UPLOAD * 2 }), "big.mp4", "video/mp4")
     expect(res.status).toBe(413)
-    expect(res.json.error).toContain(formatSize(MAX_UPLOAD))
+    expect(errorOf(res).error).toContain(formatSize(MAX_UPLOAD))
   })
 
   it("a file over the largest upload size gets 413 while it streams", async () => {
     // within the multipart allowance of the declared length, so the parser's file limit stops it
     const res = await upload(small.url, apiKey, mp4({ frames: MAX_UPLOAD + 30_000 }), "big.mp4", "video/mp4")
     expect(res.status).toBe(413)
-    expect(res.json.error).toContain(formatSize(MAX_UPLOAD))
+    expect(errorOf(res).error).toContain(formatSize(MAX_UPLOAD))
   })
 
   it("a file one byte over the largest upload size gets 413", async () => {
     const base = mp4({ frames: 0 }).length
     const res = await upload(small.url, apiKey, mp4({ frames: MAX_UPLOAD - base + 1 }), "big.mp4", "video/mp4")
     expect(res.status).toBe(413)
-    expect(res.json.error).toContain(formatSize(MAX_UPLOAD))
+    expect(errorOf(res).error).toContain(formatSize(MAX_UPLOAD))
   })
 
   it("a file of exactly the largest upload size is taken", async () => {
@@ -202,7 +206,7 @@ describe("POST /upload", () => {
 describe("GET /media/<key> (the stored files)", () => {
   it("answers ranges, HEAD, and 404 for unknown or malformed keys", async () => {
     const bytes = realMp4({ padBytes: 5000 })
-    const { json: item } = await upload(sys.url, apiKey, bytes, "range.mp4")
+    const item = decoded(await upload(sys.url, apiKey, bytes, "range.mp4"), Uploaded)
     const part = await fetchPath(item.path, { headers: { range: "bytes=100-199" } })
     expect(part.status).toBe(206)
     expect(part.headers.get("content-range")).toBe(`bytes 100-199/${bytes.length}`)
@@ -214,7 +218,7 @@ describe("GET /media/<key> (the stored files)", () => {
     expect(beyond.status).toBe(416)
     const missing = await fetch(`${sys.url}/media/${workspaceId}/${crypto.randomUUID()}.mp4`)
     expect(missing.status).toBe(404)
-    expect(((await missing.json()) as any).error).toBe("Not found")
+    expect(errorOf(await answerFrom(missing)).error).toBe("Not found")
     for (const bad of ["../../etc/passwd", `${workspaceId}/..%2f..%2fx.png`, "x.png"]) {
       expect((await fetch(`${sys.url}/media/${bad}`)).status).toBe(404)
     }
@@ -241,12 +245,12 @@ describe("GET /media", () => {
     const first = await client(sys.url, key).get("/public/v1/media")
     expect(first.status).toBe(200)
     expect(first.json).toHaveLength(40)
-    expect(first.json[0].name).toBe("item-41.png")
-    expect(first.json[39].name).toBe("item-02.png")
+    expect(decoded(first, Listed)[0]?.name).toBe("item-41.png")
+    expect(decoded(first, Listed)[39]?.name).toBe("item-02.png")
     const pageOne = await client(sys.url, key).get("/public/v1/media?page=1")
-    expect(pageOne.json.map((m: any) => m.id)).toEqual(first.json.map((m: any) => m.id))
+    expect(decoded(pageOne, Listed).map((m) => m.id)).toEqual(decoded(first, Listed).map((m) => m.id))
     const second = await client(sys.url, key).get("/public/v1/media?page=2")
-    expect(second.json.map((m: any) => m.name)).toEqual(["item-01.png"])
+    expect(decoded(second, Listed).map((m) => m.name)).toEqual(["item-01.png"])
     const third = await client(sys.url, key).get("/public/v1/media?page=3")
     expect(third.json).toEqual([])
   })
@@ -254,12 +258,16 @@ describe("GET /media", () => {
   it("items have the Media item fields", async () => {
     const res = await client(sys.url, key).get("/public/v1/media?search=item-03")
     expect(res.json).toEqual([expect.objectContaining({ name: "item-03.png", originalName: "item-03.png", alt: "", type: "image", status: "ready" })])
-    expect(res.json[0].thumbnail).toBe(res.json[0].path)
+    expect(decoded(res, Listed)[0]?.thumbnail).toBe(decoded(res, Listed)[0]?.path)
   })
 
   it("search matches the name or the alt text, ignoring case", async () => {
     const byName = await client(sys.url, key).get("/public/v1/media?search=ITEM-1")
-    expect(byName.json.map((m: any) => m.name).sort()).toEqual([
+    expect(
+      decoded(byName, Listed)
+        .map((m) => m.name)
+        .sort()
+    ).toEqual([
       "item-10.png",
       "item-11.png",
       "item-12.png",
@@ -272,8 +280,8 @@ describe("GET /media", () => {
       "item-19.png"
     ])
     const byAlt = await client(sys.url, key).get(`/public/v1/media?search=${encodeURIComponent("red barn")}`)
-    expect(byAlt.json.map((m: any) => m.name)).toEqual(["item-07.png"])
-    expect(byAlt.json[0].alt).toBe("A red Barn at dawn")
+    expect(decoded(byAlt, Listed).map((m) => m.name)).toEqual(["item-07.png"])
+    expect(decoded(byAlt, Listed)[0]?.alt).toBe("A red Barn at dawn")
   })
 
   it("search characters are literal (% and _ match only themselves)", async () => {
@@ -284,7 +292,7 @@ describe("GET /media", () => {
   it.each(["0", "-1", "abc", "1.5"])("page=%s gets 400", async (page) => {
     const res = await client(sys.url, key).get(`/public/v1/media?page=${page}`)
     expect(res.status).toBe(400)
-    expect(res.json.error).toMatch(/page/)
+    expect(errorOf(res).error).toMatch(/page/)
   })
 
   it("another workspace's media is invisible", async () => {
@@ -320,21 +328,19 @@ describe("GET /media", () => {
 
 describe("media ids used in posts (mediaRepo.findMany)", () => {
   it("resolves the workspace's own ids with path, alt, mime, size, width and height; others are not found", async () => {
-    const image = await upload(sys.url, apiKey, png(30, 20), "for-post.png")
-    const video = await upload(sys.url, apiKey, realMp4({ width: 1280, height: 720 }), "for-post.mp4")
+    const image = decoded(await upload(sys.url, apiKey, png(30, 20), "for-post.png"), Uploaded)
+    const video = decoded(await upload(sys.url, apiKey, realMp4({ width: 1280, height: 720 }), "for-post.mp4"), Uploaded)
     const other = await sys.admin.createWorkspace("Elsewhere")
-    const foreign = await upload(sys.url, other.apiKey, png(), "foreign.png")
+    const foreign = decoded(await upload(sys.url, other.apiKey, png(), "foreign.png"), Uploaded)
     const found = await sys.runtime.runPromise(
-      Effect.flatMap(makeMediaRepo, (repo) =>
-        repo.findMany(workspaceId, [image.json.id, video.json.id, foreign.json.id, "not-a-uuid", image.json.id])
-      )
+      Effect.flatMap(makeMediaRepo, (repo) => repo.findMany(workspaceId, [image.id, video.id, foreign.id, "not-a-uuid", image.id]))
     )
-    const byId = new Map(found.map((m) => [m.id, m]))
+    const byId = new Map<string, (typeof found)[number]>(found.map((m) => [m.id, m]))
     expect(found).toHaveLength(2)
-    expect(byId.get(image.json.id)).toEqual({
-      id: image.json.id,
+    expect(byId.get(image.id)).toEqual({
+      id: image.id,
       name: "for-post.png",
-      path: image.json.path,
+      path: image.path,
       alt: "",
       mime: "image/png",
       type: "image",
@@ -343,16 +349,16 @@ describe("media ids used in posts (mediaRepo.findMany)", () => {
       height: 20,
       facts: expect.objectContaining({ kind: "image", format: "png", width: 30, height: 20 })
     })
-    expect(byId.get(video.json.id)).toMatchObject({ mime: "video/mp4", type: "video", width: 1280, height: 720 })
+    expect(byId.get(video.id)).toMatchObject({ mime: "video/mp4", type: "video", width: 1280, height: 720 })
     expect(await sys.runtime.runPromise(Effect.flatMap(makeMediaRepo, (repo) => repo.findMany(workspaceId, [])))).toEqual([])
   })
 })
 
 describe("the OpenAPI document", () => {
   it("lists the three media operations; the file route stays out", async () => {
-    const doc = (await client(sys.url).get("/public/v1/openapi.json")).json
+    const doc = decoded(await client(sys.url).get("/public/v1/openapi.json"), OpenApiDocument, { exact: false })
     expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(["/public/v1/upload", "/public/v1/upload-from-url", "/public/v1/media"]))
     expect(Object.keys(doc.paths).some((p) => p.startsWith("/media"))).toBe(false)
-    expect(Object.keys(doc.paths["/public/v1/upload"].post.requestBody.content)).toEqual(["multipart/form-data"])
+    expect(Object.keys(doc.paths["/public/v1/upload"]?.post?.requestBody?.content ?? {})).toEqual(["multipart/form-data"])
   })
 })

@@ -12,7 +12,8 @@ import { makeAdminOperations } from "../../services/admin/operations.js"
 import { GatewayLive } from "../../services/gateway/server.js"
 import type { Resolver } from "../../services/platform/outbound/resolver.js"
 import { OutboundHttpTest, startLoopbackServer, type LoopbackServer } from "../../services/platform/outbound/testing.js"
-import { untypedClient as client } from "../support/http.js"
+import { answerOf } from "../support/answers.js"
+import { client, decoded, errorOf } from "../support/http.js"
 import { mp4, png } from "../support/mediaFiles.js"
 import { realMp4 } from "../support/realMedia.js"
 import { createWorld, infrastructure, type TestWorld } from "../support/system.js"
@@ -145,26 +146,29 @@ afterAll(async () => {
 const importUrl = (url: string) => client(baseUrl, apiKey).post("/public/v1/upload-from-url", { url })
 const at = (path: string) => origin.url(path)
 
+const Imported = answerOf("media", "uploadFromUrl")
+
 describe("POST /upload-from-url: files", () => {
   it("imports an image; name is the last part of the address", async () => {
     const res = await importUrl(at("/files/photo.png?size=large#top"))
     expect(res.status).toBe(200)
     expect(res.json).toMatchObject({ name: "photo.png", originalName: "photo.png", type: "image", alt: "", status: "ready" })
-    expect(res.json.thumbnail).toBe(res.json.path)
-    const served = await fetch(`${baseUrl}${new URL(res.json.path).pathname}`)
+    const item = decoded(res, Imported)
+    expect(item.thumbnail).toBe(item.path)
+    const served = await fetch(`${baseUrl}${new URL(item.path).pathname}`)
     expect(served.headers.get("content-type")).toBe("image/png")
     expect(Buffer.from(await served.arrayBuffer()).equals(image)).toBe(true)
   })
 
   it("the name is decoded (My%20Holiday%20Photo.png → My Holiday Photo.png)", async () => {
     const res = await importUrl(at("/files/My%20Holiday%20Photo.png"))
-    expect(res.json.name).toBe("My Holiday Photo.png")
+    expect(decoded(res, Imported).name).toBe("My Holiday Photo.png")
   })
 
   it("an address ending in / is named after its last part (files)", async () => {
     const res = await importUrl(at("/files/"))
     expect(res.status).toBe(200)
-    expect(res.json.name).toBe("files")
+    expect(decoded(res, Imported).name).toBe("files")
   })
 
   it("imports a video; the type comes from the content, not the Content-Type", async () => {
@@ -172,68 +176,68 @@ describe("POST /upload-from-url: files", () => {
     expect(res.json).toMatchObject({ name: "clip.mp4", type: "video", thumbnail: null })
     const noType = await importUrl(at("/files/no-type"))
     expect(noType.status).toBe(200)
-    expect(noType.json.type).toBe("image")
+    expect(decoded(noType, Imported).type).toBe("image")
   })
 
   it("follows redirects between allowed addresses, also by name", async () => {
     const res = await importUrl(at(`/redirect?code=301&to=${encodeURIComponent(`http://files.test:${origin.origin.port}/files/photo.png`)}`))
     expect(res.status).toBe(200)
-    expect(res.json.name).toBe("redirect") // the address given, not where it led
+    expect(decoded(res, Imported).name).toBe("redirect") // the address given, not where it led
   })
 
   it("follows 5 redirects, not 6", async () => {
     expect((await importUrl(at("/chain/5"))).status).toBe(200)
     const six = await importUrl(at("/chain/6"))
     expect(six.status).toBe(400)
-    expect(six.json.error).toBe("The address redirected more than 5 times.")
+    expect(errorOf(six).error).toBe("The address redirected more than 5 times.")
   })
 
   it("a page (text/html) is refused with 400", async () => {
     const res = await importUrl(at("/page"))
     expect(res.status).toBe(400)
-    expect(res.json.error).toMatch(/opens a page \(text\/html\), not a file/)
+    expect(errorOf(res).error).toMatch(/opens a page \(text\/html\), not a file/)
   })
 
   it("a page sent as application/octet-stream is refused as a page", async () => {
     const res = await importUrl(at("/page-as-file"))
     expect(res.status).toBe(400)
-    expect(res.json.error).toMatch(/opens a page/)
+    expect(errorOf(res).error).toMatch(/opens a page/)
   })
 
   it("a file of another type is refused", async () => {
     const res = await importUrl(at("/text"))
     expect(res.status).toBe(400)
-    expect(res.json.error).toMatch(/not accepted/)
+    expect(errorOf(res).error).toMatch(/not accepted/)
   })
 
   it("a truncated video is refused", async () => {
     const res = await importUrl(at("/files/truncated.mp4"))
     expect(res.status).toBe(400)
-    expect(res.json.error).toMatch(/incomplete or damaged/)
+    expect(errorOf(res).error).toMatch(/incomplete or damaged/)
   })
 
   it("a missing file (404) is refused with 400", async () => {
     const res = await importUrl(at("/files/nothing.png"))
     expect(res.status).toBe(400)
-    expect(res.json.error).toBe("The address answered with HTTP 404 instead of the file.")
+    expect(errorOf(res).error).toBe("The address answered with HTTP 404 instead of the file.")
   })
 
   it("an image over the image limit gets 400 with the limit", async () => {
     const res = await importUrl(at("/files/huge-image.png"))
     expect(res.status).toBe(400)
-    expect(res.json.error).toContain(formatSize(MAX_IMAGE))
+    expect(errorOf(res).error).toContain(formatSize(MAX_IMAGE))
   })
 
   it.each(["/files/too-big.mp4", "/files/too-big-chunked.mp4"])("a file over the size cap is refused (%s)", async (p) => {
     const res = await importUrl(at(p))
     expect(res.status).toBe(400)
-    expect(res.json.error).toContain(formatSize(MAX_UPLOAD))
+    expect(errorOf(res).error).toContain(formatSize(MAX_UPLOAD))
   })
 
   it("a slow drip runs into the total timeout", async () => {
     const res = await importUrl(at("/files/drip.png"))
     expect(res.status).toBe(400)
-    expect(res.json.error).toMatch(/could not be downloaded within 2 seconds/)
+    expect(errorOf(res).error).toMatch(/could not be downloaded within 2 seconds/)
   })
 
   it("nothing is left behind in the library from refused imports", async () => {
@@ -310,7 +314,7 @@ describe("POST /upload-from-url: private and special addresses are refused (400)
     const before = attemptedPorts.length
     const res = await importUrl(url)
     expect(res.status, url).toBe(400)
-    expect(res.json.error).toMatch(/^The address (is not public|cannot be imported)/)
+    expect(errorOf(res).error).toMatch(/^The address (is not public|cannot be imported)/)
     expect(
       attemptedPorts.slice(before).filter((p) => p === trap.origin.port),
       url

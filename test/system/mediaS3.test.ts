@@ -6,6 +6,8 @@ import { GetObjectCommand, HeadObjectCommand, S3Client } from "@aws-sdk/client-s
 // @ts-expect-error s3rver ships no types
 import S3rver from "s3rver"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { answerOf } from "../support/answers.js"
+import { answerFrom, decoded } from "../support/http.js"
 import { png } from "../support/mediaFiles.js"
 import { realMp4, realWebm } from "../support/realMedia.js"
 import { createWorld, startServices, type RunningServices, type TestWorld } from "../support/system.js"
@@ -69,7 +71,7 @@ const upload = async (baseUrl: string, bytes: Uint8Array, name: string) => {
   const form = new FormData()
   form.append("file", new Blob([bytes]), name)
   const res = await fetch(`${baseUrl}/public/v1/upload`, { method: "POST", headers: { authorization: apiKey }, body: form })
-  return { status: res.status, json: (await res.json()) as any }
+  return answerFrom(res)
 }
 
 const keyOf = (mediaPath: string) => new URL(mediaPath).pathname.replace(/^.*?\/(?=[0-9a-f-]{36}\/)/, "")
@@ -79,8 +81,9 @@ describe("S3-compatible storage", () => {
     const bytes = png(40, 30)
     const res = await upload(replicaA.url, bytes, "shared.png")
     expect(res.status).toBe(200)
-    const key = keyOf(res.json.path)
-    expect(res.json.path).toBe(`http://127.0.0.1/media/${key}`)
+    const { path: mediaPath } = decoded(res, answerOf("media", "upload"))
+    const key = keyOf(mediaPath)
+    expect(mediaPath).toBe(`http://127.0.0.1/media/${key}`)
 
     const head = await s3.send(new HeadObjectCommand({ Bucket: BUCKET, Key: key }))
     expect(head.ContentType).toBe("image/png")
@@ -99,7 +102,7 @@ describe("S3-compatible storage", () => {
     const bytes = realMp4({ padBytes: 8 * 1024 * 1024 })
     const res = await upload(replicaB.url, bytes, "long.mp4")
     expect(res.status).toBe(200)
-    const key = keyOf(res.json.path)
+    const key = keyOf(decoded(res, answerOf("media", "upload")).path)
     const whole = await fetch(`${replicaA.url}/media/${key}`)
     expect(Buffer.from(await whole.arrayBuffer()).equals(bytes)).toBe(true)
     const part = await fetch(`${replicaA.url}/media/${key}`, { headers: { range: "bytes=-100" } })
@@ -111,7 +114,7 @@ describe("S3-compatible storage", () => {
   it("the list shows what any replica uploaded", async () => {
     await upload(replicaA.url, realWebm(), "from-a.webm")
     const list = await fetch(`${replicaB.url}/public/v1/media?search=from-a`, { headers: { authorization: apiKey } })
-    expect(((await list.json()) as Array<any>).map((m) => m.name)).toEqual(["from-a.webm"])
+    expect(decoded(await answerFrom(list), answerOf("media", "listMedia")).map((m) => m.name)).toEqual(["from-a.webm"])
   })
 
   it("an unknown key answers 404", async () => {
@@ -123,8 +126,9 @@ describe("S3-compatible storage", () => {
     const bytes = png(8, 8)
     const res = await upload(publicBucket.url, bytes, "direct.png")
     expect(res.status).toBe(200)
-    expect(res.json.path).toMatch(new RegExp(`^${endpoint}/${BUCKET}/[0-9a-f-]{36}/[0-9a-f-]{36}\\.png$`))
-    const direct = await fetch(res.json.path)
+    const { path: mediaPath } = decoded(res, answerOf("media", "upload"))
+    expect(mediaPath).toMatch(new RegExp(`^${endpoint}/${BUCKET}/[0-9a-f-]{36}/[0-9a-f-]{36}\\.png$`))
+    const direct = await fetch(mediaPath)
     expect(direct.status).toBe(200)
     expect(Buffer.from(await direct.arrayBuffer()).equals(bytes)).toBe(true)
   })

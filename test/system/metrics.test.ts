@@ -37,7 +37,7 @@ const family = (families: Map<string, Family>, name: string): Family => {
   return f
 }
 
-const valueOf = (f: Family, sampleName: string, labels: Record<string, string>) =>
+const sampleValue = (f: Family, sampleName: string, labels: Record<string, string>) =>
   f.samples.find((s) => s.name === sampleName && Object.entries(labels).every(([k, v]) => s.labels[k] === v))?.value
 
 describe("GET /metrics on the gateway", () => {
@@ -62,9 +62,9 @@ describe("GET /metrics on the gateway", () => {
     const families = await scrape(sys.url)
     const requests = family(families, "http_requests_total")
     expect(requests.type).toBe("counter")
-    expect(valueOf(requests, "http_requests_total", { route: "/public/v1/is-connected", method: "GET", status: "200" })).toBeGreaterThanOrEqual(3)
-    expect(valueOf(requests, "http_requests_total", { route: "/public/v1/is-connected", method: "GET", status: "401" })).toBeGreaterThanOrEqual(1)
-    expect(valueOf(requests, "http_requests_total", { route: "unmatched", method: "GET", status: "404" })).toBeGreaterThanOrEqual(1)
+    expect(sampleValue(requests, "http_requests_total", { route: "/public/v1/is-connected", method: "GET", status: "200" })).toBeGreaterThanOrEqual(3)
+    expect(sampleValue(requests, "http_requests_total", { route: "/public/v1/is-connected", method: "GET", status: "401" })).toBeGreaterThanOrEqual(1)
+    expect(sampleValue(requests, "http_requests_total", { route: "unmatched", method: "GET", status: "404" })).toBeGreaterThanOrEqual(1)
     const routes = new Set(requests.samples.map((s) => s.labels["route"]))
     expect([...routes].some((r) => r?.includes(missing))).toBe(false)
     expect([...routes].some((r) => r?.startsWith("/public/v1/posts/:"))).toBe(true)
@@ -72,7 +72,7 @@ describe("GET /metrics on the gateway", () => {
 
     const latency = family(families, "http_request_duration_seconds")
     expect(latency.type).toBe("histogram")
-    expect(valueOf(latency, "http_request_duration_seconds_count", { route: "/public/v1/is-connected", status: "200" })).toBeGreaterThanOrEqual(3)
+    expect(sampleValue(latency, "http_request_duration_seconds_count", { route: "/public/v1/is-connected", status: "200" })).toBeGreaterThanOrEqual(3)
 
     // the same process runs the actor host, the scheduler and the publisher
     const commands = family(families, "actor_command_duration_seconds")
@@ -89,13 +89,13 @@ describe("GET /metrics on the gateway", () => {
     ]) {
       expect(family(families, name).type).toBe("gauge")
     }
-    expect(valueOf(family(families, "actor_shards_owned"), "actor_shards_owned", {})).toBeGreaterThan(0)
-    expect(valueOf(family(families, "pg_pool_connections"), "pg_pool_connections", {})).toBeGreaterThan(0)
+    expect(sampleValue(family(families, "actor_shards_owned"), "actor_shards_owned", {})).toBeGreaterThan(0)
+    expect(sampleValue(family(families, "pg_pool_connections"), "pg_pool_connections", {})).toBeGreaterThan(0)
     expect(family(families, "webhook_deliveries_total").type).toBe("counter")
 
     const published = await waitFor("a publish attempt counted", async () => {
       const attempts = family(await scrape(sys.url), "publish_attempts_total")
-      return valueOf(attempts, "publish_attempts_total", { network: "test", outcome: "published" })
+      return sampleValue(attempts, "publish_attempts_total", { network: "test", outcome: "published" })
     })
     expect(published).toBeGreaterThanOrEqual(1)
   })

@@ -61,8 +61,14 @@ describe("npm start", () => {
       const exited = new Promise<number | null>((resolve) => npm.once("exit", (code) => resolve(code)))
       const up = new Promise<void>((resolve, reject) => {
         const check = () => (/all services up/.test(output) ? resolve() : undefined)
-        npm.stdout.on("data", (c: Buffer) => ((output += c.toString("utf8")), check()))
-        npm.stderr.on("data", (c: Buffer) => ((output += c.toString("utf8")), check()))
+        npm.stdout.on("data", (c: Buffer) => {
+          output += c.toString("utf8")
+          check()
+        })
+        npm.stderr.on("data", (c: Buffer) => {
+          output += c.toString("utf8")
+          check()
+        })
         void exited.then(() => reject(new Error(`npm start ended before all services were up:\n${output}`)))
       })
       await up

@@ -1,11 +1,14 @@
 import { auth as mcpAuth, type OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js"
 import type { OAuthClientInformationMixed, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js"
+import { Schema } from "effect"
 import * as oauth from "oauth4webapi"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { client } from "../support/http.js"
 import {
   authorizeUrl,
   bodyOf,
+  OAuthFailure,
+  TokenAnswer,
   getPage,
   hiddenFields,
   pkcePair,
@@ -187,7 +190,7 @@ describe("the code grant with a standard OAuth client (oauth4webapi)", () => {
     const first = await codeFor(app)
     const without = await tokenRequest(base, exchangeFields(app, first.code, first.verifier))
     expect(without.status).toBe(401)
-    expect((await bodyOf(without)).error).toBe("invalid_client")
+    expect((await bodyOf(without, OAuthFailure)).error).toBe("invalid_client")
 
     const second = await codeFor(app)
     const as = { issuer: base, token_endpoint: `${base}/oauth/token` } satisfies oauth.AuthorizationServer
@@ -210,7 +213,7 @@ describe("the code grant with a standard OAuth client (oauth4webapi)", () => {
     const res = await tokenRequest(base, exchangeFields(app, code, verifier), uniqueIp(), true)
     expect(res.status).toBe(200)
     expect(res.headers.get("cache-control")).toBe("no-store")
-    const body = await bodyOf(res)
+    const body = await bodyOf(res, TokenAnswer)
     expect(Object.keys(body).sort()).toEqual(["access_token", "scope", "token_type"])
     expect(body.token_type).toBe("Bearer")
   })
@@ -372,7 +375,7 @@ describe("GET /oauth/authorize", () => {
     expect(screen).toContain("Side project (client)")
     const back = await pressAllow(base, cookie, url, "allow", second.workspaceId)
     const res = await tokenRequest(base, exchangeFields(app, back.searchParams.get("code") ?? "", verifier))
-    const token = (await bodyOf(res)).access_token as string
+    const token = (await bodyOf(res, TokenAnswer)).access_token
     const api = client(`${base}/public/v1`, token)
     expect(((await api.get("/integrations")).json as Array<{ name: string }>).map((c) => c.name)).toEqual(["Side channel"])
     expect((await api.get("/media")).json).toEqual([])
@@ -425,7 +428,7 @@ describe("POST /oauth/token refuses, with the protocol's error and msg", () => {
   const expectError = async (res: Response, status: number, error: string, description?: string) => {
     expect(res.status).toBe(status)
     expect(res.headers.get("cache-control")).toBe("no-store")
-    const body = await bodyOf(res)
+    const body = await bodyOf(res, OAuthFailure)
     expect(body.error).toBe(error)
     expect(typeof body.error_description).toBe("string")
     expect(body.msg).toBe(body.error_description)
@@ -542,6 +545,6 @@ describe("POST /oauth/revoke", () => {
       body: "token=nothing"
     })
     expect(form.status).toBe(200)
-    expect(await bodyOf(form)).toEqual({})
+    expect(await bodyOf(form, Schema.Struct({}))).toEqual({})
   })
 })

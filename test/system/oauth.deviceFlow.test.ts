@@ -3,7 +3,7 @@ import { Redis } from "ioredis"
 import * as oauth from "oauth4webapi"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { client } from "../support/http.js"
-import { bodyOf, getPage, hiddenFields, postForm, signIn, startAtOwnAddress } from "../support/people.js"
+import { bodyOf, DeviceCodeAnswer, OAuthFailure, getPage, hiddenFields, postForm, signIn, startAtOwnAddress } from "../support/people.js"
 import { createWorld, type RunningServices, type TestWorld } from "../support/system.js"
 import { withDb } from "../support/tokens.js"
 
@@ -67,7 +67,7 @@ describe("POST /oauth/device/code", () => {
     const res = await fetch(`${base}/oauth/device/code`, { method: "POST" })
     expect(res.status).toBe(200)
     expect(res.headers.get("cache-control")).toBe("no-store")
-    const body = await bodyOf(res)
+    const body = await bodyOf(res, DeviceCodeAnswer)
     expect(Object.keys(body).sort()).toEqual(["device_code", "expires_in", "interval", "user_code", "verification_uri", "verification_uri_complete"])
     expect(body.expires_in).toBe(600)
     expect(body.interval).toBe(3)
@@ -140,7 +140,7 @@ describe("polling POST /oauth/token (oauth4webapi's device grant)", () => {
       headers: { "content-type": "application/json" },
       body: JSON.stringify({ grant_type: "urn:ietf:params:oauth:grant-type:device_code" })
     })
-    const body = await bodyOf(res)
+    const body = await bodyOf(res, OAuthFailure)
     expect([res.status, body.error, body.msg]).toEqual([400, "invalid_request", "Missing field device_code."])
   })
 
@@ -151,7 +151,7 @@ describe("polling POST /oauth/token (oauth4webapi's device grant)", () => {
       headers: { "content-type": "application/json" },
       body: JSON.stringify({ grant_type: "urn:ietf:params:oauth:grant-type:device_code", device_code: device.device_code })
     })
-    const body = await bodyOf(res)
+    const body = await bodyOf(res, OAuthFailure)
     expect([res.status, body.error]).toEqual([400, "authorization_pending"])
     expect(body.msg).toBe(body.error_description)
   })

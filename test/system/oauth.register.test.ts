@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { bodyOf, registerApp, startAtOwnAddress, tokenRequest, uniqueIp } from "../support/people.js"
+import { bodyOf, OAuthFailure, registerApp, startAtOwnAddress, tokenRequest, uniqueIp } from "../support/people.js"
 import { acceptedRedirectUris, refusedRedirectUris } from "../support/redirectUris.js"
 import { createWorld, startServices, type RunningServices, type TestWorld } from "../support/system.js"
 import { withDb } from "../support/tokens.js"
@@ -108,7 +108,7 @@ describe("POST /oauth/register", () => {
       body: JSON.stringify(body)
     })
     expect(res.status).toBe(400)
-    const json = await bodyOf(res)
+    const json = await bodyOf(res, OAuthFailure)
     expect(json.error).toBe(error)
     expect(json.msg).toBe(json.error_description)
     expect(await clientCount()).toBe(before)
@@ -121,7 +121,7 @@ describe("POST /oauth/register", () => {
       body: "{oops"
     })
     expect(res.status).toBe(400)
-    expect((await bodyOf(res)).error).toBe("invalid_client_metadata")
+    expect((await bodyOf(res, OAuthFailure)).error).toBe("invalid_client_metadata")
   })
 
   it("client_name exactly 100 characters is taken; without a name the app is shown as Unnamed app", async () => {
@@ -136,7 +136,7 @@ describe("per-IP windows (429 with Retry-After and the spec's message)", () => {
     const retryAfter = Number(res.headers.get("retry-after"))
     expect(retryAfter).toBeGreaterThan(3500)
     expect(retryAfter).toBeLessThanOrEqual(3600)
-    const body = await bodyOf(res)
+    const body = await bodyOf(res, OAuthFailure)
     expect(body.error_description).toBe("Too many requests. Try again in 60 minutes.")
     expect(body.msg).toBe(body.error_description)
   }

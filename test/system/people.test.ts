@@ -1,6 +1,18 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { client, errorOf } from "../support/http.js"
-import { bodyOf, getPage, hiddenFields, oauthToken, postForm, pressButton, sessionCookie, signIn, startAtOwnAddress } from "../support/people.js"
+import {
+  bodyOf,
+  DeviceCodeAnswer,
+  TokenAnswer,
+  getPage,
+  hiddenFields,
+  oauthToken,
+  postForm,
+  pressButton,
+  sessionCookie,
+  signIn,
+  startAtOwnAddress
+} from "../support/people.js"
 import { createWorld, startServices, type RunningServices, type TestWorld } from "../support/system.js"
 import { withDb } from "../support/tokens.js"
 
@@ -48,7 +60,7 @@ const cookieOf = (role: keyof typeof people) => cookies[role] ?? ""
 
 /** A CLI token from the device flow, approved by the signed-in person. */
 const cliToken = async (cookie: string) => {
-  const device = await bodyOf(await fetch(`${base}/oauth/device/code`, { method: "POST" }))
+  const device = await bodyOf(await fetch(`${base}/oauth/device/code`, { method: "POST" }), DeviceCodeAnswer)
   const approved = await pressButton(device.verification_uri_complete, `${base}/device`, cookie, { user_code: device.user_code, decision: "approve" })
   expect(approved.status).toBe(200)
   const res = await fetch(`${base}/oauth/token`, {
@@ -56,7 +68,7 @@ const cliToken = async (cookie: string) => {
     headers: { "content-type": "application/json" },
     body: JSON.stringify({ grant_type: "urn:ietf:params:oauth:grant-type:device_code", device_code: device.device_code })
   })
-  return String((await bodyOf(res)).access_token)
+  return (await bodyOf(res, TokenAnswer)).access_token
 }
 
 describe("sign in and out", () => {

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { untypedClient as client } from "../support/http.js"
+import { answerOf, created as createdRow, present, wholePost } from "../support/answers.js"
+import { type Answer, client, decoded, errorOf } from "../support/http.js"
 import { createWorld, startServices, type RunningServices, type TestWorld } from "../support/system.js"
 import { withDb } from "../support/tokens.js"
 import { waitFor } from "../support/wait.js"
@@ -21,6 +22,9 @@ afterAll(async () => {
   await sys?.stop()
   await world?.drop()
 })
+
+/** The first channel of a whole post (GET /posts/{id}). */
+const firstChannel = (answer: Answer) => present(wholePost(answer).channels[0], "the post's first channel")
 
 const inMinutes = (m: number) => new Date(Date.now() + m * 60_000).toISOString()
 
@@ -55,8 +59,8 @@ const publishControl = async (w: Awaited<ReturnType<typeof newWorkspace>>) => {
   const created = await w.api.post("/public/v1/posts", { type: "now", posts: [entry(control, "control")] })
   expect(created.status).toBe(200)
   await waitFor("the control post was not published", async () => {
-    const whole = await w.api.get(`/public/v1/posts/${created.json[0].group}`)
-    return whole.json.channels[0].root.state === "published" ? true : undefined
+    const whole = await w.api.get(`/public/v1/posts/${createdRow(created).group}`)
+    return firstChannel(whole).root.state === "published" ? true : undefined
   })
 }
 
@@ -85,12 +89,18 @@ describe("POST /posts: both body forms", () => {
     })
     expect(res.status).toBe(200)
     expect(res.json).toHaveLength(2)
-    const whole = await w.api.get(`/public/v1/posts/${res.json[0].group}`)
+    const whole = await w.api.get(`/public/v1/posts/${createdRow(res).group}`)
     expect(whole.status).toBe(200)
-    const ca = whole.json.channels.find((c: any) => c.channelId === a)
-    const cb = whole.json.channels.find((c: any) => c.channelId === b)
+    const ca = present(
+      wholePost(whole).channels.find((c) => c.channelId === a),
+      "channel a"
+    )
+    const cb = present(
+      wholePost(whole).channels.find((c) => c.channelId === b),
+      "channel b"
+    )
     expect(ca.root).toMatchObject({ content: "A post", position: 0, delay: 0 })
-    expect(ca.thread.map((i: any) => [i.content, i.position, i.delay])).toEqual([
+    expect(ca.thread.map((i) => [i.content, i.position, i.delay])).toEqual([
       ["A first comment", 1, 5],
       ["A second comment", 2, 7]
     ])
@@ -110,14 +120,20 @@ describe("POST /posts: both body forms", () => {
       thread: [{ content: "Shared comment", delay: 3 }]
     })
     expect(res.status).toBe(200)
-    expect(res.json.map((r: any) => r.integration)).toEqual([a, b])
-    const whole = await w.api.get(`/public/v1/posts/${res.json[0].group}`)
-    const ca = whole.json.channels.find((c: any) => c.channelId === a)
-    const cb = whole.json.channels.find((c: any) => c.channelId === b)
+    expect(decoded(res, answerOf("posts", "createPosts")).map((r) => r.integration)).toEqual([a, b])
+    const whole = await w.api.get(`/public/v1/posts/${createdRow(res).group}`)
+    const ca = present(
+      wholePost(whole).channels.find((c) => c.channelId === a),
+      "channel a"
+    )
+    const cb = present(
+      wholePost(whole).channels.find((c) => c.channelId === b),
+      "channel b"
+    )
     expect(ca.root.content).toBe("Shared text")
     expect(cb.root.content).toBe("Own text for Beta")
     expect(cb.root.settings.audience).toBe("followers")
-    for (const c of [ca, cb]) expect(c.thread.map((i: any) => [i.content, i.delay])).toEqual([["Shared comment", 3]])
+    for (const c of [ca, cb]) expect(c.thread.map((i) => [i.content, i.delay])).toEqual([["Shared comment", 3]])
   })
 })
 
@@ -139,7 +155,7 @@ describe("POST /posts: aliases", () => {
     const res = await w.api.post("/public/v1/posts", { type: "draft", posts: [{ channelId: a, value: [{ content: "By channelId" }] }] })
     expect(res.status).toBe(200)
     expect(res.json).toHaveLength(1)
-    expect(res.json[0].integration).toBe(a)
+    expect(createdRow(res).integration).toBe(a)
   })
 
   it("`media` is read as `image`", async () => {
@@ -157,8 +173,8 @@ describe("POST /posts: aliases", () => {
     expect(viaMedia.status).toBe(200)
     expect(viaImage.status).toBe(200)
     for (const res of [viaMedia, viaImage]) {
-      const whole = await w.api.get(`/public/v1/posts/${res.json[0].postId}`)
-      expect(whole.json.channels[0].root.media).toEqual([
+      const whole = await w.api.get(`/public/v1/posts/${createdRow(res).postId}`)
+      expect(firstChannel(whole).root.media).toEqual([
         {
           id: mediaId,
           alt: "A photo",
@@ -181,10 +197,10 @@ describe("POST /posts: aliases", () => {
     const viaInter = await w.api.post("/public/v1/posts", { type: "draft", inter: 14, posts: [entry(a, "Fortnightly")] })
     expect(viaRepeat.status).toBe(200)
     expect(viaInter.status).toBe(200)
-    expect((await w.api.get(`/public/v1/posts/${viaRepeat.json[0].group}`)).json.repeatDays).toBe(7)
-    expect((await w.api.get(`/public/v1/posts/${viaInter.json[0].group}`)).json.repeatDays).toBe(14)
-    const rows = (await w.api.get("/public/v1/posts")).json.posts
-    expect(rows.find((r: any) => r.id === viaRepeat.json[0].postId).intervalInDays).toBe(7)
+    expect(wholePost(await w.api.get(`/public/v1/posts/${createdRow(viaRepeat).group}`)).repeatDays).toBe(7)
+    expect(wholePost(await w.api.get(`/public/v1/posts/${createdRow(viaInter).group}`)).repeatDays).toBe(14)
+    const rows = decoded(await w.api.get("/public/v1/posts"), answerOf("posts", "listPosts")).posts
+    expect(rows.find((r) => r.id === createdRow(viaRepeat).postId)?.intervalInDays).toBe(7)
   })
 
   it("`type: update` is read as `schedule`", async () => {
@@ -193,11 +209,11 @@ describe("POST /posts: aliases", () => {
     const date = inMinutes(120)
     const res = await w.api.post("/public/v1/posts", { type: "update", date, posts: [entry(a, "Updated")] })
     expect(res.status).toBe(200)
-    expect(res.json[0].status).toBe("queued")
-    const whole = await w.api.get(`/public/v1/posts/${res.json[0].group}`)
-    expect(whole.json.status).toBe("scheduled")
-    expect(whole.json.publishAt).toBe(date)
-    expect(whole.json.channels[0].root.state).toBe("queued")
+    expect(createdRow(res).status).toBe("queued")
+    const whole = await w.api.get(`/public/v1/posts/${createdRow(res).group}`)
+    expect(wholePost(whole).status).toBe("scheduled")
+    expect(wholePost(whole).publishAt).toBe(date)
+    expect(firstChannel(whole).root.state).toBe("queued")
   })
 })
 
@@ -210,7 +226,7 @@ describe("POST /posts: content and settings", () => {
       posts: [entry(a, "<p>Hello <strong>world</strong></p><p>Fish &amp; chips</p>")]
     })
     expect(res.status).toBe(200)
-    const content = (await w.api.get(`/public/v1/posts/${res.json[0].postId}`)).json.channels[0].root.content
+    const content = firstChannel(await w.api.get(`/public/v1/posts/${createdRow(res).postId}`)).root.content
     expect(content).not.toMatch(/[<>]|&amp;/)
     expect(content).toMatch(/^Hello world\s+Fish & chips$/)
   })
@@ -223,32 +239,35 @@ describe("POST /posts: content and settings", () => {
       posts: [entry(a, "Typed", { settings: { __type: "x", audience: "followers" } })]
     })
     expect(res.status).toBe(200)
-    const row = (await w.api.get("/public/v1/posts")).json.posts.find((r: any) => r.id === res.json[0].postId)
-    expect(row.settings).toEqual({ __type: "test", audience: "followers" })
-    expect(row.integration.providerIdentifier).toBe("test")
+    const row = decoded(await w.api.get("/public/v1/posts"), answerOf("posts", "listPosts")).posts.find((r) => r.id === createdRow(res).postId)
+    expect(row?.settings).toEqual({ __type: "test", audience: "followers" })
+    expect(row?.integration.providerIdentifier).toBe("test")
   })
 
   it("a reference-client body (tags [], shortLink false, image [{id, path}] with a made-up id) is accepted or refused with a clear 400", async () => {
     const w = await newWorkspace()
     const x = await w.channel("My X", "x")
     const date = new Date(Math.ceil((Date.now() + 86_400_000) / 1000) * 1000).toISOString().replace(".000Z", "Z")
-    const raw = `{"type":"schedule","date":"${date}","shortLink":false,"tags":[],"posts":[{"integration":{"id":"${x}"},"value":[{"content":"Hello from the CLI","image":[{"id":"Yx3kP9q2","path":"https://uploads.example.com/a.jpg"}],"delay":0}],"settings":{"__type":"x","who_can_reply_post":"everyone"}}]}`
+    const raw =
+      `{"type":"schedule","date":"${date}","shortLink":false,"tags":[],"posts":[{"integration":{"id":"${x}"},` +
+      `"value":[{"content":"Hello from the CLI","image":[{"id":"Yx3kP9q2","path":"https://uploads.example.com/a.jpg"}],"delay":0}],` +
+      `"settings":{"__type":"x","who_can_reply_post":"everyone"}}]}`
     const res = await w.api.post("/public/v1/posts", raw)
     expectNoServerError(res)
     expect([200, 400]).toContain(res.status)
     if (res.status === 400) {
-      expect(res.json.error).toBe(res.json.msg)
-      expect(res.json.error).toMatch(/image|media|file|path/i)
+      expect(errorOf(res).error).toBe(errorOf(res).msg)
+      expect(errorOf(res).error).toMatch(/image|media|file|path/i)
       expect(await counts(w.workspaceId)).toEqual({ posts: 0, groups: 0, items: 0 })
     } else {
       expect(res.json).toHaveLength(1)
-      expect(res.json[0]).toMatchObject({ integration: x, status: "queued" })
-      const whole = await w.api.get(`/public/v1/posts/${res.json[0].group}`)
-      expect(whole.json.channels[0].root.content).toBe("Hello from the CLI")
-      expect(whole.json.channels[0].root.media).toHaveLength(1)
-      expect(whole.json.channels[0].root.media[0].url).toBe("https://uploads.example.com/a.jpg")
-      expect(whole.json.shortLink).toBe(false)
-      expect(whole.json.tags).toEqual([])
+      expect(createdRow(res)).toMatchObject({ integration: x, status: "queued" })
+      const whole = await w.api.get(`/public/v1/posts/${createdRow(res).group}`)
+      expect(firstChannel(whole).root.content).toBe("Hello from the CLI")
+      expect(firstChannel(whole).root.media).toHaveLength(1)
+      expect(firstChannel(whole).root.media[0]?.url).toBe("https://uploads.example.com/a.jpg")
+      expect(wholePost(whole).shortLink).toBe(false)
+      expect(wholePost(whole).tags).toEqual([])
     }
   })
 
@@ -261,8 +280,8 @@ describe("POST /posts: content and settings", () => {
       posts: [{ integration: { id: a }, value: [{ content: "Local file", image: [{ id: "abc", path: "/home/me/a.jpg" }] }] }]
     })
     expect(res.status).toBe(400)
-    expect(res.json.error).toBe("Please fix these before saving.")
-    expect(res.json.errors[0].message).toMatch(/^Alpha: /)
+    expect(errorOf(res).error).toBe("Please fix these before saving.")
+    expect(present(errorOf(res).errors, "errors")[0]?.message).toMatch(/^Alpha: /)
     expect(await counts(w.workspaceId)).toEqual({ posts: 0, groups: 0, items: 0 })
   })
 })
@@ -275,20 +294,21 @@ describe("POST /posts: answer rows", () => {
     const c = await w.channel("Gamma")
     const res = await w.api.post("/public/v1/posts", { date: inMinutes(90), posts: [entry(a, "1"), entry(b, "2"), entry(c, "3")] })
     expect(res.status).toBe(200)
-    expect(res.json).toHaveLength(3)
-    for (const row of res.json) {
+    const rows = decoded(res, answerOf("posts", "createPosts"))
+    expect(rows).toHaveLength(3)
+    for (const row of rows) {
       expect(Object.keys(row).sort()).toEqual(["group", "integration", "postId", "previewUrl", "status"])
       expect(row.postId).toMatch(/^[0-9a-f-]{36}$/)
       expect(row.status).toBe("queued")
       expect(() => new URL(row.previewUrl)).not.toThrow()
     }
-    expect(res.json.map((r: any) => r.integration)).toEqual([a, b, c])
-    expect(new Set(res.json.map((r: any) => r.group)).size).toBe(1)
-    expect(new Set(res.json.map((r: any) => r.postId)).size).toBe(3)
-    expect(res.json[0].group).not.toBe(res.json[0].postId)
+    expect(decoded(res, answerOf("posts", "createPosts")).map((r) => r.integration)).toEqual([a, b, c])
+    expect(new Set(decoded(res, answerOf("posts", "createPosts")).map((r) => r.group)).size).toBe(1)
+    expect(new Set(decoded(res, answerOf("posts", "createPosts")).map((r) => r.postId)).size).toBe(3)
+    expect(createdRow(res).group).not.toBe(createdRow(res).postId)
     // the preview link is the whole post's share link
-    const whole = await w.api.get(`/public/v1/posts/${res.json[0].group}`)
-    expect(res.json[0].previewUrl).toBe(whole.json.shareUrl)
+    const whole = await w.api.get(`/public/v1/posts/${createdRow(res).group}`)
+    expect(createdRow(res).previewUrl).toBe(wholePost(whole).shareUrl)
   })
 })
 
@@ -299,10 +319,10 @@ describe("POST /posts: types", () => {
     const date = inMinutes(30)
     const res = await w.api.post("/public/v1/posts", { date, posts: [entry(a, "Scheduled")] })
     expect(res.status).toBe(200)
-    expect(res.json[0].status).toBe("queued")
-    const whole = await w.api.get(`/public/v1/posts/${res.json[0].group}`)
+    expect(createdRow(res).status).toBe("queued")
+    const whole = await w.api.get(`/public/v1/posts/${createdRow(res).group}`)
     expect(whole.json).toMatchObject({ status: "scheduled", publishAt: date, approvalStatus: null })
-    const row = (await w.api.get("/public/v1/posts")).json.posts.find((r: any) => r.id === res.json[0].postId)
+    const row = decoded(await w.api.get("/public/v1/posts"), answerOf("posts", "listPosts")).posts.find((r) => r.id === createdRow(res).postId)
     expect(row).toMatchObject({ status: "queued", state: "QUEUE", publishDate: date })
   })
 
@@ -311,10 +331,10 @@ describe("POST /posts: types", () => {
     const a = await w.channel("Alpha")
     const res = await w.api.post("/public/v1/posts", { type: "draft", posts: [entry(a, "Draft")] })
     expect(res.status).toBe(200)
-    expect(res.json[0].status).toBe("draft")
-    const whole = await w.api.get(`/public/v1/posts/${res.json[0].group}`)
-    expect(whole.json.status).toBe("draft")
-    expect(whole.json.channels[0].root.state).toBe("draft")
+    expect(createdRow(res).status).toBe("draft")
+    const whole = await w.api.get(`/public/v1/posts/${createdRow(res).group}`)
+    expect(wholePost(whole).status).toBe("draft")
+    expect(firstChannel(whole).root.state).toBe("draft")
     await publishControl(w) // a post of the same workspace went out since: the draft did not
     const published = await withDb(world, (c) => c.query("SELECT 1 FROM test_network_posts WHERE channel_id = $1", [a]))
     expect(published.rowCount).toBe(0)
@@ -325,17 +345,17 @@ describe("POST /posts: types", () => {
     const a = await w.channel("Alpha")
     const res = await w.api.post("/public/v1/posts", { type: "now", date: inMinutes(600), posts: [entry(a, "Right now")] })
     expect(res.status).toBe(200)
-    expect(res.json[0].status).toBe("queued")
+    expect(createdRow(res).status).toBe("queued")
     const root = await waitFor("the now post was not published", async () => {
-      const whole = await w.api.get(`/public/v1/posts/${res.json[0].group}`)
-      const r = whole.json.channels[0].root
+      const whole = await w.api.get(`/public/v1/posts/${createdRow(res).group}`)
+      const r = firstChannel(whole).root
       return r.state === "published" ? r : undefined
     })
     expect(root.releaseId).toEqual(expect.any(String))
-    const whole = await w.api.get(`/public/v1/posts/${res.json[0].group}`)
-    expect(whole.json.status).toBe("published")
+    const whole = await w.api.get(`/public/v1/posts/${createdRow(res).group}`)
+    expect(wholePost(whole).status).toBe("published")
     // date ignored: the post time is (about) now, not 10 hours ahead
-    expect(Math.abs(Date.parse(whole.json.publishAt) - Date.now())).toBeLessThan(60_000)
+    expect(Math.abs(Date.parse(wholePost(whole).publishAt) - Date.now())).toBeLessThan(60_000)
     const live = await withDb(world, (c) => c.query("SELECT id, content FROM test_network_posts WHERE channel_id = $1", [a]))
     expect(live.rows).toEqual([{ id: root.releaseId, content: "Right now" }])
   })
@@ -345,7 +365,7 @@ describe("POST /posts: types", () => {
     const a = await w.channel("Alpha")
     const res = await w.api.post("/public/v1/posts", { type: "now", date: "2001-01-01T00:00:00Z", posts: [entry(a, "Now anyway")] })
     expect(res.status).toBe(200)
-    expect(res.json[0].status).toBe("queued")
+    expect(createdRow(res).status).toBe("queued")
   })
 
   it("review: answer status draft, whole post review, approval.requested in the outbox", async () => {
@@ -354,17 +374,17 @@ describe("POST /posts: types", () => {
     const date = inMinutes(45)
     const res = await w.api.post("/public/v1/posts", { type: "review", date, posts: [entry(a, "Please approve")] })
     expect(res.status).toBe(200)
-    expect(res.json[0].status).toBe("draft")
-    const whole = await w.api.get(`/public/v1/posts/${res.json[0].postId}`)
-    expect(whole.json).toMatchObject({ id: res.json[0].group, status: "review", approvalStatus: "requested" })
+    expect(createdRow(res).status).toBe("draft")
+    const whole = await w.api.get(`/public/v1/posts/${createdRow(res).postId}`)
+    expect(whole.json).toMatchObject({ id: createdRow(res).group, status: "review", approvalStatus: "requested" })
     const outbox = await withDb(world, (c) =>
       c.query("SELECT data FROM outbox WHERE workspace_id = $1 AND event = 'approval.requested'", [w.workspaceId])
     )
     expect(outbox.rows).toHaveLength(1)
     expect(outbox.rows[0].data).toMatchObject({
-      groupId: res.json[0].group,
+      groupId: createdRow(res).group,
       channelIds: [a],
-      previewUrl: res.json[0].previewUrl,
+      previewUrl: createdRow(res).previewUrl,
       approvalStatus: "requested",
       publishAt: date
     })
@@ -377,14 +397,14 @@ describe("POST /posts: types", () => {
     const a = await w.channel("Client channel", "test", customerId)
     const res = await w.api.post("/public/v1/posts", { type: "schedule", date: inMinutes(45), posts: [entry(a, "Needs a yes")] })
     expect(res.status).toBe(200)
-    expect(res.json[0].status).toBe("draft")
-    const whole = await w.api.get(`/public/v1/posts/${res.json[0].group}`)
+    expect(createdRow(res).status).toBe("draft")
+    const whole = await w.api.get(`/public/v1/posts/${createdRow(res).group}`)
     expect(whole.json).toMatchObject({ status: "review", approvalStatus: "requested" })
-    expect(whole.json.channels[0].root.state).toBe("draft")
+    expect(firstChannel(whole).root.state).toBe("draft")
     const outbox = await withDb(world, (c) =>
       c.query("SELECT data FROM outbox WHERE workspace_id = $1 AND event = 'approval.requested'", [w.workspaceId])
     )
-    expect(outbox.rows.map((r) => r.data.groupId)).toEqual([res.json[0].group])
+    expect(outbox.rows.map((r) => r.data.groupId)).toEqual([createdRow(res).group])
   })
 
   it("a customer without approval keeps schedule as schedule", async () => {
@@ -392,8 +412,8 @@ describe("POST /posts: types", () => {
     const { customerId } = await sys.admin.createCustomer({ workspaceId: w.workspaceId, name: "Easy client", approval: false })
     const a = await w.channel("Easy channel", "test", customerId)
     const res = await w.api.post("/public/v1/posts", { type: "schedule", date: inMinutes(45), posts: [entry(a, "No yes needed")] })
-    expect(res.json[0].status).toBe("queued")
-    expect((await w.api.get(`/public/v1/posts/${res.json[0].group}`)).json.status).toBe("scheduled")
+    expect(createdRow(res).status).toBe("queued")
+    expect(wholePost(await w.api.get(`/public/v1/posts/${createdRow(res).group}`)).status).toBe("scheduled")
   })
 })
 
@@ -419,8 +439,8 @@ describe("POST /posts: malformed bodies answer 400, never 500", () => {
     const w = await newWorkspace()
     const res = await w.api.post("/public/v1/posts", body)
     expect(res.status).toBe(400)
-    expect(res.json.error).toBe(res.json.msg)
-    expect(res.json.error.length).toBeGreaterThan(0)
+    expect(errorOf(res).error).toBe(errorOf(res).msg)
+    expect(errorOf(res).error.length).toBeGreaterThan(0)
     expect(await counts(w.workspaceId)).toEqual({ posts: 0, groups: 0, items: 0 })
   })
 })
@@ -436,10 +456,10 @@ describe("POST /posts: dates", () => {
       for (const type of ["schedule", "draft"]) {
         const res = await w.api.post("/public/v1/posts", { type, date, posts: [entry(a, "When?")] })
         expect(res.status).toBe(400)
-        expect(res.json.error).toMatch(invalidDate)
-        expect(res.json.msg).toBe(res.json.error)
+        expect(errorOf(res).error).toMatch(invalidDate)
+        expect(errorOf(res).msg).toBe(errorOf(res).error)
         // the example itself is a valid date
-        const example = res.json.error.match(/example (\S+)\.$/)[1]
+        const example = present(errorOf(res).error.match(/example (\S+)\.$/)?.[1], "the example date")
         expect(new Date(example).toISOString()).toBe(example)
       }
       expect(await counts(w.workspaceId)).toEqual({ posts: 0, groups: 0, items: 0 })
@@ -451,8 +471,8 @@ describe("POST /posts: dates", () => {
     const a = await w.channel("Alpha")
     const res = await w.api.post("/public/v1/posts", { type, date: new Date(Date.now() - 120_000).toISOString(), posts: [entry(a, "Late")] })
     expect(res.status).toBe(400)
-    expect(res.json.error).toBe(res.json.msg)
-    expect(res.json.error.length).toBeGreaterThan(0)
+    expect(errorOf(res).error).toBe(errorOf(res).msg)
+    expect(errorOf(res).error.length).toBeGreaterThan(0)
     expect(await counts(w.workspaceId)).toEqual({ posts: 0, groups: 0, items: 0 })
   })
 
@@ -465,7 +485,7 @@ describe("POST /posts: dates", () => {
       posts: [entry(a, "Just now")]
     })
     expect(res.status).toBe(200)
-    expect(res.json[0].status).toBe("queued")
+    expect(createdRow(res).status).toBe("queued")
   })
 
   it("drafts may have any date, in the past too", async () => {
@@ -474,7 +494,7 @@ describe("POST /posts: dates", () => {
     const date = "2001-02-03T04:05:06.000Z"
     const res = await w.api.post("/public/v1/posts", { type: "draft", date: "2001-02-03T05:05:06+01:00", posts: [entry(a, "Old")] })
     expect(res.status).toBe(200)
-    expect((await w.api.get(`/public/v1/posts/${res.json[0].group}`)).json.publishAt).toBe(date)
+    expect(wholePost(await w.api.get(`/public/v1/posts/${createdRow(res).group}`)).publishAt).toBe(date)
   })
 
   it("a date with an offset is stored in UTC", async () => {
@@ -484,7 +504,7 @@ describe("POST /posts: dates", () => {
     const local = new Date(utc.getTime() + 2 * 3600_000).toISOString().replace(".000Z", "+02:00")
     const res = await w.api.post("/public/v1/posts", { date: local, posts: [entry(a, "Offset")] })
     expect(res.status).toBe(200)
-    expect((await w.api.get(`/public/v1/posts/${res.json[0].group}`)).json.publishAt).toBe(utc.toISOString())
+    expect(wholePost(await w.api.get(`/public/v1/posts/${createdRow(res).group}`)).publishAt).toBe(utc.toISOString())
   })
 
   it("an omitted date is the current time", async () => {
@@ -493,7 +513,7 @@ describe("POST /posts: dates", () => {
     const before = Date.now()
     const res = await w.api.post("/public/v1/posts", { type: "draft", posts: [entry(a, "Whenever")] })
     const after = Date.now()
-    const publishAt = Date.parse((await w.api.get(`/public/v1/posts/${res.json[0].group}`)).json.publishAt)
+    const publishAt = Date.parse(wholePost(await w.api.get(`/public/v1/posts/${createdRow(res).group}`)).publishAt)
     expect(publishAt).toBeGreaterThanOrEqual(before - 1000)
     expect(publishAt).toBeLessThanOrEqual(after + 1000)
   })
@@ -527,8 +547,8 @@ describe("POST /posts rule 1: network rules before anything is saved", () => {
       channels: [a, { channelId: x, settings: { who_can_reply_post: "everyone" } }]
     })
     expect(res.status).toBe(400)
-    expect(res.json.error).toBe("Please fix these before saving.")
-    expect(res.json.errors).toEqual([
+    expect(errorOf(res).error).toBe("Please fix these before saving.")
+    expect(present(errorOf(res).errors, "errors")).toEqual([
       { channelId: a, channelName: "Alpha", message: "Alpha: the post is too long, 600 of 500 characters." },
       { channelId: x, channelName: "Birdy", message: "Birdy: the post is too long, 600 of 280 characters." }
     ])
@@ -549,8 +569,11 @@ describe("POST /posts rule 1: network rules before anything is saved", () => {
       ]
     })
     expect(res.status).toBe(400)
-    expect(res.json.error).toBe("Please fix these before saving.")
-    const byChannel = (id: string) => res.json.errors.filter((e: any) => e.channelId === id).map((e: any) => e.message)
+    expect(errorOf(res).error).toBe("Please fix these before saving.")
+    const byChannel = (id: string) =>
+      present(errorOf(res).errors, "errors")
+        .filter((e) => e.channelId === id)
+        .map((e) => e.message)
     expect(byChannel(a)).toEqual(["Alpha: the post is too long, 501 of 500 characters."])
     expect(byChannel(ig).length).toBeGreaterThan(0)
     expect(byChannel(ig).every((m: string) => m.startsWith("Insta: "))).toBe(true)
@@ -569,7 +592,9 @@ describe("POST /posts rule 1: network rules before anything is saved", () => {
     expect(fits.status).toBe(200)
     const tooLong = await w.api.post("/public/v1/posts", { type: "draft", posts: [entry(x, `${"a".repeat(260)} ${url}`, { settings })] })
     expect(tooLong.status).toBe(400)
-    expect(tooLong.json.errors).toEqual([{ channelId: x, channelName: "Birdy", message: "Birdy: the post is too long, 284 of 280 characters." }])
+    expect(present(errorOf(tooLong).errors, "errors")).toEqual([
+      { channelId: x, channelName: "Birdy", message: "Birdy: the post is too long, 284 of 280 characters." }
+    ])
   })
 
   it("exactly at the limit (500 characters) is accepted", async () => {
@@ -586,7 +611,7 @@ describe("POST /posts: channels", () => {
     const a = await w.channel("Alpha")
     const res = await w.api.post("/public/v1/posts", { type: "draft", posts: [entry(a, "known"), entry(crypto.randomUUID(), "unknown")] })
     expect(res.status).toBe(404)
-    expect(res.json.error).toBe(res.json.msg)
+    expect(errorOf(res).error).toBe(errorOf(res).msg)
     expect(await counts(w.workspaceId)).toEqual({ posts: 0, groups: 0, items: 0 })
   })
 
@@ -607,13 +632,13 @@ describe("POST /posts: channels", () => {
     const w = await newWorkspace()
     const res = await w.api.post("/public/v1/posts", { type: "draft", posts: [entry("not-a-uuid", "x")] })
     expect(res.status).toBe(400)
-    expect(res.json.error).toBe("One of the ids is not valid.")
+    expect(errorOf(res).error).toBe("One of the ids is not valid.")
   })
 })
 
 describe("POST /posts: tags", () => {
   const tagsOf = async (w: Awaited<ReturnType<typeof newWorkspace>>, group: string) =>
-    (await w.api.get(`/public/v1/posts/${group}`)).json.tags as Array<{ id: string; name: string; color: string }>
+    wholePost(await w.api.get(`/public/v1/posts/${group}`)).tags as Array<{ id: string; name: string; color: string }>
 
   it("{value, label} creates a tag named label; a string matches it by name or id; {value: id} matches by value", async () => {
     const w = await newWorkspace()
@@ -624,7 +649,7 @@ describe("POST /posts: tags", () => {
       posts: [entry(a, "1")]
     })
     expect(first.status).toBe(200)
-    const created = await tagsOf(w, first.json[0].group)
+    const created = await tagsOf(w, createdRow(first).group)
     expect(created).toHaveLength(1)
     expect(created[0]).toMatchObject({ name: "Spring sale" })
     expect(created[0]!.color).toMatch(/^#[0-9a-fA-F]{3,8}$/)
@@ -640,13 +665,13 @@ describe("POST /posts: tags", () => {
     })
     for (const res of [byName, byNameOtherCase, byId, byValue]) {
       expect(res.status).toBe(200)
-      expect(await tagsOf(w, res.json[0].group)).toEqual([tag])
+      expect(await tagsOf(w, createdRow(res).group)).toEqual([tag])
     }
     const tagRows = await withDb(world, (c) => c.query("SELECT name FROM tags WHERE workspace_id = $1", [w.workspaceId]))
     expect(tagRows.rows).toEqual([{ name: "Spring sale" }])
     // GET /posts shows them as {tag: {id, name, color}}
-    const row = (await w.api.get("/public/v1/posts")).json.posts.find((r: any) => r.id === byId.json[0].postId)
-    expect(row.tags).toEqual([{ tag }])
+    const row = decoded(await w.api.get("/public/v1/posts"), answerOf("posts", "listPosts")).posts.find((r) => r.id === createdRow(byId).postId)
+    expect(row?.tags).toEqual([{ tag }])
   })
 
   it("tags of one workspace are not matched from another", async () => {
@@ -655,11 +680,11 @@ describe("POST /posts: tags", () => {
     const a = await mine.channel("Alpha")
     const b = await theirs.channel("Beta")
     const theirPost = await theirs.api.post("/public/v1/posts", { type: "draft", tags: [{ value: "x", label: "Secret" }], posts: [entry(b, "t")] })
-    const theirTag = (await tagsOf(theirs, theirPost.json[0].group))[0]!
+    const theirTag = (await tagsOf(theirs, createdRow(theirPost).group))[0]!
     const res = await mine.api.post("/public/v1/posts", { type: "draft", tags: [theirTag.id], posts: [entry(a, "m")] })
     expectNoServerError(res)
     if (res.status === 200) {
-      const mineTags = await tagsOf(mine, res.json[0].group)
+      const mineTags = await tagsOf(mine, createdRow(res).group)
       expect(mineTags.map((t) => t.id)).not.toContain(theirTag.id)
     }
   })
@@ -678,7 +703,7 @@ describe("POST /posts: inter (repeat) 1 to 365", () => {
     const a = await w.channel("Alpha")
     const res = await w.api.post("/public/v1/posts", { type: "draft", [field]: value, posts: [entry(a, "repeat")] })
     expect(res.status).toBe(400)
-    expect(res.json.error).toBe(res.json.msg)
+    expect(errorOf(res).error).toBe(errorOf(res).msg)
     expect(await counts(w.workspaceId)).toEqual({ posts: 0, groups: 0, items: 0 })
   })
 
@@ -687,7 +712,7 @@ describe("POST /posts: inter (repeat) 1 to 365", () => {
     const a = await w.channel("Alpha")
     const res = await w.api.post("/public/v1/posts", { type: "draft", inter: value, posts: [entry(a, "repeat")] })
     expect(res.status).toBe(200)
-    expect((await w.api.get(`/public/v1/posts/${res.json[0].group}`)).json.repeatDays).toBe(value)
+    expect(wholePost(await w.api.get(`/public/v1/posts/${createdRow(res).group}`)).repeatDays).toBe(value)
   })
 })
 
@@ -697,27 +722,27 @@ describe("POST /posts rule 2: editing with groupId", () => {
     const a = await w.channel("Alpha")
     const b = await w.channel("Beta")
     const created = await w.api.post("/public/v1/posts", { type: "draft", posts: [entry(a, "A v1"), entry(b, "B v1")] })
-    const group = created.json[0].group
+    const group = createdRow(created).group
     const edited = await w.api.post("/public/v1/posts", { type: "draft", groupId: group, posts: [entry(a, "A v2"), entry(b, "B v2")] })
     expect(edited.status).toBe(200)
-    expect(edited.json.map((r: any) => r.group)).toEqual([group, group])
+    expect(decoded(edited, answerOf("posts", "createPosts")).map((r) => r.group)).toEqual([group, group])
     const whole = await w.api.get(`/public/v1/posts/${group}`)
-    expect(Object.fromEntries(whole.json.channels.map((c: any) => [c.channelId, c.root.content]))).toEqual({ [a]: "A v2", [b]: "B v2" })
+    expect(Object.fromEntries(wholePost(whole).channels.map((c) => [c.channelId, c.root.content]))).toEqual({ [a]: "A v2", [b]: "B v2" })
     expect((await counts(w.workspaceId)).groups).toBe(1)
     // GET /posts shows each channel once
-    const rows = (await w.api.get("/public/v1/posts")).json.posts.filter((r: any) => r.group === group)
-    expect(rows.map((r: any) => r.content).sort()).toEqual(["A v2", "B v2"])
+    const rows = decoded(await w.api.get("/public/v1/posts"), answerOf("posts", "listPosts")).posts.filter((r) => r.group === group)
+    expect(rows.map((r) => r.content).sort()).toEqual(["A v2", "B v2"])
   })
 
   it("`group` in an entry edits the post too", async () => {
     const w = await newWorkspace()
     const a = await w.channel("Alpha")
     const created = await w.api.post("/public/v1/posts", { type: "draft", posts: [entry(a, "v1")] })
-    const group = created.json[0].group
+    const group = createdRow(created).group
     const edited = await w.api.post("/public/v1/posts", { type: "draft", posts: [entry(a, "v2", { group })] })
     expect(edited.status).toBe(200)
-    expect(edited.json[0].group).toBe(group)
-    expect((await w.api.get(`/public/v1/posts/${group}`)).json.channels[0].root.content).toBe("v2")
+    expect(createdRow(edited).group).toBe(group)
+    expect(firstChannel(await w.api.get(`/public/v1/posts/${group}`)).root.content).toBe("v2")
     expect((await counts(w.workspaceId)).groups).toBe(1)
   })
 
@@ -727,12 +752,12 @@ describe("POST /posts rule 2: editing with groupId", () => {
     const a = await mine.channel("Alpha")
     const b = await theirs.channel("Beta")
     const theirPost = await theirs.api.post("/public/v1/posts", { type: "draft", posts: [entry(b, "theirs")] })
-    for (const groupId of [crypto.randomUUID(), theirPost.json[0].group]) {
+    for (const groupId of [crypto.randomUUID(), createdRow(theirPost).group]) {
       const res = await mine.api.post("/public/v1/posts", { type: "draft", groupId, posts: [entry(a, "edit")] })
       expect(res.status).toBe(404)
     }
     expect(await counts(mine.workspaceId)).toEqual({ posts: 0, groups: 0, items: 0 })
-    expect((await theirs.api.get(`/public/v1/posts/${theirPost.json[0].group}`)).json.channels[0].root.content).toBe("theirs")
+    expect(firstChannel(await theirs.api.get(`/public/v1/posts/${createdRow(theirPost).group}`)).root.content).toBe("theirs")
   })
 
   it("a published channel stays published with the same releaseId; other channels are edited", async () => {
@@ -741,10 +766,10 @@ describe("POST /posts rule 2: editing with groupId", () => {
     const b = await w.channel("Beta")
     const created = await w.api.post("/public/v1/posts", { type: "now", posts: [entry(a, "Live on A")] })
     expect(created.status).toBe(200)
-    const group = created.json[0].group
+    const group = createdRow(created).group
     const live = await waitFor("the now post was not published", async () => {
       const whole = await w.api.get(`/public/v1/posts/${group}`)
-      const root = whole.json.channels[0].root
+      const root = firstChannel(whole).root
       return root.state === "published" ? root : undefined
     })
     const date = inMinutes(240)
@@ -755,16 +780,22 @@ describe("POST /posts rule 2: editing with groupId", () => {
       posts: [entry(a, "Edited A (must not change)"), entry(b, "New on B")]
     })
     expect(edited.status).toBe(200)
-    expect(edited.json.every((r: any) => r.group === group)).toBe(true)
+    expect(decoded(edited, answerOf("posts", "createPosts")).every((r) => r.group === group)).toBe(true)
     const whole = await w.api.get(`/public/v1/posts/${group}`)
-    const ca = whole.json.channels.find((c: any) => c.channelId === a)
-    const cb = whole.json.channels.find((c: any) => c.channelId === b)
+    const ca = present(
+      wholePost(whole).channels.find((c) => c.channelId === a),
+      "channel a"
+    )
+    const cb = present(
+      wholePost(whole).channels.find((c) => c.channelId === b),
+      "channel b"
+    )
     expect(ca.root).toMatchObject({ state: "published", releaseId: live.releaseId, releaseUrl: live.releaseUrl, content: "Live on A" })
     expect(cb.root).toMatchObject({ state: "queued", content: "New on B" })
-    const rows = (await w.api.get(`/public/v1/posts?startDate=${encodeURIComponent(inMinutes(-60))}&endDate=${encodeURIComponent(inMinutes(600))}`))
-      .json.posts
-    expect(rows.find((r: any) => r.integration.id === a)).toMatchObject({ status: "published", releaseId: live.releaseId })
-    expect(rows.find((r: any) => r.integration.id === b)).toMatchObject({ status: "queued", publishDate: date })
+    const window = `startDate=${encodeURIComponent(inMinutes(-60))}&endDate=${encodeURIComponent(inMinutes(600))}`
+    const rows = decoded(await w.api.get(`/public/v1/posts?${window}`), answerOf("posts", "listPosts")).posts
+    expect(rows.find((r) => r.integration.id === a)).toMatchObject({ status: "published", releaseId: live.releaseId })
+    expect(rows.find((r) => r.integration.id === b)).toMatchObject({ status: "queued", publishDate: date })
     // A was not sent again (a post of the same workspace went out since)
     await publishControl(w)
     const sent = await withDb(world, (c) => c.query("SELECT count(*)::int AS n FROM test_network_posts WHERE channel_id = $1", [a]))

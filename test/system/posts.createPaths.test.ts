@@ -43,14 +43,22 @@ const Counted = Layer.mergeAll(
   Layer.effect(
     CreatePostRepo,
     Effect.map(makeCreatePostRepo, (repo): CreatePostRepo["Type"] => ({
-      createInOneStatement: (input) => Effect.suspend(() => ((calls.statement += 1), repo.createInOneStatement(input)))
+      createInOneStatement: (input) =>
+        Effect.suspend(() => {
+          calls.statement += 1
+          return repo.createInOneStatement(input)
+        })
     }))
   ),
   Layer.effect(
     PostStepsRepo,
     Effect.map(makePostStepsRepo, (repo): PostStepsRepo["Type"] => ({
       ...repo,
-      applyStep: (input) => Effect.suspend(() => ((calls.steps += 1), repo.applyStep(input)))
+      applyStep: (input) =>
+        Effect.suspend(() => {
+          calls.steps += 1
+          return repo.applyStep(input)
+        })
     }))
   )
 )

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { untypedClient as client } from "../support/http.js"
+import { answerOf, created as createdRow, present, wholePost } from "../support/answers.js"
+import { answerFrom, client, decoded, errorOf } from "../support/http.js"
 import { png } from "../support/mediaFiles.js"
 import { realMp4 } from "../support/realMedia.js"
 import { createWorld, startServices, type RunningServices, type TestWorld } from "../support/system.js"
@@ -15,7 +16,7 @@ const upload = async (bytes: Uint8Array, name: string, type: string) => {
   form.append("file", new Blob([bytes], { type }), name)
   const res = await fetch(`${sys.url}/public/v1/upload`, { method: "POST", headers: { authorization: apiKey }, body: form })
   expect(res.status).toBe(200)
-  return (await res.json()) as { id: string; path: string; name: string }
+  return decoded(await answerFrom(res), answerOf("media", "upload"))
 }
 
 beforeAll(async () => {
@@ -41,8 +42,9 @@ describe("Media ids in posts resolve to library items", () => {
       posts: [{ integration: { id: channelId }, value: [{ content: "with a photo", image: [{ id: image.id, alt: "A photo" }] }] }]
     })
     expect(created.status).toBe(200)
-    const post = await client(sys.url, apiKey).get(`/public/v1/posts/${created.json[0].postId}`)
-    const media = post.json.channels[0].root.media
+    const { postId } = createdRow(created)
+    const post = await client(sys.url, apiKey).get(`/public/v1/posts/${postId}`)
+    const media = present(wholePost(post).channels[0], "the post's channel").root.media
     expect(media).toHaveLength(1)
     expect(media[0]).toMatchObject({
       id: image.id,
@@ -54,10 +56,10 @@ describe("Media ids in posts resolve to library items", () => {
       width: 32,
       height: 24
     })
-    expect(media[0].size).toBeGreaterThan(0)
+    expect(media[0]?.size).toBeGreaterThan(0)
     const rows = await client(sys.url, apiKey).get("/public/v1/posts")
-    const row = rows.json.posts.find((p: { id: string }) => p.id === created.json[0].postId)
-    expect(row.image).toEqual([{ id: image.id, path: image.path, alt: "A photo" }])
+    const row = decoded(rows, answerOf("posts", "listPosts")).posts.find((p) => p.id === postId)
+    expect(row?.image).toEqual([{ id: image.id, path: image.path, alt: "A photo" }])
   })
 
   it("`media` alias (simpler body) with a video", async () => {
@@ -68,8 +70,8 @@ describe("Media ids in posts resolve to library items", () => {
       channels: [{ channelId, media: [video.id] }]
     })
     expect(created.status).toBe(200)
-    const post = await client(sys.url, apiKey).get(`/public/v1/posts/${created.json[0].group}`)
-    expect(post.json.channels[0].root.media[0]).toMatchObject({
+    const post = await client(sys.url, apiKey).get(`/public/v1/posts/${createdRow(created).group}`)
+    expect(wholePost(post).channels[0]?.root.media[0]).toMatchObject({
       id: video.id,
       url: video.path,
       mime: "video/mp4",
@@ -85,8 +87,8 @@ describe("Media ids in posts resolve to library items", () => {
       posts: [{ integration: { id: channelId }, value: [{ content: "x", image: [{ id: crypto.randomUUID() }] }] }]
     })
     expect(res.status).toBe(400)
-    expect(res.json.error).toBe("Please fix these before saving.")
-    expect(res.json.errors[0].message).toMatch(/^Media channel: /)
+    expect(errorOf(res).error).toBe("Please fix these before saving.")
+    expect(errorOf(res).errors?.[0]?.message).toMatch(/^Media channel: /)
   })
 })
 
@@ -113,9 +115,9 @@ describe("One rule, one place: a stored draft is checked exactly like the same b
       date: new Date(Date.now() + 86_400_000).toISOString()
     })
     expect(draft.status).toBe(200)
-    const scheduled = await client(sys.url, apiKey).put(`/public/v1/posts/${draft.json[0].group}/status`, { status: "schedule" })
+    const scheduled = await client(sys.url, apiKey).put(`/public/v1/posts/${createdRow(draft).group}/status`, { status: "schedule" })
     expect(scheduled.status).toBe(200)
-    expect(scheduled.json.channels[0].root.state).toBe("queued")
+    expect(wholePost(scheduled).channels[0]?.root.state).toBe("queued")
   })
 
   it("PUT /posts/{id}/settings answers a select setting out of its options like POST /posts: errors[] with the same message", async () => {
@@ -131,10 +133,10 @@ describe("One rule, one place: a stored draft is checked exactly like the same b
       content: "x",
       channels: [{ channelId: youtube, media: [video.id], settings: youtubeSettings }]
     })
-    const onSettings = await client(sys.url, apiKey).put(`/public/v1/posts/${draft.json[0].postId}/settings`, { settings: { type: "everyone" } })
+    const onSettings = await client(sys.url, apiKey).put(`/public/v1/posts/${createdRow(draft).postId}/settings`, { settings: { type: "everyone" } })
     expect(onCreate.status).toBe(400)
     expect(onSettings.status).toBe(400)
     expect(onSettings.json).toEqual(onCreate.json)
-    expect(onSettings.json.errors[0].message).toBe("Our YouTube: the setting type must be one of public, private, unlisted.")
+    expect(errorOf(onSettings).errors?.[0]?.message).toBe("Our YouTube: the setting type must be one of public, private, unlisted.")
   })
 })

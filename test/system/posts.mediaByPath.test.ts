@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { startLoopbackServer, type LoopbackServer } from "../../services/platform/outbound/testing.js"
-import { untypedClient as client } from "../support/http.js"
+import { answerOf, created, wholePost } from "../support/answers.js"
+import { answerFrom, client, decoded, errorOf } from "../support/http.js"
 import { png } from "../support/mediaFiles.js"
 import { realMp4 } from "../support/realMedia.js"
 import { createWorld, startServices, type RunningServices, type TestWorld } from "../support/system.js"
@@ -58,29 +59,30 @@ describe("media given by path", () => {
     const w = await newWorkspace()
     const res = await w.api.post("/public/v1/posts", w.onYoutube([{ id: "cli-x1y2z3", path: `${originUrl}/clip.mp4` }]))
     expect(res.status, res.text).toBe(400)
-    expect(res.json.errors).toEqual([{ channelId: w.youtube, channelName: "Tube", message: "Tube: this network needs a video on the post." }])
+    expect(errorOf(res).errors).toEqual([{ channelId: w.youtube, channelName: "Tube", message: "Tube: this network needs a video on the post." }])
   })
 
   it("an address whose file is a video is imported and recorded with its real id, mime, size and kind", async () => {
     const w = await newWorkspace()
     const res = await w.api.post("/public/v1/posts", w.onYoutube([{ id: "cli-abc", path: `${originUrl}/still.png`, alt: "Trailer" }]))
     expect(res.status, res.text).toBe(200)
-    const media = (await w.api.get(`/public/v1/posts/${res.json[0].group}`)).json.channels[0].root.media
-    const library = (await w.api.get("/public/v1/media")).json
+    const media = wholePost(await w.api.get(`/public/v1/posts/${created(res).group}`)).channels[0]?.root.media
+    const library = decoded(await w.api.get("/public/v1/media"), answerOf("media", "listMedia"))
     expect(library).toHaveLength(1)
     expect(media).toEqual([
-      expect.objectContaining({ id: library[0].id, url: library[0].path, alt: "Trailer", mime: "video/mp4", type: "video", size: video.length })
+      expect.objectContaining({ id: library[0]?.id, url: library[0]?.path, alt: "Trailer", mime: "video/mp4", type: "video", size: video.length })
     ])
-    expect(library[0].type).toBe("video")
+    expect(library[0]?.type).toBe("video")
   })
 
   it("an upload's own path with a made-up id is that library item: nothing is fetched or copied", async () => {
     const w = await newWorkspace()
     const form = new FormData()
     form.append("file", new Blob([image], { type: "image/png" }), "photo.png")
-    const uploaded = (await (
-      await fetch(`${sys.url}/public/v1/upload`, { method: "POST", headers: { authorization: w.apiKey }, body: form })
-    ).json()) as { id: string; path: string }
+    const uploaded = decoded(
+      await answerFrom(await fetch(`${sys.url}/public/v1/upload`, { method: "POST", headers: { authorization: w.apiKey }, body: form })),
+      answerOf("media", "upload")
+    )
     const before = origin.requests.length
     const res = await w.api.post("/public/v1/posts", {
       type: "draft",
@@ -88,7 +90,7 @@ describe("media given by path", () => {
     })
     expect(res.status, res.text).toBe(200)
     expect(origin.requests.length).toBe(before)
-    const media = (await w.api.get(`/public/v1/posts/${res.json[0].group}`)).json.channels[0].root.media
+    const media = wholePost(await w.api.get(`/public/v1/posts/${created(res).group}`)).channels[0]?.root.media
     expect(media).toEqual([expect.objectContaining({ id: uploaded.id, url: uploaded.path, mime: "image/png", type: "image", width: 30, height: 20 })])
     expect((await w.api.get("/public/v1/media")).json).toHaveLength(1)
   })
@@ -101,10 +103,10 @@ describe("media given by path", () => {
         posts: [{ integration: { id: w.test }, value: [{ content: "x", image: [{ id: "q", path }] }] }]
       })
       expect(res.status, res.text).toBe(400)
-      expect(res.json.error).toContain(`The file at ${path} could not be taken into the media library: `)
-      expect(res.json.fix).toEqual(expect.any(String))
+      expect(errorOf(res).error).toContain(`The file at ${path} could not be taken into the media library: `)
+      expect(errorOf(res).fix).toEqual(expect.any(String))
     }
-    expect((await w.api.get("/public/v1/posts")).json.posts).toEqual([])
+    expect(decoded(await w.api.get("/public/v1/posts"), answerOf("posts", "listPosts")).posts).toEqual([])
   })
 
   it("an address that is not http or https is a rule problem of the channel", async () => {
@@ -114,6 +116,6 @@ describe("media given by path", () => {
       posts: [{ integration: { id: w.test }, value: [{ content: "x", image: [{ id: "q", path: "file:///etc/passwd" }] }] }]
     })
     expect(res.status).toBe(400)
-    expect(res.json.errors[0].message).toMatch(/^Test: the file address file:\/\/\/etc\/passwd is not an http or https address/)
+    expect(errorOf(res).errors?.[0]?.message).toMatch(/^Test: the file address file:\/\/\/etc\/passwd is not an http or https address/)
   })
 })
