@@ -87,18 +87,3 @@ export const client = (baseUrl: string, key?: string) => {
 }
 
 export type Client = ReturnType<typeof client>
-
-/**
- * The client with the body typed `any`, for the test files not yet moved to `decoded`
- * (test/system/media.preparation.test.ts is the last). Do not use it in a new test.
- */
-// biome-ignore lint/suspicious/noExplicitAny: transitional, see above
-export type UntypedAnswer = Omit<Answer, "json"> & { readonly json: any }
-export const untypedClient = (baseUrl: string, key?: string) => {
-  const typed = client(baseUrl, key)
-  const loose =
-    <T extends unknown[]>(f: (...args: T) => Promise<Answer>) =>
-    (...args: T): Promise<UntypedAnswer> =>
-      f(...args)
-  return { get: loose(typed.get), post: loose(typed.post), put: loose(typed.put), del: loose(typed.del), request: loose(typed.request) }
-}

@@ -1,7 +1,8 @@
 import { copyFile, readFile, rm } from "node:fs/promises"
 import path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { untypedClient as client } from "../support/http.js"
+import { answerOf, created, present, wholePost } from "../support/answers.js"
+import { type Answer, answerFrom, client, decoded, errorOf } from "../support/http.js"
 import { simulatorEnv, startSimulator } from "../support/simulator/index.js"
 import type { Simulator } from "../support/simulator/core.js"
 import { createWorld, startServices, type RunningServices, type TestWorld } from "../support/system.js"
@@ -39,14 +40,18 @@ afterAll(async () => {
   await scratch?.remove()
 })
 
+const Uploaded = answerOf("media", "upload")
+
+/** POST /upload as a script would (fetch with FormData); the Media item of a file that is taken. */
 const upload = async (apiKey: string, file: string, name: string) => {
   const form = new FormData()
   form.append("file", new Blob([await readFile(file)]), name)
   const res = await fetch(`${sys.url}/public/v1/upload`, { method: "POST", headers: { authorization: apiKey }, body: form })
-  // the answer's shape is what the test checks
-  const json = (await res.json()) as any
-  return { status: res.status, json }
+  return decoded(await answerFrom(res), Uploaded)
 }
+
+/** The root item of a whole post's first channel. */
+const rootOf = (answer: Answer) => present(wholePost(answer).channels[0], "the post's first channel").root
 
 const newWorkspace = async () => {
   const ws = await sys.admin.createWorkspace("Media", "ultimate")
@@ -69,25 +74,25 @@ describe("preparation starts again when a post changes", () => {
     const { channelId } = await testChannel(w.workspaceId, "Lost then found")
     const source = await makeJpeg(scratch.file("back.jpg"), 300, 200)
     const photo = await upload(w.apiKey, source, "back.jpg")
-    const stored = path.join(dataDir, "media", `${w.workspaceId}/${photo.json.id}.jpg`)
+    const stored = path.join(dataDir, "media", `${w.workspaceId}/${photo.id}.jpg`)
     await rm(stored)
-    const created = await w.api.post("/public/v1/posts", {
+    const posted = await w.api.post("/public/v1/posts", {
       type: "now",
-      posts: [{ integration: { id: channelId }, value: [{ content: "photo back", image: [{ id: photo.json.id, path: photo.json.path }] }] }]
+      posts: [{ integration: { id: channelId }, value: [{ content: "photo back", image: [{ id: photo.id, path: photo.path }] }] }]
     })
-    expect(created.status, created.text).toBe(200)
-    const group = created.json[0].group
-    const rootOf = async () => (await w.api.get(`/public/v1/posts/${group}`)).json.channels[0].root
+    expect(posted.status, posted.text).toBe(200)
+    const group = created(posted).group
+    const rootNow = async () => rootOf(await w.api.get(`/public/v1/posts/${group}`))
     const failed = await waitFor(
       "failed",
       async () => {
-        const r = await rootOf()
+        const r = await rootNow()
         return r.state === "error" || r.state === "published" ? r : undefined
       },
       45_000
     )
     expect(failed.state).toBe("error")
-    expect(await renditionsOf(photo.json.id)).toEqual([expect.objectContaining({ status: "failed" })])
+    expect(await renditionsOf(photo.id)).toEqual([expect.objectContaining({ status: "failed" })])
     // the file is back in storage; the retry prepares it again rather than failing at once
     await copyFile(source, stored)
     const retried = await w.api.post(`/public/v1/posts/${group}/retry`)
@@ -95,13 +100,13 @@ describe("preparation starts again when a post changes", () => {
     const done = await waitFor(
       "published",
       async () => {
-        const r = await rootOf()
+        const r = await rootNow()
         return r.state === "published" || r.state === "error" ? r : undefined
       },
       45_000
     )
     expect(done.state, JSON.stringify(done.error)).toBe("published")
-    expect(await renditionsOf(photo.json.id)).toEqual([expect.objectContaining({ status: "ready" })])
+    expect(await renditionsOf(photo.id)).toEqual([expect.objectContaining({ status: "ready" })])
   }, 120_000)
 
   it("an edit that queues a failed post again gets a fresh attempt at its rendition", async () => {
@@ -109,22 +114,22 @@ describe("preparation starts again when a post changes", () => {
     const { channelId } = await testChannel(w.workspaceId, "Edited")
     const source = await makeJpeg(scratch.file("edited.jpg"), 300, 200)
     const photo = await upload(w.apiKey, source, "edited.jpg")
-    const stored = path.join(dataDir, "media", `${w.workspaceId}/${photo.json.id}.jpg`)
+    const stored = path.join(dataDir, "media", `${w.workspaceId}/${photo.id}.jpg`)
     await rm(stored)
     const body = (content: string, group?: string) => ({
       type: "now",
       ...(group === undefined ? {} : { groupId: group }),
-      posts: [{ integration: { id: channelId }, value: [{ content, image: [{ id: photo.json.id, path: photo.json.path }] }] }]
+      posts: [{ integration: { id: channelId }, value: [{ content, image: [{ id: photo.id, path: photo.path }] }] }]
     })
-    const created = await w.api.post("/public/v1/posts", body("first try"))
-    expect(created.status, created.text).toBe(200)
-    const group = created.json[0].group
-    const rootOf = async () => (await w.api.get(`/public/v1/posts/${group}`)).json.channels[0].root
+    const posted = await w.api.post("/public/v1/posts", body("first try"))
+    expect(posted.status, posted.text).toBe(200)
+    const group = created(posted).group
+    const rootNow = async () => rootOf(await w.api.get(`/public/v1/posts/${group}`))
     const settled = () =>
       waitFor(
         "settled",
         async () => {
-          const r = await rootOf()
+          const r = await rootNow()
           return r.state === "error" || r.state === "published" ? r : undefined
         },
         45_000
@@ -141,31 +146,31 @@ describe("preparation starts again when a post changes", () => {
     const w = await newWorkspace()
     const { channelId } = await testChannel(w.workspaceId, "Scheduled later")
     const photo = await upload(w.apiKey, await makeJpeg(scratch.file("later.jpg"), 640, 480, 6), "later.jpg")
-    const created = await w.api.post("/public/v1/posts", {
+    const posted = await w.api.post("/public/v1/posts", {
       type: "draft",
       date: new Date(Date.now() + 24 * 3_600_000).toISOString(),
       posts: [
         {
           integration: { id: channelId },
-          value: [{ content: "tomorrow", image: [{ id: photo.json.id, path: photo.json.path }] }],
+          value: [{ content: "tomorrow", image: [{ id: photo.id, path: photo.path }] }],
           settings: { media_rules: "mastodon" }
         }
       ]
     })
-    expect(created.status, created.text).toBe(200)
-    expect(await renditionsOf(photo.json.id)).toEqual([])
-    const scheduled = await w.api.put(`/public/v1/posts/${created.json[0].group}/status`, { status: "schedule" })
+    expect(posted.status, posted.text).toBe(200)
+    expect(await renditionsOf(photo.id)).toEqual([])
+    const scheduled = await w.api.put(`/public/v1/posts/${created(posted).group}/status`, { status: "schedule" })
     expect(scheduled.status, scheduled.text).toBe(200)
     const ready = await waitFor(
       "rendition ready",
       async () => {
-        const rows = await renditionsOf(photo.json.id)
+        const rows = await renditionsOf(photo.id)
         return rows.length === 1 && rows[0]!.status === "ready" ? rows : undefined
       },
       30_000
     )
     expect(ready).toHaveLength(1)
-    const root = (await w.api.get(`/public/v1/posts/${created.json[0].group}`)).json.channels[0].root
+    const root = rootOf(await w.api.get(`/public/v1/posts/${created(posted).group}`))
     expect(root.state).toBe("queued")
   }, 60_000)
 
@@ -173,19 +178,19 @@ describe("preparation starts again when a post changes", () => {
     const w = await newWorkspace()
     const { channelId } = await testChannel(w.workspaceId, "Rehearsal")
     const video = await upload(w.apiKey, await makeVideo(scratch.file("brief.mp4"), { width: 320, height: 240, seconds: 1 }), "brief.mp4")
-    const created = await w.api.post("/public/v1/posts", {
+    const posted = await w.api.post("/public/v1/posts", {
       type: "draft",
-      posts: [{ integration: { id: channelId }, value: [{ content: "a short clip", image: [{ id: video.json.id, path: video.json.path }] }] }]
+      posts: [{ integration: { id: channelId }, value: [{ content: "a short clip", image: [{ id: video.id, path: video.path }] }] }]
     })
-    expect(created.status, created.text).toBe(200)
-    const group = created.json[0].group
+    expect(posted.status, posted.text).toBe(200)
+    const group = created(posted).group
     const res = await w.api.put(`/public/v1/posts/${group}/settings`, { settings: { media_rules: "instagram" } })
     expect(res.status, res.text).toBe(400)
-    expect(res.json.error).toBe("Please fix these before saving.")
-    expect(res.json.errors).toEqual([
+    expect(errorOf(res).error).toBe("Please fix these before saving.")
+    expect(errorOf(res).errors).toEqual([
       expect.objectContaining({ message: "Rehearsal: brief.mp4 is 0:01 long; Instagram takes at least 0:03. Use a longer video." })
     ])
-    const root = (await w.api.get(`/public/v1/posts/${group}`)).json.channels[0].root
+    const root = rootOf(await w.api.get(`/public/v1/posts/${group}`))
     expect(root.settings["media_rules"]).toBeUndefined()
     // rules the files meet are saved as before
     const ok = await w.api.put(`/public/v1/posts/${group}/settings`, { settings: { media_rules: "mastodon" } })

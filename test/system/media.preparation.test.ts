@@ -3,7 +3,8 @@ import path from "node:path"
 import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { probeFile } from "../../services/media/preparation/probe.js"
-import { untypedClient as client } from "../support/http.js"
+import { answerOf, created, present, wholePost } from "../support/answers.js"
+import { type Answer, answerFrom, client, decoded, errorOf } from "../support/http.js"
 import { seedAccount, simulatorEnv, startSimulator } from "../support/simulator/index.js"
 import type { Simulator } from "../support/simulator/core.js"
 import { createWorld, startServices, type RunningServices, type TestWorld } from "../support/system.js"
@@ -44,14 +45,22 @@ afterAll(async () => {
   await scratch?.remove()
 })
 
+const Uploaded = answerOf("media", "upload")
+const Listed = answerOf("media", "listMedia")
+
+/** POST /upload as a script would: fetch with FormData. */
 const upload = async (apiKey: string, file: string, name: string) => {
   const form = new FormData()
   form.append("file", new Blob([await readFile(file)]), name)
   const res = await fetch(`${sys.url}/public/v1/upload`, { method: "POST", headers: { authorization: apiKey }, body: form })
-  // the answer's shape is what the test checks
-  const json = (await res.json()) as any
-  return { status: res.status, json }
+  return answerFrom(res)
 }
+
+/** The Media item of an upload that is taken. */
+const uploaded = async (apiKey: string, file: string, name: string) => decoded(await upload(apiKey, file, name), Uploaded)
+
+/** The root item of a whole post's first channel. */
+const rootOf = (answer: Answer) => present(wholePost(answer).channels[0], "the post's first channel").root
 
 const newWorkspace = async () => {
   const ws = await sys.admin.createWorkspace("Media", "ultimate")
@@ -80,22 +89,34 @@ describe("facts read at upload", () => {
     const w = await newWorkspace()
     const jpeg = await upload(w.apiKey, await makeJpeg(scratch.file("rotated.jpg"), 400, 300, 6), "rotated.jpg")
     expect(jpeg.status).toBe(200)
-    expect(jpeg.json).toMatchObject({
+    expect(decoded(jpeg, Uploaded)).toMatchObject({
       name: "rotated.jpg",
       type: "image",
       status: "ready",
       facts: { kind: "image", format: "jpeg", width: 400, height: 300, orientation: 6 }
     })
     const heic = await upload(w.apiKey, await makeHeic(scratch.file("photo.heic"), 256, 192), "IMG_0001.HEIC")
-    expect(heic.status, JSON.stringify(heic.json)).toBe(200)
-    expect(heic.json).toMatchObject({ type: "image", facts: { kind: "image", format: "heif", width: 256, height: 192 } })
-    expect(heic.json.path).toMatch(/\.heic$/)
+    expect(heic.status, heic.text).toBe(200)
+    const heicItem = decoded(heic, Uploaded)
+    expect(heicItem).toMatchObject({ type: "image", facts: { kind: "image", format: "heif", width: 256, height: 192 } })
+    expect(heicItem.path).toMatch(/\.heic$/)
     const video = await upload(w.apiKey, await makeVideo(scratch.file("clip.mp4"), { width: 320, height: 240, seconds: 1 }), "clip.mp4")
     expect(video.status).toBe(200)
-    expect(video.json).toMatchObject({ type: "video", facts: { kind: "video", videoCodec: "h264", audioCodec: "aac", width: 320, height: 240 } })
-    const listed = (await w.api.get("/public/v1/media")).json as ReadonlyArray<{ id: string; facts: unknown }>
-    expect(listed.find((m) => m.id === video.json.id)?.facts).toEqual(video.json.facts)
-    expect(Object.keys(listed[0]!).sort()).toEqual(["alt", "facts", "id", "name", "originalName", "path", "status", "thumbnail", "type"])
+    const videoItem = decoded(video, Uploaded)
+    expect(videoItem).toMatchObject({ type: "video", facts: { kind: "video", videoCodec: "h264", audioCodec: "aac", width: 320, height: 240 } })
+    const listed = decoded(await w.api.get("/public/v1/media"), Listed)
+    expect(listed.find((m) => m.id === videoItem.id)?.facts).toEqual(videoItem.facts)
+    expect(Object.keys(present(listed[0], "a listed item")).sort()).toEqual([
+      "alt",
+      "facts",
+      "id",
+      "name",
+      "originalName",
+      "path",
+      "status",
+      "thumbnail",
+      "type"
+    ])
   }, 60_000)
 
   it("a decompression bomb is refused with the reason", async () => {
@@ -103,7 +124,7 @@ describe("facts read at upload", () => {
     const { makePngBomb } = await import("../unit/media/fixtures.js")
     const res = await upload(w.apiKey, await makePngBomb(scratch.file("bomb.png"), 30000, 30000), "bomb.png")
     expect(res.status).toBe(400)
-    expect(res.json.error).toMatch(/^This file cannot be used: the image declares 30000×30000 pixels/)
+    expect(errorOf(res).error).toMatch(/^This file cannot be used: the image declares 30000×30000 pixels/)
   })
 })
 
@@ -111,49 +132,49 @@ describe("POST /posts checks the network's media rules before saving", () => {
   it("a video shorter than the network takes is the spec's 400 naming the file and the limit, and nothing is saved", async () => {
     const w = await newWorkspace()
     const { channelId } = await testChannel(w.workspaceId, "Rehearsal")
-    const video = await upload(w.apiKey, await makeVideo(scratch.file("short.mp4"), { width: 320, height: 240, seconds: 1 }), "short.mp4")
+    const video = await uploaded(w.apiKey, await makeVideo(scratch.file("short.mp4"), { width: 320, height: 240, seconds: 1 }), "short.mp4")
     const res = await w.api.post("/public/v1/posts", {
       type: "schedule",
       date: new Date(Date.now() + 3_600_000).toISOString(),
       posts: [
         {
           integration: { id: channelId },
-          value: [{ content: "too short", image: [{ id: video.json.id, path: video.json.path }] }],
+          value: [{ content: "too short", image: [{ id: video.id, path: video.path }] }],
           settings: { media_rules: "instagram" }
         }
       ]
     })
     expect(res.status).toBe(400)
-    expect(res.json.error).toBe("Please fix these before saving.")
-    expect(res.json.errors).toEqual([
+    expect(errorOf(res).error).toBe("Please fix these before saving.")
+    expect(errorOf(res).errors).toEqual([
       expect.objectContaining({ message: "Rehearsal: short.mp4 is 0:01 long; Instagram takes at least 0:03. Use a longer video." })
     ])
     const posts = await withDb(world, async (c) => (await c.query("SELECT 1 FROM posts WHERE channel_id = $1", [channelId])).rowCount)
     expect(posts).toBe(0)
-    expect(await renditionsOf(video.json.id)).toEqual([])
+    expect(await renditionsOf(video.id)).toEqual([])
   }, 60_000)
 
   it("what preparation can fix is accepted", async () => {
     const w = await newWorkspace()
     const { channelId } = await testChannel(w.workspaceId, "Rehearsal")
-    const heic = await upload(w.apiKey, await makeHeic(scratch.file("ok.heic"), 256, 192), "ok.heic")
+    const heic = await uploaded(w.apiKey, await makeHeic(scratch.file("ok.heic"), 256, 192), "ok.heic")
     const res = await w.api.post("/public/v1/posts", {
       type: "draft",
       posts: [
         {
           integration: { id: channelId },
-          value: [{ content: "a phone photo", image: [{ id: heic.json.id, path: heic.json.path }] }],
+          value: [{ content: "a phone photo", image: [{ id: heic.id, path: heic.path }] }],
           settings: { media_rules: "instagram" }
         }
       ]
     })
     expect(res.status, res.text).toBe(200)
     // the answer says what will be done
-    expect(res.json[0].preparation).toEqual([
+    expect(created(res).preparation).toEqual([
       expect.stringMatching(/^ok\.heic: converted from HEIC to JPG, .*metadata \(location, camera\) removed\.$/)
     ])
-    const post = (await w.api.get(`/public/v1/posts/${res.json[0].group}`)).json
-    expect(post.channels[0].root.media[0].facts).toMatchObject({ kind: "image", format: "heif" })
+    const post = wholePost(await w.api.get(`/public/v1/posts/${created(res).group}`))
+    expect(post.channels[0]?.root.media[0]?.facts).toMatchObject({ kind: "image", format: "heif" })
   })
 })
 
@@ -170,29 +191,29 @@ describe("preparation per network, once", () => {
       credentials
     })
     const rehearsal = await testChannel(w.workspaceId, "Like Mastodon")
-    const photo = await upload(w.apiKey, await makeJpeg(scratch.file("phone.jpg"), 640, 480, 6), "phone.jpg")
+    const photo = await uploaded(w.apiKey, await makeJpeg(scratch.file("phone.jpg"), 640, 480, 6), "phone.jpg")
     const text = `Upright ${crypto.randomUUID().slice(0, 8)}`
-    const image = [{ id: photo.json.id, path: photo.json.path }]
-    const created = await w.api.post("/public/v1/posts", {
+    const image = [{ id: photo.id, path: photo.path }]
+    const posted = await w.api.post("/public/v1/posts", {
       type: "now",
       posts: [
         { integration: { id: mastodon.channelId }, value: [{ content: text, image }] },
         { integration: { id: rehearsal.channelId }, value: [{ content: text, image }], settings: { media_rules: "mastodon" } }
       ]
     })
-    expect(created.status, created.text).toBe(200)
+    expect(posted.status, posted.text).toBe(200)
     const post = await waitFor(
       "both channels published",
       async () => {
-        const p = (await w.api.get(`/public/v1/posts/${created.json[0].group}`)).json
-        const states = p.channels.map((c: { root: { state: string } }) => c.root.state)
-        return states.every((s: string) => s === "published" || s === "error") ? p : undefined
+        const p = wholePost(await w.api.get(`/public/v1/posts/${created(posted).group}`))
+        const states = p.channels.map((c) => c.root.state)
+        return states.every((s) => s === "published" || s === "error") ? p : undefined
       },
       45_000
     )
     for (const c of post.channels) expect(c.root.state, JSON.stringify(c.root.error)).toBe("published")
     // one rendition for both channels: the same rules make the same target
-    const renditions = await renditionsOf(photo.json.id)
+    const renditions = await renditionsOf(photo.id)
     expect(renditions).toHaveLength(1)
     expect(renditions[0]).toMatchObject({ status: "ready", mime: "image/jpeg" })
     // what Mastodon received is the rendition: a JPEG of its size, upright (portrait), metadata gone
@@ -202,40 +223,40 @@ describe("preparation per network, once", () => {
     const facts = await probeStored(renditions[0]!.storage_key!)
     expect(facts).toMatchObject({ kind: "image", format: "jpeg", width: 480, height: 640, orientation: 1 })
     // the original is unchanged
-    expect(await probeStored(`${w.workspaceId}/${photo.json.id}.jpg`)).toMatchObject({ width: 640, height: 480, orientation: 6 })
+    expect(await probeStored(`${w.workspaceId}/${photo.id}.jpg`)).toMatchObject({ width: 640, height: 480, orientation: 6 })
   }, 60_000)
 
   it("a HEVC video goes to a network with Bluesky's rules as H.264 MP4, and the item is not left held", async () => {
     const w = await newWorkspace()
     const { channelId } = await testChannel(w.workspaceId, "Like Bluesky")
-    const video = await upload(
+    const video = await uploaded(
       w.apiKey,
       await makeVideo(scratch.file("hevc.mp4"), { width: 640, height: 360, seconds: 2, codec: "libx265" }),
       "hevc.mp4"
     )
-    expect(video.json.facts).toMatchObject({ videoCodec: "hevc" })
-    const created = await w.api.post("/public/v1/posts", {
+    expect(video.facts).toMatchObject({ videoCodec: "hevc" })
+    const posted = await w.api.post("/public/v1/posts", {
       type: "now",
       posts: [
         {
           integration: { id: channelId },
-          value: [{ content: "a clip", image: [{ id: video.json.id, path: video.json.path }] }],
+          value: [{ content: "a clip", image: [{ id: video.id, path: video.path }] }],
           settings: { media_rules: "bluesky" }
         }
       ]
     })
-    expect(created.status, created.text).toBe(200)
+    expect(posted.status, posted.text).toBe(200)
     const root = await waitFor(
       "published",
       async () => {
-        const r = (await w.api.get(`/public/v1/posts/${created.json[0].group}`)).json.channels[0].root
+        const r = rootOf(await w.api.get(`/public/v1/posts/${created(posted).group}`))
         return r.state === "published" || r.state === "error" ? r : undefined
       },
       60_000
     )
     expect(root.state, JSON.stringify(root.error)).toBe("published")
     expect(root.held).toBeNull()
-    const [rendition] = await renditionsOf(video.json.id)
+    const [rendition] = await renditionsOf(video.id)
     expect(rendition).toMatchObject({ status: "ready", mime: "video/mp4" })
     expect(await probeStored(rendition!.storage_key!)).toMatchObject({ kind: "video", container: "mp4", videoCodec: "h264", width: 640, height: 360 })
   }, 90_000)
@@ -243,27 +264,27 @@ describe("preparation per network, once", () => {
   it("while its video is prepared the item shows held preparation; then it goes out", async () => {
     const w = await newWorkspace()
     const { channelId } = await testChannel(w.workspaceId, "Slow one")
-    const video = await upload(
+    const video = await uploaded(
       w.apiKey,
       await makeVideo(scratch.file("big.mp4"), { width: 1920, height: 1080, seconds: 4, codec: "libx265" }),
       "big.mp4"
     )
-    const created = await w.api.post("/public/v1/posts", {
+    const posted = await w.api.post("/public/v1/posts", {
       type: "now",
       posts: [
         {
           integration: { id: channelId },
-          value: [{ content: "a big clip", image: [{ id: video.json.id, path: video.json.path }] }],
+          value: [{ content: "a big clip", image: [{ id: video.id, path: video.path }] }],
           settings: { media_rules: "x" }
         }
       ]
     })
-    expect(created.status, created.text).toBe(200)
-    const rootOf = async () => (await w.api.get(`/public/v1/posts/${created.json[0].group}`)).json.channels[0].root
+    expect(posted.status, posted.text).toBe(200)
+    const rootNow = async () => rootOf(await w.api.get(`/public/v1/posts/${created(posted).group}`))
     const held = await waitFor(
       "held for preparation",
       async () => {
-        const r = await rootOf()
+        const r = await rootNow()
         return r.held === "preparation" || r.state === "published" ? r : undefined
       },
       60_000
@@ -272,7 +293,7 @@ describe("preparation per network, once", () => {
     const done = await waitFor(
       "published",
       async () => {
-        const r = await rootOf()
+        const r = await rootNow()
         return r.state === "published" || r.state === "error" ? r : undefined
       },
       90_000
@@ -283,18 +304,18 @@ describe("preparation per network, once", () => {
   it("a preparation that fails fails the item with a plain reason and a fix", async () => {
     const w = await newWorkspace()
     const { channelId } = await testChannel(w.workspaceId, "Lost file")
-    const photo = await upload(w.apiKey, await makeJpeg(scratch.file("gone.jpg"), 300, 200), "gone.jpg")
+    const photo = await uploaded(w.apiKey, await makeJpeg(scratch.file("gone.jpg"), 300, 200), "gone.jpg")
     // the original disappears from storage before anything is prepared
-    await rm(path.join(dataDir, "media", `${w.workspaceId}/${photo.json.id}.jpg`))
-    const created = await w.api.post("/public/v1/posts", {
+    await rm(path.join(dataDir, "media", `${w.workspaceId}/${photo.id}.jpg`))
+    const posted = await w.api.post("/public/v1/posts", {
       type: "now",
-      posts: [{ integration: { id: channelId }, value: [{ content: "no photo left", image: [{ id: photo.json.id, path: photo.json.path }] }] }]
+      posts: [{ integration: { id: channelId }, value: [{ content: "no photo left", image: [{ id: photo.id, path: photo.path }] }] }]
     })
-    expect(created.status, created.text).toBe(200)
+    expect(posted.status, posted.text).toBe(200)
     const root = await waitFor(
       "failed",
       async () => {
-        const r = (await w.api.get(`/public/v1/posts/${created.json[0].group}`)).json.channels[0].root
+        const r = rootOf(await w.api.get(`/public/v1/posts/${created(posted).group}`))
         return r.state === "error" || r.state === "published" ? r : undefined
       },
       45_000
