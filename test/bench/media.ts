@@ -20,9 +20,7 @@
  * Part 2 needs PostgreSQL, NATS and Redis (as upload.ts) and uploads × size free on disk.
  */
 import { spawn } from "node:child_process"
-import { readFileSync } from "node:fs"
 import fs from "node:fs/promises"
-import http from "node:http"
 import os from "node:os"
 import path from "node:path"
 import { fileURLToPath } from "node:url"
@@ -34,7 +32,7 @@ import { canRemux } from "../../services/media/preparation/prepareVideo.js"
 import { makePreparationPool } from "../../services/media/preparation/PreparationPool.js"
 import { ffmpegPath } from "../../services/media/preparation/tools.js"
 import { coverArgs, remuxArgs, transcodeArgs, X264_PRESET } from "../../services/media/preparation/videoCommands.js"
-import { realMp4Around as mp4Around } from "../support/realMedia.js"
+import { gatewayAndDemoKey, rssOf, uploadStreaming } from "./support/streamingUpload.js"
 
 const MB = 1024 * 1024
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..")
@@ -215,45 +213,6 @@ const photos = async (dir: string, pool: Pool) => {
 
 // ---- part 2: gateway memory while uploads stream in (the method of upload.ts) ----
 
-const rssOf = (pid: number): number => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0) * 1024
-
-const uploadStreaming = (port: number, apiKey: string, size: number) =>
-  new Promise<number>((resolve, reject) => {
-    const boundary = `----bench${Math.random().toString(16).slice(2)}`
-    const { head, tail } = mp4Around(0)
-    const mdatBytes = size - head.length - tail.length
-    const file = mp4Around(mdatBytes)
-    const preamble = Buffer.from(
-      `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="bench.mp4"\r\nContent-Type: video/mp4\r\n\r\n`
-    )
-    const epilogue = Buffer.from(`\r\n--${boundary}--\r\n`)
-    const length = preamble.length + file.head.length + mdatBytes + file.tail.length + epilogue.length
-    const request = http.request({
-      host: "127.0.0.1",
-      port,
-      method: "POST",
-      path: "/public/v1/upload",
-      headers: { authorization: apiKey, "content-type": `multipart/form-data; boundary=${boundary}`, "content-length": length }
-    })
-    request.on("response", (res) => {
-      res.resume()
-      res.on("end", () => resolve(res.statusCode ?? 0))
-    })
-    request.on("error", reject)
-    const chunk = Buffer.alloc(MB, 0x5a)
-    let left = mdatBytes
-    const pump = () => {
-      while (left > 0) {
-        const n = Math.min(left, chunk.length)
-        left -= n
-        if (!request.write(n === chunk.length ? chunk : chunk.subarray(0, n))) return void request.once("drain", pump)
-      }
-      request.end(Buffer.concat([file.tail, epilogue]))
-    }
-    request.write(Buffer.concat([preamble, file.head]))
-    pump()
-  })
-
 const uploadMemory = async () => {
   const adminUrl = process.env["DATABASE_URL"] ?? "postgres://postgres@127.0.0.1:5432/postgres"
   const admin = async (sql: string) => {
@@ -287,24 +246,11 @@ const uploadMemory = async () => {
   child.stdout.on("data", (d: Buffer) => (output += d.toString()))
   child.stderr.on("data", (d: Buffer) => (output += d.toString()))
   try {
-    const started = Date.now()
-    // the demo workspace's key: printed on a terminal, else (JSON log lines) written to DATA_DIR/demo-workspace.json
-    const demoKey = async () => {
-      const printed = /API key:\s+(svc_live_\S+)/.exec(output)?.[1]
-      if (printed !== undefined) return printed
-      const saved = await fs.readFile(path.join(dataDir, "demo-workspace.json"), "utf8").catch(() => "")
-      return /"apiKey":\s*"(svc_live_[^"]+)"/.exec(saved)?.[1]
-    }
-    const keyOnceUp = async (): Promise<string> => {
-      for (;;) {
-        const key = /gateway listening on port \d+/.test(output) ? await demoKey() : undefined
-        if (key !== undefined) return key
-        if (Date.now() - started > 60_000 || child.exitCode !== null) throw new Error(`gateway did not start:\n${output}`)
-        await new Promise((r) => setTimeout(r, 100))
-      }
-    }
-    const apiKey = await keyOnceUp()
-    const port = Number(/gateway listening on port (\d+)/.exec(output)![1])
+    const { port, apiKey } = await gatewayAndDemoKey(
+      () => output,
+      dataDir,
+      () => child.exitCode !== null
+    )
     const pid = child.pid!
     await uploadStreaming(port, apiKey, 2 * MB)
     await new Promise((r) => setTimeout(r, 1000))
@@ -312,7 +258,7 @@ const uploadMemory = async () => {
     let peak = before
     const sampler = setInterval(() => (peak = Math.max(peak, rssOf(pid))), 25)
     const t0 = Date.now()
-    const statuses = await Promise.all(Array.from({ length: uploads }, () => uploadStreaming(port, apiKey, uploadMb * MB)))
+    const statuses = await Promise.all(Array.from({ length: uploads }, () => uploadStreaming(port, apiKey, uploadMb * MB).then((a) => a.status)))
     const seconds = (Date.now() - t0) / 1000
     clearInterval(sampler)
     peak = Math.max(peak, rssOf(pid))

@@ -12,14 +12,12 @@
  * ~2× the largest size free in the temp directory. Prints one row per size.
  */
 import { spawn } from "node:child_process"
-import { readFileSync } from "node:fs"
 import fs from "node:fs/promises"
-import http from "node:http"
 import os from "node:os"
 import path from "node:path"
 import { fileURLToPath } from "node:url"
 import pg from "pg"
-import { realMp4Around as mp4Around } from "../support/realMedia.js"
+import { gatewayAndDemoKey, rssOf, uploadStreaming } from "./support/streamingUpload.js"
 
 const MB = 1024 * 1024
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..")
@@ -32,12 +30,6 @@ const sizes = (sizesMb.length > 0 ? sizesMb : [50, 500]).map((n) => n * MB)
 
 const adminUrl = process.env["DATABASE_URL"] ?? "postgres://postgres@127.0.0.1:5432/postgres"
 
-const rssOf = (pid: number): number => {
-  const status = readFileSync(`/proc/${pid}/status`, "utf8")
-  const kb = /VmRSS:\s+(\d+) kB/.exec(status)?.[1]
-  return Number(kb ?? 0) * 1024
-}
-
 const withAdmin = async <A>(f: (c: pg.Client) => Promise<A>) => {
   const c = new pg.Client({ connectionString: adminUrl })
   await c.connect()
@@ -47,45 +39,6 @@ const withAdmin = async <A>(f: (c: pg.Client) => Promise<A>) => {
     await c.end()
   }
 }
-
-/** Streams a multipart body holding an MP4 of `size` bytes; never holds more than one chunk. */
-const uploadStreaming = (port: number, apiKey: string, size: number) =>
-  new Promise<{ status: number; body: string }>((resolve, reject) => {
-    const boundary = `----bench${Math.random().toString(16).slice(2)}`
-    const { head, tail } = mp4Around(0)
-    const mdatBytes = size - head.length - tail.length
-    const file = mp4Around(mdatBytes)
-    const preamble = Buffer.from(
-      `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="bench.mp4"\r\nContent-Type: video/mp4\r\n\r\n`
-    )
-    const epilogue = Buffer.from(`\r\n--${boundary}--\r\n`)
-    const length = preamble.length + file.head.length + mdatBytes + file.tail.length + epilogue.length
-    const request = http.request({
-      host: "127.0.0.1",
-      port,
-      method: "POST",
-      path: "/public/v1/upload",
-      headers: { authorization: apiKey, "content-type": `multipart/form-data; boundary=${boundary}`, "content-length": length }
-    })
-    request.on("response", (res) => {
-      const chunks: Array<Buffer> = []
-      res.on("data", (c: Buffer) => chunks.push(c))
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString() }))
-    })
-    request.on("error", reject)
-    const chunk = Buffer.alloc(MB, 0x5a)
-    let left = mdatBytes
-    const pump = () => {
-      while (left > 0) {
-        const n = Math.min(left, chunk.length)
-        left -= n
-        if (!request.write(n === chunk.length ? chunk : chunk.subarray(0, n))) return void request.once("drain", pump)
-      }
-      request.end(Buffer.concat([file.tail, epilogue]))
-    }
-    request.write(Buffer.concat([preamble, file.head]))
-    pump()
-  })
 
 const main = async () => {
   const name = `bench_upload_${Date.now()}`
@@ -122,6 +75,7 @@ const main = async () => {
       DATABASE_URL: dbUrl.toString(),
       NAMESPACE: `bench${Date.now() % 100000}`,
       PORT: "0",
+      PUBLIC_URL: "http://127.0.0.1",
       DATA_DIR: dataDir,
       MAX_UPLOAD_BYTES: String(Math.max(...sizes) + MB),
       ...storage
@@ -140,13 +94,11 @@ const main = async () => {
     await withAdmin((c) => c.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`)).catch(() => undefined)
   }
   try {
-    const started = Date.now()
-    while (!/gateway listening on port \d+/.test(output) || !/API key:\s+svc_live_/.test(output)) {
-      if (Date.now() - started > 60_000 || child.exitCode !== null) throw new Error(`gateway did not start:\n${output}`)
-      await new Promise((r) => setTimeout(r, 100))
-    }
-    const port = Number(/gateway listening on port (\d+)/.exec(output)![1])
-    const apiKey = /API key:\s+(svc_live_\S+)/.exec(output)![1]!
+    const { port, apiKey } = await gatewayAndDemoKey(
+      () => output,
+      dataDir,
+      () => child.exitCode !== null
+    )
     const pid = child.pid!
 
     // warm up: the first request loads code paths
