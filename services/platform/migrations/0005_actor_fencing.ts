@@ -2,7 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 
 /**
- * Fencing of actor hosts and commands that run once (docs/architecture.md, "Fencing and commands that run once"):
+ * Fencing of actor hosts and commands that run once (DESIGN: Workspace actors):
  * - shard_fences: each shard's epoch, raised by a host when it takes the shard's lease;
  *   every write of a workspace's command checks (FOR SHARE) that the epoch is still its
  *   host's, in the same transaction, so a host that lost its lease can no longer commit

@@ -2,7 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 
 /**
- * Real networks (docs/networks.md):
+ * Real networks (README: Networks):
  * - network_apps: this server's app registration per network server (Mastodon registers
  *   an app on each instance with POST /api/v1/apps); the client secret encrypted;
  * - channels.account_id: the network's own id of the connected account, so connecting the

@@ -2,11 +2,11 @@ import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 
 /**
- * - Repeat posting (docs/publishing.md, "Repeat posting"): each occurrence of a repeating post
+ * - Repeat posting (README: Publishing → Repeat posting): each occurrence of a repeating post
  * names the occurrence it repeats. The unique constraint makes "the next occurrence is
  * created once" hold whoever creates it, however often (two publisher replicas, a job
  * redelivered after a crash, a restart): a second insert for the same occurrence does nothing.
- * - A network's 429 (docs/publishing.md, "Limits"): the channel's publishing pauses until
+ * - A network's 429 (README: Publishing → Limits): the channel's publishing pauses until
  *   its Retry-After has passed, for every publisher process, without holding any job.
  */
 export default Effect.gen(function* () {

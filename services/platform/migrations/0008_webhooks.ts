@@ -2,7 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 
 /**
- * Webhooks (docs/webhooks.md):
+ * Webhooks (README: Webhooks):
  * - webhooks: a workspace's receivers; the secret encrypted with SECRET_KEY. Whether one
  *   is paused by the plan is not stored: it is derived from the plan and the webhook's
  *   rank by creation time, so a plan change pauses or resumes it without a write.

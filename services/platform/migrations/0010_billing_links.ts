@@ -2,7 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 
 /**
- * Billing as a state machine, plan limits, short links (docs/features.md, "Billing and plans", "Short links"):
+ * Billing as a state machine, plan limits, short links (README: Billing and plans, Short links):
  * - workspaces: the plan picked during the trial or scheduled for the period's end
  *   (pending_plan), a cancellation at the period's end, and the period's end;
  * - memberships.paused_by_plan: people paused because the plan has no team, resumed when it

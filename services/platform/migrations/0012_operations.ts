@@ -2,7 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 
 /**
- * What operations need in the schema (docs/operations.md).
+ * What operations need in the schema (README: Operations).
  *
  * Invalidation of the gateways' authentication caches (services/gateway/tokenCache.ts):
  * every change to a table the token lookup reads (api_tokens, memberships, users,

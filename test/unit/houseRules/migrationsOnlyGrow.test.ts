@@ -2,7 +2,6 @@ import { createHash } from "node:crypto"
 import { readdirSync, readFileSync } from "node:fs"
 import { join } from "node:path"
 import { Schema } from "effect"
-import ts from "typescript"
 import { describe, expect, it } from "vitest"
 import { migrations } from "../../../services/platform/migrations/index.js"
 import { root } from "./sources.js"
@@ -10,9 +9,9 @@ import { root } from "./sources.js"
 /**
  * Migrations only grow and are never edited once on main (docs/house-rules.md,
  * "Migrations"): a database records the ids it ran and never runs one again, so an
- * edit reaches only databases made after it. checksums.json holds the sha256 of each
- * file's code without its comments (as TypeScript prints it), so a comment may be corrected
- * but nothing that runs may change; a new migration adds its line, a changed one fails here.
+ * edit reaches only databases made after it. checksums.json holds each file's sha256
+ * (comments included: a migration stays as it was written); a new migration adds its line,
+ * a changed one fails here.
  */
 const FOLDER = "services/platform/migrations"
 const MIGRATION_FILE = /^(\d{4})_([a-z0-9_]+)\.ts$/
@@ -21,11 +20,10 @@ const NOT_MIGRATIONS = new Set(["index.ts", "migrator.ts", "checksums.json"])
 
 const files = readdirSync(join(root, FOLDER)).sort()
 const migrationFiles = files.filter((f) => !NOT_MIGRATIONS.has(f))
-const codeOf = (file: string) =>
-  ts
-    .createPrinter({ removeComments: true })
-    .printFile(ts.createSourceFile(file, readFileSync(join(root, FOLDER, file), "utf8"), ts.ScriptTarget.Latest, false, ts.ScriptKind.TS))
-const sha256 = (file: string) => createHash("sha256").update(codeOf(file)).digest("hex")
+const sha256 = (file: string) =>
+  createHash("sha256")
+    .update(readFileSync(join(root, FOLDER, file)))
+    .digest("hex")
 const checksums = Schema.decodeUnknownSync(Schema.Record({ key: Schema.String, value: Schema.String }))(
   JSON.parse(readFileSync(join(root, FOLDER, "checksums.json"), "utf8"))
 )
