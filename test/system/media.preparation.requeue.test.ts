@@ -1,14 +1,11 @@
-import { copyFile, readFile, rm } from "node:fs/promises"
+import { copyFile, rm } from "node:fs/promises"
 import path from "node:path"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { answerOf, created, present, wholePost } from "../support/answers.js"
-import { type Answer, answerFrom, client, decoded, errorOf } from "../support/http.js"
-import { simulatorEnv, startSimulator } from "../support/simulator/index.js"
-import type { Simulator } from "../support/simulator/core.js"
-import { createWorld, startServices, type RunningServices, type TestWorld } from "../support/system.js"
-import { withDb } from "../support/tokens.js"
+import { describe, expect, it } from "vitest"
+import { answerOf, created } from "../support/answers.js"
+import { decoded, errorOf } from "../support/http.js"
+import { usePreparationWorld } from "../support/preparationWorld.js"
 import { waitFor } from "../support/wait.js"
-import { makeJpeg, makeScratch, makeVideo } from "../unit/media/fixtures.js"
+import { makeJpeg, makeVideo } from "../unit/media/fixtures.js"
 
 /**
  * Preparation after a post changes: a retried post gets a fresh attempt at a rendition
@@ -16,65 +13,21 @@ import { makeJpeg, makeScratch, makeVideo } from "../unit/media/fixtures.js"
  * that change what the network takes have the post's files checked again before saving.
  */
 
-let sim: Simulator
-let world: TestWorld
-let sys: RunningServices
-let scratch: Awaited<ReturnType<typeof makeScratch>>
-let dataDir: string
-
-beforeAll(async () => {
-  scratch = await makeScratch()
-  dataDir = scratch.file("data")
-  sim = await startSimulator()
-  world = await createWorld("mediarequeue")
-  sys = await startServices(world, ["gateway", "actors", "scheduler", "publisher"], {
-    ...simulatorEnv(sim),
-    DATA_DIR: dataDir,
-    MEDIA_PREPARATION_CONCURRENCY: "1"
-  })
-}, 60_000)
-afterAll(async () => {
-  await sys?.stop()
-  await world?.drop()
-  await sim?.close()
-  await scratch?.remove()
-})
+const prep = usePreparationWorld("mediarequeue")
+const { upload: uploadAnswer, newWorkspace, testChannel, renditionsOf, rootOf } = prep
 
 const Uploaded = answerOf("media", "upload")
 
-/** POST /upload as a script would (fetch with FormData); the Media item of a file that is taken. */
-const upload = async (apiKey: string, file: string, name: string) => {
-  const form = new FormData()
-  form.append("file", new Blob([await readFile(file)]), name)
-  const res = await fetch(`${sys.url}/public/v1/upload`, { method: "POST", headers: { authorization: apiKey }, body: form })
-  return decoded(await answerFrom(res), Uploaded)
-}
-
-/** The root item of a whole post's first channel. */
-const rootOf = (answer: Answer) => present(wholePost(answer).channels[0], "the post's first channel").root
-
-const newWorkspace = async () => {
-  const ws = await sys.admin.createWorkspace("Media", "ultimate")
-  return { ...ws, api: client(sys.url, ws.apiKey) }
-}
-
-const testChannel = (workspaceId: string, name: string) =>
-  sys.admin.createChannel({ workspaceId, network: "test", name, customerId: null, postingTimes: [] })
-
-const renditionsOf = (mediaId: string) =>
-  withDb(
-    world,
-    async (c) =>
-      (await c.query<{ target_key: string; status: string }>("SELECT target_key, status FROM media_renditions WHERE media_id = $1", [mediaId])).rows
-  )
+/** The Media item of an upload that is taken. */
+const upload = async (apiKey: string, file: string, name: string) => decoded(await uploadAnswer(apiKey, file, name), Uploaded)
 
 describe("preparation starts again when a post changes", () => {
   it("a retried post whose rendition failed gets a fresh attempt and goes out", async () => {
     const w = await newWorkspace()
     const { channelId } = await testChannel(w.workspaceId, "Lost then found")
-    const source = await makeJpeg(scratch.file("back.jpg"), 300, 200)
+    const source = await makeJpeg(prep.scratch.file("back.jpg"), 300, 200)
     const photo = await upload(w.apiKey, source, "back.jpg")
-    const stored = path.join(dataDir, "media", `${w.workspaceId}/${photo.id}.jpg`)
+    const stored = path.join(prep.dataDir, "media", `${w.workspaceId}/${photo.id}.jpg`)
     await rm(stored)
     const posted = await w.api.post("/public/v1/posts", {
       type: "now",
@@ -112,9 +65,9 @@ describe("preparation starts again when a post changes", () => {
   it("an edit that queues a failed post again gets a fresh attempt at its rendition", async () => {
     const w = await newWorkspace()
     const { channelId } = await testChannel(w.workspaceId, "Edited")
-    const source = await makeJpeg(scratch.file("edited.jpg"), 300, 200)
+    const source = await makeJpeg(prep.scratch.file("edited.jpg"), 300, 200)
     const photo = await upload(w.apiKey, source, "edited.jpg")
-    const stored = path.join(dataDir, "media", `${w.workspaceId}/${photo.id}.jpg`)
+    const stored = path.join(prep.dataDir, "media", `${w.workspaceId}/${photo.id}.jpg`)
     await rm(stored)
     const body = (content: string, group?: string) => ({
       type: "now",
@@ -145,7 +98,7 @@ describe("preparation starts again when a post changes", () => {
   it("a draft that is scheduled has its files prepared at once, not when it falls due", async () => {
     const w = await newWorkspace()
     const { channelId } = await testChannel(w.workspaceId, "Scheduled later")
-    const photo = await upload(w.apiKey, await makeJpeg(scratch.file("later.jpg"), 640, 480, 6), "later.jpg")
+    const photo = await upload(w.apiKey, await makeJpeg(prep.scratch.file("later.jpg"), 640, 480, 6), "later.jpg")
     const posted = await w.api.post("/public/v1/posts", {
       type: "draft",
       date: new Date(Date.now() + 24 * 3_600_000).toISOString(),
@@ -177,7 +130,7 @@ describe("preparation starts again when a post changes", () => {
   it("settings that change the network's media rules are checked before saving: the rule's 400, nothing saved", async () => {
     const w = await newWorkspace()
     const { channelId } = await testChannel(w.workspaceId, "Rehearsal")
-    const video = await upload(w.apiKey, await makeVideo(scratch.file("brief.mp4"), { width: 320, height: 240, seconds: 1 }), "brief.mp4")
+    const video = await upload(w.apiKey, await makeVideo(prep.scratch.file("brief.mp4"), { width: 320, height: 240, seconds: 1 }), "brief.mp4")
     const posted = await w.api.post("/public/v1/posts", {
       type: "draft",
       posts: [{ integration: { id: channelId }, value: [{ content: "a short clip", image: [{ id: video.id, path: video.path }] }] }]

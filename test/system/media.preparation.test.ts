@@ -1,16 +1,15 @@
-import { readFile, rm } from "node:fs/promises"
+import { rm } from "node:fs/promises"
 import path from "node:path"
 import { Effect } from "effect"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { describe, expect, it } from "vitest"
 import { probeFile } from "../../services/media/preparation/probe.js"
 import { answerOf, created, present, wholePost } from "../support/answers.js"
-import { type Answer, answerFrom, client, decoded, errorOf } from "../support/http.js"
-import { seedAccount, simulatorEnv, startSimulator } from "../support/simulator/index.js"
-import type { Simulator } from "../support/simulator/core.js"
-import { createWorld, startServices, type RunningServices, type TestWorld } from "../support/system.js"
+import { decoded, errorOf } from "../support/http.js"
+import { usePreparationWorld } from "../support/preparationWorld.js"
+import { seedAccount } from "../support/simulator/index.js"
 import { withDb } from "../support/tokens.js"
 import { waitFor } from "../support/wait.js"
-import { makeJpeg, makeScratch, makeVideo } from "../unit/media/fixtures.js"
+import { makeJpeg, makeVideo } from "../unit/media/fixtures.js"
 import { makeHeic } from "../unit/media/heif.js"
 
 /**
@@ -21,73 +20,22 @@ import { makeHeic } from "../unit/media/heif.js"
  * simulated network receives instead of the originals.
  */
 
-let sim: Simulator
-let world: TestWorld
-let sys: RunningServices
-let scratch: Awaited<ReturnType<typeof makeScratch>>
-let dataDir: string
-
-beforeAll(async () => {
-  scratch = await makeScratch()
-  dataDir = scratch.file("data")
-  sim = await startSimulator()
-  world = await createWorld("mediaprep")
-  sys = await startServices(world, ["gateway", "actors", "scheduler", "publisher"], {
-    ...simulatorEnv(sim),
-    DATA_DIR: dataDir,
-    MEDIA_PREPARATION_CONCURRENCY: "1"
-  })
-}, 60_000)
-afterAll(async () => {
-  await sys?.stop()
-  await world?.drop()
-  await sim?.close()
-  await scratch?.remove()
-})
+const prep = usePreparationWorld("mediaprep")
+const { upload: uploadAnswer, newWorkspace, testChannel, renditionsOf, rootOf } = prep
 
 const Uploaded = answerOf("media", "upload")
 const Listed = answerOf("media", "listMedia")
-
-/** POST /upload as a script would: fetch with FormData. */
-const upload = async (apiKey: string, file: string, name: string) => {
-  const form = new FormData()
-  form.append("file", new Blob([await readFile(file)]), name)
-  const res = await fetch(`${sys.url}/public/v1/upload`, { method: "POST", headers: { authorization: apiKey }, body: form })
-  return answerFrom(res)
-}
+const upload = uploadAnswer
 
 /** The Media item of an upload that is taken. */
 const uploaded = async (apiKey: string, file: string, name: string) => decoded(await upload(apiKey, file, name), Uploaded)
 
-/** The root item of a whole post's first channel. */
-const rootOf = (answer: Answer) => present(wholePost(answer).channels[0], "the post's first channel").root
-
-const newWorkspace = async () => {
-  const ws = await sys.admin.createWorkspace("Media", "ultimate")
-  return { ...ws, api: client(sys.url, ws.apiKey) }
-}
-
-const testChannel = (workspaceId: string, name: string) =>
-  sys.admin.createChannel({ workspaceId, network: "test", name, customerId: null, postingTimes: [] })
-
-const renditionsOf = (mediaId: string) =>
-  withDb(
-    world,
-    async (c) =>
-      (
-        await c.query<{ target_key: string; status: string; storage_key: string | null; mime: string | null; bytes: number | null }>(
-          "SELECT target_key, status, storage_key, mime, bytes FROM media_renditions WHERE media_id = $1 ORDER BY target_key",
-          [mediaId]
-        )
-      ).rows
-  )
-
-const probeStored = (key: string) => Effect.runPromise(probeFile(path.join(dataDir, "media", key)))
+const probeStored = (key: string) => Effect.runPromise(probeFile(path.join(prep.dataDir, "media", key)))
 
 describe("facts read at upload", () => {
   it("a rotated JPEG, a HEIC and a video are taken, with their facts in the answer and in GET /media", async () => {
     const w = await newWorkspace()
-    const jpeg = await upload(w.apiKey, await makeJpeg(scratch.file("rotated.jpg"), 400, 300, 6), "rotated.jpg")
+    const jpeg = await upload(w.apiKey, await makeJpeg(prep.scratch.file("rotated.jpg"), 400, 300, 6), "rotated.jpg")
     expect(jpeg.status).toBe(200)
     expect(decoded(jpeg, Uploaded)).toMatchObject({
       name: "rotated.jpg",
@@ -95,12 +43,12 @@ describe("facts read at upload", () => {
       status: "ready",
       facts: { kind: "image", format: "jpeg", width: 400, height: 300, orientation: 6 }
     })
-    const heic = await upload(w.apiKey, await makeHeic(scratch.file("photo.heic"), 256, 192), "IMG_0001.HEIC")
+    const heic = await upload(w.apiKey, await makeHeic(prep.scratch.file("photo.heic"), 256, 192), "IMG_0001.HEIC")
     expect(heic.status, heic.text).toBe(200)
     const heicItem = decoded(heic, Uploaded)
     expect(heicItem).toMatchObject({ type: "image", facts: { kind: "image", format: "heif", width: 256, height: 192 } })
     expect(heicItem.path).toMatch(/\.heic$/)
-    const video = await upload(w.apiKey, await makeVideo(scratch.file("clip.mp4"), { width: 320, height: 240, seconds: 1 }), "clip.mp4")
+    const video = await upload(w.apiKey, await makeVideo(prep.scratch.file("clip.mp4"), { width: 320, height: 240, seconds: 1 }), "clip.mp4")
     expect(video.status).toBe(200)
     const videoItem = decoded(video, Uploaded)
     expect(videoItem).toMatchObject({ type: "video", facts: { kind: "video", videoCodec: "h264", audioCodec: "aac", width: 320, height: 240 } })
@@ -122,7 +70,7 @@ describe("facts read at upload", () => {
   it("a decompression bomb is refused with the reason", async () => {
     const w = await newWorkspace()
     const { makePngBomb } = await import("../unit/media/fixtures.js")
-    const res = await upload(w.apiKey, await makePngBomb(scratch.file("bomb.png"), 30000, 30000), "bomb.png")
+    const res = await upload(w.apiKey, await makePngBomb(prep.scratch.file("bomb.png"), 30000, 30000), "bomb.png")
     expect(res.status).toBe(400)
     expect(errorOf(res).error).toMatch(/^This file cannot be used: the image declares 30000×30000 pixels/)
   })
@@ -132,7 +80,7 @@ describe("POST /posts checks the network's media rules before saving", () => {
   it("a video shorter than the network takes is the spec's 400 naming the file and the limit, and nothing is saved", async () => {
     const w = await newWorkspace()
     const { channelId } = await testChannel(w.workspaceId, "Rehearsal")
-    const video = await uploaded(w.apiKey, await makeVideo(scratch.file("short.mp4"), { width: 320, height: 240, seconds: 1 }), "short.mp4")
+    const video = await uploaded(w.apiKey, await makeVideo(prep.scratch.file("short.mp4"), { width: 320, height: 240, seconds: 1 }), "short.mp4")
     const res = await w.api.post("/public/v1/posts", {
       type: "schedule",
       date: new Date(Date.now() + 3_600_000).toISOString(),
@@ -149,7 +97,7 @@ describe("POST /posts checks the network's media rules before saving", () => {
     expect(errorOf(res).errors).toEqual([
       expect.objectContaining({ message: "Rehearsal: short.mp4 is 0:01 long; Instagram takes at least 0:03. Use a longer video." })
     ])
-    const posts = await withDb(world, async (c) => (await c.query("SELECT 1 FROM posts WHERE channel_id = $1", [channelId])).rowCount)
+    const posts = await withDb(prep.world, async (c) => (await c.query("SELECT 1 FROM posts WHERE channel_id = $1", [channelId])).rowCount)
     expect(posts).toBe(0)
     expect(await renditionsOf(video.id)).toEqual([])
   }, 60_000)
@@ -157,7 +105,7 @@ describe("POST /posts checks the network's media rules before saving", () => {
   it("what preparation can fix is accepted", async () => {
     const w = await newWorkspace()
     const { channelId } = await testChannel(w.workspaceId, "Rehearsal")
-    const heic = await uploaded(w.apiKey, await makeHeic(scratch.file("ok.heic"), 256, 192), "ok.heic")
+    const heic = await uploaded(w.apiKey, await makeHeic(prep.scratch.file("ok.heic"), 256, 192), "ok.heic")
     const res = await w.api.post("/public/v1/posts", {
       type: "draft",
       posts: [
@@ -181,8 +129,8 @@ describe("POST /posts checks the network's media rules before saving", () => {
 describe("preparation per network, once", () => {
   it("Mastodon receives the rotated photo as an upright JPEG rendition; a second channel with the same rules reuses it", async () => {
     const w = await newWorkspace()
-    const credentials = await seedAccount(sim, "mastodon", { username: `prep${Date.now()}` })
-    const mastodon = await sys.admin.createChannel({
+    const credentials = await seedAccount(prep.sim, "mastodon", { username: `prep${Date.now()}` })
+    const mastodon = await prep.sys.admin.createChannel({
       workspaceId: w.workspaceId,
       network: "mastodon",
       name: "Toots",
@@ -191,7 +139,7 @@ describe("preparation per network, once", () => {
       credentials
     })
     const rehearsal = await testChannel(w.workspaceId, "Like Mastodon")
-    const photo = await uploaded(w.apiKey, await makeJpeg(scratch.file("phone.jpg"), 640, 480, 6), "phone.jpg")
+    const photo = await uploaded(w.apiKey, await makeJpeg(prep.scratch.file("phone.jpg"), 640, 480, 6), "phone.jpg")
     const text = `Upright ${crypto.randomUUID().slice(0, 8)}`
     const image = [{ id: photo.id, path: photo.path }]
     const posted = await w.api.post("/public/v1/posts", {
@@ -217,7 +165,7 @@ describe("preparation per network, once", () => {
     expect(renditions).toHaveLength(1)
     expect(renditions[0]).toMatchObject({ status: "ready", mime: "image/jpeg" })
     // what Mastodon received is the rendition: a JPEG of its size, upright (portrait), metadata gone
-    const arrived = sim.postsOf("mastodon").find((p) => p.text === text)
+    const arrived = prep.sim.postsOf("mastodon").find((p) => p.text === text)
     expect(arrived?.media).toHaveLength(1)
     expect(arrived?.media[0]).toMatchObject({ mime: "image/jpeg", size: Number(renditions[0]!.bytes) })
     const facts = await probeStored(renditions[0]!.storage_key!)
@@ -231,7 +179,7 @@ describe("preparation per network, once", () => {
     const { channelId } = await testChannel(w.workspaceId, "Like Bluesky")
     const video = await uploaded(
       w.apiKey,
-      await makeVideo(scratch.file("hevc.mp4"), { width: 640, height: 360, seconds: 2, codec: "libx265" }),
+      await makeVideo(prep.scratch.file("hevc.mp4"), { width: 640, height: 360, seconds: 2, codec: "libx265" }),
       "hevc.mp4"
     )
     expect(video.facts).toMatchObject({ videoCodec: "hevc" })
@@ -266,7 +214,7 @@ describe("preparation per network, once", () => {
     const { channelId } = await testChannel(w.workspaceId, "Slow one")
     const video = await uploaded(
       w.apiKey,
-      await makeVideo(scratch.file("big.mp4"), { width: 1920, height: 1080, seconds: 4, codec: "libx265" }),
+      await makeVideo(prep.scratch.file("big.mp4"), { width: 1920, height: 1080, seconds: 4, codec: "libx265" }),
       "big.mp4"
     )
     const posted = await w.api.post("/public/v1/posts", {
@@ -304,9 +252,9 @@ describe("preparation per network, once", () => {
   it("a preparation that fails fails the item with a plain reason and a fix", async () => {
     const w = await newWorkspace()
     const { channelId } = await testChannel(w.workspaceId, "Lost file")
-    const photo = await uploaded(w.apiKey, await makeJpeg(scratch.file("gone.jpg"), 300, 200), "gone.jpg")
+    const photo = await uploaded(w.apiKey, await makeJpeg(prep.scratch.file("gone.jpg"), 300, 200), "gone.jpg")
     // the original disappears from storage before anything is prepared
-    await rm(path.join(dataDir, "media", `${w.workspaceId}/${photo.id}.jpg`))
+    await rm(path.join(prep.dataDir, "media", `${w.workspaceId}/${photo.id}.jpg`))
     const posted = await w.api.post("/public/v1/posts", {
       type: "now",
       posts: [{ integration: { id: channelId }, value: [{ content: "no photo left", image: [{ id: photo.id, path: photo.path }] }] }]
