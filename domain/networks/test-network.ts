@@ -27,12 +27,13 @@ export const testNetwork: Network = {
       key: "outcome",
       label: "Outcome",
       type: "select",
-      options: ["accept", "reject", "timeout", "lose-answer", "slow"],
+      options: ["accept", "reject", "timeout", "lose-answer", "slow", "process"],
       help:
         "How the test network answers, to rehearse error handling: accept (default) publishes; reject refuses " +
         "(the channel ends failed with a message and fix, post.failed); timeout never answers (no answer: the " +
         "search finds nothing, the channel ends unconfirmed, post.unconfirmed); lose-answer takes the post but " +
-        "the answer is lost (the search finds it: published); slow answers after slowMs."
+        "the answer is lost (the search finds it: published); slow answers after slowMs; process takes it in " +
+        "steps like a network with containers (the item is held processing between steps, then published)."
     },
     {
       key: "slowMs",
@@ -40,6 +41,20 @@ export const testNetwork: Network = {
       type: "number",
       options: [],
       help: "With outcome slow: how long the answer takes, in milliseconds (default 3000)."
+    },
+    {
+      key: "processSteps",
+      label: "Processing steps",
+      type: "number",
+      options: [],
+      help: "With outcome process: how many times the network answers that it is still processing (default 2)."
+    },
+    {
+      key: "processMs",
+      label: "Processing step (ms)",
+      type: "number",
+      options: [],
+      help: "With outcome process: how long each processing step takes, in milliseconds (default 500)."
     },
     {
       key: "media_rules",
@@ -66,5 +81,6 @@ export const testNetwork: Network = {
   rules:
     "A built-in test network that publishes nowhere: use it to try the API without any network's keys. " +
     "Up to 500 characters. Up to 4 photos or videos. Follow-up comments work. " +
-    "The outcome setting makes it accept, reject, time out, lose its answer or answer slowly, to rehearse every outcome of publishing."
+    "The outcome setting makes it accept, reject, time out, lose its answer, answer slowly or process in steps, " +
+    "to rehearse every outcome of publishing."
 }

@@ -57,6 +57,8 @@ export const PostItem = Schema.Struct({
   error: Schema.NullOr(Schema.Struct({ message: Schema.String, fix: Schema.String })),
   held: Schema.NullOr(Schema.String),
   heldAt: Schema.NullOr(Schema.String),
+  /** What a held item waits for on its network (`held` processing or network-limit), in plain language. */
+  waitingFor: Schema.NullOr(Schema.String),
   attempts: Schema.Number
 }).annotations({ identifier: "PostItem" })
 

@@ -20,7 +20,9 @@ const indexed = (adapters: ReadonlyArray<NetworkAdapter>) => {
   const byNetwork = new Map(adapters.map((a) => [a.identifier, a]))
   return {
     /** The adapter of a network, when this server has one. */
-    find: (network: string): Option.Option<NetworkAdapter> => Option.fromNullable(byNetwork.get(network))
+    find: (network: string): Option.Option<NetworkAdapter> => Option.fromNullable(byNetwork.get(network)),
+    /** Networks whose tokens expire (no `tokensNeverExpire`): the publisher refreshes their channels ahead. */
+    expiringTokenNetworks: adapters.filter((a) => a.tokensNeverExpire !== true).map((a) => a.identifier)
   }
 }
 

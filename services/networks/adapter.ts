@@ -29,6 +29,20 @@ export interface Connected {
   readonly profile: Profile
   /** Post settings this connection already answers (not secret), used when a post leaves them out. */
   readonly defaultSettings?: Readonly<Record<string, unknown>>
+  /**
+   * What the person must still choose after signing in (a Facebook page, a LinkedIn
+   * organization, a Google Business location), when the account has more than one: the
+   * channel is saved with `inBetweenSteps` true until `choose` is called with one of these.
+   * An account with exactly one is connected to it at once (no choices).
+   */
+  readonly choices?: ReadonlyArray<Choice>
+}
+
+/** One page, organization or location the person may connect the channel to. */
+export interface Choice {
+  readonly id: string
+  readonly name: string
+  readonly picture: string | null
 }
 
 /** Connecting failed: the plain-language reason, shown on the callback page or by the admin CLI. */
@@ -99,7 +113,23 @@ export interface PublishRequest {
   readonly previousReleaseId: string | null
   /** The release id of the post's first item (Bluesky replies name the thread's root); null for the post. */
   readonly rootReleaseId: string | null
+  /**
+   * What an earlier step of this item left with the network (a container id, an upload
+   * session's address, uploaded media ids), as the adapter answered it in `Pending`; null on
+   * the first step. An adapter continues from it instead of creating a second container.
+   */
+  readonly progress: Progress | null
 }
+
+/**
+ * An adapter's own record of a publish that takes several steps: a JSON object only it
+ * reads (decoded with its own Schema). Stored with the item (post_items.network_progress),
+ * never shown to clients.
+ */
+export type Progress = Readonly<Record<string, unknown>>
+
+/** Why a `Pending` item waits: the network is processing what it was given, or the account's cap on posts is full. */
+export type PendingKind = "processing" | "network-limit"
 
 /** What the network said to a publish. */
 export type PublishAnswer = Data.TaggedEnum<{
@@ -113,6 +143,18 @@ export type PublishAnswer = Data.TaggedEnum<{
   FailedBeforeSending: { readonly reason: string }
   /** The request left but no answer came: the post may or may not be live. */
   NoAnswer: { readonly reason: string }
+  /**
+   * Not live yet, nothing wrong: the network is processing a container or an upload, or the
+   * account's cap is full. The publisher stores `progress` with the item, shows the item
+   * held (`kind`) with `waitingFor`, and calls `publish` again with it after `retryAfterMs`
+   * (the job waits in JetStream, never in a worker).
+   */
+  Pending: {
+    readonly progress: Progress
+    readonly kind: PendingKind
+    readonly waitingFor: string
+    readonly retryAfterMs: number
+  }
 }>
 export const PublishAnswer = Data.taggedEnum<PublishAnswer>()
 
@@ -121,6 +163,12 @@ export type SearchAnswer = Data.TaggedEnum<{
   Found: { readonly releaseId: string; readonly releaseUrl: string }
   NotFound: {}
   CannotTell: { readonly reason: string }
+  /**
+   * The network says for sure the item is not live and where its publish stands (a
+   * container not yet published, an upload session with bytes to go): the publisher
+   * continues from `progress` and no second copy is ever made.
+   */
+  Unfinished: { readonly progress: Progress }
 }>
 export const SearchAnswer = Data.taggedEnum<SearchAnswer>()
 
@@ -163,13 +211,22 @@ export interface NetworkAdapter {
    * under the lock before every publish.
    */
   readonly tokensNeverExpire?: boolean
+  /**
+   * The person chose one of `Connected.choices`: the credentials and profile of the chosen
+   * page, organization or location (from the credentials saved at sign-in).
+   */
+  readonly choose?: (credentials: Redacted.Redacted<Credentials>, choiceId: string) => Effect.Effect<Connected, ConnectFailed>
   /** Called before every publish and tool call: refreshes tokens that expire soon. */
   readonly refresh: (credentials: Redacted.Redacted<Credentials>) => Effect.Effect<Refresh>
   /** The post itself (previousReleaseId null). */
   readonly publish: (request: PublishRequest) => Effect.Effect<PublishAnswer>
   /** A follow-up: a reply to previousReleaseId. */
   readonly publishFollowUp: (request: PublishRequest) => Effect.Effect<PublishAnswer>
-  /** A recent post of this account with the item's text; CannotTell on networks that cannot search. */
+  /**
+   * A recent post of this account with the item's text; CannotTell on networks that cannot
+   * search. With `request.progress` the adapter may ask its container or upload session
+   * first (Found, or Unfinished to continue it).
+   */
   readonly search: (request: PublishRequest) => Effect.Effect<SearchAnswer>
   readonly statistics: {
     /** The most days of channel statistics the network keeps; unset: every range the API offers. */

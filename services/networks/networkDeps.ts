@@ -2,6 +2,7 @@ import { Context, Data, Effect, Layer, Option } from "effect"
 import { MediaStorage } from "../platform/storage/mediaStorage.js"
 import { AppConfig } from "../platform/config.js"
 import { decryptSecret, encryptSecret } from "../platform/secrets.js"
+import { isSignableKey, signedMediaUrl } from "../platform/storage/signedMediaUrls.js"
 import { OutboundHttp, type OutboundHttpShape } from "../platform/outbound/outboundHttp.js"
 import type { StoredMedia } from "./storedMedia.js"
 import { makeMediaFilesRepo } from "./mediaFilesRepo.js"
@@ -22,14 +23,37 @@ export interface MediaFilesShape {
 }
 
 /**
+ * Public addresses of a post's files, for the networks that fetch media themselves
+ * (Instagram, Threads, Facebook, TikTok pull, Pinterest, Google Business Profile).
+ */
+export interface PublicMediaShape {
+  /**
+   * A signed, expiring `PUBLIC_URL/media-files/<token>` address of the file (its rendition
+   * for this network when it has one), served by any gateway from local or S3 storage; it
+   * opens that one file until it expires and nothing else. A file from elsewhere (not in
+   * the media library) keeps its own address.
+   */
+  readonly addressOf: (media: StoredMedia, ttlSeconds?: number) => Effect.Effect<string, MediaUnavailable>
+}
+
+/**
  * What every adapter is built with: the SSRF-safe outbound client (OUTBOUND_ALLOW
- * included) and the post's files. Adapters read their own base addresses and keys from the
+ * included), the post's files (bytes, and public addresses for networks that fetch them)
+ * and app registrations. Adapters read their own base addresses and keys from the
  * environment when they are built (docs/networks.md, "Configuration of the networks").
  */
 export class NetworkDeps extends Context.Tag("networks/NetworkDeps")<
   NetworkDeps,
-  { readonly outbound: OutboundHttpShape; readonly media: MediaFilesShape; readonly apps: AppRegistrationsShape }
+  {
+    readonly outbound: OutboundHttpShape
+    readonly media: MediaFilesShape
+    readonly publicMedia: PublicMediaShape
+    readonly apps: AppRegistrationsShape
+  }
 >() {}
+
+/** How long a network may take to fetch a file from its signed address (containers are processed within hours). */
+export const PUBLIC_MEDIA_TTL_SECONDS = 24 * 3600
 
 /** This server's app on one server of a network (a Mastodon instance), for one callback address. */
 export interface AppRegistration {
@@ -101,6 +125,21 @@ export const makeMediaFiles = Effect.gen(function* () {
   return { read } satisfies MediaFilesShape
 })
 
+/** Signed addresses under PUBLIC_URL for library files and renditions; other files keep their own address. */
+export const makePublicMedia = Effect.gen(function* () {
+  const repo = yield* makeMediaFilesRepo
+  const { publicUrl, secretKey } = yield* AppConfig
+  const addressOf = (media: StoredMedia, ttlSeconds = PUBLIC_MEDIA_TTL_SECONDS): Effect.Effect<string, MediaUnavailable> =>
+    Effect.gen(function* () {
+      const rendition = "renditionKey" in media && typeof media.renditionKey === "string" ? Option.some(media.renditionKey) : Option.none<string>()
+      const key = Option.isSome(rendition) ? rendition : yield* repo.storageKeyOf(media).pipe(Effect.orElseSucceed(() => Option.none<string>()))
+      if (Option.isNone(key)) return media.url
+      if (!isSignableKey(key.value)) return yield* new MediaUnavailable({ message: `The file ${media.name} cannot be given a public address.` })
+      return signedMediaUrl({ secretKey, publicUrl }, key.value, ttlSeconds).url
+    })
+  return { addressOf } satisfies PublicMediaShape
+})
+
 /** network_apps in Postgres, the client secret sealed with SECRET_KEY. */
 export const makeAppRegistrations = Effect.gen(function* () {
   const repo = yield* makeNetworkAppsRepo
@@ -124,7 +163,8 @@ export const NetworkDepsLive = Layer.effect(
   Effect.gen(function* () {
     const outbound = yield* OutboundHttp
     const media = yield* makeMediaFiles
+    const publicMedia = yield* makePublicMedia
     const apps = yield* makeAppRegistrations
-    return { outbound, media, apps }
+    return { outbound, media, publicMedia, apps }
   })
 )

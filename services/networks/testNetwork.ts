@@ -17,14 +17,26 @@ const releaseUrl = (id: string) => `test-network://posts/${id}`
  * - `reject`: refuses it;
  * - `timeout`: never answers and never takes it (the publisher's time limit ends the wait);
  * - `lose-answer`: takes the post, then the answer is lost (a search finds it);
- * - `slow`: takes it and answers after `settings.slowMs` (default 3000) milliseconds.
+ * - `slow`: takes it and answers after `settings.slowMs` (default 3000) milliseconds;
+ * - `process`: a publish in steps, as a network with containers takes it: answers
+ *   `Pending` `settings.processSteps` times (default 2), `settings.processMs` apart
+ *   (default 500), then takes it.
  */
 const Behaviour = Schema.Struct({
-  outcome: Schema.optionalWith(Schema.Literal("accept", "reject", "timeout", "lose-answer", "slow"), { default: () => "accept" as const }),
-  slowMs: Schema.optionalWith(Schema.Number, { default: () => 3000 })
+  outcome: Schema.optionalWith(Schema.Literal("accept", "reject", "timeout", "lose-answer", "slow", "process"), { default: () => "accept" as const }),
+  slowMs: Schema.optionalWith(Schema.Number, { default: () => 3000 }),
+  processSteps: Schema.optionalWith(Schema.Number, { default: () => 2 }),
+  processMs: Schema.optionalWith(Schema.Number, { default: () => 500 })
 })
 const behaviourOf = (request: PublishRequest) =>
-  Schema.decodeUnknownOption(Behaviour)(request.channel.settings).pipe(Option.getOrElse(() => ({ outcome: "accept" as const, slowMs: 3000 })))
+  Schema.decodeUnknownOption(Behaviour)(request.channel.settings).pipe(
+    Option.getOrElse(() => ({ outcome: "accept" as const, slowMs: 3000, processSteps: 2, processMs: 500 }))
+  )
+
+/** The step a `process` publish has reached (its progress), 0 before the first. */
+const Step = Schema.Struct({ step: Schema.Number })
+const stepOf = (request: PublishRequest) =>
+  Option.match(Schema.decodeUnknownOption(Step)(request.progress), { onNone: () => 0, onSome: (p) => p.step })
 
 /** Whose numbers: the account id a connection stored, else one shared test account. */
 const accountOf = (credentials: Redacted.Redacted<Credentials>): string => {
@@ -59,6 +71,19 @@ export const makeTestNetworkAdapter = Effect.gen(function* () {
           return take(request).pipe(Effect.as(PublishAnswer.NoAnswer({ reason: "the test network lost its answer (outcome: lose-answer)" })))
         case "slow":
           return Effect.sleep(behaviour.slowMs).pipe(Effect.zipRight(take(request)), Effect.map(published))
+        case "process": {
+          const step = stepOf(request) + 1
+          return step <= behaviour.processSteps
+            ? Effect.succeed(
+                PublishAnswer.Pending({
+                  progress: { step },
+                  kind: "processing",
+                  waitingFor: `the test network is processing the post (step ${step} of ${behaviour.processSteps})`,
+                  retryAfterMs: behaviour.processMs
+                })
+              )
+            : take(request).pipe(Effect.map(published))
+        }
       }
     })()
     // a write that fails midway may or may not hold the post: like a lost answer
@@ -87,7 +112,8 @@ export const makeTestNetworkAdapter = Effect.gen(function* () {
       repo.findByItem(request.item.id).pipe(
         Effect.map(
           Option.match({
-            onNone: () => SearchAnswer.NotFound(),
+            // a publish in steps not yet taken: the network knows it is not live, so it goes on from its step
+            onNone: () => (request.progress === null ? SearchAnswer.NotFound() : SearchAnswer.Unfinished({ progress: request.progress })),
             onSome: (id) => SearchAnswer.Found({ releaseId: id, releaseUrl: releaseUrl(id) })
           })
         ),

@@ -154,7 +154,8 @@ export class Posts extends Effect.Service<Posts>()("posts/Posts", {
           media: decodeStoredMedia(r.media),
           channel: { id: r.channelId, credentials: credentials.right, settings: decodeSettings(r.settings) },
           previousReleaseId: null,
-          rootReleaseId: null
+          rootReleaseId: null,
+          progress: null
         })
         return answer._tag === "Found" ? [{ id: answer.releaseId, url: answer.releaseUrl }] : []
       }).pipe(withSpan("Posts.missing"), policyRequire("posts.read"))

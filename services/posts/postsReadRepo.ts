@@ -133,7 +133,7 @@ export const makePostsReadRepo = Effect.gen(function* () {
             ? []
             : yield* sql`
               SELECT id, post_id, position, content, media, delay_minutes, status, release_id, release_url, published_at,
-                     error, held, held_at, attempts
+                     error, held, held_at, waiting_for, attempts
               FROM post_items WHERE post_id IN ${sql.in(posts.map((p) => p.id))} ORDER BY post_id, position`.pipe(Effect.flatMap(decodeItems))
         const tags = yield* selectTags([groupId])
         const activity = yield* sql`
@@ -169,7 +169,7 @@ export const makePostsReadRepo = Effect.gen(function* () {
         FROM post_groups WHERE id IN ${sql.in(groupIds)}`.pipe(Effect.flatMap(decodeGroups))
         const roots = yield* sql`
         SELECT id, post_id, position, content, media, delay_minutes, status, release_id, release_url, published_at,
-               error, held, held_at, attempts
+               error, held, held_at, waiting_for, attempts
         FROM post_items WHERE post_id IN ${sql.in(posts.map((p) => p.id))} AND position = 0`.pipe(Effect.flatMap(decodeItems))
         const tags = yield* selectTags(groupIds)
         const groupById = new Map(groups.map((g) => [g.id, g]))

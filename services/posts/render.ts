@@ -42,6 +42,7 @@ const item = (post: ChannelPostRow, i: ItemRow) => ({
   error: decodeStoredError(i.error),
   held: i.held,
   heldAt: isoOrNull(i.heldAt),
+  waitingFor: i.waitingFor,
   attempts: i.attempts
 })
 

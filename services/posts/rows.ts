@@ -57,6 +57,7 @@ export const ItemRow = Schema.Struct({
   error: Json,
   held: Schema.NullOr(Schema.String),
   heldAt: Schema.NullOr(Schema.DateFromSelf),
+  waitingFor: Schema.NullOr(Schema.String),
   attempts: Schema.Number
 })
 export type ItemRow = typeof ItemRow.Type

@@ -24,7 +24,9 @@ export const ItemToPublish = Schema.Struct({
   /** Queued again by a retry after an unconfirmed outcome: ask the network before sending. */
   searchFirst: Schema.Boolean,
   /** How long the channel's publishing still pauses after the network's 429 (0: not paused). */
-  pausedMs: Schema.Number
+  pausedMs: Schema.Number,
+  /** Where a publish in several steps stands on the network (the adapter's `Pending` progress); null before the first. */
+  networkProgress: Schema.NullOr(Schema.Record({ key: Schema.String, value: Schema.Unknown }))
 })
 export type ItemToPublish = typeof ItemToPublish.Type
 
@@ -108,7 +110,7 @@ export const makeAttemptsRepo = Effect.gen(function* () {
              (SELECT root.release_id FROM post_items root WHERE root.post_id = i.post_id AND root.position = 0 AND i.position > 0) AS root_release_id,
              EXISTS (SELECT 1 FROM post_items nxt WHERE nxt.post_id = i.post_id AND nxt.position > i.position) AS has_next,
              greatest(0, coalesce(ceil(extract(epoch FROM (i.due_at - now())) * 1000), 0))::int AS due_in_ms,
-             i.search_first,
+             i.search_first, i.network_progress,
              greatest(0, coalesce(ceil(extract(epoch FROM (c.publish_paused_until - now())) * 1000), 0))::int AS paused_ms,
              h.n AS attempts, h.reached_nothing, o.id AS open_attempt_id, o.lease_owner AS open_lease_owner,
              greatest(0, ceil(extract(epoch FROM (o.lease_until - now())) * 1000))::int AS open_lease_left_ms
@@ -178,6 +180,27 @@ export const makeAttemptsRepo = Effect.gen(function* () {
     sql`UPDATE publish_attempts SET finished_at = now(), outcome = ${outcome}, error = ${JSON.stringify({ message: reason, fix: "" })}
       WHERE id = ${attemptId} AND outcome IS NULL`.pipe(Effect.asVoid)
 
+  /**
+   * An attempt that left the item not live yet, nothing wrong (docs/publishing.md, "Publishes in
+   * several steps"): closed `pending`, and in the same statement the item keeps the
+   * adapter's progress and shows why it waits (`held` = kind, `waiting_for`). Only while the
+   * attempt is still open and the item still publishing.
+   */
+  const closePending = (input: {
+    readonly attemptId: string
+    readonly itemId: string
+    readonly progress: Readonly<Record<string, unknown>>
+    readonly kind: "processing" | "network-limit"
+    readonly waitingFor: string
+  }) =>
+    sql`
+      WITH closed AS (
+        UPDATE publish_attempts SET finished_at = now(), outcome = 'pending', error = ${JSON.stringify({ message: input.waitingFor, fix: "" })}
+        WHERE id = ${input.attemptId} AND outcome IS NULL RETURNING item_id)
+      UPDATE post_items SET network_progress = ${JSON.stringify(input.progress)}::jsonb, held = ${input.kind},
+        held_at = CASE WHEN held IS NOT DISTINCT FROM ${input.kind} THEN held_at ELSE now() END, waiting_for = ${input.waitingFor}
+      FROM closed WHERE post_items.id = closed.item_id AND post_items.id = ${input.itemId} AND post_items.status = 'publishing'`.pipe(Effect.asVoid)
+
   /** The network answered 429 for this channel: no call to it for `ms`, from any process. */
   const pauseChannel = (channelId: string, ms: number) =>
     sql`UPDATE channels SET publish_paused_until = greatest(coalesce(publish_paused_until, now()), now() + ${ms} * interval '1 millisecond')
@@ -202,7 +225,12 @@ export const makeAttemptsRepo = Effect.gen(function* () {
         RETURNING attempt),
       moved AS (
         UPDATE post_items SET status = ${status}, release_id = ${result.releaseId}, release_url = ${result.releaseUrl},
-          published_at = ${published ? sql`now()` : null}, error = ${errorJson(result.error)}
+          published_at = ${published ? sql`now()` : null}, error = ${errorJson(result.error)},
+          -- an unconfirmed item keeps its progress: the retry's search asks its container or session
+          network_progress = ${result.outcome === "unconfirmed" ? sql`post_items.network_progress` : null},
+          held = CASE WHEN post_items.held IN ('processing', 'network-limit') THEN NULL ELSE post_items.held END,
+          held_at = CASE WHEN post_items.held IN ('processing', 'network-limit') THEN NULL ELSE post_items.held_at END,
+          waiting_for = NULL
         FROM concluded
         WHERE post_items.id = ${itemId} AND (post_items.status = 'publishing' ${published ? sql`OR post_items.status = 'unconfirmed'` : sql``})
           AND NOT EXISTS (SELECT 1 FROM publish_attempts later WHERE later.item_id = ${itemId} AND later.attempt > concluded.attempt)
@@ -280,6 +308,7 @@ export const makeAttemptsRepo = Effect.gen(function* () {
     openAttempt,
     renewLease,
     closeUnsent,
+    closePending,
     pauseChannel,
     concludeAttempt,
     scheduleNextFollowUp,

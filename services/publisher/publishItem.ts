@@ -3,7 +3,7 @@ import { findNetwork } from "../../domain/networks/index.js"
 import { PublishMessages } from "../../domain/posts/messages.js"
 import { nextOccurrenceAt } from "../../domain/posts/repeat.js"
 import { afterAttempt, type AttemptOutcome } from "../../domain/posts/states.js"
-import { type NetworkAdapter, PublishAnswer, type PublishRequest, SearchAnswer } from "../networks/adapter.js"
+import { type NetworkAdapter, type Progress, PublishAnswer, type PublishRequest, SearchAnswer } from "../networks/adapter.js"
 import { NetworkAdapters } from "../networks/NetworkAdapters.js"
 import { JobOutcome } from "../platform/jetstreamConsumer.js"
 import { pausePoint } from "../platform/testHooks.js"
@@ -61,6 +61,9 @@ type Conclusion =
   | { readonly _tag: "Published"; readonly releaseId: string; readonly releaseUrl: string }
   | { readonly _tag: "Rejected"; readonly message: string; readonly fix: string }
   | { readonly _tag: "Unconfirmed" }
+
+/** What a search found: a conclusion, or (the network knows for sure) a publish in several steps to continue. */
+type SearchResult = Conclusion | { readonly _tag: "Unfinished"; readonly progress: Progress }
 
 /** Plain-language outcome of a network this server cannot publish to. */
 const noAdapter = (networkName: string): Conclusion => ({ _tag: "Rejected", ...PublishMessages.noAdapter(networkName) })
@@ -144,12 +147,16 @@ const searchConclusion = (adapter: NetworkAdapter, request: PublishRequest) =>
   adapter.search(request).pipe(
     Effect.map(
       SearchAnswer.$match({
-        Found: ({ releaseId, releaseUrl }): Conclusion => ({ _tag: "Published", releaseId, releaseUrl }),
-        NotFound: (): Conclusion => ({ _tag: "Unconfirmed" }),
-        CannotTell: (): Conclusion => ({ _tag: "Unconfirmed" })
+        Found: ({ releaseId, releaseUrl }): SearchResult => ({ _tag: "Published", releaseId, releaseUrl }),
+        NotFound: (): SearchResult => ({ _tag: "Unconfirmed" }),
+        CannotTell: (): SearchResult => ({ _tag: "Unconfirmed" }),
+        Unfinished: ({ progress }): SearchResult => ({ _tag: "Unfinished", progress })
       })
     )
   )
+
+/** How soon a publish the search found unfinished goes on (its next job continues it). */
+const CONTINUE_AFTER_MS = 100
 
 /**
  * Publishes one claimed item, never twice (docs/architecture.md, "Rules every part keeps", rule 1): an attempt row is committed
@@ -181,7 +188,7 @@ const runAttempt = (item: ItemForAttempt, attemptId: string, mode: AttemptMode, 
     const adapters = yield* NetworkAdapters
     const adapter = adapters.find(item.network)
     const networkName = Option.match(findNetwork(item.network), { onNone: () => item.network, onSome: (n) => n.name })
-    const conclude = (conclusion: Conclusion) => recordOutcome(item, attemptId, conclusion).pipe(Effect.as(JobOutcome.Done()))
+    const conclude = (conclusion: Conclusion) => recordOutcome(item, attemptId, conclusion).pipe(Effect.as<JobOutcome>(JobOutcome.Done()))
     if (Option.isNone(adapter)) return yield* conclude(noAdapter(networkName))
     // tokens that never expire are used as read with the item; others are refreshed first when they
     // expire soon (under the channel's lock), and a refused refresh disconnects the channel
@@ -215,14 +222,25 @@ const runAttempt = (item: ItemForAttempt, attemptId: string, mode: AttemptMode, 
       media: media.media,
       channel: { id: item.channelId, credentials: credentials.right, settings: decodeSettings(item.settings) },
       previousReleaseId: item.replyTo,
-      rootReleaseId: item.rootReleaseId
+      rootReleaseId: item.rootReleaseId,
+      progress: item.networkProgress
     }
+    // the network is processing, or the account's cap is full: keep where it stands, show why, come back later
+    const pending = (progress: Progress, kind: "processing" | "network-limit", waitingFor: string, retryAfterMs: number) =>
+      Effect.flatMap(AttemptsRepo, (attempts) => attempts.closePending({ attemptId, itemId: item.id, progress, kind, waitingFor })).pipe(
+        Effect.as<JobOutcome>(JobOutcome.Retry({ delayMs: Math.max(0, retryAfterMs) }))
+      )
+    const concludeSearch = (result: SearchResult) =>
+      result._tag === "Unfinished"
+        ? pending(result.progress, "processing", "continuing the publish on the network", CONTINUE_AFTER_MS)
+        : conclude(result)
     // we may have sent it before: ask the network, never send again
-    if (mode === "search") return yield* conclude(yield* searchConclusion(adapter.value, request))
+    if (mode === "search") return yield* concludeSearch(yield* searchConclusion(adapter.value, request))
     if (mode === "search-first") {
       // a retry after "unconfirmed": the post may be live; link it instead of sending a copy
       const found = yield* searchConclusion(adapter.value, request)
       if (found._tag === "Published") return yield* conclude(found)
+      if (found._tag === "Unfinished") return yield* concludeSearch(found)
     }
     const send = item.position === 0 ? adapter.value.publish : adapter.value.publishFollowUp
     const answer = yield* send(request).pipe(
@@ -246,7 +264,8 @@ const runAttempt = (item: ItemForAttempt, attemptId: string, mode: AttemptMode, 
         reachedNothing + 1 >= MAX_SENDS_THAT_REACHED_NOTHING
           ? conclude(unreachable(networkName, reason))
           : closeUnsent(attemptId, "not_sent", reason).pipe(Effect.as(JobOutcome.Retry({ delayMs: retryDelayAfter(reachedNothing) }))),
-      NoAnswer: () => searchConclusion(adapter.value, request).pipe(Effect.flatMap(conclude))
+      NoAnswer: () => searchConclusion(adapter.value, request).pipe(Effect.flatMap(concludeSearch)),
+      Pending: ({ kind, progress, retryAfterMs, waitingFor }) => pending(progress, kind, waitingFor, retryAfterMs)
     })
   })
 

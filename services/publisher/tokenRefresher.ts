@@ -4,9 +4,6 @@ import { NetworkAdapters } from "../networks/NetworkAdapters.js"
 import { withSpan } from "../platform/tracing.js"
 import { connectedChannelsOf } from "../repos/channelsRepo.js"
 
-/** Networks whose access tokens expire: their channels are refreshed ahead, not only before a post. */
-export const EXPIRING_TOKEN_NETWORKS = ["x", "linkedin"] as const
-
 /**
  * One pass of the regular token refresh (spec: channel.disconnected "the regular token
  * refresh for a channel failed"): every connected channel of a network whose tokens expire
@@ -16,7 +13,8 @@ export const EXPIRING_TOKEN_NETWORKS = ["x", "linkedin"] as const
  */
 export const refreshExpiringTokens = Effect.gen(function* () {
   const adapters = yield* NetworkAdapters
-  const channels = yield* connectedChannelsOf(EXPIRING_TOKEN_NETWORKS)
+  // networks whose access tokens expire (every adapter without tokensNeverExpire): refreshed ahead, not only before a post
+  const channels = yield* connectedChannelsOf(adapters.expiringTokenNetworks)
   for (const channel of channels) {
     const adapter = adapters.find(channel.network)
     if (Option.isNone(adapter)) continue

@@ -25,6 +25,13 @@ export const adapterDeps = (sim: Simulator, files: ReadonlyMap<string, Buffer> =
           : Effect.succeed({ bytes, mime: m.mime, name: m.name })
       }
     },
+    // networks that fetch media get the file from the simulator's own file host
+    publicMedia: {
+      addressOf: (m: StoredMedia) => {
+        const bytes = files.get(m.url)
+        return Effect.succeed(bytes === undefined ? m.url : sim.hostFile(bytes, m.mime))
+      }
+    },
     apps: {
       find: (key) => Effect.succeed(Option.fromNullable(apps.get(`${key.network} ${key.instance} ${key.redirectUri}`))),
       save: (key, app) => Effect.sync(() => void apps.set(`${key.network} ${key.instance} ${key.redirectUri}`, app))
@@ -61,13 +68,15 @@ export const requestFor = (
     readonly settings?: Readonly<Record<string, unknown>>
     readonly previousReleaseId?: string | null
     readonly rootReleaseId?: string | null
+    readonly progress?: Readonly<Record<string, unknown>> | null
   }
 ): PublishRequest => ({
   item: { id: input.itemId ?? crypto.randomUUID(), position: input.position ?? 0, content: input.content },
   media: input.media ?? [],
   channel: { id: crypto.randomUUID(), credentials: Redacted.make(credentials), settings: input.settings ?? {} },
   previousReleaseId: input.previousReleaseId ?? null,
-  rootReleaseId: input.rootReleaseId ?? null
+  rootReleaseId: input.rootReleaseId ?? null,
+  progress: input.progress ?? null
 })
 
 export const run = <A, E>(effect: Effect.Effect<A, E>) => Effect.runPromise(effect)

@@ -3,7 +3,7 @@ import os from "node:os"
 import path from "node:path"
 import { Redacted } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { signedMediaUrl, signMediaToken } from "../../services/media/signedMediaUrls.js"
+import { signedMediaUrl, signMediaToken } from "../../services/platform/storage/signedMediaUrls.js"
 import { createWorld, startServices, type RunningServices, type TestWorld } from "../support/system.js"
 
 let world: TestWorld

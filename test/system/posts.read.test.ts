@@ -336,6 +336,7 @@ describe("GET /posts/{id}: the whole post", () => {
       error: null,
       held: null,
       heldAt: null,
+      waitingFor: null,
       attempts: 0
     })
     expect(ca.thread).toHaveLength(1)

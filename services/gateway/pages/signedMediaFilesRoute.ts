@@ -1,7 +1,7 @@
 import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Effect, Either, Layer, Option } from "effect"
 import { AppConfig } from "../../platform/config.js"
-import { MEDIA_FILES_PATH, verifyMediaToken } from "../../media/signedMediaUrls.js"
+import { MEDIA_FILES_PATH, verifyMediaToken } from "../../platform/storage/signedMediaUrls.js"
 import { MediaStorage } from "../../platform/storage/mediaStorage.js"
 import { MediaStorageLive } from "../../platform/storage/mediaStorageLive.js"
 import { parseRange } from "../http/mediaHttp.js"
@@ -21,7 +21,7 @@ const refuse = (status: number, text: string) => HttpServerResponse.text(text, {
 
 /**
  * GET (and HEAD) /media-files/<token>: the one stored file a signed token names, until it
- * expires (services/media/signedMediaUrls.ts), from either storage backend, with single
+ * expires (services/platform/storage/signedMediaUrls.ts), from either storage backend, with single
  * byte ranges (206 + Content-Range; 416 past the end): networks fetch videos in ranges.
  * 403 for a token that was not signed here or was changed, 410 once it has expired.
  */

@@ -115,7 +115,19 @@ export interface SimCore {
   readonly issueToken: (network: string, account: string, kind: "access" | "refresh", ttlMs: number | null) => string
   /** The account of a valid access token, or null (unknown or expired). */
   readonly accountOf: (network: string, token: string | undefined) => string | null
+  /**
+   * Fetches a file from the address a post gave (Instagram, Threads, Facebook, Pinterest …
+   * pull media themselves): a real HTTP GET with a 10 s limit and no redirects followed,
+   * as the network would; a failure says why, as the network's error would.
+   */
+  readonly fetchMedia: (url: string) => Promise<FetchedMedia>
+  /** How long a container or an upload takes to process on the simulated networks (POST /_sim/processing {ms}); default 0. */
+  readonly processingMs: () => number
+  /** Serves `bytes` at `${origin}/_sim/files/<id>` (a public file host for tests): its address. */
+  readonly hostFile: (bytes: Buffer, mime: string) => string
 }
+
+export type FetchedMedia = { readonly ok: true; readonly bytes: Buffer; readonly mime: string } | { readonly ok: false; readonly reason: string }
 
 export interface Simulator extends SimCore {
   /** Every request any network received, in order. */
@@ -127,6 +139,8 @@ export interface Simulator extends SimCore {
   readonly refuseConnections: (ms: number) => Promise<void>
   /** New posts stay invisible to search for `ms` after they arrive (0: at once). */
   readonly setSearchDelay: (ms: number) => void
+  /** Containers and uploads take `ms` to process on every simulated network (0: at once). */
+  readonly setProcessingDelay: (ms: number) => void
   readonly postsOf: (network: string) => ReadonlyArray<SimPost>
   readonly close: () => Promise<void>
 }
@@ -149,6 +163,8 @@ export const startSimulatorCore = async (modules: ReadonlyArray<NetworkModule>, 
   const requests: Simulator["requests"] = []
   const sockets = new Set<Socket>()
   let searchDelayMs = 0
+  let processingDelayMs = 0
+  const hosted = new Map<string, { readonly bytes: Buffer; readonly mime: string }>()
   let counter = 0
   const newId = () => `${Date.now().toString(36)}${(++counter).toString(36).padStart(4, "0")}${Math.floor(Math.random() * 1e6).toString(36)}`
 
@@ -177,6 +193,21 @@ export const startSimulatorCore = async (modules: ReadonlyArray<NetworkModule>, 
       if (found === undefined || found.network !== network || found.kind !== "access") return null
       if (found.expiresAt !== null && found.expiresAt < Date.now()) return null
       return found.account
+    },
+    fetchMedia: async (url) => {
+      try {
+        const res = await fetch(url, { redirect: "manual", signal: AbortSignal.timeout(10_000) })
+        if (res.status !== 200) return { ok: false, reason: `the media address answered HTTP ${res.status}` }
+        return { ok: true, bytes: Buffer.from(await res.arrayBuffer()), mime: res.headers.get("content-type") ?? "application/octet-stream" }
+      } catch (e) {
+        return { ok: false, reason: `the media address could not be fetched (${e instanceof Error ? e.message : String(e)})` }
+      }
+    },
+    processingMs: () => processingDelayMs,
+    hostFile: (bytes, mime) => {
+      const id = newId()
+      hosted.set(id, { bytes, mime })
+      return `${core.origin}/_sim/files/${id}`
     }
   }
 
@@ -188,6 +219,14 @@ export const startSimulatorCore = async (modules: ReadonlyArray<NetworkModule>, 
 
   const handle = async (req: http.IncomingMessage, res: http.ServerResponse, body: Buffer) => {
     const url = new URL(req.url ?? "/", "http://simulator")
+    const file = /^\/_sim\/files\/([A-Za-z0-9]+)$/.exec(url.pathname)
+    if (file !== null) {
+      const found = hosted.get(file[1] ?? "")
+      return jsonResponse(
+        res,
+        found === undefined ? { status: 404, body: "" } : { status: 200, headers: { "content-type": found.mime }, body: found.bytes }
+      )
+    }
     if (url.pathname.startsWith("/_sim/")) return jsonResponse(res, await control(req.method ?? "GET", url, body))
     const [, network = "", ...rest] = url.pathname.split("/")
     const module = byNetwork.get(network)
@@ -255,6 +294,7 @@ export const startSimulatorCore = async (modules: ReadonlyArray<NetworkModule>, 
    * The control API (`npm run simulate` prints it): what arrived, faults, accounts.
    * GET /_sim/posts[?network=], GET /_sim/requests, POST /_sim/faults (a FaultRule),
    * DELETE /_sim/faults, POST /_sim/search-delay {ms}, POST /_sim/refuse {ms},
+   * POST /_sim/processing {ms} (how long containers and uploads take to process),
    * POST /_sim/accounts/<network> (the module's seed input) → the `--credentials` JSON.
    */
   const control = async (method: string, url: URL, body: Buffer): Promise<SimResponse> => {
@@ -286,6 +326,10 @@ export const startSimulatorCore = async (modules: ReadonlyArray<NetworkModule>, 
     }
     if (route === "POST /_sim/search-delay" && typeof object?.["ms"] === "number") {
       searchDelayMs = object["ms"]
+      return { status: 200, body: { ok: true } }
+    }
+    if (route === "POST /_sim/processing" && typeof object?.["ms"] === "number") {
+      processingDelayMs = object["ms"]
       return { status: 200, body: { ok: true } }
     }
     if (route === "POST /_sim/refuse" && typeof object?.["ms"] === "number") {
@@ -343,6 +387,9 @@ export const startSimulatorCore = async (modules: ReadonlyArray<NetworkModule>, 
     refuseConnections: refuse,
     setSearchDelay: (ms: number) => {
       searchDelayMs = ms
+    },
+    setProcessingDelay: (ms: number) => {
+      processingDelayMs = ms
     },
     postsOf: (network: string) => posts.filter((p) => p.network === network),
     close: async () => {

@@ -1,6 +1,6 @@
 import { Either, Redacted } from "effect"
 import { describe, expect, it } from "vitest"
-import { signedMediaUrl, signMediaToken, verifyMediaToken } from "../../../services/media/signedMediaUrls.js"
+import { signedMediaUrl, signMediaToken, verifyMediaToken } from "../../../services/platform/storage/signedMediaUrls.js"
 
 const secretKey = Redacted.make("unit-secret")
 const key = "ws/renditions/abc-image-jpeg-1080x1080.jpg"
