@@ -171,7 +171,8 @@ export const Messages = {
   uploadTooLarge: "The file is larger than the largest upload this server takes.",
   uploadTooLargeFix: "Send a smaller file.",
   uploadNameRefused: "The file name cannot be used. Send the file with a plain name, for example photo.jpg.",
-  webhookNotFound: "Webhook not found"
+  webhookNotFound: "Webhook not found",
+  deliveryNotFound: "Delivery not found"
 } as const
 
 export const Errors = {
@@ -228,7 +229,9 @@ export const Errors = {
   settingsAfterPublishing: () => make(InvalidRequest, Messages.settingsAfterPublishing, { fix: Messages.settingsAfterPublishingFix }),
   /** 400 from the media library: a refused file or address, with what to do. */
   mediaRefused: (message: string, fix?: string) => make(MediaRefused, message, fix !== undefined ? { fix } : {}),
-  webhookNotFound: () => make(WebhookNotFound, Messages.webhookNotFound)
+  webhookNotFound: () => make(WebhookNotFound, Messages.webhookNotFound),
+  /** A webhook's delivery that is not there (its 404 has the webhook's error type). */
+  deliveryNotFound: () => make(WebhookNotFound, Messages.deliveryNotFound)
 } as const
 
 /** `<channelName>: the post is too long, <n> of <max> characters.` */

@@ -6,6 +6,7 @@ import { NetworksApi } from "./networks.js"
 import { PostsApi } from "./posts.js"
 import { SlotsApi } from "./slots.js"
 import { AnalyticsApi } from "./analytics.js"
+import { EventsApi } from "./events.js"
 
 type Json = { [key: string]: unknown }
 const isJson = (u: unknown): u is Json => typeof u === "object" && u !== null && !Array.isArray(u)
@@ -98,6 +99,7 @@ export class PublicApi extends HttpApi.make("public")
   .add(PostsApi)
   .add(SlotsApi)
   .add(AnalyticsApi)
+  .add(EventsApi)
   .addError(InvalidRequest)
   .addError(PayloadTooLarge)
   .addError(ServerError)

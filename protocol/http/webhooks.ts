@@ -25,6 +25,8 @@ export type Webhook = typeof Webhook.Type
 /** Webhook delivery (log entry): one attempt. */
 export const WebhookDelivery = Schema.Struct({
   id: Schema.String,
+  /** The delivery this attempt belongs to: the `webhook-id` it carried (POST …/deliveries/{deliveryId}/redeliver). */
+  deliveryId: Schema.String,
   createdAt: Schema.String,
   event: Schema.String,
   status: Schema.NullOr(Schema.Int),
@@ -52,6 +54,10 @@ export const CreateWebhookBody = Schema.Struct({
   active: Schema.optionalWith(Schema.Boolean, { default: () => true })
 })
 export type CreateWebhookBody = typeof CreateWebhookBody.Type
+
+/** POST /api/webhooks/{id}/replay: every matching event after this sequence number is sent again. */
+export const ReplayBody = Schema.Struct({ after: Schema.Union(Schema.Number, Schema.String) })
+export type ReplayBody = typeof ReplayBody.Type
 
 /** PUT /api/webhooks/{id}: the fields given change, the others stay. */
 export const UpdateWebhookBody = Schema.Struct({

@@ -37,6 +37,8 @@ import { NetworksHttpLive } from "./http/networksHttp.js"
 import { PostsHttpLive } from "./http/postsHttp.js"
 import { SlotsHttpLive } from "./http/slotsHttp.js"
 import { AnalyticsHttpLive } from "./http/analyticsHttp.js"
+import { EventsHttpLive } from "./http/eventsHttp.js"
+import { EventLog } from "../webhooks/EventLog.js"
 import { Analytics } from "../analytics/Analytics.js"
 import { FreeSlots } from "../slots/FreeSlots.js"
 import { ClickFlusherLive, ShortLinks } from "../shortLinks/ShortLinks.js"
@@ -144,12 +146,13 @@ const FeaturesLive = Layer.mergeAll(
   Sessions.Live,
   RateWindows.Live,
   Webhooks.Default,
+  EventLog.Default,
   // one token cache per gateway, for every route that authenticates (API, MCP, app webhook API)
   TokenCacheLive
 )
 
 const ApiLive = HttpApiBuilder.api(PublicApi).pipe(
-  Layer.provide([AccountHttpLive, NetworksHttpLive, PostsHttpLive, MediaHttpLive, SlotsHttpLive, AnalyticsHttpLive]),
+  Layer.provide([AccountHttpLive, NetworksHttpLive, PostsHttpLive, MediaHttpLive, SlotsHttpLive, AnalyticsHttpLive, EventsHttpLive]),
   Layer.provide(AuthenticationLive)
 )
 

@@ -1,10 +1,12 @@
 import { SqlClient } from "@effect/sql"
-import { Effect, Layer, Option } from "effect"
+import { Effect, Either, Layer, Option, Schema } from "effect"
 import { Errors } from "../../domain/errors.js"
 import { can } from "../../domain/policy.js"
-import { pausedReason, TEST_MESSAGE, webhookLimitMessage, webhookLimits } from "../../domain/webhooks.js"
-import { eventNames, isSubscribableEvent, TEST_EVENT } from "../../protocol/events.js"
-import type { CreateWebhookBody, UpdateWebhookBody, Webhook, WebhookDelivery } from "../../protocol/http/webhooks.js"
+import { pausedReason, receives, TEST_MESSAGE, webhookLimitMessage, webhookLimits } from "../../domain/webhooks.js"
+import { parseAfter, REPLAY_MAX_EVENTS } from "../../domain/eventLog.js"
+import { isUuid } from "../../domain/ids.js"
+import { EventMessage, eventNames, isSubscribableEvent, TEST_EVENT } from "../../protocol/events.js"
+import type { CreateWebhookBody, ReplayBody, UpdateWebhookBody, Webhook, WebhookDelivery } from "../../protocol/http/webhooks.js"
 import { CurrentPrincipal } from "../../protocol/http/security.js"
 import { AppConfig } from "../platform/config.js"
 import { outboundAllowFromEnv } from "../platform/outbound/allowList.js"
@@ -19,11 +21,16 @@ import { leaseMsOf, webhookSettings } from "./settings.js"
 import { newWebhookSecret } from "./signatures.js"
 import { checkWebhookUrl } from "./webhookUrl.js"
 import { makeWebhooksRepo, type WebhookFields, type WebhookRow } from "./webhooksRepo.js"
+import { makeEventLogRepo } from "./eventLogRepo.js"
+import { channelsOf } from "./fanout.js"
 import { withSpan } from "../platform/tracing.js"
+
+const decodeMessage = Schema.decodeUnknown(EventMessage)
 
 /** Webhook delivery (log entry) as the API answers it. */
 export const deliveryResource = (e: LogEntry): WebhookDelivery => ({
   id: e.id,
+  deliveryId: e.deliveryId,
   createdAt: e.createdAt.toISOString(),
   event: e.event,
   status: e.status,
@@ -43,6 +50,7 @@ export class Webhooks extends Effect.Service<Webhooks>()("webhooks/Webhooks", {
     const sql = yield* SqlClient.SqlClient
     const repo = yield* makeWebhooksRepo
     const store = yield* makeDeliveriesRepo
+    const eventLog = yield* makeEventLogRepo
     const outbound = yield* OutboundHttp
     const { secretKey } = yield* AppConfig
     const settings = yield* webhookSettings.pipe(Effect.orDie)
@@ -206,6 +214,7 @@ export class Webhooks extends Effect.Service<Webhooks>()("webhooks/Webhooks", {
         if (result === undefined) return yield* Effect.fail(Errors.webhookNotFound())
         return {
           id: result.id,
+          deliveryId: claimed.id,
           createdAt: result.sentAt.toISOString(),
           event: TEST_EVENT,
           status: result.status,
@@ -215,7 +224,54 @@ export class Webhooks extends Effect.Service<Webhooks>()("webhooks/Webhooks", {
         }
       }).pipe(withSpan("Webhooks.sendTest"), policyRequire("webhooks.manage"))
 
-    return { list, create, update, remove, rotateSecret, deliveries, sendTest }
+    /**
+     * Sends one delivery of an event again (same `webhook-id`, a new signature), for one
+     * more attempt made by the dispatcher. 404 for a delivery the webhook does not have; a
+     * delivery still pending keeps its own schedule.
+     */
+    const redeliver = (id: string, deliveryId: string) =>
+      Effect.gen(function* () {
+        const { workspaceId } = yield* CurrentPrincipal
+        yield* found(workspaceId, id)
+        if (!isUuid(deliveryId)) return yield* Effect.fail(Errors.deliveryNotFound())
+        const state = yield* store.hasDelivery(id, deliveryId).pipe(Effect.orDie)
+        if (state === null) return yield* Effect.fail(Errors.deliveryNotFound())
+        const queued = state === "pending" ? false : yield* store.redeliver(id, deliveryId).pipe(Effect.orDie)
+        return { deliveryId, queued: queued || state === "pending" }
+      }).pipe(withSpan("Webhooks.redeliver"), policyRequire("webhooks.manage"))
+
+    /**
+     * Sends again every event after `after` that the webhook receives as it is set now
+     * (its events and channels), each with the `webhook-id` it had; at most
+     * REPLAY_MAX_EVENTS per call (`more` says whether to call again from `cursor`).
+     */
+    const replay = (id: string, body: ReplayBody) =>
+      Effect.gen(function* () {
+        const { workspaceId } = yield* CurrentPrincipal
+        const webhook = yield* found(workspaceId, id)
+        const after = parseAfter(body.after)
+        if (Either.isLeft(after)) return yield* Effect.fail(Errors.badRequest(after.left.message, after.left.fix))
+        const rows = yield* eventLog.after(workspaceId, after.right, REPLAY_MAX_EVENTS + 1).pipe(Effect.orDie)
+        const page = rows.slice(0, REPLAY_MAX_EVENTS)
+        const matching = yield* Effect.filter(page, (row) =>
+          decodeMessage({ id: row.id, workspaceId, createdAt: row.createdAt.toISOString(), event: row.event, data: row.data }).pipe(
+            Effect.map((message) => receives(webhook, message.event, channelsOf(message))),
+            // an event this version cannot read is not sent
+            Effect.orElseSucceed(() => false)
+          )
+        )
+        const queued = yield* store
+          .replay({
+            workspaceId,
+            webhookId: id,
+            events: matching.map((row) => ({ eventId: row.id, event: row.event, data: row.dataText, createdAt: row.createdAt }))
+          })
+          .pipe(Effect.orDie)
+        const last = page[page.length - 1]
+        return { queued, cursor: String(last === undefined ? after.right : last.sequence), more: rows.length > REPLAY_MAX_EVENTS }
+      }).pipe(withSpan("Webhooks.replay"), policyRequire("webhooks.manage"))
+
+    return { list, create, update, remove, rotateSecret, deliveries, sendTest, redeliver, replay }
   }),
   dependencies: [Layer.orDie(KeptAliveOutboundHttpLive)]
 }) {}

@@ -61,7 +61,7 @@ const send = (d: ClaimedDelivery, deps: AttemptDeps): Effect.Effect<AttemptResul
     const sentAt = new Date()
     const secret = decryptSecret(deps.secretKey, d.secret)
     const body = deliveryBody(d.event, sentAt, d.data)
-    const headers = deliveryHeaders({ secret, deliveryId: d.id, event: d.event, body, sentAt })
+    const headers = deliveryHeaders({ secret, deliveryId: d.id, event: d.event, body, sentAt, sequence: d.sequence })
     return yield* deps.outbound
       .fetch({ url: d.url, method: "POST", headers, body, timeoutMs: deps.settings.timeoutMs, maxRedirects: MAX_REDIRECTS, maxBytes: 64 * 1024 })
       .pipe(

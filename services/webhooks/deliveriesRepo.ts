@@ -1,7 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { Effect, Schema } from "effect"
 import { plans } from "../../domain/billing.js"
-import { LOG_SHOWN } from "../../domain/webhooks.js"
+import { LOG_SHOWN, MAX_ATTEMPTS } from "../../domain/webhooks.js"
 
 /**
  * SQL of webhook deliveries (migration 0008): one row per (event, webhook), claimed by one
@@ -20,6 +20,8 @@ export const ClaimedDelivery = Schema.Struct({
   attempt: Schema.Number,
   maxAttempts: Schema.Number,
   claimToken: Schema.String,
+  /** The event's number in its workspace's event log (X-Service-Sequence); null for a Send Test. */
+  sequence: Schema.NullOr(Schema.NumberFromString),
   /** The start of an earlier attempt that never recorded its outcome. */
   interruptedAt: Schema.NullOr(Schema.DateFromSelf),
   url: Schema.String,
@@ -34,6 +36,7 @@ const decodeClaimed = Schema.decodeUnknown(Schema.Array(ClaimedDelivery))
 
 export const LogEntry = Schema.Struct({
   id: Schema.String,
+  deliveryId: Schema.String,
   createdAt: Schema.DateFromSelf,
   event: Schema.String,
   status: Schema.NullOr(Schema.Number),
@@ -80,6 +83,7 @@ export const makeDeliveriesRepo = Effect.gen(function* () {
     sql.unsafe(`
     ${alias}.id, ${alias}.workspace_id, ${alias}.webhook_id, ${alias}.event, ${alias}.data, ${alias}.attempt,
     ${alias}.max_attempts, ${alias}.claim_token, w.url, w.active, w.secret, ws.plan,
+    (SELECT o.sequence::text FROM outbox o WHERE o.id = ${alias}.event_id) AS sequence,
     (SELECT count(*) FROM webhooks o WHERE o.workspace_id = w.workspace_id AND (o.created_at, o.id) <= (w.created_at, w.id)) AS rank`)
 
   /**
@@ -200,8 +204,60 @@ export const makeDeliveriesRepo = Effect.gen(function* () {
 
   /** The last attempts of a webhook, newest first. */
   const log = (webhookId: string) =>
-    sql`SELECT id, created_at, event, status, error, attempt, ok FROM webhook_attempts
+    sql`SELECT id, delivery_id, created_at, event, status, error, attempt, ok FROM webhook_attempts
         WHERE webhook_id = ${webhookId} ORDER BY created_at DESC, attempt DESC LIMIT ${LOG_SHOWN}`.pipe(Effect.flatMap(decodeLog))
+
+  /**
+   * Sends a delivery again (POST /api/webhooks/{id}/deliveries/{deliveryId}/redeliver):
+   * pending now, for one more attempt, keeping its id (the `webhook-id` receivers saw).
+   * Only a delivery of this webhook that is not pending already; whether it was.
+   */
+  const redeliver = (webhookId: string, deliveryId: string) =>
+    sql<{ id: string }>`
+      UPDATE webhook_deliveries SET state = 'pending', next_attempt_at = clock_timestamp(), finished_at = NULL,
+        attempt = attempt + 1, max_attempts = attempt + 1
+      WHERE id = ${deliveryId} AND webhook_id = ${webhookId} AND state <> 'pending' AND event_id IS NOT NULL
+      RETURNING id`.pipe(Effect.map((rows) => rows.length > 0))
+
+  /** Whether the webhook has this delivery of an event (a Send Test's is not one). */
+  const hasDelivery = (webhookId: string, deliveryId: string) =>
+    sql<{ state: string }>`SELECT state FROM webhook_deliveries WHERE id = ${deliveryId} AND webhook_id = ${webhookId} AND event_id IS NOT NULL`.pipe(
+      Effect.map((rows) => rows[0]?.state ?? null)
+    )
+
+  /**
+   * Replay (POST /api/webhooks/{id}/replay): the events of the log after `after` that the
+   * webhook receives (`matches`, checked by the caller), sent again each with the
+   * `webhook-id` it had: a finished delivery is pending again for one more attempt, a
+   * pending one is left to its schedule, an event it never had gets its first delivery.
+   * Answers how many were queued.
+   */
+  const replay = (input: {
+    readonly workspaceId: string
+    readonly webhookId: string
+    readonly events: ReadonlyArray<{ readonly eventId: string; readonly event: string; readonly data: string; readonly createdAt: Date }>
+  }) =>
+    Effect.gen(function* () {
+      if (input.events.length === 0) return 0
+      const ids = input.events.map((e) => e.eventId)
+      const again = yield* sql<{ id: string }>`
+        UPDATE webhook_deliveries SET state = 'pending', next_attempt_at = clock_timestamp(), finished_at = NULL,
+          attempt = attempt + 1, max_attempts = attempt + 1
+        WHERE webhook_id = ${input.webhookId} AND event_id IN ${sql.in(ids)} AND state <> 'pending'
+        RETURNING id`
+      const fresh = yield* insert(
+        input.events.map((e) => ({
+          workspaceId: input.workspaceId,
+          webhookId: input.webhookId,
+          eventId: e.eventId,
+          event: e.event,
+          data: e.data,
+          eventCreatedAt: e.createdAt,
+          maxAttempts: MAX_ATTEMPTS
+        }))
+      )
+      return again.length + fresh.length
+    })
 
   /** Forgets attempts and finished deliveries older than the retention. */
   const prune = (days: number) =>
@@ -212,7 +268,7 @@ export const makeDeliveriesRepo = Effect.gen(function* () {
       return { attempts: rowCount(attempts), deliveries: rowCount(deliveries) }
     })
 
-  return { insert, insertClaimed, claim, closeInterrupted, recordAttempts, recordAttempt, finish, log, prune }
+  return { insert, insertClaimed, claim, closeInterrupted, recordAttempts, recordAttempt, finish, log, redeliver, hasDelivery, replay, prune }
 })
 
 const rowCount = (raw: unknown): number =>

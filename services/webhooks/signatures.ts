@@ -31,6 +31,8 @@ export const deliveryHeaders = (input: {
   readonly event: string
   readonly body: string
   readonly sentAt: Date
+  /** The event's number in the workspace's event log; null for a Send Test (no header). */
+  readonly sequence?: number | null
 }): Record<string, string> => {
   const timestamp = Math.floor(input.sentAt.getTime() / 1000)
   return {
@@ -41,6 +43,8 @@ export const deliveryHeaders = (input: {
     // stable across attempts, so a receiver can drop a repeat
     "webhook-id": input.deliveryId,
     "webhook-timestamp": String(timestamp),
-    "webhook-signature": standardSignature(input.secret, input.deliveryId, timestamp, input.body)
+    "webhook-signature": standardSignature(input.secret, input.deliveryId, timestamp, input.body),
+    // a receiver that sees a gap in these fills it from GET /public/v1/events?after=<the last it has>
+    ...(input.sequence === null || input.sequence === undefined ? {} : { "x-service-sequence": String(input.sequence) })
   }
 }

@@ -145,7 +145,8 @@ const allTools = [
   "set_release_id",
   "upload_media_from_url",
   "list_media",
-  "list_notifications"
+  "list_notifications",
+  "list_events"
 ]
 
 describe("tools/list", () => {

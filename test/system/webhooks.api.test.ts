@@ -216,6 +216,7 @@ describe("PUT, DELETE, rotate-secret, Send Test", () => {
     expect(sent.status).toBe(200)
     expect(sent.json).toEqual({
       id: expect.any(String),
+      deliveryId: expect.any(String),
       createdAt: expect.any(String),
       event: "test",
       status: 200,
@@ -225,6 +226,8 @@ describe("PUT, DELETE, rotate-secret, Send Test", () => {
     })
     const [got] = receiver.at("/send-test")
     expect(got).toBeDefined()
+    // a Send Test is not an event of the log: no sequence number
+    expect(got!.headers["x-service-sequence"]).toBeUndefined()
     expect(await verifies(secret, got!)).toBe(true)
     expect(await verifies(created.secret, got!)).toBe(false)
     expect(JSON.parse(got!.body)).toEqual({

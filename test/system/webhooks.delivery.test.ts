@@ -85,7 +85,16 @@ describe("a delivery that works", () => {
     await h.billing()
     const log = await waitForLog(h, "one logged attempt", (l) => l.length === 1)
     expect(log).toEqual([
-      { id: expect.any(String), createdAt: expect.any(String), event: "billing.changed", status: 200, error: null, attempt: 1, ok: true }
+      {
+        id: expect.any(String),
+        deliveryId: expect.any(String),
+        createdAt: expect.any(String),
+        event: "billing.changed",
+        status: 200,
+        error: null,
+        attempt: 1,
+        ok: true
+      }
     ])
     const [got] = receiver.at("/ok")
     expect(got?.method).toBe("POST")
@@ -95,9 +104,11 @@ describe("a delivery that works", () => {
       "user-agent": "Service-Webhooks/1",
       "x-service-event": "billing.changed",
       "x-service-signature": expect.stringMatching(/^sha256=[0-9a-f]{64}$/),
-      "webhook-id": expect.any(String),
+      "webhook-id": log[0]!.deliveryId,
       "webhook-timestamp": expect.stringMatching(/^\d+$/),
-      "webhook-signature": expect.stringMatching(/^v1,/)
+      "webhook-signature": expect.stringMatching(/^v1,/),
+      // the workspace's first event (docs/webhooks.md, "The event log")
+      "x-service-sequence": "1"
     })
     const body = JSON.parse(got!.body)
     expect(body).toEqual({

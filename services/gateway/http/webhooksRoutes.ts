@@ -2,7 +2,7 @@ import { HttpApiBuilder, HttpApiError, HttpRouter, HttpServerRequest, HttpServer
 import { Effect, Schema } from "effect"
 import { Errors } from "../../../domain/errors.js"
 import { isUuid } from "../../../domain/ids.js"
-import { CreateWebhookBody, UpdateWebhookBody } from "../../../protocol/http/webhooks.js"
+import { CreateWebhookBody, ReplayBody, UpdateWebhookBody } from "../../../protocol/http/webhooks.js"
 import { CurrentPrincipal } from "../../../protocol/http/security.js"
 import { authorize } from "../../platform/policy.js"
 import { Webhooks } from "../../webhooks/Webhooks.js"
@@ -100,6 +100,24 @@ export const WebhooksRoutesLive = HttpApiBuilder.Router.use((router) =>
         webhooks.deliveries(id).pipe(
           authorize("webhooks.manage"),
           Effect.map((log) => json(log))
+        )
+      )
+    )
+    yield* router.post(
+      "/api/webhooks/:id/deliveries/:deliveryId/redeliver",
+      withId((id) =>
+        Effect.flatMap(HttpRouter.params, (params) => webhooks.redeliver(id, (params["deliveryId"] ?? "").toLowerCase())).pipe(
+          authorize("webhooks.manage"),
+          Effect.map((r) => json(r, 202))
+        )
+      )
+    )
+    yield* router.post(
+      "/api/webhooks/:id/replay",
+      withId((id) =>
+        decodeBody(ReplayBody).pipe(
+          Effect.flatMap((body) => webhooks.replay(id, body).pipe(authorize("webhooks.manage"))),
+          Effect.map((r) => json(r, 202))
         )
       )
     )

@@ -9,6 +9,8 @@ import { NetworkItem, NetworkRules, Notification } from "../../../protocol/http/
 import { CreatedPostRow, PostRow, WholePost } from "../../../protocol/http/postResources.js"
 import { StatisticsMetric, StatisticsMissing, type StatisticsAnswer } from "../../../protocol/http/analytics.js"
 import { FreeSlot } from "../../../protocol/http/slots.js"
+import { EventsPage } from "../../../protocol/http/events.js"
+import { EventLog } from "../../webhooks/EventLog.js"
 import { jsonSchemaOf } from "../../../protocol/mcp/jsonSchema.js"
 import { checkAnalyticsRange } from "../../../domain/analytics.js"
 import { Analytics } from "../../analytics/Analytics.js"
@@ -399,6 +401,26 @@ const toolList = [
     input: Schema.Struct({ postId: PostIdArg }),
     output: ToolStatistics,
     run: ({ postId }) => Effect.flatMap(Analytics, (analytics) => analytics.post(postId)).pipe(Effect.map(toolStatistics), authorize("posts.read"))
+  }),
+  defineTool({
+    name: "list_events",
+    title: "List events",
+    description:
+      "The workspace's event log (the same answer as GET /public/v1/events): post.published, post.failed, post.unconfirmed, " +
+      "approval and channel events, billing.changed, numbered 1, 2, 3 … with no gaps, oldest first after `after` (default 0). " +
+      "Continue from `cursor` while `more` is true. Kept 30 days; use it to catch up on what happened since a sequence number.",
+    annotations: readOnly,
+    input: Schema.Struct({
+      after: Schema.optional(
+        Schema.Number.annotations({ description: "The last sequence number already seen; 0 or left out: from the oldest kept" })
+      ),
+      limit: Schema.optional(Schema.Number.annotations({ description: "How many events, 1 to 1000 (default 100)" }))
+    }),
+    output: EventsPage,
+    run: ({ after, limit }) =>
+      Effect.flatMap(EventLog, (log) => log.list({ after, limit: limit === undefined ? undefined : String(limit) })).pipe(
+        authorize("webhooks.manage")
+      )
   })
 ]
 
