@@ -112,3 +112,34 @@ export const CreatedPostRow = Schema.Struct({
       "What will be done to the channel's files before they are sent, to fit the network's media rules (one line per file); absent when they go as they are"
   })
 }).annotations({ identifier: "CreatedPost" })
+
+/** One network call of an attempt (GET /posts/{id}/attempts): the path masks anything that may be secret. */
+export const AttemptCall = Schema.Struct({
+  method: Schema.String,
+  host: Schema.String,
+  path: Schema.String,
+  status: Schema.NullOr(Schema.Number),
+  error: Schema.NullOr(Schema.String),
+  startedAt: Schema.String,
+  durationMs: Schema.Number
+}).annotations({ identifier: "AttemptCall" })
+
+/** One publish attempt of an item, in the attempt timeline. */
+export const PostAttempt = Schema.Struct({
+  channelId: Schema.String,
+  itemId: Schema.String,
+  position: Schema.Number.annotations({ description: "0: the post; 1..: its follow-ups" }),
+  attempt: Schema.Number,
+  operation: Schema.NullOr(Schema.String).annotations({
+    description: "publish, follow-up, continue (a later step of a publish in several steps), search or search-first; null while it runs"
+  }),
+  startedAt: Schema.String,
+  durationMs: Schema.NullOr(Schema.Number).annotations({ description: "null while it runs" }),
+  networkStatus: Schema.NullOr(Schema.Number).annotations({ description: "The status of the network's last answer; null when none came" }),
+  error: Schema.NullOr(Schema.String).annotations({ description: "The network's error text as received, else this service's reason" }),
+  outcome: Schema.String.annotations({
+    description: "published, rejected, unconfirmed, pending (not live yet: processing), rate_limited, not_sent, or running"
+  }),
+  calls: Schema.Array(AttemptCall)
+}).annotations({ identifier: "PostAttempt" })
+export type PostAttempt = typeof PostAttempt.Type

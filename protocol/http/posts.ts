@@ -20,7 +20,7 @@ import {
   RuleViolations,
   TooManyRequests
 } from "./errors.js"
-import { CreatedPostRow, PostRow, WholePost } from "./postResources.js"
+import { CreatedPostRow, PostAttempt, PostRow, WholePost } from "./postResources.js"
 import { Authentication } from "./security.js"
 
 /**
@@ -127,6 +127,20 @@ export const PostsApi = HttpApiGroup.make("posts")
         "Marks one channel's post (a per-channel id; a group id means its first channel) as published with these " +
           "values, whatever it was doing; its waiting follow-ups then go out. Activity `linked live post`; " +
           "`post.published` when the channel was not published yet."
+      )
+  )
+  .add(
+    HttpApiEndpoint.get("postAttempts", "/posts/:id/attempts")
+      .setPath(IdParam)
+      .addSuccess(Schema.Array(PostAttempt))
+      .addError(InvalidId)
+      .addError(PostNotFound)
+      .annotate(OpenApi.Summary, "The attempt timeline")
+      .annotate(
+        OpenApi.Description,
+        "Every publish attempt of the whole post (a per-channel id or its group id), by channel, item and attempt: " +
+          "when it started, what was asked of the network, how long it took, the network's status and error text as " +
+          "received (credentials and tokens never shown), the outcome, and each network call it made."
       )
   )
   .add(

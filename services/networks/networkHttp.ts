@@ -2,6 +2,7 @@ import { Effect, Either, Option, Schema } from "effect"
 import type { OutboundHttpShape } from "../platform/outbound/outboundHttp.js"
 import type { OutboundRequest, OutboundResponse } from "../platform/outbound/request.js"
 import { type NetworkAnswer, PublishAnswer } from "./adapter.js"
+import { recordedCall } from "./networkCalls.js"
 
 /**
  * What every adapter shares when it talks HTTP to a network: one call that never fails
@@ -16,9 +17,12 @@ export const NETWORK_TIMEOUT_MS = 30_000
 
 /** Calls a network: the response whatever its status, or the transport failure. Never fails. */
 export const call = (outbound: OutboundHttpShape, request: OutboundRequest): Effect.Effect<NetworkAnswer> =>
-  outbound.fetch({ maxBytes: NETWORK_MAX_BYTES, timeoutMs: NETWORK_TIMEOUT_MS, maxRedirects: 0, ...request }).pipe(
-    Effect.map((response): NetworkAnswer => ({ _tag: "Response", response })),
-    Effect.catchAll((error) => Effect.succeed<NetworkAnswer>({ _tag: "Failed", error }))
+  recordedCall(
+    request,
+    outbound.fetch({ maxBytes: NETWORK_MAX_BYTES, timeoutMs: NETWORK_TIMEOUT_MS, maxRedirects: 0, ...request }).pipe(
+      Effect.map((response): NetworkAnswer => ({ _tag: "Response", response })),
+      Effect.catchAll((error) => Effect.succeed<NetworkAnswer>({ _tag: "Failed", error }))
+    )
   )
 
 /** `Authorization: Bearer …` and JSON headers. */

@@ -19,6 +19,7 @@ import { storageDefects } from "../platform/storageDefects.js"
 import { IdempotencyRepo } from "./idempotencyRepo.js"
 import { PostsReadRepo } from "./postsReadRepo.js"
 import { decodeSettings, decodeStoredMedia } from "./rows.js"
+import { attemptResource } from "./render.js"
 import { withSpan } from "../platform/tracing.js"
 
 /**
@@ -59,6 +60,16 @@ export class Posts extends Effect.Service<Posts>()("posts/Posts", {
         if (Option.isNone(groupId)) return yield* Effect.fail(Errors.postNotFound())
         return yield* store.renderWholePost(workspaceId, groupId.value).pipe(storageDefects)
       }).pipe(withSpan("Posts.get"), policyRequire("posts.read"))
+
+    /** GET /posts/{id}/attempts: the attempt timeline of the whole post (a per-channel id or a group id). */
+    const attempts = (id: PostRef) =>
+      Effect.gen(function* () {
+        const { workspaceId } = yield* principal
+        const groupId = yield* store.resolveGroupId(workspaceId, id).pipe(storageDefects)
+        if (Option.isNone(groupId)) return yield* Effect.fail(Errors.postNotFound())
+        const rows = yield* store.attemptsOf(workspaceId, groupId.value).pipe(storageDefects)
+        return rows.map(attemptResource)
+      }).pipe(withSpan("Posts.attempts"), policyRequire("posts.read"))
 
     const send = <A, I, E, EI>(command: Parameters<typeof actors.send<A, I, E, EI>>[1]) => Effect.flatMap(principal, (p) => actors.send(p, command))
 
@@ -167,7 +178,7 @@ export class Posts extends Effect.Service<Posts>()("posts/Posts", {
     const linkRelease = (id: PostRef, releaseId: string, releaseUrl: string | null) =>
       send(new LinkRelease({ postId: id, releaseId, releaseUrl })).pipe(withSpan("Posts.linkRelease"), policyRequire("posts.write"))
 
-    return { list, get, create, move, setStatus, setSettings, remove, review, missing, retry, linkRelease }
+    return { list, get, create, move, setStatus, setSettings, remove, review, missing, retry, linkRelease, attempts }
   }),
   dependencies: [PostsReadRepo.Live, ActorClientLive, NetworkAdapters.Default, MediaRepo.Live, MediaLibrary.Default, IdempotencyRepo.Live]
 }) {}

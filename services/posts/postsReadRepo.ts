@@ -11,6 +11,7 @@ import {
   CommentRow,
   GroupRow,
   ItemRow,
+  AttemptRow,
   RootItemRow,
   SharedPostRow,
   StoredItemRow,
@@ -32,6 +33,7 @@ const decodeChannelPosts = Schema.decodeUnknown(Schema.Array(ChannelPostRow))
 const decodeTags = Schema.decodeUnknown(Schema.Array(TagRow))
 const decodeGroups = Schema.decodeUnknown(Schema.Array(GroupRow))
 const decodeItems = Schema.decodeUnknown(Schema.Array(ItemRow))
+const decodeAttempts = Schema.decodeUnknown(Schema.Array(AttemptRow))
 const decodeActivity = Schema.decodeUnknown(Schema.Array(ActivityRow))
 const decodeRootItems = Schema.decodeUnknown(Schema.Array(RootItemRow))
 const decodeComments = Schema.decodeUnknown(Schema.Array(CommentRow))
@@ -209,7 +211,17 @@ export const makePostsReadRepo = Effect.gen(function* () {
       Effect.map((rows) => Option.fromNullable(rows[0]))
     )
 
-  return { resolveGroupId, load, loadOr404, rootItemOf, renderWholePost, listRows, itemsOf, findByShareToken }
+  /** Every publish attempt of a whole post's items, by channel (as the post orders them), item and attempt. */
+  const attemptsOf = (workspaceId: string, groupId: string) =>
+    sql`
+      SELECT p.channel_id, a.item_id, i.position, a.attempt, a.operation, a.started_at,
+        CASE WHEN a.finished_at IS NULL THEN NULL ELSE round(extract(epoch FROM a.finished_at - a.started_at) * 1000)::int END AS duration_ms,
+        a.outcome, a.error, a.calls
+      FROM posts p JOIN post_items i ON i.post_id = p.id JOIN publish_attempts a ON a.item_id = i.id
+      WHERE p.group_id = ${groupId} AND p.workspace_id = ${workspaceId} AND p.deleted_at IS NULL
+      ORDER BY p.ordinal, i.position, a.attempt`.pipe(Effect.flatMap(decodeAttempts))
+
+  return { resolveGroupId, load, loadOr404, rootItemOf, renderWholePost, listRows, itemsOf, findByShareToken, attemptsOf }
 })
 
 /** The reads as a service, built once per process (its queries and decoders are reused). */

@@ -1,7 +1,16 @@
 import { legacyState, wholePostStatus } from "../../domain/posts/states.js"
 import { isoOrNull, isoUtc } from "../../domain/time.js"
-import type { WholePost } from "../../protocol/http/postResources.js"
-import { decodeSettings, decodeStoredError, decodeStoredMedia, type ChannelPostRow, type GroupRow, type ItemRow, type TagRow } from "./rows.js"
+import type { PostAttempt, WholePost } from "../../protocol/http/postResources.js"
+import {
+  decodeSettings,
+  decodeStoredError,
+  decodeStoredMedia,
+  type ChannelPostRow,
+  type GroupRow,
+  type ItemRow,
+  type TagRow,
+  type AttemptRow
+} from "./rows.js"
 
 /** Spec resources from stored rows: the Post row of GET /posts and the whole post. */
 
@@ -99,5 +108,29 @@ export const wholePost = (parts: WholePostParts): WholePost => {
       created_at: isoUtc(c.createdAt)
     })),
     activity: parts.activity.map((a) => ({ actor: a.actor, action: a.action, detail: a.detail, created_at: isoUtc(a.createdAt) }))
+  }
+}
+
+/**
+ * One attempt of the timeline: the network's last status and error text as received
+ * (services/networks/networkCalls.ts), else this service's reason; `running` while it has
+ * no outcome.
+ */
+export const attemptResource = (a: AttemptRow): PostAttempt => {
+  const calls = a.calls ?? []
+  const last = calls[calls.length - 1]
+  const networkError = [...calls].reverse().find((c) => c.error !== null)?.error ?? null
+  return {
+    channelId: a.channelId,
+    itemId: a.itemId,
+    position: a.position,
+    attempt: a.attempt,
+    operation: a.operation,
+    startedAt: a.startedAt.toISOString(),
+    durationMs: a.durationMs,
+    networkStatus: last?.status ?? null,
+    error: networkError ?? (a.outcome === "published" ? null : (a.error?.message ?? null)),
+    outcome: a.outcome ?? "running",
+    calls
   }
 }

@@ -124,3 +124,30 @@ export const RootItemRow = Schema.Struct({
   media: Json
 })
 export type RootItemRow = typeof RootItemRow.Type
+
+/** A publish attempt as the timeline reads it (publish_attempts, migrations 0003 and 0017). */
+export const AttemptRow = Schema.Struct({
+  channelId: Schema.String,
+  itemId: Schema.String,
+  position: Schema.Number,
+  attempt: Schema.Number,
+  operation: Schema.NullOr(Schema.String),
+  startedAt: Schema.DateFromSelf,
+  durationMs: Schema.NullOr(Schema.Number),
+  outcome: Schema.NullOr(Schema.String),
+  error: Schema.NullOr(Schema.Struct({ message: Schema.String, fix: Schema.String })),
+  calls: Schema.NullOr(
+    Schema.Array(
+      Schema.Struct({
+        method: Schema.String,
+        host: Schema.String,
+        path: Schema.String,
+        status: Schema.NullOr(Schema.Number),
+        error: Schema.NullOr(Schema.String),
+        startedAt: Schema.String,
+        durationMs: Schema.Number
+      })
+    )
+  )
+})
+export type AttemptRow = typeof AttemptRow.Type

@@ -3,6 +3,7 @@ import { Context, Effect, Layer, Option, Schema } from "effect"
 import type { ActivityEntry, ChannelStatus, PostSnapshot, WholePostStatus } from "../../domain/posts/states.js"
 import { PublishMessages } from "../../domain/posts/messages.js"
 import { ChannelStatusLiteral, StoredMedia } from "../posts/rows.js"
+import type { NetworkCall } from "../networks/networkCalls.js"
 
 /** An item as its attempt needs it: what to send, where, with which credentials, in reply to what. */
 export const ItemToPublish = Schema.Struct({
@@ -74,6 +75,14 @@ const decodeIds = Schema.decodeUnknown(Schema.Array(IdRow))
 const decodeConcluded = Schema.decodeUnknown(Schema.Array(ConcludedRow))
 const decodeGroups = Schema.decodeUnknown(Schema.Array(GroupForOutcomeRow))
 const decodeChannels = Schema.decodeUnknown(Schema.Array(ChannelOfGroupRow))
+
+/** What an attempt asked of its network (the attempt timeline): written with its outcome. */
+export interface AttemptTrace {
+  readonly operation: string
+  readonly calls: ReadonlyArray<NetworkCall>
+}
+
+const callsJson = (trace: AttemptTrace | undefined) => (trace === undefined ? null : JSON.stringify(trace.calls))
 
 /** What a concluded attempt writes on the attempt, the item and its channel's post. */
 export interface AttemptResult {
@@ -176,8 +185,9 @@ export const makeAttemptsRepo = Effect.gen(function* () {
       WHERE id = ${attemptId} AND lease_owner = ${owner} AND outcome IS NULL`.pipe(Effect.asVoid)
 
   /** Closes an attempt that sent nothing; the item is left as it is. */
-  const closeUnsent = (attemptId: string, outcome: "rate_limited" | "not_sent", reason: string) =>
-    sql`UPDATE publish_attempts SET finished_at = now(), outcome = ${outcome}, error = ${JSON.stringify({ message: reason, fix: "" })}
+  const closeUnsent = (attemptId: string, outcome: "rate_limited" | "not_sent", reason: string, trace?: AttemptTrace) =>
+    sql`UPDATE publish_attempts SET finished_at = now(), outcome = ${outcome}, error = ${JSON.stringify({ message: reason, fix: "" })},
+        operation = ${trace?.operation ?? null}, calls = ${callsJson(trace)}::jsonb
       WHERE id = ${attemptId} AND outcome IS NULL`.pipe(Effect.asVoid)
 
   /**
@@ -192,10 +202,12 @@ export const makeAttemptsRepo = Effect.gen(function* () {
     readonly progress: Readonly<Record<string, unknown>>
     readonly kind: "processing" | "network-limit"
     readonly waitingFor: string
+    readonly trace?: AttemptTrace
   }) =>
     sql`
       WITH closed AS (
-        UPDATE publish_attempts SET finished_at = now(), outcome = 'pending', error = ${JSON.stringify({ message: input.waitingFor, fix: "" })}
+        UPDATE publish_attempts SET finished_at = now(), outcome = 'pending', error = ${JSON.stringify({ message: input.waitingFor, fix: "" })},
+          operation = ${input.trace?.operation ?? null}, calls = ${callsJson(input.trace)}::jsonb
         WHERE id = ${input.attemptId} AND outcome IS NULL RETURNING item_id)
       UPDATE post_items SET network_progress = ${JSON.stringify(input.progress)}::jsonb, held = ${input.kind},
         held_at = CASE WHEN held IS NOT DISTINCT FROM ${input.kind} THEN held_at ELSE now() END, waiting_for = ${input.waitingFor}
@@ -214,13 +226,14 @@ export const makeAttemptsRepo = Effect.gen(function* () {
    * (publishing, or unconfirmed when it was published after all). Its publish time, or None
    * when the attempt was concluded already or the item had moved meanwhile.
    */
-  const concludeAttempt = (itemId: string, attemptId: string, result: AttemptResult) => {
+  const concludeAttempt = (itemId: string, attemptId: string, result: AttemptResult, trace?: AttemptTrace) => {
     const published = result.outcome === "published"
     const status = published ? "published" : result.outcome === "rejected" ? "error" : "unconfirmed"
     return sql`
       WITH concluded AS (
         UPDATE publish_attempts SET finished_at = now(), outcome = ${result.outcome},
-          release_id = ${result.releaseId}, release_url = ${result.releaseUrl}, error = ${errorJson(result.error)}
+          release_id = ${result.releaseId}, release_url = ${result.releaseUrl}, error = ${errorJson(result.error)},
+          operation = coalesce(${trace?.operation ?? null}, operation), calls = coalesce(${callsJson(trace)}::jsonb, calls)
         WHERE id = ${attemptId} AND (outcome IS NULL ${published ? sql`OR outcome = 'unconfirmed'` : sql``})
         RETURNING attempt),
       moved AS (

@@ -1,4 +1,4 @@
-import { Data, Duration, Effect, Either, Option, Schedule } from "effect"
+import { Data, Duration, Effect, Either, Option, Ref, Schedule } from "effect"
 import { findNetwork } from "../../domain/networks/index.js"
 import { PublishMessages } from "../../domain/posts/messages.js"
 import { nextOccurrenceAt } from "../../domain/posts/repeat.js"
@@ -11,7 +11,8 @@ import * as Outbox from "../platform/outbox.js"
 import { freshCredentials, storedCredentials } from "../networks/credentials.js"
 import { isPublishingEvent, publishingEvent } from "../posts/postEvents.js"
 import { decodeSettings } from "../posts/rows.js"
-import { AttemptsRepo, type AttemptResult, type ItemForAttempt } from "./attemptsRepo.js"
+import { AttemptsRepo, type AttemptResult, type AttemptTrace, type ItemForAttempt } from "./attemptsRepo.js"
+import { NetworkCallLog, type NetworkCall } from "../networks/networkCalls.js"
 import { textToSend } from "./shortenLinks.js"
 import { PublishLimiter } from "./publishLimiter.js"
 import { RepeatsRepo } from "../posts/repeatsRepo.js"
@@ -137,10 +138,6 @@ const holdLease = (attemptId: string, owner: string, leaseMs: number) =>
     Effect.repeat(Schedule.forever)
   )
 
-/** An attempt that sent nothing (rate limited, nothing reached the network): closed, the item stays publishing. */
-const closeUnsent = (attemptId: string, outcome: "rate_limited" | "not_sent", reason: string) =>
-  Effect.flatMap(AttemptsRepo, (attempts) => attempts.closeUnsent(attemptId, outcome, reason))
-
 const retryDelayAfter = (reachedNothing: number) => Math.min(60_000, 2000 * 2 ** reachedNothing)
 
 const searchConclusion = (adapter: NetworkAdapter, request: PublishRequest) =>
@@ -183,12 +180,42 @@ export const publishItem = (itemId: string, settings: PublishSettings) =>
     )
   }).pipe(withSpan("publisher.publishItem", { attributes: { itemId } }))
 
+/** What the attempt asks of the network, for the timeline (GET /posts/{id}/attempts). */
+const operationOf = (item: ItemForAttempt, mode: AttemptMode) =>
+  mode === "search"
+    ? "search"
+    : mode === "search-first"
+      ? "search-first"
+      : item.networkProgress !== null
+        ? "continue"
+        : item.position > 0
+          ? "follow-up"
+          : "publish"
+
+/** One attempt, with every network call it makes recorded for the timeline (services/networks/networkCalls.ts). */
 const runAttempt = (item: ItemForAttempt, attemptId: string, mode: AttemptMode, reachedNothing: number, settings: PublishSettings) =>
+  Effect.flatMap(Ref.make<ReadonlyArray<NetworkCall>>([]), (calls) => {
+    const trace = Effect.map(Ref.get(calls), (recorded): AttemptTrace => ({ operation: operationOf(item, mode), calls: recorded }))
+    return attemptWith(item, attemptId, mode, reachedNothing, settings, trace).pipe(Effect.locally(NetworkCallLog, Option.some(calls)))
+  })
+
+const attemptWith = (
+  item: ItemForAttempt,
+  attemptId: string,
+  mode: AttemptMode,
+  reachedNothing: number,
+  settings: PublishSettings,
+  trace: Effect.Effect<AttemptTrace>
+) =>
   Effect.gen(function* () {
+    // an attempt that sent nothing (rate limited, nothing reached the network): closed, the item stays publishing
+    const closeUnsent = (attemptId: string, outcome: "rate_limited" | "not_sent", reason: string) =>
+      Effect.flatMap(trace, (t) => Effect.flatMap(AttemptsRepo, (attempts) => attempts.closeUnsent(attemptId, outcome, reason, t)))
     const adapters = yield* NetworkAdapters
     const adapter = adapters.find(item.network)
     const networkName = Option.match(findNetwork(item.network), { onNone: () => item.network, onSome: (n) => n.name })
-    const conclude = (conclusion: Conclusion) => recordOutcome(item, attemptId, conclusion).pipe(Effect.as<JobOutcome>(JobOutcome.Done()))
+    const conclude = (conclusion: Conclusion) =>
+      Effect.flatMap(trace, (t) => recordOutcome(item, attemptId, conclusion, t)).pipe(Effect.as<JobOutcome>(JobOutcome.Done()))
     if (Option.isNone(adapter)) return yield* conclude(noAdapter(networkName))
     // tokens that never expire are used as read with the item; others are refreshed first when they
     // expire soon (under the channel's lock), and a refused refresh disconnects the channel
@@ -227,9 +254,9 @@ const runAttempt = (item: ItemForAttempt, attemptId: string, mode: AttemptMode, 
     }
     // the network is processing, or the account's cap is full: keep where it stands, show why, come back later
     const pending = (progress: Progress, kind: "processing" | "network-limit", waitingFor: string, retryAfterMs: number) =>
-      Effect.flatMap(AttemptsRepo, (attempts) => attempts.closePending({ attemptId, itemId: item.id, progress, kind, waitingFor })).pipe(
-        Effect.as<JobOutcome>(JobOutcome.Retry({ delayMs: Math.max(0, retryAfterMs) }))
-      )
+      Effect.flatMap(trace, (t) =>
+        Effect.flatMap(AttemptsRepo, (attempts) => attempts.closePending({ attemptId, itemId: item.id, progress, kind, waitingFor, trace: t }))
+      ).pipe(Effect.as<JobOutcome>(JobOutcome.Retry({ delayMs: Math.max(0, retryAfterMs) })))
     const concludeSearch = (result: SearchResult) =>
       result._tag === "Unfinished"
         ? pending(result.progress, "processing", "continuing the publish on the network", CONTINUE_AFTER_MS)
@@ -285,7 +312,7 @@ const resultOf = (conclusion: Conclusion, outcome: AttemptOutcome): AttemptResul
 })
 
 /** The outcome, the item, its channel's post, the whole post and the events, in one transaction. */
-const recordOutcome = (item: ItemForAttempt, attemptId: string, conclusion: Conclusion) =>
+const recordOutcome = (item: ItemForAttempt, attemptId: string, conclusion: Conclusion, trace: AttemptTrace) =>
   Effect.gen(function* () {
     const attempts = yield* AttemptsRepo
     const outcome = outcomeOf(conclusion)
@@ -294,7 +321,7 @@ const recordOutcome = (item: ItemForAttempt, attemptId: string, conclusion: Conc
     yield* Outbox.transaction(
       Effect.gen(function* () {
         // only the item's latest attempt moves it: after a retry the new attempt decides
-        const moved = yield* attempts.concludeAttempt(item.id, attemptId, result)
+        const moved = yield* attempts.concludeAttempt(item.id, attemptId, result, trace)
         if (Option.isNone(moved)) return // concluded already, or moved meanwhile (deleted, linked by hand): nothing changes
         // the next follow-up becomes due `delay` minutes after this one went live; behind an
         // item that did not go out, the follow-ups end `error` saying why (a retry queues them)

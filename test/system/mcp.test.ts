@@ -146,7 +146,8 @@ const allTools = [
   "upload_media_from_url",
   "list_media",
   "list_notifications",
-  "list_events"
+  "list_events",
+  "get_post_attempts"
 ]
 
 describe("tools/list", () => {

@@ -267,6 +267,17 @@ describe("real answers of every served endpoint validate against the served docu
     check("post", "/posts/{id}/retry", await api.post(`/public/v1/posts/${NO_SUCH}/retry`))
     check("get", "/posts/{id}/missing", await api.get(`/public/v1/posts/${postId}/missing`))
     check("get", "/posts/{id}/missing", await api.get(`/public/v1/posts/${NO_SUCH}/missing`))
+    // an attempt the network refused, with its call, as the publisher records it
+    const call = { method: "POST", host: "api.network.test", path: "/v1/posts", status: 400, error: "bad", startedAt: at(0), durationMs: 5 }
+    await withDb(world, (c) =>
+      c.query(
+        `INSERT INTO publish_attempts (id, item_id, workspace_id, attempt, finished_at, outcome, error, operation, calls)
+         SELECT gen_random_uuid(), i.id, i.workspace_id, 1, now(), 'rejected', $2, 'publish', $3 FROM post_items i WHERE i.post_id = $1 AND i.position = 0`,
+        [postId, error, JSON.stringify([call])]
+      )
+    )
+    check("get", "/posts/{id}/attempts", await api.get(`/public/v1/posts/${group}/attempts`))
+    check("get", "/posts/{id}/attempts", await api.get(`/public/v1/posts/${NO_SUCH}/attempts`))
     check(
       "put",
       "/posts/{id}/release-id",
@@ -371,7 +382,7 @@ describe("real answers of every served endpoint validate against the served docu
       Object.keys(item).map((method) => `${method.toUpperCase()} ${path.replace(/^\/public\/v1/, "")}`)
     )
     // the 28 endpoints of the spec and the event log beyond it (docs/api.md, "Beyond the reference API")
-    expect(operations.length).toBe(28 + 1)
+    expect(operations.length).toBe(28 + 2)
     const missing = operations.flatMap((op) => [
       ...([...validated].some((v) => v === `${op} 200`) ? [] : [`${op} 200`]),
       ...([...validated].some((v) => v.startsWith(`${op} 4`)) ? [] : [`${op} 4xx`])

@@ -6,7 +6,7 @@ import { FullPostBody, isSimplePostBody, SettingsObject, SimplePostBody } from "
 import { Channel, Customer, IntegrationSettings, TriggerPayload } from "../../../protocol/http/account.js"
 import { MediaItem, UploadFromUrlPayload } from "../../../protocol/http/media.js"
 import { NetworkItem, NetworkRules, Notification } from "../../../protocol/http/networks.js"
-import { CreatedPostRow, PostRow, WholePost } from "../../../protocol/http/postResources.js"
+import { CreatedPostRow, PostAttempt, PostRow, WholePost } from "../../../protocol/http/postResources.js"
 import { StatisticsMetric, StatisticsMissing, type StatisticsAnswer } from "../../../protocol/http/analytics.js"
 import { FreeSlot } from "../../../protocol/http/slots.js"
 import { EventsPage } from "../../../protocol/http/events.js"
@@ -401,6 +401,22 @@ const toolList = [
     input: Schema.Struct({ postId: PostIdArg }),
     output: ToolStatistics,
     run: ({ postId }) => Effect.flatMap(Analytics, (analytics) => analytics.post(postId)).pipe(Effect.map(toolStatistics), authorize("posts.read"))
+  }),
+  defineTool({
+    name: "get_post_attempts",
+    title: "Post attempt timeline",
+    description:
+      "Every publish attempt of a post (per-channel id or group id; the same answer as GET /posts/{id}/attempts): for each " +
+      "channel and item, when it started, what was asked of the network (publish, follow-up, continue, search), how long it " +
+      "took, the network's status and error text as received, the outcome and each network call. Use it to explain a failure.",
+    annotations: readOnly,
+    input: Schema.Struct({ postId: PostIdArg }),
+    output: Schema.Struct({ attempts: Schema.Array(PostAttempt) }),
+    run: ({ postId }) =>
+      Effect.flatMap(Posts, (p) => p.attempts(postId)).pipe(
+        Effect.map((attempts) => ({ attempts })),
+        authorize("posts.read")
+      )
   }),
   defineTool({
     name: "list_events",

@@ -15,6 +15,7 @@ import m0013 from "./0013_trace_parent_repair.js"
 import m0014 from "./0014_media_facts.js"
 import m0015 from "./0015_network_progress.js"
 import m0016 from "./0016_event_log.js"
+import m0017 from "./0017_attempt_timeline.js"
 
 /** One schema change: `id` and `name` are its file's (NNNN_name.ts). */
 export interface Migration {
@@ -47,5 +48,6 @@ export const migrations: ReadonlyArray<Migration> = [
   { id: 13, name: "trace_parent_repair", run: m0013 },
   { id: 14, name: "media_facts", run: m0014 },
   { id: 15, name: "network_progress", run: m0015 },
-  { id: 16, name: "event_log", run: m0016 }
+  { id: 16, name: "event_log", run: m0016 },
+  { id: 17, name: "attempt_timeline", run: m0017 }
 ]
