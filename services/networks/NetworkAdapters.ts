@@ -14,6 +14,7 @@ import { makeDiscordAdapter } from "./discord/adapter.js"
 import { makeLinkedInAdapter } from "./linkedin/adapter.js"
 import { makeMastodonAdapter } from "./mastodon/adapter.js"
 import { makeTelegramAdapter } from "./telegram/adapter.js"
+import { makeTikTokAdapter } from "./tiktok/adapter.js"
 import { makeXAdapter } from "./x/adapter.js"
 
 const indexed = (adapters: ReadonlyArray<NetworkAdapter>) => {
@@ -34,7 +35,8 @@ const allAdapters = Effect.all([
   makeXAdapter,
   makeLinkedInAdapter,
   makeTelegramAdapter,
-  makeDiscordAdapter
+  makeDiscordAdapter,
+  makeTikTokAdapter
 ])
 
 /** The adapters' dependencies in a process: OUTBOUND_ALLOW's outbound client, media storage, app registrations. */
