@@ -16,6 +16,7 @@ import { makeMastodonAdapter } from "./mastodon/adapter.js"
 import { makeTelegramAdapter } from "./telegram/adapter.js"
 import { makeTikTokAdapter } from "./tiktok/adapter.js"
 import { makeXAdapter } from "./x/adapter.js"
+import { makeYouTubeAdapter } from "./youtube/adapter.js"
 
 const indexed = (adapters: ReadonlyArray<NetworkAdapter>) => {
   const byNetwork = new Map(adapters.map((a) => [a.identifier, a]))
@@ -36,7 +37,8 @@ const allAdapters = Effect.all([
   makeLinkedInAdapter,
   makeTelegramAdapter,
   makeDiscordAdapter,
-  makeTikTokAdapter
+  makeTikTokAdapter,
+  makeYouTubeAdapter
 ])
 
 /** The adapters' dependencies in a process: OUTBOUND_ALLOW's outbound client, media storage, app registrations. */
