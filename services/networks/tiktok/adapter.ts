@@ -256,17 +256,18 @@ export const makeTikTokAdapterWith = (options: TikTokOptions) =>
             total_chunk_count: chunks.length
           }
         })
-        return yield* afterInit(c, answer, "upload")
+        return yield* afterInit(c, answer, "upload", size)
       })
 
-    const afterInit = (c: Stored, answer: NetworkAnswer, mode: TikTokProgress["mode"]) =>
+    const afterInit = (c: Stored, answer: NetworkAnswer, mode: TikTokProgress["mode"], size?: number) =>
       Effect.gen(function* () {
         const init = read(Init, answer)
         if (Option.isNone(init)) return classifyTikTok(answer)
         const progress: TikTokProgress = {
           publishId: init.value.data.publish_id,
           mode,
-          ...(init.value.data.upload_url === undefined ? {} : { uploadUrl: init.value.data.upload_url })
+          ...(init.value.data.upload_url === undefined ? {} : { uploadUrl: init.value.data.upload_url }),
+          ...(size === undefined ? {} : { size })
         }
         if (mode === "upload") {
           if (progress.uploadUrl === undefined)
@@ -284,7 +285,9 @@ export const makeTikTokAdapterWith = (options: TikTokOptions) =>
         if (video === undefined) return PublishAnswer.Rejected({ message: "The post's video is gone.", fix: "Attach the video again, then retry." })
         const [file] = yield* readAllMedia(media, [video])
         const bytes = file!.bytes
-        for (const chunk of chunksOf(bytes.length)) {
+        // chunks TikTok already holds (a search after a lost answer said how many bytes) are not sent again
+        const held = progress.uploadedBytes ?? 0
+        for (const chunk of chunksOf(bytes.length).filter((c) => c.end > held)) {
           const answer = yield* call(outbound, {
             url: uploadUrl,
             method: "PUT",
@@ -392,9 +395,12 @@ export const makeTikTokAdapterWith = (options: TikTokOptions) =>
         )
         if (found._tag === "Published") return SearchAnswer.Found({ releaseId: found.releaseId, releaseUrl: found.releaseUrl })
         if (found._tag === "Rejected") return SearchAnswer.NotFound()
-        // an upload with bytes to go goes on from its publish id; one TikTok holds goes on to its status
-        const uploadedAll = status.value.data.status !== "PROCESSING_UPLOAD" || progress.value.mode !== "upload"
-        return SearchAnswer.Unfinished({ progress: uploadedAll ? { ...progress.value, uploaded: true } : progress.value })
+        // an upload with bytes to go goes on from its publish id and the bytes TikTok holds; a whole one goes on to its status
+        const p = progress.value
+        const bytes = status.value.data.uploaded_bytes ?? 0
+        const uploadedAll =
+          p.mode !== "upload" || status.value.data.status !== "PROCESSING_UPLOAD" || (p.size !== undefined && bytes >= p.size) || p.uploaded === true
+        return SearchAnswer.Unfinished({ progress: uploadedAll ? { ...p, uploaded: true } : { ...p, uploadedBytes: bytes } })
       })
 
     const adapter: NetworkAdapter = {

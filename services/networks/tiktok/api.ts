@@ -94,12 +94,16 @@ export const VideoQuery = okWith(
 
 /**
  * What this adapter keeps between the steps of one publish (post_items.network_progress):
- * the publish id and, for a file upload, TikTok's upload address and whether every byte went.
+ * the publish id and, for a file upload, TikTok's upload address, the size and how many bytes went.
  */
 export const TikTokProgress = Schema.Struct({
   publishId: Schema.String,
   mode: Schema.Literal("upload", "pull", "photo"),
   uploadUrl: Schema.optional(Schema.String),
+  /** The video's size as announced at init. */
+  size: Schema.optional(Schema.Number),
+  /** Bytes TikTok already holds, as status/fetch said after a lost answer: the upload goes on from the chunk after them. */
+  uploadedBytes: Schema.optional(Schema.Number),
   uploaded: Schema.optional(Schema.Boolean)
 })
 export type TikTokProgress = typeof TikTokProgress.Type

@@ -283,9 +283,9 @@ export const makeYouTubeAdapterWith = (options: YouTubeOptions) =>
       })
 
     /** Step 3: processed → Published; rejected or failed → Rejected with YouTube's reason; else asked again later. */
-    const settle = (c: Stored, progress: YouTubeProgress, known: Option.Option<Video>) =>
+    const settle = (c: Stored, progress: YouTubeProgress & { readonly videoId: string }, known: Option.Option<Video>) =>
       Effect.gen(function* () {
-        const videoId = progress.videoId!
+        const { videoId } = progress
         const waiting = PublishAnswer.Pending({
           progress,
           kind: "processing",
@@ -326,7 +326,8 @@ export const makeYouTubeAdapterWith = (options: YouTubeOptions) =>
           const c = yield* credentialsOf(request.channel.credentials)
           const progress = Option.flatMap(Option.fromNullable(request.progress), Schema.decodeUnknownOption(YouTubeProgress))
           if (Option.isNone(progress)) return yield* start(c, request)
-          if (progress.value.videoId !== undefined) return yield* settle(c, progress.value, Option.none())
+          const { videoId } = progress.value
+          if (videoId !== undefined) return yield* settle(c, { ...progress.value, videoId }, Option.none())
           return yield* send(c, request, progress.value)
         })
       )

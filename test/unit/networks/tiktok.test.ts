@@ -218,7 +218,7 @@ describe("TikTok: search with the publish id", () => {
     if (first._tag !== "Pending") throw new Error(JSON.stringify(first))
     // the bytes never went: the search says go on from the same publish id
     const unfinished = await run(audited.search(requestFor(c, { content: "lost answer", media: [small], settings, progress: first.progress })))
-    expect(unfinished).toEqual({ _tag: "Unfinished", progress: first.progress })
+    expect(unfinished).toEqual({ _tag: "Unfinished", progress: { ...first.progress, uploadedBytes: 0 } })
     const done = published(
       (await steps(audited, requestFor(c, { content: "lost answer", media: [small], settings, progress: first.progress }))).at(-1)!
     )
@@ -226,6 +226,28 @@ describe("TikTok: search with the publish id", () => {
     expect(found).toMatchObject({ _tag: "Found", releaseId: done.releaseId })
     expect((await run(audited.search(requestFor(c, { content: "never", media: [small], settings }))))._tag).toBe("NotFound")
     expect(sim.postsOf("tiktok").filter((p) => p.text === "lost answer")).toHaveLength(1)
+  })
+})
+
+describe("TikTok: an upload that died after a chunk", () => {
+  it("status/fetch's uploaded_bytes says where it stands: only the chunks after them are sent, the post arrives once", async () => {
+    const c = account({ audited: true })
+    const first = await run(audited.publish(requestFor(c, { content: "half sent", media: [big], settings })))
+    if (first._tag !== "Pending") throw new Error(JSON.stringify(first))
+    const tenMb = 10 * 1024 * 1024
+    const chunk = await fetch(String(first.progress["uploadUrl"]), {
+      method: "PUT",
+      headers: { "content-type": "video/mp4", "content-range": `bytes 0-${tenMb - 1}/${BIG.length}` },
+      body: BIG.subarray(0, tenMb)
+    })
+    expect(chunk.status).toBe(206)
+    const asked = await run(audited.search(requestFor(c, { content: "half sent", media: [big], settings, progress: first.progress })))
+    expect(asked).toEqual({ _tag: "Unfinished", progress: { ...first.progress, uploadedBytes: tenMb } })
+    if (asked._tag !== "Unfinished") return
+    const before = sim.requests.length
+    published((await steps(audited, requestFor(c, { content: "half sent", media: [big], settings, progress: asked.progress }))).at(-1)!)
+    expect(sim.requests.slice(before).filter((r) => r.method === "PUT")).toHaveLength(1)
+    expect(sim.postsOf("tiktok").filter((p) => p.text === "half sent")).toHaveLength(1)
   })
 })
 
