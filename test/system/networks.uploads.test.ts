@@ -139,6 +139,31 @@ describe("publishing a video to TikTok and YouTube", () => {
     60_000
   )
 
+  it.each(["tiktok", "youtube"])(
+    "%s: the last chunk's answer is lost; the publisher asks the upload (status/fetch, the session) and links the video, one copy",
+    async (network) => {
+      sim.fail({ network, op: "publish", mode: "accept-then-reset", times: 1 })
+      try {
+        const { w, text, group } = await postVideo(network)
+        const root = await waitFor(
+          `${network}: linked`,
+          async () => {
+            const r = await rootOf(w.api, group)
+            return r.state === "published" || r.state === "error" ? r : undefined
+          },
+          40_000
+        )
+        expect(root.state, JSON.stringify(root.error)).toBe("published")
+        const arrived = sim.postsOf(network).filter((p) => p.text === text)
+        expect(arrived).toHaveLength(1)
+        expect(sim.requests.filter((r) => r.network === network && r.op === "init").length).toBeGreaterThan(0)
+      } finally {
+        sim.clearFaults()
+      }
+    },
+    60_000
+  )
+
   it("while TikTok processes, the item shows held `processing` with what it waits for; no second copy is made", async () => {
     sim.setProcessingDelay(4000)
     try {
