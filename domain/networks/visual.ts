@@ -114,7 +114,9 @@ export const tiktok: Network = {
   serverKeys: ["TIKTOK_CLIENT_ID", "TIKTOK_CLIENT_SECRET"],
   settings: tiktokSettings,
   tools: [],
-  rules: "Up to 2000 characters. Needs 1 video, or 1 to 35 photos (a photo post). Follow-up comments are not supported."
+  rules:
+    "Up to 2000 characters. Needs 1 video (no longer than the creator may post), or 1 to 35 photos (a photo post). " +
+    "Until TikTok audits this server's app, every post is private (SELF_ONLY). Follow-up comments are not supported."
 }
 
 export const tiktokBusiness: Network = {
