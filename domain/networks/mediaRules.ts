@@ -469,7 +469,13 @@ export const mediaRulesOf = (network: string, settings: Readonly<Record<string, 
     const borrowed = settings["media_rules"]
     if (typeof borrowed === "string" && borrowed !== "test" && borrowed in networkMediaRules) return networkMediaRules[borrowed]!
   }
-  return networkMediaRules[network] ?? null
+  const rules = networkMediaRules[network] ?? null
+  // TikTok: the creator's own longest video (creator_info), kept as the channel's default setting when it connected
+  const creatorMax = settings["creator_max_video_seconds"]
+  if (network === "tiktok" && rules?.videos != null && typeof creatorMax === "number" && creatorMax > 0 && creatorMax < rules.videos.maxSeconds) {
+    return { ...rules, videos: { ...rules.videos, maxSeconds: creatorMax } }
+  }
+  return rules
 }
 
 /** The networks whose rules the test network can borrow (its `media_rules` options). */

@@ -69,12 +69,21 @@ export const youtube: Network = {
       options: ["public", "private", "unlisted"],
       help: "Who can watch the video.",
       required: true
-    }
+    },
+    { key: "tags", label: "Tags", type: "list", options: [], help: "Words that help people find the video (a list of text)." },
+    {
+      key: "made_for_kids",
+      label: "Made for kids",
+      type: "toggle",
+      options: [],
+      help: "Whether the video is made for children (YouTube's COPPA setting)."
+    },
+    { key: "thumbnail", label: "Thumbnail", type: "text", options: [], help: "Address of a JPEG or PNG image shown before the video plays." }
   ],
   tools: [],
   rules:
-    "Posts to a channel picked when connecting. The text is the description, up to 5000 characters. " +
-    "Needs exactly 1 video. Follow-up comments are not supported."
+    "Posts to the channel of the Google account signed in with. The text is the description, up to 5000 characters. " +
+    "Needs exactly 1 video; a vertical video up to 3 minutes is a Short. Follow-up comments are not supported."
 }
 
 const tiktokToggle = (key: string, label: string, help: string) => ({ key, label, type: "toggle", options: [], help, required: true }) as const
@@ -105,7 +114,9 @@ export const tiktok: Network = {
   serverKeys: ["TIKTOK_CLIENT_ID", "TIKTOK_CLIENT_SECRET"],
   settings: tiktokSettings,
   tools: [],
-  rules: "Up to 2000 characters. Needs 1 video, or 1 to 35 photos (a photo post). Follow-up comments are not supported."
+  rules:
+    "Up to 2000 characters. Needs 1 video (no longer than the creator may post), or 1 to 35 photos (a photo post). " +
+    "Until TikTok audits this server's app, every post is private (SELF_ONLY). Follow-up comments are not supported."
 }
 
 export const tiktokBusiness: Network = {

@@ -14,7 +14,9 @@ import { makeDiscordAdapter } from "./discord/adapter.js"
 import { makeLinkedInAdapter } from "./linkedin/adapter.js"
 import { makeMastodonAdapter } from "./mastodon/adapter.js"
 import { makeTelegramAdapter } from "./telegram/adapter.js"
+import { makeTikTokAdapter } from "./tiktok/adapter.js"
 import { makeXAdapter } from "./x/adapter.js"
+import { makeYouTubeAdapter } from "./youtube/adapter.js"
 
 const indexed = (adapters: ReadonlyArray<NetworkAdapter>) => {
   const byNetwork = new Map(adapters.map((a) => [a.identifier, a]))
@@ -34,7 +36,9 @@ const allAdapters = Effect.all([
   makeXAdapter,
   makeLinkedInAdapter,
   makeTelegramAdapter,
-  makeDiscordAdapter
+  makeDiscordAdapter,
+  makeTikTokAdapter,
+  makeYouTubeAdapter
 ])
 
 /** The adapters' dependencies in a process: OUTBOUND_ALLOW's outbound client, media storage, app registrations. */

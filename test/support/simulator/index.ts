@@ -4,10 +4,21 @@ import { discordModule } from "./discord.js"
 import { linkedinModule } from "./linkedin.js"
 import { mastodonModule } from "./mastodon.js"
 import { telegramModule } from "./telegram.js"
+import { tiktokModule } from "./tiktok.js"
 import { xModule } from "./x.js"
+import { youtubeModule } from "./youtube.js"
 
 /** Every simulated network: one server, a prefix each (test/support/simulator/core.ts). */
-export const simulatedNetworks = [mastodonModule, blueskyModule, xModule, linkedinModule, telegramModule, discordModule] as const
+export const simulatedNetworks = [
+  mastodonModule,
+  blueskyModule,
+  xModule,
+  linkedinModule,
+  telegramModule,
+  discordModule,
+  tiktokModule,
+  youtubeModule
+] as const
 
 export const startSimulator = async (options: { readonly port?: number } = {}): Promise<Simulator & { readonly networks: ReadonlyArray<string> }> => {
   const sim = await startSimulatorCore(simulatedNetworks, options)
@@ -28,7 +39,15 @@ export const simulatorEnv = (sim: Simulator): Record<string, string> => ({
   DISCORD_API_URL: sim.baseOf("discord"),
   DISCORD_CLIENT_ID: "sim-client",
   DISCORD_CLIENT_SECRET: "sim-secret",
-  DISCORD_BOT_TOKEN_ID: "sim-bot-token"
+  DISCORD_BOT_TOKEN_ID: "sim-bot-token",
+  TIKTOK_API_URL: sim.baseOf("tiktok"),
+  TIKTOK_AUTH_URL: sim.baseOf("tiktok"),
+  TIKTOK_CLIENT_ID: "sim-client",
+  TIKTOK_CLIENT_SECRET: "sim-secret",
+  YOUTUBE_API_URL: sim.baseOf("youtube"),
+  YOUTUBE_AUTH_URL: sim.baseOf("youtube"),
+  YOUTUBE_CLIENT_ID: "sim-client",
+  YOUTUBE_CLIENT_SECRET: "sim-secret"
 })
 
 /** Makes an account on a simulated network (POST /_sim/accounts/<network>): the admin CLI's `--credentials` for it. */
