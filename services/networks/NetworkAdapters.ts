@@ -13,6 +13,7 @@ import { makeBlueskyAdapter } from "./bluesky/adapter.js"
 import { makeDiscordAdapter } from "./discord/adapter.js"
 import { makeLinkedInAdapter } from "./linkedin/adapter.js"
 import { makeMastodonAdapter } from "./mastodon/adapter.js"
+import { makePinterestAdapter } from "./pinterest/adapter.js"
 import { makeTelegramAdapter } from "./telegram/adapter.js"
 import { makeXAdapter } from "./x/adapter.js"
 
@@ -34,7 +35,8 @@ const allAdapters = Effect.all([
   makeXAdapter,
   makeLinkedInAdapter,
   makeTelegramAdapter,
-  makeDiscordAdapter
+  makeDiscordAdapter,
+  makePinterestAdapter
 ])
 
 /** The adapters' dependencies in a process: OUTBOUND_ALLOW's outbound client, media storage, app registrations. */
