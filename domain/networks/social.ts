@@ -75,8 +75,8 @@ export const reddit: Network = {
       type: "list",
       options: [],
       help:
-        "One entry per subreddit to post in: {subreddit, title, type}, where type is self (text), link or media. " +
-        "Find subreddits with the subreddits tool.",
+        "One entry per subreddit to post in: {subreddit, title, type, url, flair_id}, where type is self (text), link (url) or media; " +
+        "flair_id where the subreddit asks for a flair. Find subreddits with the subreddits tool.",
       required: true
     }
   ],

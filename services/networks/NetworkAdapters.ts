@@ -14,6 +14,7 @@ import { makeDiscordAdapter } from "./discord/adapter.js"
 import { makeLinkedInAdapter } from "./linkedin/adapter.js"
 import { makeMastodonAdapter } from "./mastodon/adapter.js"
 import { makePinterestAdapter } from "./pinterest/adapter.js"
+import { makeRedditAdapter } from "./reddit/adapter.js"
 import { makeTelegramAdapter } from "./telegram/adapter.js"
 import { makeXAdapter } from "./x/adapter.js"
 
@@ -36,7 +37,8 @@ const allAdapters = Effect.all([
   makeLinkedInAdapter,
   makeTelegramAdapter,
   makeDiscordAdapter,
-  makePinterestAdapter
+  makePinterestAdapter,
+  makeRedditAdapter
 ])
 
 /** The adapters' dependencies in a process: OUTBOUND_ALLOW's outbound client, media storage, app registrations. */

@@ -4,11 +4,21 @@ import { discordModule } from "./discord.js"
 import { linkedinModule } from "./linkedin.js"
 import { mastodonModule } from "./mastodon.js"
 import { pinterestModule } from "./pinterest.js"
+import { redditModule } from "./reddit.js"
 import { telegramModule } from "./telegram.js"
 import { xModule } from "./x.js"
 
 /** Every simulated network: one server, a prefix each (test/support/simulator/core.ts). */
-export const simulatedNetworks = [mastodonModule, blueskyModule, xModule, linkedinModule, telegramModule, discordModule, pinterestModule] as const
+export const simulatedNetworks = [
+  mastodonModule,
+  blueskyModule,
+  xModule,
+  linkedinModule,
+  telegramModule,
+  discordModule,
+  pinterestModule,
+  redditModule
+] as const
 
 export const startSimulator = async (options: { readonly port?: number } = {}): Promise<Simulator & { readonly networks: ReadonlyArray<string> }> => {
   const sim = await startSimulatorCore(simulatedNetworks, options)
@@ -33,7 +43,11 @@ export const simulatorEnv = (sim: Simulator): Record<string, string> => ({
   PINTEREST_API_URL: sim.baseOf("pinterest"),
   PINTEREST_AUTH_URL: sim.baseOf("pinterest"),
   PINTEREST_CLIENT_ID: "sim-client",
-  PINTEREST_CLIENT_SECRET: "sim-secret"
+  PINTEREST_CLIENT_SECRET: "sim-secret",
+  REDDIT_API_URL: sim.baseOf("reddit"),
+  REDDIT_AUTH_URL: sim.baseOf("reddit"),
+  REDDIT_CLIENT_ID: "sim-client",
+  REDDIT_CLIENT_SECRET: "sim-secret"
 })
 
 /** Makes an account on a simulated network (POST /_sim/accounts/<network>): the admin CLI's `--credentials` for it. */
