@@ -138,10 +138,34 @@ export const gmb: Network = {
   maxMedia: 1,
   comments: false,
   connect: "link",
-  serverKeys: ["GOOGLE_GMB_CLIENT_ID", "GOOGLE_GMB_CLIENT_SECRET"],
-  settings: [],
+  serverKeys: ["GMB_CLIENT_ID", "GMB_CLIENT_SECRET"],
+  settings: [
+    {
+      key: "topicType",
+      label: "Post type",
+      type: "select",
+      options: ["standard", "event", "offer"],
+      help: "A standard update (default), an event or an offer; events and offers need eventTitle, eventStart and eventEnd."
+    },
+    {
+      key: "callToAction",
+      label: "Call to action",
+      type: "select",
+      options: ["none", "book", "order", "shop", "learn_more", "sign_up", "call"],
+      help: "A button on the post; every one but call needs callToActionUrl."
+    },
+    { key: "callToActionUrl", label: "Call to action address", type: "text", options: [], help: "Where the button leads." },
+    { key: "eventTitle", label: "Event title", type: "text", options: [], help: "The event's or offer's title." },
+    { key: "eventStart", label: "Event start", type: "date", options: [], help: "When the event or offer starts (ISO 8601)." },
+    { key: "eventEnd", label: "Event end", type: "date", options: [], help: "When the event or offer ends (ISO 8601)." },
+    { key: "offerCouponCode", label: "Coupon code", type: "text", options: [], help: "An offer's coupon code." },
+    { key: "offerRedeemUrl", label: "Redeem address", type: "text", options: [], help: "Where an offer is redeemed online." },
+    { key: "offerTerms", label: "Terms", type: "text", options: [], help: "An offer's terms and conditions." }
+  ],
   tools: [],
-  rules: "Posts to a business location picked when connecting. Up to 1500 characters. " + "Up to 1 photo. Follow-up comments are not supported."
+  rules:
+    "Posts to a business location picked when connecting: a standard update, an event or an offer, with an optional call to action. " +
+    "Up to 1500 characters. Up to 1 photo or video. Follow-up comments are not supported."
 }
 
 export const vk: Network = {

@@ -11,6 +11,7 @@ import { OutboundHttpLive } from "../platform/outbound/outboundHttp.js"
 import { NetworkDepsLive } from "./networkDeps.js"
 import { makeBlueskyAdapter } from "./bluesky/adapter.js"
 import { makeDiscordAdapter } from "./discord/adapter.js"
+import { makeGmbAdapter } from "./gmb/adapter.js"
 import { makeLinkedInAdapter } from "./linkedin/adapter.js"
 import { makeMastodonAdapter } from "./mastodon/adapter.js"
 import { makePinterestAdapter } from "./pinterest/adapter.js"
@@ -38,7 +39,8 @@ const allAdapters = Effect.all([
   makeTelegramAdapter,
   makeDiscordAdapter,
   makePinterestAdapter,
-  makeRedditAdapter
+  makeRedditAdapter,
+  makeGmbAdapter
 ])
 
 /** The adapters' dependencies in a process: OUTBOUND_ALLOW's outbound client, media storage, app registrations. */

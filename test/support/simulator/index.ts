@@ -1,6 +1,7 @@
 import { blueskyModule } from "./bluesky.js"
 import { startSimulatorCore, type Simulator } from "./core.js"
 import { discordModule } from "./discord.js"
+import { gmbModule } from "./gmb.js"
 import { linkedinModule } from "./linkedin.js"
 import { mastodonModule } from "./mastodon.js"
 import { pinterestModule } from "./pinterest.js"
@@ -17,7 +18,8 @@ export const simulatedNetworks = [
   telegramModule,
   discordModule,
   pinterestModule,
-  redditModule
+  redditModule,
+  gmbModule
 ] as const
 
 export const startSimulator = async (options: { readonly port?: number } = {}): Promise<Simulator & { readonly networks: ReadonlyArray<string> }> => {
@@ -47,7 +49,11 @@ export const simulatorEnv = (sim: Simulator): Record<string, string> => ({
   REDDIT_API_URL: sim.baseOf("reddit"),
   REDDIT_AUTH_URL: sim.baseOf("reddit"),
   REDDIT_CLIENT_ID: "sim-client",
-  REDDIT_CLIENT_SECRET: "sim-secret"
+  REDDIT_CLIENT_SECRET: "sim-secret",
+  GMB_API_URL: sim.baseOf("gmb"),
+  GMB_AUTH_URL: sim.baseOf("gmb"),
+  GMB_CLIENT_ID: "sim-client",
+  GMB_CLIENT_SECRET: "sim-secret"
 })
 
 /** Makes an account on a simulated network (POST /_sim/accounts/<network>): the admin CLI's `--credentials` for it. */
