@@ -88,7 +88,8 @@ export const reddit: Network = {
     }
   ],
   rules:
-    "Up to 10000 characters of body text, posted to each subreddit listed with its own title. " + "Up to 1 photo or video. Follow-up comments work."
+    "Up to 10000 characters of body text, posted to each subreddit listed with its own title (and flair where the subreddit asks for one). " +
+    "Up to 1 photo (an image post has no body text; videos are not supported yet). Follow-up comments work."
 }
 
 export const facebook: Network = {
