@@ -181,6 +181,42 @@ describe("publishing to Pinterest, Google Business Profile and Reddit", () => {
   }, 60_000)
 })
 
+describe("a lost answer is settled by the network's search, never a second copy", () => {
+  it.each([
+    ["pinterest", "accept-then-5xx"],
+    ["gmb", "accept-then-reset"],
+    ["reddit", "accept-then-reset"]
+  ] as const)(
+    "%s took the post but answered %s: published with the network's id, once",
+    async (network, mode) => {
+      const w = await newWorkspace()
+      const { channelId } = await channelOf(w.workspaceId, network)
+      const text = `lost answer ${crypto.randomUUID().slice(0, 8)}`
+      const image = network === "pinterest" ? [await upload(w.apiKey)] : []
+      const settings = network === "reddit" ? { subreddit: [{ subreddit: "test", title: text }] } : {}
+      sim.fail({ network, op: "publish", mode, times: 1 })
+      const created = await w.api.post("/public/v1/posts", {
+        type: "now",
+        posts: [{ integration: { id: channelId }, value: [{ content: text, image: image.map((f) => ({ id: f.id, path: f.path })) }], settings }]
+      })
+      expect(created.status, created.text).toBe(200)
+      const root = await waitFor(
+        `${network}: settled`,
+        async () => {
+          const c = firstChannel(wholePost(await w.api.get(`/public/v1/posts/${createdPost(created).group}`)))
+          return ["published", "unconfirmed", "error"].includes(c.root.state) ? c.root : undefined
+        },
+        30_000
+      )
+      const held = sim.postsOf(network).filter((p) => p.text === text)
+      expect(held).toHaveLength(1)
+      expect(root.state, JSON.stringify(root.error)).toBe("published")
+      expect(root.releaseId).toBe(held[0]?.id)
+    },
+    60_000
+  )
+})
+
 describe("bad input is refused with the spec's 400 before anything is saved", () => {
   it.each([
     ["pinterest", "a pin with no board (the default board set aside)", { board: "" }, 1, /the setting board \(Board\) is required/],
