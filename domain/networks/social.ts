@@ -75,8 +75,8 @@ export const reddit: Network = {
       type: "list",
       options: [],
       help:
-        "One entry per subreddit to post in: {subreddit, title, type}, where type is self (text), link or media. " +
-        "Find subreddits with the subreddits tool.",
+        "One entry per subreddit to post in: {subreddit, title, type, url, flair_id}, where type is self (text), link (url) or media; " +
+        "flair_id where the subreddit asks for a flair. Find subreddits with the subreddits tool.",
       required: true
     }
   ],
@@ -88,7 +88,8 @@ export const reddit: Network = {
     }
   ],
   rules:
-    "Up to 10000 characters of body text, posted to each subreddit listed with its own title. " + "Up to 1 photo or video. Follow-up comments work."
+    "Up to 10000 characters of body text, posted to each subreddit listed with its own title (and flair where the subreddit asks for one). " +
+    "Up to 1 photo (an image post has no body text; videos are not supported yet). Follow-up comments work."
 }
 
 export const facebook: Network = {
@@ -138,10 +139,34 @@ export const gmb: Network = {
   maxMedia: 1,
   comments: false,
   connect: "link",
-  serverKeys: ["GOOGLE_GMB_CLIENT_ID", "GOOGLE_GMB_CLIENT_SECRET"],
-  settings: [],
+  serverKeys: ["GMB_CLIENT_ID", "GMB_CLIENT_SECRET"],
+  settings: [
+    {
+      key: "topicType",
+      label: "Post type",
+      type: "select",
+      options: ["standard", "event", "offer"],
+      help: "A standard update (default), an event or an offer; events and offers need eventTitle, eventStart and eventEnd."
+    },
+    {
+      key: "callToAction",
+      label: "Call to action",
+      type: "select",
+      options: ["none", "book", "order", "shop", "learn_more", "sign_up", "call"],
+      help: "A button on the post; every one but call needs callToActionUrl."
+    },
+    { key: "callToActionUrl", label: "Call to action address", type: "text", options: [], help: "Where the button leads." },
+    { key: "eventTitle", label: "Event title", type: "text", options: [], help: "The event's or offer's title." },
+    { key: "eventStart", label: "Event start", type: "date", options: [], help: "When the event or offer starts (ISO 8601)." },
+    { key: "eventEnd", label: "Event end", type: "date", options: [], help: "When the event or offer ends (ISO 8601)." },
+    { key: "offerCouponCode", label: "Coupon code", type: "text", options: [], help: "An offer's coupon code." },
+    { key: "offerRedeemUrl", label: "Redeem address", type: "text", options: [], help: "Where an offer is redeemed online." },
+    { key: "offerTerms", label: "Terms", type: "text", options: [], help: "An offer's terms and conditions." }
+  ],
   tools: [],
-  rules: "Posts to a business location picked when connecting. Up to 1500 characters. " + "Up to 1 photo. Follow-up comments are not supported."
+  rules:
+    "Posts to a business location picked when connecting: a standard update, an event or an offer, with an optional call to action. " +
+    "Up to 1500 characters. Up to 1 photo or video. Follow-up comments are not supported."
 }
 
 export const vk: Network = {

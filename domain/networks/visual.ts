@@ -140,7 +140,7 @@ export const pinterest: Network = {
   maxLength: 500,
   counting: "characters",
   needs: "media",
-  maxMedia: 1,
+  maxMedia: 5,
   comments: false,
   connect: "link",
   serverKeys: ["PINTEREST_CLIENT_ID", "PINTEREST_CLIENT_SECRET"],
@@ -150,9 +150,11 @@ export const pinterest: Network = {
       label: "Board",
       type: "text",
       options: [],
-      help: "Id of the board to pin to; list the boards with the boards tool.",
+      help: "Id of the board to pin to; list the boards with the boards tool. Left out: the channel's default board.",
       required: true
-    }
+    },
+    { key: "title", label: "Title", type: "text", options: [], help: "The pin's title, up to 100 characters (optional)." },
+    { key: "link", label: "Link", type: "text", options: [], help: "Where the pin leads when opened (optional)." }
   ],
   tools: [
     {
@@ -161,7 +163,9 @@ export const pinterest: Network = {
       dataSchema: []
     }
   ],
-  rules: "Up to 500 characters of description. Needs exactly 1 photo or video, pinned to a board. " + "Follow-up comments are not supported."
+  rules:
+    "Up to 500 characters of description. Needs 1 photo or video, or 2 to 5 photos (a carousel), pinned to a board " +
+    "(the channel's default board unless the post names one). Follow-up comments are not supported."
 }
 
 export const dribbble: Network = {

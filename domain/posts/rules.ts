@@ -83,11 +83,34 @@ const settingProblem = (channelName: string, setting: NetworkSetting, value: unk
   return null
 }
 
-/** Every problem of `settings` with the network's settings (required, select options), for one channel. */
+/**
+ * Fields every entry of a list setting must fill, per network and setting: a Reddit post
+ * in a subreddit needs its title (Reddit refuses a submit without one).
+ */
+const listEntryFields: Readonly<Record<string, ReadonlyArray<string>>> = { "reddit subreddit": ["subreddit", "title"] }
+
+/** An entry of a list setting as clients send it: the fields, or `{value: fields}` as the reference's clients do. */
+const entryFieldsOf = (entry: unknown): Readonly<Record<string, unknown>> => {
+  if (typeof entry !== "object" || entry === null) return {}
+  const value: unknown = "value" in entry ? entry.value : entry
+  return typeof value === "object" && value !== null ? (value as Readonly<Record<string, unknown>>) : {}
+}
+
+const listEntryProblems = (channelName: string, network: Network, setting: NetworkSetting, value: unknown): ReadonlyArray<string> => {
+  const fields = listEntryFields[`${network.identifier} ${setting.key}`]
+  if (fields === undefined || !Array.isArray(value)) return []
+  return value.flatMap((entry: unknown, index) =>
+    fields
+      .filter((field) => isMissing(entryFieldsOf(entry)[field]))
+      .map((field) => RuleMessages.settingEntryMissing(channelName, setting.key, index, field))
+  )
+}
+
+/** Every problem of `settings` with the network's settings (required, select options, list entries), for one channel. */
 export const settingsProblems = (channelName: string, network: Network, settings: Readonly<Record<string, unknown>>): ReadonlyArray<string> =>
   network.settings.flatMap((setting) => {
     const problem = settingProblem(channelName, setting, settings[setting.key])
-    return problem === null ? [] : [problem]
+    return problem === null ? listEntryProblems(channelName, network, setting, settings[setting.key]) : [problem]
   })
 
 /**

@@ -11,8 +11,11 @@ import { OutboundHttpLive } from "../platform/outbound/outboundHttp.js"
 import { NetworkDepsLive } from "./networkDeps.js"
 import { makeBlueskyAdapter } from "./bluesky/adapter.js"
 import { makeDiscordAdapter } from "./discord/adapter.js"
+import { makeGmbAdapter } from "./gmb/adapter.js"
 import { makeLinkedInAdapter } from "./linkedin/adapter.js"
 import { makeMastodonAdapter } from "./mastodon/adapter.js"
+import { makePinterestAdapter } from "./pinterest/adapter.js"
+import { makeRedditAdapter } from "./reddit/adapter.js"
 import { makeTelegramAdapter } from "./telegram/adapter.js"
 import { makeTikTokAdapter } from "./tiktok/adapter.js"
 import { makeXAdapter } from "./x/adapter.js"
@@ -38,7 +41,10 @@ const allAdapters = Effect.all([
   makeTelegramAdapter,
   makeDiscordAdapter,
   makeTikTokAdapter,
-  makeYouTubeAdapter
+  makeYouTubeAdapter,
+  makePinterestAdapter,
+  makeRedditAdapter,
+  makeGmbAdapter
 ])
 
 /** The adapters' dependencies in a process: OUTBOUND_ALLOW's outbound client, media storage, app registrations. */

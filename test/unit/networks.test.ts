@@ -106,7 +106,7 @@ describe("Networks of the reference", () => {
     expect(network("bluesky").maxMedia).toBe(4)
     expect(network("instagram").maxMedia).toBe(10)
     expect(network("youtube").maxMedia).toBe(1)
-    expect(network("pinterest").maxMedia).toBe(1)
+    expect(network("pinterest").maxMedia).toBe(5)
     expect(network("dribbble").maxMedia).toBe(1)
     expect(network("tiktok").maxMedia).toBe(35)
   })
@@ -206,9 +206,13 @@ describe("GET /integration-settings/{id}", () => {
       rules: pinterest.rules,
       maxLength: 500,
       needs: "media",
-      maxMedia: 1,
+      maxMedia: 5,
       comments: false,
-      settings: [{ key: "board", label: "Board", type: "text", options: [], help: expect.any(String), required: true }],
+      settings: [
+        { key: "board", label: "Board", type: "text", options: [], help: expect.any(String), required: true },
+        { key: "title", label: "Title", type: "text", options: [], help: expect.any(String) },
+        { key: "link", label: "Link", type: "text", options: [], help: expect.any(String) }
+      ],
       tools: [{ methodName: "boards", description: expect.any(String), dataSchema: [] }]
     })
   })

@@ -1,8 +1,11 @@
 import { blueskyModule } from "./bluesky.js"
 import { startSimulatorCore, type Simulator } from "./core.js"
 import { discordModule } from "./discord.js"
+import { gmbModule } from "./gmb.js"
 import { linkedinModule } from "./linkedin.js"
 import { mastodonModule } from "./mastodon.js"
+import { pinterestModule } from "./pinterest.js"
+import { redditModule } from "./reddit.js"
 import { telegramModule } from "./telegram.js"
 import { tiktokModule } from "./tiktok.js"
 import { xModule } from "./x.js"
@@ -17,7 +20,10 @@ export const simulatedNetworks = [
   telegramModule,
   discordModule,
   tiktokModule,
-  youtubeModule
+  youtubeModule,
+  pinterestModule,
+  redditModule,
+  gmbModule
 ] as const
 
 export const startSimulator = async (options: { readonly port?: number } = {}): Promise<Simulator & { readonly networks: ReadonlyArray<string> }> => {
@@ -47,7 +53,19 @@ export const simulatorEnv = (sim: Simulator): Record<string, string> => ({
   YOUTUBE_API_URL: sim.baseOf("youtube"),
   YOUTUBE_AUTH_URL: sim.baseOf("youtube"),
   YOUTUBE_CLIENT_ID: "sim-client",
-  YOUTUBE_CLIENT_SECRET: "sim-secret"
+  YOUTUBE_CLIENT_SECRET: "sim-secret",
+  PINTEREST_API_URL: sim.baseOf("pinterest"),
+  PINTEREST_AUTH_URL: sim.baseOf("pinterest"),
+  PINTEREST_CLIENT_ID: "sim-client",
+  PINTEREST_CLIENT_SECRET: "sim-secret",
+  REDDIT_API_URL: sim.baseOf("reddit"),
+  REDDIT_AUTH_URL: sim.baseOf("reddit"),
+  REDDIT_CLIENT_ID: "sim-client",
+  REDDIT_CLIENT_SECRET: "sim-secret",
+  GMB_API_URL: sim.baseOf("gmb"),
+  GMB_AUTH_URL: sim.baseOf("gmb"),
+  GMB_CLIENT_ID: "sim-client",
+  GMB_CLIENT_SECRET: "sim-secret"
 })
 
 /** Makes an account on a simulated network (POST /_sim/accounts/<network>): the admin CLI's `--credentials` for it. */

@@ -1,0 +1,467 @@
+import { Config, Effect, Option, Redacted, Schema } from "effect"
+import { Errors } from "../../../domain/errors.js"
+import {
+  ConnectFailed,
+  type Credentials,
+  type NetworkAdapter,
+  type NetworkAnswer,
+  PublishAnswer,
+  type PublishRequest,
+  Refresh,
+  SearchAnswer,
+  Statistics
+} from "../adapter.js"
+import { answerOf, connectFailedFrom, decodeForVerify, metricToday, readCredentials, unknownTool } from "../adapterKit.js"
+import { NetworkDeps } from "../networkDeps.js"
+import { fromTokenAnswer, refreshOAuth, TokenAnswer } from "../oauthRefresh.js"
+import { call, decodeBody, excerpt, isSuccess, multipart, retryAfterMs, sameText, statusAnswer, transportAnswer, trimBase } from "../networkHttp.js"
+import { type Entry, entriesOf, type Posted, RedditProgress, redditUrl, type Submitted, submitAnswerOf } from "./submit.js"
+
+/**
+ * Reddit (reddit.com/dev/api, github.com/reddit-archive/reddit/wiki/OAuth2): OAuth 2.0 with
+ * `duration=permanent` for a refresh token and HTTP Basic app credentials at
+ * /api/v1/access_token; POST /api/submit (self, link, image) into each subreddit of the
+ * post's `subreddit` setting with its own title and flair; images through Reddit's upload
+ * lease (POST /api/media/asset.json, then the S3 form it names); follow-ups as comments
+ * (POST /api/comment). Reddit answers refusals 200 with `json.errors`.
+ */
+const NAME = "Reddit"
+const SCOPES = "identity submit read history flair mysubreddits"
+/** Access tokens last an hour: refresh ten minutes ahead. */
+const REFRESH_MARGIN_MS = 10 * 60_000
+const TOKEN_LIFETIME_SECONDS = 3600
+/** Reddit asks every client for a descriptive User-Agent. */
+const USER_AGENT = "server:post-scheduler:v1 (by /u/post-scheduler)"
+
+export interface RedditOptions {
+  readonly apiUrl: string
+  readonly authUrl: string
+  readonly clientId: Option.Option<string>
+  readonly clientSecret: Option.Option<Redacted.Redacted>
+}
+
+const Stored = Schema.Struct({
+  accessToken: Schema.String,
+  refreshToken: Schema.String,
+  expiresAt: Schema.String,
+  username: Schema.optional(Schema.String)
+})
+type Stored = typeof Stored.Type
+const Me = Schema.Struct({
+  name: Schema.String,
+  id: Schema.String,
+  icon_img: Schema.optional(Schema.NullOr(Schema.String)),
+  link_karma: Schema.optional(Schema.Number),
+  comment_karma: Schema.optional(Schema.Number)
+})
+const Listing = <A, I>(data: Schema.Schema<A, I>) =>
+  Schema.Struct({ data: Schema.Struct({ children: Schema.Array(Schema.Struct({ kind: Schema.String, data })) }) })
+const Link = Schema.Struct({
+  id: Schema.String,
+  name: Schema.String,
+  title: Schema.String,
+  subreddit: Schema.String,
+  permalink: Schema.String,
+  score: Schema.optional(Schema.Number),
+  num_comments: Schema.optional(Schema.Number),
+  upvote_ratio: Schema.optional(Schema.Number)
+})
+const Subreddit = Schema.Struct({
+  display_name: Schema.String,
+  title: Schema.optional(Schema.String),
+  subscribers: Schema.optional(Schema.NullOr(Schema.Number)),
+  submission_type: Schema.optional(Schema.String)
+})
+const Flairs = Schema.Array(Schema.Struct({ id: Schema.String, text: Schema.String }))
+const Lease = Schema.Struct({
+  args: Schema.Struct({ action: Schema.String, fields: Schema.Array(Schema.Struct({ name: Schema.String, value: Schema.String })) }),
+  asset: Schema.Struct({ asset_id: Schema.String })
+})
+const Problem = Schema.Struct({ message: Schema.optional(Schema.String), error: Schema.optional(Schema.Union(Schema.String, Schema.Number)) })
+
+type Response = Parameters<Parameters<typeof statusAnswer>[2]>[0]
+
+const rejection = (response: Response) => {
+  const reason = Option.match(decodeBody(Problem, response), {
+    onNone: () => `HTTP ${response.status}: ${excerpt(response, 120)}`,
+    onSome: (p) => `${p.message ?? p.error ?? `HTTP ${response.status}`}`
+  })
+  if (response.status === 403)
+    return { message: `Reddit refused the post: ${reason}`, fix: "Check the account may post in the subreddit (not banned, old enough), then retry." }
+  return { message: `Reddit refused the post: ${reason}`, fix: "Change the post as the message says, then retry." }
+}
+
+/** Reddit's wait for a 429: Retry-After, else x-ratelimit-reset (seconds until the window resets). */
+const rateLimitWait = (response: Response) => {
+  if (response.headers["retry-after"] !== undefined) return retryAfterMs(response)
+  const reset = Number(response.headers["x-ratelimit-reset"])
+  return Number.isFinite(reset) && reset > 0 ? Math.max(1000, Math.ceil(reset * 1000)) : 60_000
+}
+
+/** A submit or comment answer: Published with the fullname, Reddit's `json.errors` as Rejected (RATELIMIT as RateLimited). */
+export const classifyReddit = (answer: NetworkAnswer): PublishAnswer => {
+  if (answer._tag === "Failed") return transportAnswer(NAME, answer.error)
+  const { response } = answer
+  if (response.status === 429) return PublishAnswer.RateLimited({ retryAfterMs: rateLimitWait(response) })
+  if (isSuccess(response)) {
+    const submitted = submitAnswerOf(response)
+    if (Option.isSome(submitted)) return fromSubmitted(submitted.value)
+  }
+  return statusAnswer(NAME, response, rejection)
+}
+
+const fromSubmitted = (s: Submitted): PublishAnswer => {
+  switch (s._tag) {
+    case "Posted":
+      return PublishAnswer.Published({ releaseId: s.name, releaseUrl: s.url })
+    case "RateLimited":
+      return PublishAnswer.RateLimited({ retryAfterMs: s.retryAfterMs })
+    case "Refused":
+      return PublishAnswer.Rejected({ message: `Reddit refused the post: ${s.text}`, fix: s.fix })
+    case "Accepted":
+      return PublishAnswer.NoAnswer({ reason: "Reddit took the image post without naming it; the search finds it" })
+  }
+}
+
+export const makeRedditAdapterWith = (options: RedditOptions) =>
+  Effect.gen(function* () {
+    const { media, outbound } = yield* NetworkDeps
+    const api = trimBase(options.apiUrl)
+    const auth = trimBase(options.authUrl)
+    const scheme = new URL(api).protocol
+    const credentialsOf = readCredentials(Stored, NAME)
+    const clientId = Option.getOrUndefined(options.clientId)
+    const clientSecret = Option.getOrUndefined(Option.map(options.clientSecret, Redacted.value))
+    const read = <A, I>(schema: Schema.Schema<A, I>, answer: NetworkAnswer) =>
+      answer._tag === "Response" && isSuccess(answer.response) ? decodeBody(schema, answer.response) : Option.none()
+    const headers = (token: string) => ({ authorization: `bearer ${token}`, accept: "application/json", "user-agent": USER_AGENT })
+    const get = (token: string, path: string) => call(outbound, { url: `${api}${path}`, headers: headers(token) })
+    const postForm = (token: string, path: string, form: Record<string, string>) =>
+      call(outbound, {
+        url: `${api}${path}`,
+        method: "POST",
+        headers: { ...headers(token), "content-type": "application/x-www-form-urlencoded" },
+        body: new URLSearchParams(form).toString()
+      })
+
+    /** POST /api/v1/access_token with the app's Basic credentials. */
+    const token = (form: Record<string, string>) =>
+      call(outbound, {
+        url: `${auth}/api/v1/access_token`,
+        method: "POST",
+        headers: {
+          "content-type": "application/x-www-form-urlencoded",
+          accept: "application/json",
+          "user-agent": USER_AGENT,
+          authorization: `Basic ${Buffer.from(`${clientId ?? ""}:${clientSecret ?? ""}`).toString("base64")}`
+        },
+        body: new URLSearchParams(form).toString()
+      })
+
+    const refreshStored = (c: Stored) =>
+      refreshOAuth(c, {
+        marginMs: REFRESH_MARGIN_MS,
+        defaultLifetimeSeconds: TOKEN_LIFETIME_SECONDS,
+        exchange: (refreshToken) => token({ grant_type: "refresh_token", refresh_token: refreshToken })
+      })
+
+    const connected = (stored: Omit<Stored, "username">) =>
+      Effect.gen(function* () {
+        const answer = yield* get(stored.accessToken, "/api/v1/me")
+        const me = read(Me, answer)
+        if (Option.isNone(me)) return yield* connectFailedFrom(NAME, answer)
+        // Reddit's icon addresses carry HTML-escaped query strings
+        const picture =
+          me.value.icon_img === undefined || me.value.icon_img === null || me.value.icon_img === "" ? null : me.value.icon_img.replace(/&amp;/g, "&")
+        return {
+          credentials: { ...stored, username: me.value.name },
+          profile: { accountId: me.value.id, name: me.value.name, profile: me.value.name, picture }
+        }
+      })
+
+    const verify = (input: unknown) =>
+      Effect.gen(function* () {
+        const given = yield* decodeForVerify(Stored, NAME, "accessToken, refreshToken and expiresAt (ISO 8601)")(input)
+        if (Number.isNaN(Date.parse(given.expiresAt)))
+          return yield* new ConnectFailed({ message: "Reddit credentials: expiresAt is not an ISO 8601 date." })
+        const refreshed = yield* refreshStored(given)
+        if (refreshed._tag === "Failed" || refreshed._tag === "Unavailable")
+          return yield* new ConnectFailed({ message: `Reddit refused to refresh the token: ${refreshed.reason}` })
+        const current =
+          refreshed._tag === "Refreshed" ? Option.getOrElse(Schema.decodeUnknownOption(Stored)(refreshed.credentials), () => given) : given
+        return yield* connected({ accessToken: current.accessToken, refreshToken: current.refreshToken, expiresAt: current.expiresAt })
+      })
+
+    /** The image through Reddit's upload lease: its address on Reddit's media host. */
+    const uploadImage = (c: Stored, request: PublishRequest) =>
+      Effect.gen(function* () {
+        const stored = request.media[0]
+        if (stored === undefined)
+          return yield* Effect.fail(PublishAnswer.Rejected({ message: "No file to upload.", fix: "Attach the file, then retry." }))
+        const file = yield* media
+          .read(stored)
+          .pipe(
+            Effect.mapError((e) => PublishAnswer.Rejected({ message: e.message, fix: "Upload the file again, attach it to the post, then retry." }))
+          )
+        const leased = yield* postForm(c.accessToken, "/api/media/asset.json", { filepath: file.name || "image.png", mimetype: file.mime })
+        const lease = read(Lease, leased)
+        const failed = (answer: NetworkAnswer) => {
+          const why = classifyReddit(answer)
+          return why._tag === "Rejected" || why._tag === "RateLimited"
+            ? why
+            : PublishAnswer.FailedBeforeSending({ reason: `the image upload failed (${why._tag === "NoAnswer" ? why.reason : why._tag})` })
+        }
+        if (Option.isNone(lease)) return yield* Effect.fail(failed(leased))
+        // the lease's action is scheme-relative (//bucket.host): the API's scheme
+        const action = lease.value.args.action.startsWith("//") ? `${scheme}${lease.value.args.action}` : lease.value.args.action
+        const form = multipart([
+          ...lease.value.args.fields.map((f) => ({ name: f.name, value: f.value })),
+          { name: "file", filename: file.name || "image.png", mime: file.mime, bytes: file.bytes }
+        ])
+        const sent = yield* call(outbound, {
+          url: action,
+          method: "POST",
+          headers: { "content-type": form.contentType },
+          body: form.body,
+          timeoutMs: 120_000
+        })
+        if (sent._tag === "Failed" || !isSuccess(sent.response)) return yield* Effect.fail(failed(sent))
+        const key = lease.value.args.fields.find((f) => f.name === "key")?.value ?? ""
+        return `${trimBase(action)}/${key}`
+      })
+
+    /** The newest submission of the account in this subreddit with this title, if Reddit lists it. */
+    const findSubmitted = (c: Stored, entry: Entry) =>
+      Effect.gen(function* () {
+        const username = c.username ?? Option.getOrUndefined(Option.map(read(Me, yield* get(c.accessToken, "/api/v1/me")), (m) => m.name))
+        if (username === undefined) return Option.none<Option.Option<Posted>>()
+        const answer = yield* get(c.accessToken, `/user/${encodeURIComponent(username)}/submitted?sort=new&limit=25&raw_json=1`)
+        const listed = read(Listing(Link), answer)
+        if (Option.isNone(listed)) return Option.none<Option.Option<Posted>>()
+        const found = listed.value.data.children
+          .map((child) => child.data)
+          .find((l) => l.subreddit.toLowerCase() === entry.subreddit.toLowerCase() && sameText(l.title, entry.title))
+        return Option.some(
+          Option.fromNullable(found).pipe(Option.map((l): Posted => ({ subreddit: entry.subreddit, name: l.name, url: redditUrl(l.permalink) })))
+        )
+      })
+
+    const flairFix = (c: Stored, subreddit: string) =>
+      Effect.gen(function* () {
+        const flairs = read(Flairs, yield* get(c.accessToken, `/r/${encodeURIComponent(subreddit)}/api/link_flair_v2`))
+        const list = Option.match(flairs, { onNone: () => "", onSome: (f) => ` Its flairs: ${f.map((x) => `${x.text} (${x.id})`).join(", ")}.` })
+        return `Set flair_id on the r/${subreddit} entry of the subreddit setting.${list}`
+      })
+
+    /** One subreddit's submit: Published (with its fullname) or why not. */
+    const submitOne = (c: Stored, request: PublishRequest, entry: Entry, imageUrl: string | undefined) =>
+      Effect.gen(function* () {
+        const kind = imageUrl !== undefined ? "image" : entry.url !== undefined ? "link" : "self"
+        const answer = yield* postForm(c.accessToken, "/api/submit", {
+          api_type: "json",
+          sr: entry.subreddit,
+          title: entry.title,
+          kind,
+          resubmit: "true",
+          sendreplies: "true",
+          ...(kind === "self" ? { text: request.item.content } : { url: imageUrl ?? entry.url ?? "" }),
+          ...(entry.flairId === undefined ? {} : { flair_id: entry.flairId }),
+          ...(entry.flairText === undefined ? {} : { flair_text: entry.flairText })
+        })
+        const classified = classifyReddit(answer)
+        if (classified._tag === "Rejected" && /FLAIR/i.test(classified.message)) {
+          return PublishAnswer.Rejected({ message: classified.message, fix: yield* flairFix(c, entry.subreddit) })
+        }
+        if (classified._tag !== "NoAnswer" || answer._tag !== "Response" || !isSuccess(answer.response)) return classified
+        // an image post is answered without its id (Reddit names it on a websocket): its listing has it
+        const found = yield* findSubmitted(c, entry)
+        return Option.match(Option.flatten(found), {
+          onNone: () => classified,
+          onSome: (p) => PublishAnswer.Published({ releaseId: p.name, releaseUrl: p.url })
+        })
+      })
+
+    const publish = (request: PublishRequest) =>
+      answerOf(
+        Effect.gen(function* () {
+          const c = yield* credentialsOf(request.channel.credentials)
+          const entries = entriesOf(request.channel.settings)
+          if (entries.length === 0)
+            return PublishAnswer.Rejected({
+              message: "A Reddit post needs a subreddit and a title.",
+              fix: "Fill the subreddit setting with {subreddit, title} (the subreddits tool finds them), then retry."
+            })
+          const video = request.media.find((m) => m.type === "video" || m.mime.startsWith("video/"))
+          if (video !== undefined)
+            return PublishAnswer.Rejected({
+              message: "Video posts to Reddit are not supported by this server yet.",
+              fix: "Post an image, or link to the video, then retry."
+            })
+          const progress = request.progress === null ? Option.none() : Schema.decodeUnknownOption(RedditProgress)(request.progress)
+          const done = Option.match(progress, { onNone: () => [], onSome: (p) => p.done })
+          const next = entries.find((e) => !done.some((d) => d.subreddit.toLowerCase() === e.subreddit.toLowerCase()))
+          const first = done[0]
+          if (next === undefined)
+            return first === undefined
+              ? PublishAnswer.Rejected({ message: "Nothing to post.", fix: "Fill the subreddit setting." })
+              : PublishAnswer.Published({ releaseId: first.name, releaseUrl: first.url })
+          const imageUrl = request.media.length > 0 && next.type !== "link" ? yield* uploadImage(c, request) : undefined
+          const answer = yield* submitOne(c, request, next, imageUrl)
+          if (answer._tag !== "Published") return answer
+          const posted = [...done, { subreddit: next.subreddit, name: answer.releaseId, url: answer.releaseUrl }]
+          const left = entries.length - posted.length
+          const head = posted[0] ?? { name: answer.releaseId, url: answer.releaseUrl }
+          // each further subreddit is its own step: a retry never posts twice where it is live
+          return left > 0
+            ? PublishAnswer.Pending({
+                progress: { done: posted },
+                kind: "processing",
+                waitingFor: `Reddit: ${left} more subreddit(s) to post in`,
+                retryAfterMs: 2_000
+              })
+            : PublishAnswer.Published({ releaseId: head.name, releaseUrl: head.url })
+        })
+      )
+
+    const publishFollowUp = (request: PublishRequest) =>
+      answerOf(
+        Effect.gen(function* () {
+          const c = yield* credentialsOf(request.channel.credentials)
+          const parent = request.previousReleaseId ?? request.rootReleaseId ?? ""
+          if (parent === "") return PublishAnswer.Rejected({ message: "A comment needs the post it answers.", fix: "Publish the post first." })
+          return classifyReddit(yield* postForm(c.accessToken, "/api/comment", { api_type: "json", thing_id: parent, text: request.item.content }))
+        })
+      )
+
+    const search = (request: PublishRequest) =>
+      Effect.gen(function* () {
+        const c = yield* credentialsOf(request.channel.credentials).pipe(Effect.option)
+        if (Option.isNone(c)) return SearchAnswer.CannotTell({ reason: "the channel's credentials cannot be read" })
+        if (request.item.position > 0 || request.previousReleaseId !== null)
+          return SearchAnswer.CannotTell({ reason: "Reddit comments are not searched" })
+        const entries = entriesOf(request.channel.settings)
+        const done = Option.match(request.progress === null ? Option.none() : Schema.decodeUnknownOption(RedditProgress)(request.progress), {
+          onNone: () => [],
+          onSome: (p) => p.done
+        })
+        const next = entries.find((e) => !done.some((d) => d.subreddit.toLowerCase() === e.subreddit.toLowerCase()))
+        if (next === undefined) {
+          const first = done[0]
+          return first === undefined ? SearchAnswer.NotFound() : SearchAnswer.Found({ releaseId: first.name, releaseUrl: first.url })
+        }
+        const found = yield* findSubmitted(c.value, next)
+        if (Option.isNone(found)) return SearchAnswer.CannotTell({ reason: "Reddit did not list the account's submissions" })
+        if (Option.isNone(found.value)) return done.length === 0 ? SearchAnswer.NotFound() : SearchAnswer.Unfinished({ progress: { done } })
+        const posted = [...done, found.value.value]
+        const head = posted[0] ?? found.value.value
+        return posted.length < entries.length
+          ? SearchAnswer.Unfinished({ progress: { done: posted } })
+          : SearchAnswer.Found({ releaseId: head.name, releaseUrl: head.url })
+      })
+
+    const withCredentials = (credentials: Redacted.Redacted<Credentials>, f: (c: Stored) => Effect.Effect<Statistics>) =>
+      Effect.flatMap(
+        credentialsOf(credentials).pipe(Effect.option),
+        (c): Effect.Effect<Statistics> =>
+          Option.isNone(c) ? Effect.succeed(Statistics.Missing({ message: "The channel's credentials cannot be read." })) : f(c.value)
+      )
+
+    const adapter: NetworkAdapter = {
+      identifier: "reddit",
+      connect: {
+        kind: "link",
+        authorizeUrl: ({ redirectUri, state }) =>
+          clientId === undefined
+            ? Effect.fail(new ConnectFailed({ message: "Reddit is not set up on this server (REDDIT_CLIENT_ID)." }))
+            : Effect.succeed(
+                `${auth}/api/v1/authorize?${new URLSearchParams({
+                  client_id: clientId,
+                  response_type: "code",
+                  state,
+                  redirect_uri: redirectUri,
+                  // permanent: Reddit answers a refresh token only then
+                  duration: "permanent",
+                  scope: SCOPES
+                }).toString()}`
+              ),
+        exchange: ({ code, redirectUri }) =>
+          Effect.gen(function* () {
+            const answer = yield* token({ grant_type: "authorization_code", code, redirect_uri: redirectUri })
+            const t = read(TokenAnswer, answer)
+            if (Option.isNone(t)) return yield* connectFailedFrom(NAME, answer)
+            if (t.value.refresh_token === undefined)
+              return yield* new ConnectFailed({ message: "Reddit answered no refresh token (duration=permanent)." })
+            return yield* connected(fromTokenAnswer(t.value, "", TOKEN_LIFETIME_SECONDS))
+          })
+      },
+      verify,
+      refresh: (credentials) =>
+        Effect.flatMap(
+          credentialsOf(credentials).pipe(Effect.option),
+          Option.match({ onNone: () => Effect.succeed(Refresh.Failed({ reason: "the stored credentials cannot be read" })), onSome: refreshStored })
+        ),
+      publish,
+      publishFollowUp,
+      search,
+      statistics: {
+        channel: (credentials) =>
+          withCredentials(credentials, (c) =>
+            Effect.map(get(c.accessToken, "/api/v1/me"), (answer) =>
+              Option.match(read(Me, answer), {
+                onNone: () => Statistics.Missing({ message: "Reddit did not answer with the account's karma." }),
+                onSome: (me) =>
+                  Statistics.Metrics({
+                    metrics: [metricToday("Post karma", me.link_karma ?? 0), metricToday("Comment karma", me.comment_karma ?? 0)]
+                  })
+              })
+            )
+          ),
+        post: (credentials, releaseId) =>
+          withCredentials(credentials, (c) =>
+            Effect.map(get(c.accessToken, `/api/info?id=${encodeURIComponent(releaseId)}`), (answer) =>
+              Option.match(
+                Option.flatMap(read(Listing(Link), answer), (l) => Option.fromNullable(l.data.children[0]?.data)),
+                {
+                  onNone: () => Statistics.Missing({ message: "Reddit did not answer with the post's numbers." }),
+                  onSome: (l) => Statistics.Metrics({ metrics: [metricToday("Score", l.score ?? 0), metricToday("Comments", l.num_comments ?? 0)] })
+                }
+              )
+            )
+          )
+      },
+      runTool: ({ credentials, data, methodName }) =>
+        Effect.gen(function* () {
+          if (methodName !== "subreddits") return yield* unknownTool(methodName, NAME, ["subreddits"])
+          const word = typeof data["word"] === "string" ? data["word"].trim() : ""
+          if (word === "") return yield* Effect.fail(Errors.badRequest("The subreddits tool needs a word to search for."))
+          const c = yield* credentialsOf(credentials).pipe(
+            Effect.mapError(() => Errors.badRequest("The channel's Reddit connection cannot be read. Reconnect it."))
+          )
+          const found = read(
+            Listing(Subreddit),
+            yield* get(c.accessToken, `/subreddits/search?${new URLSearchParams({ q: word, limit: "10", raw_json: "1" }).toString()}`)
+          )
+          if (Option.isNone(found)) return yield* Effect.fail(Errors.badRequest("Reddit did not answer the search. Try again in a minute."))
+          return {
+            subreddits: found.value.data.children.map(({ data: s }) => ({
+              subreddit: s.display_name,
+              title: s.title ?? s.display_name,
+              subscribers: s.subscribers ?? 0,
+              submissionType: s.submission_type ?? "any"
+            }))
+          }
+        }),
+      classify: classifyReddit
+    }
+    return adapter
+  })
+
+export const makeRedditAdapter = Effect.gen(function* () {
+  const options = yield* Config.all({
+    apiUrl: Config.string("REDDIT_API_URL").pipe(Config.withDefault("https://oauth.reddit.com")),
+    authUrl: Config.string("REDDIT_AUTH_URL").pipe(Config.withDefault("https://www.reddit.com")),
+    clientId: Config.option(Config.string("REDDIT_CLIENT_ID")),
+    clientSecret: Config.option(Config.redacted("REDDIT_CLIENT_SECRET"))
+  }).pipe(Effect.orDie)
+  return yield* makeRedditAdapterWith(options)
+})
