@@ -345,7 +345,7 @@ describe("POST /integration-trigger/{id}", () => {
     expect(res.status).toBe(404)
   })
 
-  it("a network whose adapter is not built yet (pinterest `boards`): 400", async () => {
+  it("a tool of a channel saved without credentials (pinterest `boards`): 400, nothing asked of the network", async () => {
     const res = await trigger(channels.pinterest, { methodName: "boards" })
     expect(res.status).toBe(400)
     expect(errorOf(res).msg).toBe(errorOf(res).error)
