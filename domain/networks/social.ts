@@ -123,7 +123,7 @@ export const threads: Network = {
   maxMedia: 10,
   comments: true,
   connect: "link",
-  serverKeys: ["THREADS_APP_ID", "THREADS_APP_SECRET"],
+  serverKeys: ["THREADS_CLIENT_ID", "THREADS_CLIENT_SECRET"],
   settings: [],
   tools: [],
   rules: "Up to 500 characters. Up to 10 photos or videos (a carousel). Follow-up comments work."
