@@ -16,6 +16,7 @@ import { makeInstagramStandaloneAdapter } from "./instagram/standaloneAdapter.js
 import { makeLinkedInAdapter } from "./linkedin/adapter.js"
 import { makeMastodonAdapter } from "./mastodon/adapter.js"
 import { makeTelegramAdapter } from "./telegram/adapter.js"
+import { makeThreadsAdapter } from "./threads/adapter.js"
 import { makeXAdapter } from "./x/adapter.js"
 
 const indexed = (adapters: ReadonlyArray<NetworkAdapter>) => {
@@ -38,7 +39,8 @@ const allAdapters = Effect.all([
   makeTelegramAdapter,
   makeDiscordAdapter,
   makeInstagramAdapter,
-  makeInstagramStandaloneAdapter
+  makeInstagramStandaloneAdapter,
+  makeThreadsAdapter
 ])
 
 /** The adapters' dependencies in a process: OUTBOUND_ALLOW's outbound client, media storage, app registrations. */

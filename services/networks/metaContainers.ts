@@ -1,6 +1,7 @@
 import { Effect, Option, Schema } from "effect"
-import { type NetworkAnswer, PublishAnswer, type Progress, SearchAnswer } from "./adapter.js"
-import { nothingPublished } from "./metaGraph.js"
+import { type NetworkAnswer, PublishAnswer, type Progress, type PublishRequest, SearchAnswer } from "./adapter.js"
+import { graphErrorOf, isCapReached, nothingPublished } from "./metaGraph.js"
+import type { PublicMediaShape } from "./networkDeps.js"
 
 /**
  * A publish through Meta containers (Instagram's `/media` + `/media_publish`, Threads'
@@ -36,6 +37,15 @@ export interface PublicFile {
   readonly url: string
   readonly video: boolean
 }
+
+/** The item's files as signed public addresses the network fetches (publicMedia.addressOf). */
+export const publicFilesOf = (publicMedia: PublicMediaShape, request: PublishRequest): Effect.Effect<ReadonlyArray<PublicFile>, PublishAnswer> =>
+  Effect.forEach(request.media, (m) =>
+    publicMedia.addressOf(m).pipe(
+      Effect.map((url): PublicFile => ({ url, video: m.type === "video" || m.mime.startsWith("video/") })),
+      Effect.mapError((e) => PublishAnswer.Rejected({ message: e.message, fix: "Upload the file again, attach it to the post, then retry." }))
+    )
+  )
 
 /** How one network makes, inspects and publishes containers. */
 export interface ContainerNetwork {
@@ -147,11 +157,12 @@ export const publishInSteps = (net: ContainerNetwork, plan: ContainerPlan, progr
         case "FINISHED": {
           const full = yield* net.capFull
           if (Option.isSome(full)) return pending(p, full.value, "network-limit", CAP_WAIT_MS)
-          const result = net.classify(yield* net.publish(p.containerId))
-          // the cap filled between the look and the publish: the same container waits
-          if (result._tag === "Rejected" && /maximum number of posts|publishing limit/i.test(result.message)) {
-            return pending(p, `${net.name}'s cap on posts per 24 hours is full`, "network-limit", CAP_WAIT_MS)
+          const answer = yield* net.publish(p.containerId)
+          // the cap filled between the look and the publish (or is not read first): the same container waits
+          if (answer._tag === "Response" && answer.response.status < 500 && Option.exists(graphErrorOf(answer.response), isCapReached)) {
+            return pending(p, `${net.name}'s cap on posts per 24 hours is full; the post goes out when it frees`, "network-limit", CAP_WAIT_MS)
           }
+          const result = net.classify(answer)
           if (result._tag !== "Published") return result
           return PublishAnswer.Published({ releaseId: result.releaseId, releaseUrl: yield* net.permalink(result.releaseId) })
         }

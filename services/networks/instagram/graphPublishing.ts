@@ -4,6 +4,7 @@ import {
   type ContainerNetwork,
   type ContainerPlan,
   type ContainerStatus,
+  publicFilesOf,
   publishInSteps,
   type PublicFile,
   searchWithContainer
@@ -97,13 +98,7 @@ export const makeInstagramPublishing = (input: {
     findPublished: listRecent(c, request.item.content)
   })
 
-  const filesOf = (request: PublishRequest): Effect.Effect<ReadonlyArray<PublicFile>, PublishAnswer> =>
-    Effect.forEach(request.media, (m) =>
-      publicMedia.addressOf(m).pipe(
-        Effect.map((url): PublicFile => ({ url, video: m.type === "video" || m.mime.startsWith("video/") })),
-        Effect.mapError((e) => PublishAnswer.Rejected({ message: e.message, fix: "Upload the file again, attach it to the post, then retry." }))
-      )
-    )
+  const filesOf = (request: PublishRequest) => publicFilesOf(publicMedia, request)
 
   const planOf = (request: PublishRequest): ContainerPlan => {
     const story = request.channel.settings["post_type"] === "story"

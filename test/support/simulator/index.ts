@@ -6,6 +6,7 @@ import { instagramStandaloneModule } from "./instagramStandalone.js"
 import { linkedinModule } from "./linkedin.js"
 import { mastodonModule } from "./mastodon.js"
 import { telegramModule } from "./telegram.js"
+import { threadsModule } from "./threads.js"
 import { xModule } from "./x.js"
 
 /** Every simulated network: one server, a prefix each (test/support/simulator/core.ts). */
@@ -17,7 +18,8 @@ export const simulatedNetworks = [
   telegramModule,
   discordModule,
   instagramModule,
-  instagramStandaloneModule
+  instagramStandaloneModule,
+  threadsModule
 ] as const
 
 export const startSimulator = async (options: { readonly port?: number } = {}): Promise<Simulator & { readonly networks: ReadonlyArray<string> }> => {
@@ -47,7 +49,11 @@ export const simulatorEnv = (sim: Simulator): Record<string, string> => ({
   INSTAGRAM_STANDALONE_API_URL: sim.baseOf("instagram-standalone"),
   INSTAGRAM_STANDALONE_AUTH_URL: sim.baseOf("instagram-standalone"),
   INSTAGRAM_STANDALONE_CLIENT_ID: "sim-client",
-  INSTAGRAM_STANDALONE_CLIENT_SECRET: "sim-secret"
+  INSTAGRAM_STANDALONE_CLIENT_SECRET: "sim-secret",
+  THREADS_API_URL: sim.baseOf("threads"),
+  THREADS_AUTH_URL: sim.baseOf("threads"),
+  THREADS_CLIENT_ID: "sim-client",
+  THREADS_CLIENT_SECRET: "sim-secret"
 })
 
 /** Makes an account on a simulated network (POST /_sim/accounts/<network>): the admin CLI's `--credentials` for it. */
