@@ -178,5 +178,3 @@ export const insightsAnswer = (networkName: string, answer: NetworkAnswer): Stat
         )
       })
   })
-
-export { call as graphCall }

@@ -7,7 +7,7 @@ import { faultMatrix } from "../../support/faultMatrix.js"
 import { adapterDeps, buildAdapter, imageMedia, PNG, published, requestFor, run } from "../../support/networkHarness.js"
 import { startSimulatorCore, type Simulator } from "../../support/simulator/core.js"
 import { IG_DOWNLOAD_ERROR, instagramModule, seedInstagramAccount } from "../../support/simulator/instagram.js"
-import { containersOf, expireContainers } from "../../support/simulator/metaGraph.js"
+import { accountsOf, containersOf, expireContainers } from "../../support/simulator/metaGraph.js"
 
 /** Instagram through Facebook Login against the simulator's Graph API. */
 
@@ -179,6 +179,10 @@ describe("Instagram: publishing containers", () => {
     expect(held.retryAfterMs).toBe(15 * 60_000)
     expect(held.progress["containerId"]).toEqual(expect.any(String))
     expect(sim.postsOf("instagram").filter((p) => p.text === "over the cap")).toHaveLength(0)
+    // once the cap has room, the same container is published
+    accountsOf(sim).get(c.igUserId)!.cap = 2
+    const done = published(await run(adapter.publish(requestFor(c, { content: "over the cap", media: [one], progress: held.progress }))))
+    expect(sim.postsOf("instagram").find((p) => p.id === done.releaseId)?.extra["containerId"]).toBe(held.progress["containerId"])
   })
 
   it("a post without media is refused before anything is made", async () => {
