@@ -36,13 +36,15 @@ export interface ContainerStatus {
 export interface PublicFile {
   readonly url: string
   readonly video: boolean
+  /** The file's description for people using screen readers ("" when none). */
+  readonly alt: string
 }
 
 /** The item's files as signed public addresses the network fetches (publicMedia.addressOf). */
 export const publicFilesOf = (publicMedia: PublicMediaShape, request: PublishRequest): Effect.Effect<ReadonlyArray<PublicFile>, PublishAnswer> =>
   Effect.forEach(request.media, (m) =>
     publicMedia.addressOf(m).pipe(
-      Effect.map((url): PublicFile => ({ url, video: m.type === "video" || m.mime.startsWith("video/") })),
+      Effect.map((url): PublicFile => ({ url, video: m.type === "video" || m.mime.startsWith("video/"), alt: m.alt })),
       Effect.mapError((e) => PublishAnswer.Rejected({ message: e.message, fix: "Upload the file again, attach it to the post, then retry." }))
     )
   )

@@ -103,6 +103,8 @@ export const makeInstagramPublishing = (input: {
   const planOf = (request: PublishRequest): ContainerPlan => {
     const story = request.channel.settings["post_type"] === "story"
     const caption = request.item.content
+    // alt_text is taken for photos only (feed posts and carousel items)
+    const altOf = (file: PublicFile): Record<string, string> => (file.video || file.alt === "" ? {} : { alt_text: file.alt })
     const fileFields = (file: PublicFile): Record<string, string> => (file.video ? { video_url: file.url } : { image_url: file.url })
     return {
       files: Effect.flatMap(filesOf(request), (files) =>
@@ -123,10 +125,10 @@ export const makeInstagramPublishing = (input: {
             ? { media_type: "STORIES", ...fileFields(file) }
             : file.video
               ? { media_type: "REELS", video_url: file.url, caption }
-              : { image_url: file.url, caption },
+              : { image_url: file.url, caption, ...altOf(file) },
       child: (file): Record<string, string> => ({
         is_carousel_item: "true",
-        ...(file.video ? { media_type: "VIDEO", video_url: file.url } : { image_url: file.url })
+        ...(file.video ? { media_type: "VIDEO", video_url: file.url } : { image_url: file.url, ...altOf(file) })
       }),
       parent: (childIds) => ({ media_type: "CAROUSEL", children: childIds.join(","), caption })
     }

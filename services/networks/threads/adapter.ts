@@ -181,8 +181,10 @@ export const makeThreadsAdapterWith = (options: ThreadsOptions) =>
       const text = request.item.content
       // a follow-up replies to the item before it, so the replies read as a thread
       const reply: Record<string, string> = request.previousReleaseId === null ? {} : { reply_to_id: request.previousReleaseId }
-      const fileFields = (file: PublicFile): Record<string, string> =>
-        file.video ? { media_type: "VIDEO", video_url: file.url } : { media_type: "IMAGE", image_url: file.url }
+      const fileFields = (file: PublicFile): Record<string, string> => ({
+        ...(file.video ? { media_type: "VIDEO", video_url: file.url } : { media_type: "IMAGE", image_url: file.url }),
+        ...(file.alt === "" ? {} : { alt_text: file.alt })
+      })
       return {
         files: publicFilesOf(publicMedia, request),
         single: (file) => ({ ...(file === null ? { media_type: "TEXT" } : fileFields(file)), text, ...reply }),

@@ -215,7 +215,11 @@ export const makeContainer = async (
 export const filesOf = (core: SimCore, container: Container) => {
   const all = containersOf(core)
   const items = container.children.length > 0 ? container.children.map((id) => all.get(id)).filter((c) => c !== undefined) : [container]
-  return items.flatMap((c) => (c.file === null ? [] : [{ id: c.id, mime: c.file.mime, size: c.file.size }]))
+  return items.flatMap((c) =>
+    c.file === null
+      ? []
+      : [{ id: c.id, mime: c.file.mime, size: c.file.size, ...(c.params["alt_text"] === undefined ? {} : { alt: c.params["alt_text"] }) }]
+  )
 }
 
 /** Insights of a post as Graph gives them (`{data: [{name, period, values, title, id}]}`), made-up but steady numbers. */

@@ -123,6 +123,7 @@ describe("Instagram: publishing containers", () => {
     expect(byId(story.releaseId).extra["mediaType"]).toBe("STORIES")
     expect(byId(carousel.releaseId).extra["mediaType"]).toBe("CAROUSEL")
     expect(byId(carousel.releaseId).media.map((m) => m.mime)).toEqual(["image/png", "video/mp4", "image/png"])
+    expect(byId(carousel.releaseId).media.map((m) => m.alt)).toEqual(["First", undefined, "Second"])
   })
 
   it("a container still processing answers Pending; the next steps go on with the same container, never a second", async () => {

@@ -98,7 +98,7 @@ describe("Threads: publishing", () => {
     const photo = published(await run(adapter.publish(requestFor(c, { content: "a photo", media: [images[0]!] }))))
     const video = published(await run(adapter.publish(requestFor(c, { content: "a video", media: [clip] }))))
     const carousel = published(await run(adapter.publish(requestFor(c, { content: "twenty", media: images }))))
-    expect(held(photo.releaseId).media[0]?.mime).toBe("image/png")
+    expect(held(photo.releaseId).media[0]).toMatchObject({ mime: "image/png", alt: "Photo 0" })
     expect(held(video.releaseId).extra["mediaType"]).toBe("VIDEO")
     expect(held(carousel.releaseId).media).toHaveLength(20)
   })
