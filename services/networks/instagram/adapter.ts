@@ -202,7 +202,11 @@ export const makeInstagramAdapterWith = (options: InstagramOptions) =>
           })
         ),
       statistics: {
-        channel: () => noStatistics(NAME),
+        channel: (credentials) =>
+          Effect.flatMap(
+            Effect.option(credentialsOf(credentials)),
+            Option.match({ onNone: () => noStatistics(NAME), onSome: (c) => publishing.channelStatistics(c) })
+          ),
         post: (credentials, releaseId) =>
           Effect.flatMap(
             Effect.option(credentialsOf(credentials)),

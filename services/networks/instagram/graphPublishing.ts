@@ -1,5 +1,6 @@
 import { Effect, Option, Schema } from "effect"
-import { PublishAnswer, type PublishRequest, SearchAnswer, type Statistics } from "../adapter.js"
+import { PublishAnswer, type PublishRequest, SearchAnswer, type Statistics, Statistics as StatisticsAnswer } from "../adapter.js"
+import { metricToday } from "../adapterKit.js"
 import {
   type ContainerNetwork,
   type ContainerPlan,
@@ -34,6 +35,11 @@ const Status = Schema.Struct({
   status: Schema.optional(Schema.String)
 })
 const Permalink = Schema.Struct({ permalink: Schema.String })
+const AccountNumbers = Schema.Struct({
+  followers_count: Schema.optional(Schema.Number),
+  follows_count: Schema.optional(Schema.Number),
+  media_count: Schema.optional(Schema.Number)
+})
 const Limit = Schema.Struct({
   data: Schema.Array(
     Schema.Struct({
@@ -164,5 +170,23 @@ export const makeInstagramPublishing = (input: {
       insightsAnswer(name, answer)
     )
 
-  return { publish, publishFollowUp, search, postStatistics, classify }
+  /** The account's own numbers now (Instagram keeps no daily history of them for this app). */
+  const channelStatistics = (c: InstagramAccount): Effect.Effect<Statistics> =>
+    Effect.map(
+      graphGet(outbound, `${graph}/${encodeURIComponent(c.igUserId)}?fields=followers_count,follows_count,media_count`, c.accessToken),
+      (answer) =>
+        Option.match(readGraph(AccountNumbers, answer), {
+          onNone: () => StatisticsAnswer.Missing({ message: `${name} did not answer with the account's numbers.` }),
+          onSome: (n) =>
+            StatisticsAnswer.Metrics({
+              metrics: [
+                metricToday("Followers", n.followers_count ?? 0),
+                metricToday("Following", n.follows_count ?? 0),
+                metricToday("Posts", n.media_count ?? 0)
+              ]
+            })
+        })
+    )
+
+  return { publish, publishFollowUp, search, postStatistics, channelStatistics, classify }
 }

@@ -159,7 +159,11 @@ export const makeInstagramStandaloneAdapterWith = (options: InstagramStandaloneO
           })
         ),
       statistics: {
-        channel: () => noStatistics(NAME),
+        channel: (credentials) =>
+          Effect.flatMap(
+            Effect.option(credentialsOf(credentials)),
+            Option.match({ onNone: () => noStatistics(NAME), onSome: (c) => publishing.channelStatistics(c) })
+          ),
         post: (credentials, releaseId) =>
           Effect.flatMap(
             Effect.option(credentialsOf(credentials)),

@@ -220,6 +220,19 @@ export const makeThreadsAdapterWith = (options: ThreadsOptions) =>
         })
       )
 
+    /** The user's followers now (`threads_insights` with `followers_count`, a total). */
+    const channelStatistics = (credentials: Redacted.Redacted<Record<string, unknown>>): Effect.Effect<Statistics> =>
+      Effect.flatMap(
+        Effect.option(credentialsOf(credentials)),
+        Option.match({
+          onNone: () => noStatistics(NAME),
+          onSome: (c) =>
+            Effect.map(graphGet(outbound, `${user(c)}/threads_insights?metric=followers_count`, c.accessToken), (answer) =>
+              insightsAnswer(NAME, answer)
+            )
+        })
+      )
+
     const adapter: NetworkAdapter = {
       identifier: "threads",
       connect: {
@@ -246,7 +259,7 @@ export const makeThreadsAdapterWith = (options: ThreadsOptions) =>
       // replies are containers too: the same steps, with reply_to_id
       publishFollowUp: publish,
       search,
-      statistics: { channel: () => noStatistics(NAME), post: postStatistics },
+      statistics: { channel: channelStatistics, post: postStatistics },
       runTool: ({ methodName }) => unknownTool(methodName, NAME, []),
       classify
     }

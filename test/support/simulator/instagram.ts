@@ -75,6 +75,7 @@ export const instagramGraphRoutes =
             name: account.name,
             profile_picture_url: `https://scontent.cdninstagram.test/${account.id}.jpg`,
             followers_count: 120,
+            follows_count: 35,
             media_count: [...mediaOf(core).values()].filter((m) => m.owner === account.id && m.replyTo === null).length
           }
         }

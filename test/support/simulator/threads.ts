@@ -103,6 +103,25 @@ const handle = async (request: SimRequest, core: SimCore): Promise<SimResponse |
           threads_profile_picture_url: `https://scontent.cdnthreads.test/${account.id}.jpg`
         }
       }
+    if (request.method === "GET" && second === "threads_insights") {
+      if (params["metric"] !== "followers_count")
+        return graphError(400, "(#100) metric must be one of views, likes, replies, reposts, quotes, followers_count", 100)
+      return {
+        status: 200,
+        body: {
+          data: [
+            {
+              name: "followers_count",
+              period: "day",
+              title: "Followers",
+              description: "Followers of the profile",
+              total_value: { value: 42 },
+              id: `${account.id}/insights/followers_count/day`
+            }
+          ]
+        }
+      }
+    }
     if (request.method === "GET" && second === "threads_publishing_limit")
       return { status: 200, body: { data: [{ quota_usage: usageOf(account), config: { quota_total: account.cap, quota_duration: 86400 } }] } }
     if (request.method === "GET" && (second === "threads" || second === "replies")) {

@@ -229,11 +229,17 @@ describe("Instagram: search, statistics", () => {
     })
   })
 
-  it("post statistics from the media's insights", async () => {
+  it("post statistics from the media's insights, the account's numbers for the channel", async () => {
     const c = account()
     const root = published(await run(adapter.publish(requestFor(c, { content: "stats", media: [one] }))))
     const stats = await run(adapter.statistics.post(Redacted.make(c), root.releaseId))
     expect(stats._tag === "Metrics" && stats.metrics.map((m) => m.label)).toEqual(["Likes", "Comments", "Reach", "Saved"])
+    const numbers = await run(adapter.statistics.channel(Redacted.make(c), 7))
+    expect(numbers._tag === "Metrics" && numbers.metrics.map((m) => [m.label, m.data[0]?.total])).toEqual([
+      ["Followers", 120],
+      ["Following", 35],
+      ["Posts", 1]
+    ])
   })
 })
 

@@ -155,6 +155,8 @@ describe("Threads: search, statistics", () => {
     const root = published(await run(adapter.publish(requestFor(c, { content: "stats thread" }))))
     const stats = await run(adapter.statistics.post(Redacted.make(c), root.releaseId))
     expect(stats._tag === "Metrics" && stats.metrics.map((m) => m.label)).toEqual(["Views", "Likes", "Replies", "Reposts", "Quotes"])
+    const followers = await run(adapter.statistics.channel(Redacted.make(c), 7))
+    expect(followers._tag === "Metrics" && followers.metrics.map((m) => [m.label, m.data[0]?.total])).toEqual([["Followers", 42]])
   })
 })
 
