@@ -134,7 +134,21 @@ export const publishInSteps = (net: ContainerNetwork, plan: ContainerPlan, progr
             break
         }
       }
-      const parent = yield* made(yield* net.create(plan.parent(childIds)), "making the carousel")
+      // the items are ready: a carousel that cannot be made now is made from them later, never from new items
+      const parent = yield* made(yield* net.create(plan.parent(childIds)), "making the carousel").pipe(
+        Effect.catchAll((why) =>
+          why._tag === "FailedBeforeSending" || why._tag === "RateLimited"
+            ? Effect.fail(
+                pending(
+                  p,
+                  `${net.name} did not make the carousel yet; trying again`,
+                  "processing",
+                  why._tag === "RateLimited" ? why.retryAfterMs : PROCESSING_WAIT_MS
+                )
+              )
+            : Effect.fail(why)
+        )
+      )
       return yield* container({ phase: "container", containerId: parent, childIds }, restarted)
     })
 
