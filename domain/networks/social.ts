@@ -121,13 +121,13 @@ export const threads: Network = {
   maxLength: 500,
   counting: "characters",
   needs: null,
-  maxMedia: 10,
+  maxMedia: 20,
   comments: true,
   connect: "link",
-  serverKeys: ["THREADS_APP_ID", "THREADS_APP_SECRET"],
+  serverKeys: ["THREADS_CLIENT_ID", "THREADS_CLIENT_SECRET"],
   settings: [],
   tools: [],
-  rules: "Up to 500 characters. Up to 10 photos or videos (a carousel). Follow-up comments work."
+  rules: "Up to 500 characters. Text alone, or up to 20 photos or videos (a carousel). Follow-up comments work (replies in the thread)."
 }
 
 export const gmb: Network = {

@@ -20,7 +20,7 @@ export const instagram: Network = {
   maxMedia: 10,
   comments: true,
   connect: "link",
-  serverKeys: ["FACEBOOK_APP_ID", "FACEBOOK_APP_SECRET"],
+  serverKeys: ["INSTAGRAM_CLIENT_ID", "INSTAGRAM_CLIENT_SECRET"],
   settings: [postType],
   tools: [],
   rules:
@@ -37,7 +37,7 @@ export const instagramStandalone: Network = {
   maxMedia: 10,
   comments: true,
   connect: "link",
-  serverKeys: ["INSTAGRAM_APP_ID", "INSTAGRAM_APP_SECRET"],
+  serverKeys: ["INSTAGRAM_STANDALONE_CLIENT_ID", "INSTAGRAM_STANDALONE_CLIENT_SECRET"],
   settings: [],
   tools: [],
   rules: "Up to 2200 characters. Needs at least 1 photo or video; up to 10 make a carousel. Follow-up comments work."

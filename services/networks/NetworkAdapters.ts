@@ -12,12 +12,15 @@ import { NetworkDepsLive } from "./networkDeps.js"
 import { makeBlueskyAdapter } from "./bluesky/adapter.js"
 import { makeDiscordAdapter } from "./discord/adapter.js"
 import { makeGmbAdapter } from "./gmb/adapter.js"
+import { makeInstagramAdapter } from "./instagram/adapter.js"
+import { makeInstagramStandaloneAdapter } from "./instagram/standaloneAdapter.js"
 import { makeLinkedInAdapter } from "./linkedin/adapter.js"
 import { makeMastodonAdapter } from "./mastodon/adapter.js"
 import { makePinterestAdapter } from "./pinterest/adapter.js"
 import { makeRedditAdapter } from "./reddit/adapter.js"
 import { makeTelegramAdapter } from "./telegram/adapter.js"
 import { makeTikTokAdapter } from "./tiktok/adapter.js"
+import { makeThreadsAdapter } from "./threads/adapter.js"
 import { makeXAdapter } from "./x/adapter.js"
 import { makeYouTubeAdapter } from "./youtube/adapter.js"
 
@@ -44,7 +47,10 @@ const allAdapters = Effect.all([
   makeYouTubeAdapter,
   makePinterestAdapter,
   makeRedditAdapter,
-  makeGmbAdapter
+  makeGmbAdapter,
+  makeInstagramAdapter,
+  makeInstagramStandaloneAdapter,
+  makeThreadsAdapter
 ])
 
 /** The adapters' dependencies in a process: OUTBOUND_ALLOW's outbound client, media storage, app registrations. */

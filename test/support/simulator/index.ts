@@ -2,12 +2,15 @@ import { blueskyModule } from "./bluesky.js"
 import { startSimulatorCore, type Simulator } from "./core.js"
 import { discordModule } from "./discord.js"
 import { gmbModule } from "./gmb.js"
+import { instagramModule } from "./instagram.js"
+import { instagramStandaloneModule } from "./instagramStandalone.js"
 import { linkedinModule } from "./linkedin.js"
 import { mastodonModule } from "./mastodon.js"
 import { pinterestModule } from "./pinterest.js"
 import { redditModule } from "./reddit.js"
 import { telegramModule } from "./telegram.js"
 import { tiktokModule } from "./tiktok.js"
+import { threadsModule } from "./threads.js"
 import { xModule } from "./x.js"
 import { youtubeModule } from "./youtube.js"
 
@@ -23,7 +26,10 @@ export const simulatedNetworks = [
   youtubeModule,
   pinterestModule,
   redditModule,
-  gmbModule
+  gmbModule,
+  instagramModule,
+  instagramStandaloneModule,
+  threadsModule
 ] as const
 
 export const startSimulator = async (options: { readonly port?: number } = {}): Promise<Simulator & { readonly networks: ReadonlyArray<string> }> => {
@@ -65,7 +71,19 @@ export const simulatorEnv = (sim: Simulator): Record<string, string> => ({
   GMB_API_URL: sim.baseOf("gmb"),
   GMB_AUTH_URL: sim.baseOf("gmb"),
   GMB_CLIENT_ID: "sim-client",
-  GMB_CLIENT_SECRET: "sim-secret"
+  GMB_CLIENT_SECRET: "sim-secret",
+  INSTAGRAM_API_URL: sim.baseOf("instagram"),
+  INSTAGRAM_AUTH_URL: sim.baseOf("instagram"),
+  INSTAGRAM_CLIENT_ID: "sim-client",
+  INSTAGRAM_CLIENT_SECRET: "sim-secret",
+  INSTAGRAM_STANDALONE_API_URL: sim.baseOf("instagram-standalone"),
+  INSTAGRAM_STANDALONE_AUTH_URL: sim.baseOf("instagram-standalone"),
+  INSTAGRAM_STANDALONE_CLIENT_ID: "sim-client",
+  INSTAGRAM_STANDALONE_CLIENT_SECRET: "sim-secret",
+  THREADS_API_URL: sim.baseOf("threads"),
+  THREADS_AUTH_URL: sim.baseOf("threads"),
+  THREADS_CLIENT_ID: "sim-client",
+  THREADS_CLIENT_SECRET: "sim-secret"
 })
 
 /** Makes an account on a simulated network (POST /_sim/accounts/<network>): the admin CLI's `--credentials` for it. */
