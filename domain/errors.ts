@@ -230,6 +230,12 @@ export const Errors = {
   /** 400 from the media library: a refused file or address, with what to do. */
   mediaRefused: (message: string, fix?: string) => make(MediaRefused, message, fix !== undefined ? { fix } : {}),
   webhookNotFound: () => make(WebhookNotFound, Messages.webhookNotFound),
+  /** POST /posts with a planId whose body, channels or rules are no longer what the preview saw. */
+  planChanged: (what: string) =>
+    make(ChangedMeanwhile, `The post changed since its preview: ${what}.`, {
+      fix: "Preview it again (POST /public/v1/posts/preview), check the answer, then post with the new planId.",
+      code: "plan_changed"
+    }),
   /** A webhook's delivery that is not there (its 404 has the webhook's error type). */
   deliveryNotFound: () => make(WebhookNotFound, Messages.deliveryNotFound)
 } as const

@@ -143,3 +143,42 @@ export const PostAttempt = Schema.Struct({
   calls: Schema.Array(AttemptCall)
 }).annotations({ identifier: "PostAttempt" })
 export type PostAttempt = typeof PostAttempt.Type
+
+/** POST /posts/preview: what each channel's network will receive, and the planId that commits exactly that. */
+export const PostPreview = Schema.Struct({
+  planId: Schema.String.annotations({
+    description: "Send it with the same body to POST /posts: it publishes this plan or answers 409 naming what changed"
+  }),
+  channels: Schema.Array(
+    Schema.Struct({
+      channelId: Schema.String,
+      channelName: Schema.String,
+      network: Schema.String,
+      items: Schema.Array(
+        Schema.Struct({
+          content: Schema.String.annotations({ description: "The text as the network receives it (short links shown with a placeholder code)" }),
+          length: Schema.Number.annotations({ description: "As the network counts it" }),
+          maxLength: Schema.Number,
+          media: Schema.Array(
+            Schema.Struct({
+              id: Schema.NullOr(Schema.String),
+              path: Schema.NullOr(Schema.String),
+              name: Schema.NullOr(Schema.String),
+              type: Schema.NullOr(Schema.String),
+              size: Schema.NullOr(Schema.Number)
+            })
+          )
+        })
+      ),
+      settings: Schema.Record({ key: Schema.String, value: Schema.Unknown }),
+      preparation: Schema.Array(Schema.String).annotations({
+        description: "What preparation will do to the files, one line per file that gets a rendition"
+      }),
+      problems: Schema.Array(Schema.Struct({ message: Schema.String })).annotations({
+        description: "What POST /posts would refuse, with its messages"
+      }),
+      warnings: Schema.Array(Schema.Struct({ message: Schema.String })).annotations({ description: "What is close to a limit" })
+    })
+  )
+}).annotations({ identifier: "PostPreview" })
+export type PostPreview = typeof PostPreview.Type

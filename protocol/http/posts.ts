@@ -20,7 +20,7 @@ import {
   RuleViolations,
   TooManyRequests
 } from "./errors.js"
-import { CreatedPostRow, PostAttempt, PostRow, WholePost } from "./postResources.js"
+import { CreatedPostRow, PostAttempt, PostPreview, PostRow, WholePost } from "./postResources.js"
 import { Authentication } from "./security.js"
 
 /**
@@ -79,6 +79,25 @@ export const PostsApi = HttpApiGroup.make("posts")
       .addError(ChangedMeanwhile)
       .addError(TooManyRequests)
       .annotate(OpenApi.Summary, "Create or edit posts")
+  )
+  .add(
+    HttpApiEndpoint.post("previewPost", "/posts/preview")
+      .setPayload(PostsBodyDoc)
+      .addSuccess(PostPreview)
+      .addError(InvalidRequest)
+      .addError(InvalidJson)
+      .addError(InvalidId)
+      .addError(InvalidDate)
+      .addError(ChannelNotFound)
+      .annotate(OpenApi.Summary, "Preview a post, per channel")
+      .annotate(
+        OpenApi.Description,
+        "Takes the body POST /posts takes and saves nothing. Answers, per channel, the items its network will receive " +
+          "after every rule (text as the network counts it, short links, files and what preparation will do to them, " +
+          "settings resolved), the problems POST /posts would refuse it for (same messages; still 200), warnings close " +
+          "to a limit, and a planId: POST /posts with the same body and `planId` publishes exactly this plan or answers " +
+          "409 naming what changed (the body, a channel, a network's rules). A planId is valid one hour."
+      )
   )
   .add(
     HttpApiEndpoint.get("getPost", "/posts/:id")

@@ -20,6 +20,7 @@ import { IdempotencyRepo } from "./idempotencyRepo.js"
 import { PostsReadRepo } from "./postsReadRepo.js"
 import { decodeSettings, decodeStoredMedia } from "./rows.js"
 import { attemptResource } from "./render.js"
+import { makePreviews } from "./previews.js"
 import { withSpan } from "../platform/tracing.js"
 
 /**
@@ -37,6 +38,7 @@ export class Posts extends Effect.Service<Posts>()("posts/Posts", {
     const mediaRepo = yield* MediaRepo
     const library = yield* MediaLibrary
     const idempotency = yield* IdempotencyRepo
+    const previews = yield* makePreviews
     const principal = CurrentPrincipal
 
     /** GET /posts: one row per channel in the range (default 30 days back to 30 ahead), oldest first. */
@@ -104,6 +106,15 @@ export class Posts extends Effect.Service<Posts>()("posts/Posts", {
       return Object.fromEntries([...own, ...imported])
     })
 
+    /** POST /posts/preview: what each channel's network will receive, and the planId to commit it; saves nothing. */
+    const preview = (body: unknown) =>
+      Effect.flatMap(principal, ({ workspaceId }) => previews.preview(workspaceId, body)).pipe(
+        Effect.provideService(SqlClient.SqlClient, sql),
+        storageDefects,
+        withSpan("Posts.preview"),
+        policyRequire("posts.write")
+      )
+
     /** POST /posts (both body forms), with the optional Idempotency-Key; MCP passes its creationMethod `mcp`. */
     const create = (body: unknown, idempotencyKey: string | null, defaultCreationMethod?: "mcp") =>
       createPosts(body, idempotencyKey, defaultCreationMethod).pipe(withSpan("Posts.create"), policyRequire("posts.write"))
@@ -111,6 +122,8 @@ export class Posts extends Effect.Service<Posts>()("posts/Posts", {
     // made once, not per request (docs/performance.md, "Generator functions made once")
     const createPosts = Effect.fnUntraced(function* (body: unknown, idempotencyKey: string | null, defaultCreationMethod: "mcp" | undefined) {
       const { workspaceId } = yield* principal
+      // with a planId: only while the body, its channels and their rules are what the preview saw
+      yield* previews.checkPlan(workspaceId, body).pipe(storageDefects)
       const byPath = yield* mediaByPath(workspaceId, body, idempotencyKey)
       return yield* send(
         new CreatePosts({
@@ -178,7 +191,7 @@ export class Posts extends Effect.Service<Posts>()("posts/Posts", {
     const linkRelease = (id: PostRef, releaseId: string, releaseUrl: string | null) =>
       send(new LinkRelease({ postId: id, releaseId, releaseUrl })).pipe(withSpan("Posts.linkRelease"), policyRequire("posts.write"))
 
-    return { list, get, create, move, setStatus, setSettings, remove, review, missing, retry, linkRelease, attempts }
+    return { list, get, create, preview, move, setStatus, setSettings, remove, review, missing, retry, linkRelease, attempts }
   }),
   dependencies: [PostsReadRepo.Live, ActorClientLive, NetworkAdapters.Default, MediaRepo.Live, MediaLibrary.Default, IdempotencyRepo.Live]
 }) {}

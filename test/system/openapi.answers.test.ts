@@ -230,6 +230,17 @@ describe("real answers of every served endpoint validate against the served docu
         { integration: { id: other }, value: [{ content: "Hi" }] }
       ]
     }
+    check("post", "/posts/preview", await api.post("/public/v1/posts/preview", body))
+    check(
+      "post",
+      "/posts/preview",
+      await api.post("/public/v1/posts/preview", { posts: [{ integration: { id: channel }, value: [{ content: "x".repeat(501) }] }] })
+    )
+    check(
+      "post",
+      "/posts/preview",
+      await api.post("/public/v1/posts/preview", { posts: [{ integration: { id: NO_SUCH }, value: [{ content: "x" }] }] })
+    )
     const first = await api.post("/public/v1/posts", body, { "idempotency-key": "k-1" })
     check("post", "/posts", first)
     const replayed = await api.post("/public/v1/posts", body, { "idempotency-key": "k-1" })
@@ -382,7 +393,7 @@ describe("real answers of every served endpoint validate against the served docu
       Object.keys(item).map((method) => `${method.toUpperCase()} ${path.replace(/^\/public\/v1/, "")}`)
     )
     // the 28 endpoints of the spec and the event log beyond it (docs/api.md, "Beyond the reference API")
-    expect(operations.length).toBe(28 + 2)
+    expect(operations.length).toBe(28 + 3)
     const missing = operations.flatMap((op) => [
       ...([...validated].some((v) => v === `${op} 200`) ? [] : [`${op} 200`]),
       ...([...validated].some((v) => v.startsWith(`${op} 4`)) ? [] : [`${op} 4xx`])

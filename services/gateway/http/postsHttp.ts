@@ -23,6 +23,11 @@ export const PostsHttpLive = HttpApiBuilder.group(PublicApi, "posts", (handlers)
     return handlers
       .handle("listPosts", ({ urlParams }) => posts.list(urlParams).pipe(authorize("posts.read")))
       .handleRaw("createPosts", ({ headers }) => createPosts(headers["idempotency-key"] ?? null))
+      .handleRaw("previewPost", () =>
+        Effect.flatMap(readJsonBody, (body) => posts.preview(body).pipe(authorize("posts.write"))).pipe(
+          Effect.map((p) => HttpServerResponse.unsafeJson(p))
+        )
+      )
       .handle("getPost", ({ path }) => posts.get(PostRef.make(path.id)).pipe(authorize("posts.read")))
       .handle("retryPost", ({ path }) => posts.retry(PostRef.make(path.id)).pipe(authorize("posts.write")))
       .handle("linkRelease", ({ path, payload }) =>

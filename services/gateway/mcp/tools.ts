@@ -6,7 +6,7 @@ import { FullPostBody, isSimplePostBody, SettingsObject, SimplePostBody } from "
 import { Channel, Customer, IntegrationSettings, TriggerPayload } from "../../../protocol/http/account.js"
 import { MediaItem, UploadFromUrlPayload } from "../../../protocol/http/media.js"
 import { NetworkItem, NetworkRules, Notification } from "../../../protocol/http/networks.js"
-import { CreatedPostRow, PostAttempt, PostRow, WholePost } from "../../../protocol/http/postResources.js"
+import { CreatedPostRow, PostAttempt, PostPreview, PostRow, WholePost } from "../../../protocol/http/postResources.js"
 import { StatisticsMetric, StatisticsMissing, type StatisticsAnswer } from "../../../protocol/http/analytics.js"
 import { FreeSlot } from "../../../protocol/http/slots.js"
 import { EventsPage } from "../../../protocol/http/events.js"
@@ -219,6 +219,21 @@ const toolList = [
     inputJsonSchema: postBodyJsonSchema({}),
     output: PostsWritten,
     run: writePost
+  }),
+  defineTool({
+    name: "preview_post",
+    title: "Preview a post",
+    description: postBodyDescription(
+      "Saves nothing: answers, per channel, exactly what its network will receive (text as the network counts it, " +
+        "short links, files and their preparation, settings), the problems create_post would refuse it for, warnings " +
+        "close to a limit, and a planId. Call create_post with the same body plus planId to publish exactly that plan; " +
+        "it is refused (409, naming what changed) if a channel, a rule or the body changed meanwhile."
+    ),
+    annotations: readOnly,
+    input: postArgs({}),
+    inputJsonSchema: postBodyJsonSchema({}),
+    output: PostPreview,
+    run: ({ body }) => Effect.flatMap(Posts, (posts) => posts.preview(body)).pipe(authorize("posts.write"))
   }),
   defineTool({
     name: "edit_post",
