@@ -100,7 +100,7 @@ export const facebook: Network = {
   maxMedia: 10,
   comments: true,
   connect: "link",
-  serverKeys: ["FACEBOOK_APP_ID", "FACEBOOK_APP_SECRET"],
+  serverKeys: ["FACEBOOK_CLIENT_ID", "FACEBOOK_CLIENT_SECRET"],
   settings: [
     {
       key: "post_type",

@@ -11,6 +11,7 @@ import { OutboundHttpLive } from "../platform/outbound/outboundHttp.js"
 import { NetworkDepsLive } from "./networkDeps.js"
 import { makeBlueskyAdapter } from "./bluesky/adapter.js"
 import { makeDiscordAdapter } from "./discord/adapter.js"
+import { makeFacebookAdapter } from "./facebook/adapter.js"
 import { makeLinkedInAdapter } from "./linkedin/adapter.js"
 import { makeMastodonAdapter } from "./mastodon/adapter.js"
 import { makeTelegramAdapter } from "./telegram/adapter.js"
@@ -34,7 +35,8 @@ const allAdapters = Effect.all([
   makeXAdapter,
   makeLinkedInAdapter,
   makeTelegramAdapter,
-  makeDiscordAdapter
+  makeDiscordAdapter,
+  makeFacebookAdapter
 ])
 
 /** The adapters' dependencies in a process: OUTBOUND_ALLOW's outbound client, media storage, app registrations. */
