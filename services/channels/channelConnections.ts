@@ -6,7 +6,15 @@ import type { Connected } from "../networks/adapter.js"
 import { sealCredentials } from "../networks/credentials.js"
 import { AppConfig } from "../platform/config.js"
 import { withSpan } from "../platform/tracing.js"
-import { countConnectedChannels, insertChannel, writeReconnection, writeSameAccountConnection } from "../repos/channelsRepo.js"
+import {
+  countConnectedChannels,
+  findChannelForChoice,
+  insertChannel,
+  removeInBetweenChannel,
+  writeInBetweenReconnection,
+  writeReconnection,
+  writeSameAccountConnection
+} from "../repos/channelsRepo.js"
 import { findPlan } from "../repos/workspacesRepo.js"
 
 /** The channel to reconnect is gone, or it belongs to another account of the network. */
@@ -23,6 +31,8 @@ const profileSlug = (text: string) =>
  * sealed with SECRET_KEY, the name, handle and picture the network gave. Reconnecting
  * (`refresh`) updates that channel and clears refreshNeeded; connecting an account the
  * workspace has already connected updates its channel instead of adding a second one.
+ * A connection that answers several choices (pages, organizations, locations) is saved
+ * `inBetweenSteps` with the sign-in's credentials and no account yet (saveChoice finishes it).
  */
 export const saveConnection = (input: {
   readonly workspaceId: string
@@ -46,8 +56,17 @@ export const saveConnection = (input: {
       accountId: connected.profile.accountId,
       defaultSettings: JSON.stringify(connected.defaultSettings ?? {})
     }
+    const choosing = (connected.choices?.length ?? 0) > 1
     return yield* sql.withTransaction(
       Effect.gen(function* () {
+        if (choosing && input.refreshChannelId !== null) {
+          const held = yield* writeInBetweenReconnection(
+            { workspaceId: input.workspaceId, network: input.network, channelId: input.refreshChannelId },
+            fields.credentials
+          )
+          if (Option.isNone(held)) return yield* new ReconnectRefused({ message: "This channel was removed. Connect a new channel." })
+          return { channelId: held.value, created: false }
+        }
         if (input.refreshChannelId !== null) {
           const reconnected = yield* writeReconnection(
             { workspaceId: input.workspaceId, network: input.network, channelId: input.refreshChannelId },
@@ -61,7 +80,10 @@ export const saveConnection = (input: {
           }
           return { channelId: reconnected.value, created: false }
         }
-        const same = yield* writeSameAccountConnection({ workspaceId: input.workspaceId, network: input.network }, fields)
+        // the account is not known until the choice: no "same account" channel to update yet
+        const same = choosing
+          ? Option.none<string>()
+          : yield* writeSameAccountConnection({ workspaceId: input.workspaceId, network: input.network }, fields)
         if (Option.isSome(same)) return { channelId: same.value, created: false }
         // a new channel: within the plan's limit (the workspace row locked, so two at once cannot both pass)
         const overLimit = yield* channelLimitReached(input.workspaceId, true)
@@ -76,7 +98,7 @@ export const saveConnection = (input: {
           profile: fields.profile,
           picture: fields.picture,
           credentials: fields.credentials,
-          accountId: fields.accountId,
+          ...(choosing ? { inBetweenSteps: true } : { accountId: fields.accountId }),
           defaultSettings: fields.defaultSettings,
           postingTimes: [...input.postingTimes]
         })
@@ -84,6 +106,52 @@ export const saveConnection = (input: {
       })
     )
   }).pipe(withSpan("channels.saveConnection"))
+
+/**
+ * The person chose the page, organization or location of a channel saved `inBetweenSteps`:
+ * its credentials and profile, and the channel usable again. When the workspace already has
+ * a channel of that account, that channel takes the connection and the one saved at sign-in
+ * goes; a reconnected channel must keep its own account.
+ */
+export const saveChoice = (input: {
+  readonly workspaceId: string
+  readonly network: string
+  readonly channelId: string
+  readonly connected: Connected
+}) =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const { secretKey } = yield* AppConfig
+    const { connected } = input
+    const fields = {
+      credentials: sealCredentials(secretKey, connected.credentials),
+      name: connected.profile.name,
+      profile: profileSlug(connected.profile.profile),
+      picture: connected.profile.picture,
+      accountId: connected.profile.accountId,
+      defaultSettings: JSON.stringify(connected.defaultSettings ?? {})
+    }
+    const key = { workspaceId: input.workspaceId, network: input.network, channelId: input.channelId }
+    return yield* sql.withTransaction(
+      Effect.gen(function* () {
+        const row = yield* findChannelForChoice(key)
+        if (Option.isNone(row)) return yield* new ReconnectRefused({ message: "This channel was removed. Connect a new channel." })
+        if (row.value.accountId === null) {
+          const same = yield* writeSameAccountConnection({ workspaceId: input.workspaceId, network: input.network }, fields)
+          if (Option.isSome(same)) {
+            yield* removeInBetweenChannel(input.channelId)
+            return { channelId: same.value }
+          }
+        }
+        const written = yield* writeReconnection(key, fields)
+        if (Option.isNone(written))
+          return yield* new ReconnectRefused({
+            message: "This channel is connected to another page or account. Choose the channel's own, or connect a new channel."
+          })
+        return { channelId: written.value }
+      })
+    )
+  }).pipe(withSpan("channels.saveChoice"))
 
 /**
  * 402 (domain/plans.ts) when one more channel would exceed the workspace's plan. `lock`

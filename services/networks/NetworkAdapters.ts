@@ -13,6 +13,7 @@ import { makeBlueskyAdapter } from "./bluesky/adapter.js"
 import { makeDiscordAdapter } from "./discord/adapter.js"
 import { makeFacebookAdapter } from "./facebook/adapter.js"
 import { makeLinkedInAdapter } from "./linkedin/adapter.js"
+import { makeLinkedInPageAdapter } from "./linkedin/pageAdapter.js"
 import { makeMastodonAdapter } from "./mastodon/adapter.js"
 import { makeTelegramAdapter } from "./telegram/adapter.js"
 import { makeXAdapter } from "./x/adapter.js"
@@ -36,7 +37,8 @@ const allAdapters = Effect.all([
   makeLinkedInAdapter,
   makeTelegramAdapter,
   makeDiscordAdapter,
-  makeFacebookAdapter
+  makeFacebookAdapter,
+  makeLinkedInPageAdapter
 ])
 
 /** The adapters' dependencies in a process: OUTBOUND_ALLOW's outbound client, media storage, app registrations. */

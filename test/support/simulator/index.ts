@@ -2,13 +2,22 @@ import { blueskyModule } from "./bluesky.js"
 import { startSimulatorCore, type Simulator } from "./core.js"
 import { discordModule } from "./discord.js"
 import { facebookModule } from "./facebook.js"
-import { linkedinModule } from "./linkedin.js"
+import { linkedinModule, linkedinPageModule } from "./linkedin.js"
 import { mastodonModule } from "./mastodon.js"
 import { telegramModule } from "./telegram.js"
 import { xModule } from "./x.js"
 
 /** Every simulated network: one server, a prefix each (test/support/simulator/core.ts). */
-export const simulatedNetworks = [mastodonModule, blueskyModule, xModule, linkedinModule, telegramModule, discordModule, facebookModule] as const
+export const simulatedNetworks = [
+  mastodonModule,
+  blueskyModule,
+  xModule,
+  linkedinModule,
+  telegramModule,
+  discordModule,
+  facebookModule,
+  linkedinPageModule
+] as const
 
 export const startSimulator = async (options: { readonly port?: number } = {}): Promise<Simulator & { readonly networks: ReadonlyArray<string> }> => {
   const sim = await startSimulatorCore(simulatedNetworks, options)
@@ -33,7 +42,10 @@ export const simulatorEnv = (sim: Simulator): Record<string, string> => ({
   FACEBOOK_API_URL: sim.baseOf("facebook"),
   FACEBOOK_AUTH_URL: sim.baseOf("facebook"),
   FACEBOOK_CLIENT_ID: "sim-client",
-  FACEBOOK_CLIENT_SECRET: "sim-secret"
+  FACEBOOK_CLIENT_SECRET: "sim-secret",
+  LINKEDIN_PAGE_API_URL: sim.baseOf("linkedin-page"),
+  LINKEDIN_PAGE_CLIENT_ID: "sim-client",
+  LINKEDIN_PAGE_CLIENT_SECRET: "sim-secret"
 })
 
 /** Makes an account on a simulated network (POST /_sim/accounts/<network>): the admin CLI's `--credentials` for it. */
