@@ -58,6 +58,16 @@ const VideoState = Schema.Struct({
   permalink_url: Schema.optional(Schema.String)
 })
 const VideoProgress = Schema.Struct({ videoId: Schema.String })
+const PageVideos = Schema.Struct({
+  data: Schema.Array(
+    Schema.Struct({
+      id: Schema.String,
+      description: Schema.optional(Schema.String),
+      status: Schema.optional(Schema.Struct({ video_status: Schema.String })),
+      permalink_url: Schema.optional(Schema.String)
+    })
+  )
+})
 const Posts = Schema.Struct({
   data: Schema.Array(Schema.Struct({ id: Schema.String, message: Schema.optional(Schema.String), permalink_url: Schema.optional(Schema.String) }))
 })
@@ -280,6 +290,21 @@ export const makeFacebookAdapterWith = (options: FacebookOptions) =>
         })
       )
 
+    /** A video whose answer was lost: the page's videos by description (one still processing is continued, never sent again). */
+    const searchVideos = (c: PageCredentials, content: string) =>
+      Effect.gen(function* () {
+        const answer = yield* get(`/${c.pageId}/videos`, c.accessToken, { fields: "id,description,status,permalink_url", limit: "25" })
+        const videos = read(PageVideos, answer)
+        if (Option.isNone(videos))
+          return SearchAnswer.CannotTell({ reason: answer._tag === "Failed" ? answer.error._tag : graphReason(answer.response) })
+        const found = videos.value.data.find((v) => sameText(v.description ?? "", content))
+        if (found === undefined) return SearchAnswer.NotFound()
+        const status = found.status?.video_status ?? "ready"
+        if (status === "ready" || status === "published")
+          return SearchAnswer.Found({ releaseId: found.id, releaseUrl: found.permalink_url ?? facebookUrl(found.id) })
+        return status === "error" || status === "expired" ? SearchAnswer.NotFound() : SearchAnswer.Unfinished({ progress: { videoId: found.id } })
+      })
+
     const search = (request: PublishRequest) =>
       Effect.gen(function* () {
         const c = Schema.decodeUnknownOption(PageCredentials)(Redacted.value(request.channel.credentials))
@@ -291,6 +316,8 @@ export const makeFacebookAdapterWith = (options: FacebookOptions) =>
           if (state._tag === "Pending") return SearchAnswer.Unfinished({ progress: state.progress })
           return SearchAnswer.NotFound()
         }
+        const video = request.media.find(isVideo)
+        if (video !== undefined && request.item.position === 0) return yield* searchVideos(c.value, request.item.content)
         const isComment = request.item.position > 0
         const path = isComment ? `/${request.rootReleaseId ?? request.previousReleaseId ?? ""}/comments` : `/${c.value.pageId}/published_posts`
         const answer = yield* get(path, c.value.accessToken, { fields: isComment ? "id,message" : "id,message,permalink_url", limit: "25" })

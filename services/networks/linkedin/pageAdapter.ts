@@ -6,6 +6,7 @@ import {
   type Credentials,
   type NetworkAdapter,
   type NetworkAnswer,
+  PublishAnswer,
   type PublishRequest,
   Refresh,
   SearchAnswer,
@@ -170,6 +171,13 @@ export const makeLinkedInPageAdapterWith = (options: LinkedInOptions) =>
       return { ...request, channel: { ...request.channel, credentials: Redacted.make({ ...c, author }) } }
     }
 
+    const hasOrganization = (request: PublishRequest) =>
+      Option.isSome(Schema.decodeUnknownOption(PageStored)(Redacted.value(request.channel.credentials)))
+    const chooseFirst = PublishAnswer.Rejected({
+      message: "This LinkedIn Page channel has no organization chosen yet.",
+      fix: "Reconnect the channel and choose the LinkedIn Page it posts to, then retry the post."
+    })
+
     const refresh = (credentials: Redacted.Redacted<Credentials>) =>
       Effect.gen(function* () {
         const tokens = Schema.decodeUnknownOption(Tokens)(Redacted.value(credentials))
@@ -242,8 +250,8 @@ export const makeLinkedInPageAdapterWith = (options: LinkedInOptions) =>
       verify,
       choose,
       refresh,
-      publish: (request) => member.publish(asMember(request)),
-      publishFollowUp: (request) => member.publishFollowUp(asMember(request)),
+      publish: (request) => (hasOrganization(request) ? member.publish(asMember(request)) : Effect.succeed(chooseFirst)),
+      publishFollowUp: (request) => (hasOrganization(request) ? member.publishFollowUp(asMember(request)) : Effect.succeed(chooseFirst)),
       search,
       // LinkedIn keeps share statistics for the past 12 months (lifetime totals here)
       statistics: { longestRangeDays: 365, channel: (credentials) => shareStatistics(credentials, null), post: shareStatistics },

@@ -296,6 +296,24 @@ const handle = async (request: SimRequest, core: SimCore): Promise<SimResponse |
       body: { data: live.map((p) => ({ id: p.id, message: p.text, created_time: p.at.toISOString(), permalink_url: p.url })) }
     }
   }
+  if (method === "GET" && page !== undefined && edgeName === "videos") {
+    const held = core.visiblePosts(NETWORK, page.id).filter((p) => stateOf(videos, core).has(p.id))
+    return {
+      status: 200,
+      body: {
+        data: held.reverse().map((p) => {
+          const ready = stateOf(videos, core).get(p.id)!.readyAt <= Date.now()
+          return {
+            id: p.id,
+            description: p.text,
+            updated_time: p.at.toISOString(),
+            status: { video_status: ready ? "ready" : "processing" },
+            permalink_url: p.url
+          }
+        })
+      }
+    }
+  }
   if (method === "GET" && page !== undefined && edgeName === "insights") {
     const metrics = (request.query.get("metric") ?? "").split(",").filter((m) => m !== "")
     const day = (n: number) => new Date(Date.now() - n * 86_400_000).toISOString().replace(/\.\d+Z$/, "+0000")
@@ -333,7 +351,7 @@ export const facebookModule: NetworkModule = {
     if (bare.startsWith("/oauth") || bare.startsWith("/dialog")) return "token"
     if (method === "POST" && /\/(feed|videos|comments)$/.test(bare)) return "publish"
     if (method === "POST" && bare.endsWith("/photos")) return "media"
-    if (/\/(published_posts|feed|comments)$/.test(bare)) return "search"
+    if (/\/(published_posts|feed|comments|videos)$/.test(bare)) return "search"
     return "account"
   },
   rejectBody: (status) => graphError(status ?? 400, 100, "(#100) Invalid parameter"),

@@ -141,6 +141,39 @@ describe("Facebook: publishing", () => {
     }
   })
 
+  it("a video whose answer was lost is found processing (Unfinished) and continued, never sent twice", async () => {
+    const c = page()
+    sim.setProcessingDelay(400)
+    sim.fail({ network: "facebook", op: "publish", mode: "accept-then-reset", times: 1 })
+    try {
+      const request = requestFor(c, { content: "A lost clip", media: [video] })
+      expect((await run(adapter.publish(request)))._tag).toBe("NoAnswer")
+      const lost = await run(adapter.search(request))
+      if (lost._tag !== "Unfinished") throw new Error(`expected Unfinished, got ${lost._tag}`)
+      await new Promise((r) => setTimeout(r, 500))
+      const done = published(await run(adapter.publish({ ...request, progress: lost.progress })))
+      expect(
+        sim
+          .postsOf("facebook")
+          .filter((p) => p.account === c.pageId)
+          .map((p) => p.id)
+      ).toEqual([done.releaseId])
+      expect(await run(adapter.search(request))).toMatchObject({ _tag: "Found", releaseId: done.releaseId })
+    } finally {
+      sim.clearFaults()
+      sim.setProcessingDelay(0)
+    }
+  })
+
+  it("a follow-up whose answer was lost is found among the post's comments", async () => {
+    const c = page()
+    const root = published(await run(adapter.publish(requestFor(c, { content: "with comments" }))))
+    const followUp = requestFor(c, { content: "the comment", position: 1, previousReleaseId: root.releaseId, rootReleaseId: root.releaseId })
+    expect((await run(adapter.search(followUp)))._tag).toBe("NotFound")
+    const comment = published(await run(adapter.publishFollowUp(followUp)))
+    expect(await run(adapter.search(followUp))).toMatchObject({ _tag: "Found", releaseId: comment.releaseId })
+  })
+
   it("search finds a post by its text, and says NotFound for one never sent", async () => {
     const c = page()
     const root = published(await run(adapter.publish(requestFor(c, { content: "findable text" }))))

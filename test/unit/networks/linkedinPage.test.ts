@@ -105,6 +105,16 @@ describe("LinkedIn Pages: publishing", () => {
     expect(held.find((p) => p.id === comment.releaseId)).toMatchObject({ account: c.organization, replyTo: root.releaseId })
   })
 
+  it("a channel still waiting for its organization is rejected with a fix, nothing posted", async () => {
+    const { organization: _org, ...memberOnly } = page()
+    const content = `no organization ${crypto.randomUUID()}`
+    expect(await run(adapter.publish(requestFor(memberOnly, { content })))).toMatchObject({
+      _tag: "Rejected",
+      fix: expect.stringContaining("choose")
+    })
+    expect(sim.postsOf("linkedin-page").filter((p) => p.text === content)).toHaveLength(0)
+  })
+
   it("search finds the organization's post by its text; NotFound for one never sent", async () => {
     const c = page()
     const root = published(await run(adapter.publish(requestFor(c, { content: "Findable [page] post" }))))
