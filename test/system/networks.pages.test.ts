@@ -169,6 +169,24 @@ describe("choosing a page after sign-in", () => {
     expect(channelsOf(await w.api.get("/public/v1/integrations"))).toEqual([expect.objectContaining({ id: channel!.id, inBetweenSteps: false })])
   }, 90_000)
 
+  it("Facebook: choosing a page the workspace already has updates that channel; the one saved at sign-in goes", async () => {
+    const w = await newWorkspace()
+    const account = await seed("facebook", { name: "Sam", pages: 2 })
+    const pages = account["pages"] as Array<{ id: string; name: string }>
+    const { channelId } = await sys.admin.createChannel({
+      workspaceId: w.workspaceId,
+      network: "facebook",
+      name: "Existing",
+      customerId: null,
+      postingTimes: [],
+      credentials: { accessToken: account["accessToken"], pageId: account["pageId"] }
+    })
+    const { action, token } = choiceForm((await signIn(w, "facebook")).html)
+    expect(channelsOf(await w.api.get("/public/v1/integrations"))).toHaveLength(2)
+    expect((await choose(action, token, pages[0]!.id)).status).toBe(200)
+    expect(channelsOf(await w.api.get("/public/v1/integrations"))).toEqual([expect.objectContaining({ id: channelId, inBetweenSteps: false })])
+  })
+
   it("LinkedIn Pages: two organizations → chosen on the callback page; the post publishes as that organization", async () => {
     const w = await newWorkspace()
     const account = await seed("linkedin-page", { name: "Acme", organizations: 2 })
