@@ -24,7 +24,7 @@ import { classifyFacebook, facebookUrl, graphReason, graphStatusAnswer } from ".
  * Text and links with POST /{page}/feed; photos uploaded unpublished by address to
  * /{page}/photos then one feed post with attached_media; a video with /{page}/videos
  * file_url, which Facebook fetches and processes (Pending until its status is ready);
- * follow-ups as comments (POST /{post}/comments).
+ * follow-ups as comments (POST /{post}/comments); a story of one photo with /{page}/photo_stories.
  */
 const NAME = "Facebook"
 const VERSION = "v21.0"
@@ -252,6 +252,21 @@ export const makeFacebookAdapterWith = (options: FacebookOptions) =>
         return yield* videoAnswer(c, created.value.id)
       })
 
+    /** A photo story: the photo uploaded unpublished, then POST /{page}/photo_stories (docs: Page Stories API). */
+    const publishStory = (c: PageCredentials, request: PublishRequest) =>
+      Effect.gen(function* () {
+        if (request.media.some(isVideo))
+          return PublishAnswer.Rejected({
+            message: "Facebook video stories are not published by this server yet.",
+            fix: "Post the video as a post (post_type post), or make the story of one photo."
+          })
+        const [photo, ...more] = request.media
+        if (photo === undefined || more.length > 0)
+          return PublishAnswer.Rejected({ message: "A Facebook story is one photo.", fix: "Attach exactly one photo to the story, then retry." })
+        const photoId = yield* uploadPhoto(c, photo)
+        return classifyFacebook(yield* post(`/${c.pageId}/photo_stories`, c.accessToken, { photo_id: photoId }))
+      })
+
     const publish = (request: PublishRequest) =>
       answerOf(
         Effect.gen(function* () {
@@ -259,11 +274,7 @@ export const makeFacebookAdapterWith = (options: FacebookOptions) =>
           const progress = Schema.decodeUnknownOption(VideoProgress)(request.progress)
           // a video already given to Facebook: never a second upload, only its status
           if (Option.isSome(progress)) return yield* videoAnswer(c, progress.value.videoId)
-          if (request.channel.settings["post_type"] === "story")
-            return PublishAnswer.Rejected({
-              message: "Facebook stories are not published by this server yet.",
-              fix: "Choose post_type post, then retry."
-            })
+          if (request.channel.settings["post_type"] === "story") return yield* publishStory(c, request)
           const video = request.media.find(isVideo)
           if (video !== undefined) return yield* publishVideo(c, request, video)
           const photoIds = yield* Effect.forEach(request.media, (file) => uploadPhoto(c, file))
@@ -316,6 +327,9 @@ export const makeFacebookAdapterWith = (options: FacebookOptions) =>
           if (state._tag === "Pending") return SearchAnswer.Unfinished({ progress: state.progress })
           return SearchAnswer.NotFound()
         }
+        // a story is not among the page's posts, and an empty text would match any photo post
+        if (request.channel.settings["post_type"] === "story" || request.item.content.trim() === "")
+          return SearchAnswer.CannotTell({ reason: "Facebook cannot search a page's stories or posts without text" })
         const video = request.media.find(isVideo)
         if (video !== undefined && request.item.position === 0) return yield* searchVideos(c.value, request.item.content)
         const isComment = request.item.position > 0

@@ -63,7 +63,8 @@ export const graphStatusAnswer = (response: OutboundResponse): PublishAnswer => 
   return statusAnswer(NAME, response, rejection)
 }
 
-const Created = Schema.Struct({ id: Schema.String, post_id: Schema.optional(Schema.String) })
+/** A post, photo, comment or video: `id`; a photo post also `post_id`; a story only `post_id` (with `success`). */
+const Created = Schema.Struct({ id: Schema.optional(Schema.String), post_id: Schema.optional(Schema.String) })
 
 /** The address Facebook opens for a post, comment or video id. */
 export const facebookUrl = (id: string) => `https://www.facebook.com/${id}`
@@ -74,10 +75,8 @@ export const classifyFacebook = (answer: NetworkAnswer): PublishAnswer => {
   const { response } = answer
   if (isSuccess(response)) {
     const created = decodeBody(Created, response)
-    if (Option.isSome(created) && created.value.id !== "") {
-      const id = created.value.post_id ?? created.value.id
-      return PublishAnswer.Published({ releaseId: id, releaseUrl: facebookUrl(id) })
-    }
+    const id = Option.getOrUndefined(created)?.post_id ?? Option.getOrUndefined(created)?.id
+    if (id !== undefined && id !== "") return PublishAnswer.Published({ releaseId: id, releaseUrl: facebookUrl(id) })
   }
   return graphStatusAnswer(response)
 }

@@ -7,7 +7,8 @@ import { bearerOf, formBody, type NetworkModule, type SimCore, type SimRequest, 
  * /me, /me/accounts (the pages with their tokens), POST /{page}/feed (message, link,
  * attached_media[n]={"media_fbid"}), POST /{page}/photos (url, published), POST
  * /{page}/videos (file_url; processed for core.processingMs(), status on GET /{video}),
- * POST /{object}/comments, GET /{page}/published_posts, /{page}/insights. Every path may
+ * POST /{object}/comments, POST /{page}/photo_stories (photo_id of an unpublished photo),
+ * GET /{page}/published_posts, /{page}/videos, /{page}/insights. Every path may
  * carry a version (/v21.0/…); tokens come as access_token or Authorization: Bearer.
  * Errors are `{error: {message, type, code, error_subcode, fbtrace_id}}`, HTTP 400 mostly.
  */
@@ -221,6 +222,27 @@ const handle = async (request: SimRequest, core: SimCore): Promise<SimResponse |
     })
     return { status: 200, body: { id: postId } }
   }
+  if (method === "POST" && page !== undefined && edgeName === "photo_stories") {
+    const photoId = form.get("photo_id") ?? ""
+    const photo = stateOf(photos, core).get(photoId)
+    if (photo === undefined || photo.pageId !== page.id)
+      return graphError(400, 100, "(#100) Param photo_id must be a valid unpublished photo of this page")
+    if (photo.attachedTo !== null) return graphError(400, 1366051, "These photos were already posted.")
+    const postId = nextId()
+    photo.attachedTo = postId
+    core.record({
+      network: NETWORK,
+      id: postId,
+      url: `https://www.facebook.com/stories/${page.id}/${postId}`,
+      account: page.id,
+      text: "",
+      replyTo: null,
+      media: [{ id: photoId, mime: photo.mime, size: photo.size }],
+      dedupeKey: null,
+      extra: { story: true }
+    })
+    return { status: 200, body: { success: true, post_id: postId } }
+  }
   if (method === "POST" && page !== undefined && edgeName === "videos") {
     const url = form.get("file_url")
     if (url === null) return graphError(400, 390, "(#390) Video upload requires a file or file_url")
@@ -349,7 +371,7 @@ export const facebookModule: NetworkModule = {
   opOf: ({ method, path }) => {
     const bare = path.replace(/^\/v\d+\.\d+(?=\/)/, "")
     if (bare.startsWith("/oauth") || bare.startsWith("/dialog")) return "token"
-    if (method === "POST" && /\/(feed|videos|comments)$/.test(bare)) return "publish"
+    if (method === "POST" && /\/(feed|videos|comments|photo_stories)$/.test(bare)) return "publish"
     if (method === "POST" && bare.endsWith("/photos")) return "media"
     if (/\/(published_posts|feed|comments|videos)$/.test(bare)) return "search"
     return "account"

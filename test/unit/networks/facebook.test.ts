@@ -113,6 +113,18 @@ describe("Facebook: publishing", () => {
     ])
   })
 
+  it("a story is one photo (uploaded unpublished, then photo_stories); a video story or two photos are refused with a fix", async () => {
+    const c = page()
+    const story = published(await run(adapter.publish(requestFor(c, { content: "", media: [one], settings: { post_type: "story" } }))))
+    expect(sim.postsOf("facebook").find((p) => p.id === story.releaseId)).toMatchObject({ account: c.pageId, extra: { story: true } })
+    for (const media of [[video], [one, two], []]) {
+      const answer = await run(adapter.publish(requestFor(c, { content: "", media, settings: { post_type: "story" } })))
+      expect(answer).toMatchObject({ _tag: "Rejected", fix: expect.stringMatching(/photo/) })
+    }
+    expect(sim.postsOf("facebook").filter((p) => p.account === c.pageId)).toHaveLength(1)
+    expect((await run(adapter.search(requestFor(c, { content: "", media: [one], settings: { post_type: "story" } }))))._tag).toBe("CannotTell")
+  })
+
   it("a photo Facebook cannot fetch is rejected with Facebook's reason; nothing is posted", async () => {
     const c = page()
     const answer = await run(adapter.publish(requestFor(c, { content: "lost photo", media: [gone] })))
