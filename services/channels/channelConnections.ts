@@ -1,5 +1,5 @@
 import { SqlClient } from "@effect/sql"
-import { Data, Effect, Option } from "effect"
+import { Data, Effect, Option, type Redacted } from "effect"
 import { isPlan } from "../../domain/billing.js"
 import { checkChannelLimit } from "../../domain/plans.js"
 import type { Connected } from "../networks/adapter.js"
@@ -26,6 +26,16 @@ const profileSlug = (text: string) =>
     .replace(/[^a-z0-9@._-]+/g, "_")
     .slice(0, 100) || "channel"
 
+/** What a connection writes on its channel: the credentials sealed, the network's name (or the given one), handle and picture. */
+const connectionFields = (secretKey: Redacted.Redacted, connected: Connected, name: string | null) => ({
+  credentials: sealCredentials(secretKey, connected.credentials),
+  name: name ?? connected.profile.name,
+  profile: profileSlug(connected.profile.profile),
+  picture: connected.profile.picture,
+  accountId: connected.profile.accountId,
+  defaultSettings: JSON.stringify(connected.defaultSettings ?? {})
+})
+
 /**
  * Stores a verified connection (GET /social's callback, the admin CLI): the credentials
  * sealed with SECRET_KEY, the name, handle and picture the network gave. Reconnecting
@@ -48,14 +58,7 @@ export const saveConnection = (input: {
     const sql = yield* SqlClient.SqlClient
     const { secretKey } = yield* AppConfig
     const { connected } = input
-    const fields = {
-      credentials: sealCredentials(secretKey, connected.credentials),
-      name: input.name ?? connected.profile.name,
-      profile: profileSlug(connected.profile.profile),
-      picture: connected.profile.picture,
-      accountId: connected.profile.accountId,
-      defaultSettings: JSON.stringify(connected.defaultSettings ?? {})
-    }
+    const fields = connectionFields(secretKey, connected, input.name)
     const choosing = (connected.choices?.length ?? 0) > 1
     return yield* sql.withTransaction(
       Effect.gen(function* () {
@@ -123,14 +126,7 @@ export const saveChoice = (input: {
     const sql = yield* SqlClient.SqlClient
     const { secretKey } = yield* AppConfig
     const { connected } = input
-    const fields = {
-      credentials: sealCredentials(secretKey, connected.credentials),
-      name: connected.profile.name,
-      profile: profileSlug(connected.profile.profile),
-      picture: connected.profile.picture,
-      accountId: connected.profile.accountId,
-      defaultSettings: JSON.stringify(connected.defaultSettings ?? {})
-    }
+    const fields = connectionFields(secretKey, connected, null)
     const key = { workspaceId: input.workspaceId, network: input.network, channelId: input.channelId }
     return yield* sql.withTransaction(
       Effect.gen(function* () {
