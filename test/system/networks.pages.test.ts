@@ -189,9 +189,12 @@ describe("choosing a page after sign-in", () => {
 
   it("LinkedIn Pages: two organizations → chosen on the callback page; the post publishes as that organization", async () => {
     const w = await newWorkspace()
-    const account = await seed("linkedin-page", { name: "Acme", organizations: 2 })
+    const account = await seed("linkedin-page", { name: "Acme <b>", organizations: 2 })
     const organizations = account["organizations"] as Array<{ urn: string; name: string }>
     const signedIn = await signIn(w, "linkedin-page")
+    // the network's names are text on the page, never markup
+    expect(signedIn.html).toContain("Acme &lt;b&gt;")
+    expect(signedIn.html).not.toContain("Acme <b>")
     const [channel] = channelsOf(await w.api.get("/public/v1/integrations"))
     expect(channel).toMatchObject({ identifier: "linkedin-page", inBetweenSteps: true })
     const { action, token } = choiceForm(signedIn.html)
