@@ -39,11 +39,21 @@ export type CallbackOutcome =
     }
   | { readonly _tag: "Failed"; readonly message: string }
 
-/** The environment variables a network's sign-in needs that this server does not have. */
+/** Keys a network's adapter reads from another network's when unset (LinkedIn Pages may use the LinkedIn app). */
+const KEY_FALLBACKS: Readonly<Record<string, string>> = {
+  LINKEDIN_PAGE_CLIENT_ID: "LINKEDIN_CLIENT_ID",
+  LINKEDIN_PAGE_CLIENT_SECRET: "LINKEDIN_CLIENT_SECRET"
+}
+
+const isUnset = (key: string) =>
+  Config.string(key).pipe(Config.option, Effect.map(Option.match({ onNone: () => true, onSome: (v) => v.trim() === "" })), Effect.orDie)
+
+/** The environment variables a network's sign-in needs that this server does not have (nor their fallback). */
 const missingKeys = (keys: ReadonlyArray<string>) =>
-  Effect.filter(keys, (key) =>
-    Config.string(key).pipe(Config.option, Effect.map(Option.match({ onNone: () => true, onSome: (v) => v.trim() === "" })), Effect.orDie)
-  )
+  Effect.filter(keys, (key) => {
+    const fallback = KEY_FALLBACKS[key]
+    return fallback === undefined ? isUnset(key) : Effect.zipWith(isUnset(key), isUnset(fallback), (a, b) => a && b)
+  })
 
 const joinNames = (names: ReadonlyArray<string>) =>
   names.length <= 1 ? names.join("") : `${names.slice(0, -1).join(", ")} and ${names[names.length - 1]}`

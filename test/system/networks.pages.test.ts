@@ -26,8 +26,10 @@ beforeAll(async () => {
   sim = await startSimulator()
   world = await createWorld("networkspages")
   const port = await closedPort()
+  // LinkedIn Pages sign in with the LinkedIn app's keys (LINKEDIN_PAGE_* fall back to LINKEDIN_*)
+  const { LINKEDIN_PAGE_CLIENT_ID: _id, LINKEDIN_PAGE_CLIENT_SECRET: _secret, ...env } = simulatorEnv(sim)
   sys = await startServices(world, ["gateway", "actors", "scheduler", "publisher"], {
-    ...simulatorEnv(sim),
+    ...env,
     PORT: String(port),
     PUBLIC_URL: `http://127.0.0.1:${port}`,
     PUBLISH_TIMEOUT_MS: "8000"
