@@ -4,18 +4,18 @@ import {
   ConnectFailed,
   type Connected,
   type NetworkAdapter,
-  type NetworkAnswer,
   PublishAnswer,
   type PublishRequest,
   Refresh,
-  SearchAnswer,
-  Statistics
+  SearchAnswer
 } from "../adapter.js"
-import { answerOf, connectFailedFrom, decodeForVerify, metricToday, readCredentials, unknownTool } from "../adapterKit.js"
+import { answerOf, connectFailedFrom, decodeForVerify, readCredentials, unknownTool } from "../adapterKit.js"
 import { NetworkDeps, PUBLIC_MEDIA_TTL_SECONDS } from "../networkDeps.js"
-import { call, decodeBody, isSuccess, sameText, trimBase } from "../networkHttp.js"
+import { call, isSuccess, sameText, trimBase } from "../networkHttp.js"
 import type { StoredMedia } from "../storedMedia.js"
 import { classifyFacebook, facebookUrl, graphReason, graphStatusAnswer } from "./graphAnswers.js"
+import { graphClient, PageCredentials, VERSION } from "./graphClient.js"
+import { facebookStatistics } from "./statistics.js"
 
 /**
  * Facebook Pages through the Graph API (developers.facebook.com/docs/pages-api): Facebook
@@ -27,7 +27,6 @@ import { classifyFacebook, facebookUrl, graphReason, graphStatusAnswer } from ".
  * follow-ups as comments (POST /{post}/comments); a story of one photo with /{page}/photo_stories.
  */
 const NAME = "Facebook"
-const VERSION = "v21.0"
 const SCOPES = "pages_show_list,pages_manage_posts,pages_read_engagement,read_insights"
 /** How long a video may process before the item is checked again. */
 const VIDEO_RETRY_MS = 30_000
@@ -39,9 +38,6 @@ export interface FacebookOptions {
   readonly clientSecret: Option.Option<Redacted.Redacted>
 }
 
-/** A chosen page: the page's own token (the `--credentials` fields). */
-const PageCredentials = Schema.Struct({ accessToken: Schema.String, pageId: Schema.String })
-type PageCredentials = typeof PageCredentials.Type
 /** Signed in, no page chosen yet: the long-lived user token that lists the person's pages. */
 const UserCredentials = Schema.Struct({ userAccessToken: Schema.String, userId: Schema.String })
 
@@ -71,21 +67,6 @@ const PageVideos = Schema.Struct({
 const Posts = Schema.Struct({
   data: Schema.Array(Schema.Struct({ id: Schema.String, message: Schema.optional(Schema.String), permalink_url: Schema.optional(Schema.String) }))
 })
-const Insights = Schema.Struct({
-  data: Schema.Array(
-    Schema.Struct({
-      name: Schema.String,
-      title: Schema.optional(Schema.String),
-      values: Schema.Array(Schema.Struct({ value: Schema.optional(Schema.Unknown), end_time: Schema.optional(Schema.String) }))
-    })
-  )
-})
-const Counts = Schema.Struct({
-  reactions: Schema.optional(Schema.Struct({ summary: Schema.Struct({ total_count: Schema.Number }) })),
-  comments: Schema.optional(Schema.Struct({ summary: Schema.Struct({ total_count: Schema.Number }) })),
-  shares: Schema.optional(Schema.Struct({ count: Schema.Number }))
-})
-
 const pictureOf = (p: typeof PictureData.Type | undefined) => p?.data.url ?? null
 const isVideo = (m: StoredMedia) => m.type === "video" || m.mime.startsWith("video/")
 const firstLink = (text: string) => /https?:\/\/\S+/.exec(text)?.[0]
@@ -99,20 +80,7 @@ export const makeFacebookAdapterWith = (options: FacebookOptions) =>
     const clientSecret = Option.getOrUndefined(Option.map(options.clientSecret, Redacted.value))
     const credentialsOf = readCredentials(PageCredentials, NAME)
 
-    const get = (path: string, token: string, query: Record<string, string> = {}) =>
-      call(outbound, {
-        url: `${graph}${path}${Object.keys(query).length === 0 ? "" : `?${new URLSearchParams(query).toString()}`}`,
-        headers: { authorization: `Bearer ${token}`, accept: "application/json" }
-      })
-    const post = (path: string, token: string, form: Record<string, string>) =>
-      call(outbound, {
-        url: `${graph}${path}`,
-        method: "POST",
-        headers: { authorization: `Bearer ${token}`, "content-type": "application/x-www-form-urlencoded", accept: "application/json" },
-        body: new URLSearchParams(form).toString()
-      })
-    const read = <A, I>(schema: Schema.Schema<A, I>, answer: NetworkAnswer) =>
-      answer._tag === "Response" && isSuccess(answer.response) ? decodeBody(schema, answer.response) : Option.none()
+    const { get, post, read } = graphClient(outbound, graph)
 
     const pageConnection = (page: typeof Page.Type): Connected => ({
       credentials: { accessToken: page.access_token, pageId: page.id },
@@ -344,57 +312,6 @@ export const makeFacebookAdapterWith = (options: FacebookOptions) =>
           : SearchAnswer.Found({ releaseId: found.id, releaseUrl: found.permalink_url ?? facebookUrl(found.id) })
       })
 
-    const channelStatistics = (credentials: Redacted.Redacted<Record<string, unknown>>, days: number) =>
-      Effect.gen(function* () {
-        const c = Schema.decodeUnknownOption(PageCredentials)(Redacted.value(credentials))
-        if (Option.isNone(c)) return Statistics.Missing({ message: "The channel's Facebook connection cannot be read; reconnect it." })
-        const until = Math.floor(Date.now() / 1000)
-        const since = until - Math.min(days, 90) * 86_400
-        const answer = yield* get(`/${c.value.pageId}/insights`, c.value.accessToken, {
-          metric: "page_impressions_unique,page_post_engagements",
-          period: "day",
-          since: String(since),
-          until: String(until)
-        })
-        const insights = read(Insights, answer)
-        if (Option.isNone(insights))
-          return Statistics.Missing({
-            message: `Facebook did not share the page's insights (${answer._tag === "Failed" ? answer.error._tag : graphReason(answer.response)}).`
-          })
-        const labels: Record<string, string> = { page_impressions_unique: "Reach", page_post_engagements: "Engagements" }
-        return Statistics.Metrics({
-          metrics: insights.value.data.map((m) => ({
-            label: labels[m.name] ?? m.title ?? m.name,
-            percentageChange: 0,
-            data: m.values.map((v) => ({
-              total: typeof v.value === "number" ? v.value : 0,
-              date: (v.end_time ?? new Date().toISOString()).slice(0, 10)
-            }))
-          }))
-        })
-      })
-
-    const postStatistics = (credentials: Redacted.Redacted<Record<string, unknown>>, releaseId: string) =>
-      Effect.gen(function* () {
-        const c = Schema.decodeUnknownOption(PageCredentials)(Redacted.value(credentials))
-        if (Option.isNone(c)) return Statistics.Missing({ message: "The channel's Facebook connection cannot be read; reconnect it." })
-        const answer = yield* get(`/${releaseId}`, c.value.accessToken, {
-          fields: "reactions.summary(total_count),comments.summary(total_count),shares"
-        })
-        const counts = read(Counts, answer)
-        if (Option.isNone(counts))
-          return Statistics.Missing({
-            message: `Facebook did not share the post's counts (${answer._tag === "Failed" ? answer.error._tag : graphReason(answer.response)}).`
-          })
-        return Statistics.Metrics({
-          metrics: [
-            metricToday("Reactions", counts.value.reactions?.summary.total_count ?? 0),
-            metricToday("Comments", counts.value.comments?.summary.total_count ?? 0),
-            metricToday("Shares", counts.value.shares?.count ?? 0)
-          ]
-        })
-      })
-
     const adapter: NetworkAdapter = {
       identifier: "facebook",
       connect: {
@@ -415,7 +332,7 @@ export const makeFacebookAdapterWith = (options: FacebookOptions) =>
       publish,
       publishFollowUp,
       search,
-      statistics: { longestRangeDays: 90, channel: channelStatistics, post: postStatistics },
+      statistics: facebookStatistics(get, read),
       runTool: ({ methodName }) => unknownTool(methodName, NAME, []),
       classify: (answer) =>
         answer._tag === "Response" && !isSuccess(answer.response) ? graphStatusAnswer(answer.response) : classifyFacebook(answer)
