@@ -30,6 +30,8 @@ const NAME = "Facebook"
 const SCOPES = "pages_show_list,pages_manage_posts,pages_read_engagement,read_insights"
 /** How long a video may process before the item is checked again. */
 const VIDEO_RETRY_MS = 30_000
+/** Facebook processes a video within minutes; after a day of "processing" (or no status) the item stops waiting. */
+const VIDEO_PATIENCE_MS = 24 * 3600_000
 
 export interface FacebookOptions {
   readonly apiUrl: string
@@ -53,7 +55,9 @@ const VideoState = Schema.Struct({
   status: Schema.optional(Schema.Struct({ video_status: Schema.String, processing_progress: Schema.optional(Schema.Number) })),
   permalink_url: Schema.optional(Schema.String)
 })
-const VideoProgress = Schema.Struct({ videoId: Schema.String })
+/** A video Facebook took: its id, and when it was taken (ms), to stop waiting one day. */
+const VideoProgress = Schema.Struct({ videoId: Schema.String, since: Schema.optional(Schema.Number) })
+type VideoProgress = typeof VideoProgress.Type
 const PageVideos = Schema.Struct({
   data: Schema.Array(
     Schema.Struct({
@@ -193,12 +197,19 @@ export const makeFacebookAdapterWith = (options: FacebookOptions) =>
       })
 
     /** Where a video stands: Published when ready, Pending while processing, Rejected when Facebook gave up on it. */
-    const videoAnswer = (c: PageCredentials, videoId: string) =>
+    const videoAnswer = (c: PageCredentials, progress: VideoProgress) =>
       Effect.gen(function* () {
+        const { videoId } = progress
+        const since = progress.since ?? Date.now()
         const answer = yield* get(`/${videoId}`, c.accessToken, { fields: "id,status,permalink_url" })
         const state = read(VideoState, answer)
         const pending = (waitingFor: string) =>
-          PublishAnswer.Pending({ progress: { videoId }, kind: "processing", waitingFor, retryAfterMs: VIDEO_RETRY_MS })
+          Date.now() - since > VIDEO_PATIENCE_MS
+            ? PublishAnswer.Rejected({
+                message: `Facebook took the video (${videoId}) a day ago and still does not say it is ready.`,
+                fix: "Check the page's videos: it may be live. Post it again only if it is not."
+              })
+            : PublishAnswer.Pending({ progress: { videoId, since }, kind: "processing", waitingFor, retryAfterMs: VIDEO_RETRY_MS })
         if (Option.isNone(state)) return pending("Facebook to answer about the video")
         const status = state.value.status?.video_status ?? "ready"
         if (status === "ready" || status === "published")
@@ -217,7 +228,7 @@ export const makeFacebookAdapterWith = (options: FacebookOptions) =>
         const answer = yield* post(`/${c.pageId}/videos`, c.accessToken, { file_url: url, description: request.item.content })
         const created = read(Created, answer)
         if (Option.isNone(created)) return classifyFacebook(answer)
-        return yield* videoAnswer(c, created.value.id)
+        return yield* videoAnswer(c, { videoId: created.value.id, since: Date.now() })
       })
 
     /** A photo story: the photo uploaded unpublished, then POST /{page}/photo_stories (docs: Page Stories API). */
@@ -241,7 +252,7 @@ export const makeFacebookAdapterWith = (options: FacebookOptions) =>
           const c = yield* credentialsOf(request.channel.credentials)
           const progress = Schema.decodeUnknownOption(VideoProgress)(request.progress)
           // a video already given to Facebook: never a second upload, only its status
-          if (Option.isSome(progress)) return yield* videoAnswer(c, progress.value.videoId)
+          if (Option.isSome(progress)) return yield* videoAnswer(c, progress.value)
           if (request.channel.settings["post_type"] === "story") return yield* publishStory(c, request)
           const video = request.media.find(isVideo)
           if (video !== undefined) return yield* publishVideo(c, request, video)
@@ -281,7 +292,9 @@ export const makeFacebookAdapterWith = (options: FacebookOptions) =>
         const status = found.status?.video_status ?? "ready"
         if (status === "ready" || status === "published")
           return SearchAnswer.Found({ releaseId: found.id, releaseUrl: found.permalink_url ?? facebookUrl(found.id) })
-        return status === "error" || status === "expired" ? SearchAnswer.NotFound() : SearchAnswer.Unfinished({ progress: { videoId: found.id } })
+        return status === "error" || status === "expired"
+          ? SearchAnswer.NotFound()
+          : SearchAnswer.Unfinished({ progress: { videoId: found.id, since: Date.now() } })
       })
 
     const search = (request: PublishRequest) =>
@@ -290,7 +303,7 @@ export const makeFacebookAdapterWith = (options: FacebookOptions) =>
         if (Option.isNone(c)) return SearchAnswer.CannotTell({ reason: "the stored credentials cannot be read" })
         const progress = Schema.decodeUnknownOption(VideoProgress)(request.progress)
         if (Option.isSome(progress)) {
-          const state = yield* videoAnswer(c.value, progress.value.videoId)
+          const state = yield* videoAnswer(c.value, progress.value)
           if (state._tag === "Published") return SearchAnswer.Found({ releaseId: state.releaseId, releaseUrl: state.releaseUrl })
           if (state._tag === "Pending") return SearchAnswer.Unfinished({ progress: state.progress })
           return SearchAnswer.NotFound()
