@@ -54,6 +54,7 @@ export const linkedinPage: Network = {
   ...linkedin,
   identifier: "linkedin-page",
   name: "LinkedIn Page",
+  serverKeys: ["LINKEDIN_PAGE_CLIENT_ID", "LINKEDIN_PAGE_CLIENT_SECRET"],
   rules:
     "Posts as a LinkedIn Page picked when connecting. Up to 3000 characters. " + "Up to 9 photos, or 1 video or document. Follow-up comments work."
 }
@@ -101,7 +102,7 @@ export const facebook: Network = {
   maxMedia: 10,
   comments: true,
   connect: "link",
-  serverKeys: ["FACEBOOK_APP_ID", "FACEBOOK_APP_SECRET"],
+  serverKeys: ["FACEBOOK_CLIENT_ID", "FACEBOOK_CLIENT_SECRET"],
   settings: [
     {
       key: "post_type",

@@ -14,7 +14,9 @@ import { makeDiscordAdapter } from "./discord/adapter.js"
 import { makeGmbAdapter } from "./gmb/adapter.js"
 import { makeInstagramAdapter } from "./instagram/adapter.js"
 import { makeInstagramStandaloneAdapter } from "./instagram/standaloneAdapter.js"
+import { makeFacebookAdapter } from "./facebook/adapter.js"
 import { makeLinkedInAdapter } from "./linkedin/adapter.js"
+import { makeLinkedInPageAdapter } from "./linkedin/pageAdapter.js"
 import { makeMastodonAdapter } from "./mastodon/adapter.js"
 import { makePinterestAdapter } from "./pinterest/adapter.js"
 import { makeRedditAdapter } from "./reddit/adapter.js"
@@ -50,7 +52,9 @@ const allAdapters = Effect.all([
   makeGmbAdapter,
   makeInstagramAdapter,
   makeInstagramStandaloneAdapter,
-  makeThreadsAdapter
+  makeThreadsAdapter,
+  makeFacebookAdapter,
+  makeLinkedInPageAdapter
 ])
 
 /** The adapters' dependencies in a process: OUTBOUND_ALLOW's outbound client, media storage, app registrations. */

@@ -114,6 +114,8 @@ export type NewChannelRow = {
   readonly accountId?: string
   readonly defaultSettings?: string
   readonly postingTimes: Array<string>
+  /** Saved at sign-in while the person still chooses a page, organization or location. */
+  readonly inBetweenSteps?: boolean
 }
 
 const updateConnection = (workspaceId: string, network: string, fields: ConnectionFields, where: (sql: SqlClient.SqlClient) => Fragment) =>
@@ -146,6 +148,46 @@ export const writeSameAccountConnection = (input: { readonly workspaceId: string
   updateConnection(input.workspaceId, input.network, fields, (sql) => sql`account_id = ${fields.accountId}`)
 
 export const insertChannel = (row: NewChannelRow) => Effect.flatMap(SqlClient.SqlClient, (sql) => sql`INSERT INTO channels ${sql.insert(row)}`)
+
+/**
+ * Reconnecting a channel whose account must still be chosen: the sign-in's credentials,
+ * the channel held (in_between_steps) until the choice; its account stays as it was.
+ */
+export const writeInBetweenReconnection = (
+  input: { readonly workspaceId: string; readonly network: string; readonly channelId: string },
+  credentials: Buffer
+) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql`
+          UPDATE channels SET credentials = ${credentials}, in_between_steps = true, refresh_needed = false
+          WHERE id = ${input.channelId} AND workspace_id = ${input.workspaceId} AND network = ${input.network} AND deleted_at IS NULL
+          RETURNING id`.pipe(Effect.flatMap(decodeIds), Effect.map(firstId))
+  )
+
+const ChoosingRow = Schema.Struct({
+  credentials: Schema.NullOr(Schema.Uint8ArrayFromSelf),
+  accountId: Schema.NullOr(Schema.String),
+  inBetweenSteps: Schema.Boolean
+})
+const decodeChoosing = Schema.decodeUnknown(Schema.Array(ChoosingRow))
+
+/** A channel of the workspace on this network that may be waiting for its choice: its sealed credentials and account. */
+export const findChannelForChoice = (input: { readonly workspaceId: string; readonly network: string; readonly channelId: string }) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql`
+          SELECT credentials, account_id, in_between_steps FROM channels
+          WHERE id = ${input.channelId} AND workspace_id = ${input.workspaceId} AND network = ${input.network} AND deleted_at IS NULL`.pipe(
+      Effect.flatMap(decodeChoosing),
+      Effect.map((rows) => Option.fromNullable(rows[0]))
+    )
+  )
+
+/** A channel saved at sign-in whose choice turned out to be a channel the workspace already has: it goes. */
+export const removeInBetweenChannel = (channelId: string) =>
+  Effect.flatMap(
+    SqlClient.SqlClient,
+    (sql) => sql`UPDATE channels SET deleted_at = now() WHERE id = ${channelId} AND in_between_steps AND deleted_at IS NULL`
+  )
 
 /** The channel, when it is the workspace's, on this network and not disconnected. */
 export const findChannelOnNetwork = (workspaceId: string, channelId: string, network: string) =>

@@ -1,21 +1,34 @@
-import { HttpApiBuilder, HttpRouter, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { HttpApiBuilder, HttpRouter, HttpServerResponse } from "@effect/platform"
 import { Effect } from "effect"
 import { type CallbackOutcome, Connections } from "../../channels/Connections.js"
+import { choosePage } from "./choosePage.js"
 import { escapeHtml, page } from "./html.js"
+import { readForm, readQuery } from "./sessionEdge.js"
 
-/** The page a person sees after a network's sign-in: connected, or why not (never the credentials). */
+/** The page a person sees after a network's sign-in: connected, the choices to make, or why not (never the credentials). */
 export const callbackPage = (outcome: CallbackOutcome): string =>
   outcome._tag === "Connected"
     ? page(
         "Connected",
         `<h1>Connected</h1><p>${escapeHtml(outcome.name)} on ${escapeHtml(outcome.networkName)} is connected. You can close this page.</p>`
       )
-    : page("Not connected", `<h1>Not connected</h1><p>${escapeHtml(outcome.message)}</p>`)
+    : outcome._tag === "Choose"
+      ? choosePage(outcome)
+      : page("Not connected", `<h1>Not connected</h1><p>${escapeHtml(outcome.message)}</p>`)
+
+const respond = (outcome: CallbackOutcome) =>
+  HttpServerResponse.text(callbackPage(outcome), {
+    status: outcome._tag === "Failed" ? 400 : 200,
+    contentType: "text/html; charset=utf-8",
+    headers: { "cache-control": "no-store", "referrer-policy": "no-referrer", "x-frame-options": "DENY" }
+  })
 
 /**
  * GET /integrations/social/:network: where networks send the person back after signing in
  * (the redirect URI of GET /public/v1/social). Query: code, state (and what else the
  * network adds, e.g. Discord's guild_id), or error.
+ * POST /integrations/social/:network/choose: the page, organization or location chosen on
+ * that page (form fields `token` and `choice`).
  */
 export const SocialCallbackRoutesLive = HttpApiBuilder.Router.use((router) =>
   Effect.gen(function* () {
@@ -24,18 +37,15 @@ export const SocialCallbackRoutesLive = HttpApiBuilder.Router.use((router) =>
       "/integrations/social/:network",
       Effect.gen(function* () {
         const network = (yield* HttpRouter.params)["network"] ?? ""
-        const params = yield* HttpServerRequest.ParsedSearchParams
-        const query = Object.fromEntries(
-          Object.entries(params).flatMap(([k, v]) =>
-            typeof v === "string" ? [[k, v]] : Array.isArray(v) && typeof v[0] === "string" ? [[k, v[0]]] : []
-          )
-        )
-        const outcome = yield* connections.completeSignIn(network, query)
-        return HttpServerResponse.text(callbackPage(outcome), {
-          status: outcome._tag === "Connected" ? 200 : 400,
-          contentType: "text/html; charset=utf-8",
-          headers: { "cache-control": "no-store", "referrer-policy": "no-referrer" }
-        })
+        return respond(yield* connections.completeSignIn(network, yield* readQuery))
+      })
+    )
+    yield* router.post(
+      "/integrations/social/:network/choose",
+      Effect.gen(function* () {
+        const network = (yield* HttpRouter.params)["network"] ?? ""
+        const form = yield* readForm
+        return respond(yield* connections.choose(network, form["token"] ?? "", form["choice"] ?? ""))
       })
     )
   })

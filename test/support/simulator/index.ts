@@ -4,7 +4,8 @@ import { discordModule } from "./discord.js"
 import { gmbModule } from "./gmb.js"
 import { instagramModule } from "./instagram.js"
 import { instagramStandaloneModule } from "./instagramStandalone.js"
-import { linkedinModule } from "./linkedin.js"
+import { facebookModule } from "./facebook.js"
+import { linkedinModule, linkedinPageModule } from "./linkedin.js"
 import { mastodonModule } from "./mastodon.js"
 import { pinterestModule } from "./pinterest.js"
 import { redditModule } from "./reddit.js"
@@ -29,7 +30,9 @@ export const simulatedNetworks = [
   gmbModule,
   instagramModule,
   instagramStandaloneModule,
-  threadsModule
+  threadsModule,
+  facebookModule,
+  linkedinPageModule
 ] as const
 
 export const startSimulator = async (options: { readonly port?: number } = {}): Promise<Simulator & { readonly networks: ReadonlyArray<string> }> => {
@@ -83,7 +86,14 @@ export const simulatorEnv = (sim: Simulator): Record<string, string> => ({
   THREADS_API_URL: sim.baseOf("threads"),
   THREADS_AUTH_URL: sim.baseOf("threads"),
   THREADS_CLIENT_ID: "sim-client",
-  THREADS_CLIENT_SECRET: "sim-secret"
+  THREADS_CLIENT_SECRET: "sim-secret",
+  FACEBOOK_API_URL: sim.baseOf("facebook"),
+  FACEBOOK_AUTH_URL: sim.baseOf("facebook"),
+  FACEBOOK_CLIENT_ID: "sim-client",
+  FACEBOOK_CLIENT_SECRET: "sim-secret",
+  LINKEDIN_PAGE_API_URL: sim.baseOf("linkedin-page"),
+  LINKEDIN_PAGE_CLIENT_ID: "sim-client",
+  LINKEDIN_PAGE_CLIENT_SECRET: "sim-secret"
 })
 
 /** Makes an account on a simulated network (POST /_sim/accounts/<network>): the admin CLI's `--credentials` for it. */
