@@ -101,7 +101,7 @@ describe("media given by path (domain/posts/mediaByPath.ts)", () => {
 describe("PUT /posts/{id}/settings keys (settingsChangeProblems)", () => {
   it("a key the network does not have is named with the network's keys; values are checked as POST /posts checks them", () => {
     expect(settingsChangeProblems("Alpha", testNetwork, { colour: "red" }, { colour: "red" })).toEqual([
-      "Alpha: colour is not a setting of Test network. Its settings: audience, outcome, slowMs, media_rules."
+      "Alpha: colour is not a setting of Test network. Its settings: audience, outcome, slowMs, processSteps, processMs, media_rules."
     ])
     expect(settingsChangeProblems("Alpha", testNetwork, { audience: "nobody" }, { audience: "nobody" })).toEqual([
       "Alpha: the setting audience must be one of everyone, followers."

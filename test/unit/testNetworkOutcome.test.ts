@@ -11,7 +11,8 @@ describe("test network settings: outcome and slowMs", () => {
     [{ outcome: "timeout" }, []],
     [{ outcome: "lose-answer" }, []],
     [{ outcome: "slow", slowMs: 250 }, []],
-    [{ outcome: "explode" }, ["T: the setting outcome must be one of accept, reject, timeout, lose-answer, slow."]],
+    [{ outcome: "process", processSteps: 3, processMs: 100 }, []],
+    [{ outcome: "explode" }, ["T: the setting outcome must be one of accept, reject, timeout, lose-answer, slow, process."]],
     [{ outcome: "slow", slowMs: "soon" }, ["T: the setting slowMs must be a number of 0 or more."]],
     [{ outcome: "slow", slowMs: -1 }, ["T: the setting slowMs must be a number of 0 or more."]]
   ])("%j → %j", (settings, problems) => {
@@ -20,6 +21,6 @@ describe("test network settings: outcome and slowMs", () => {
 
   it("the rules say how to rehearse outcomes", () => {
     expect(testNetwork.rules).toContain("outcome")
-    expect(testNetwork.settings.map((s) => s.key)).toEqual(["audience", "outcome", "slowMs", "media_rules"])
+    expect(testNetwork.settings.map((s) => s.key)).toEqual(["audience", "outcome", "slowMs", "processSteps", "processMs", "media_rules"])
   })
 })
