@@ -147,7 +147,8 @@ const allTools = [
   "list_media",
   "list_notifications",
   "list_events",
-  "get_post_attempts"
+  "get_post_attempts",
+  "get_channel_health"
 ]
 
 describe("tools/list", () => {
