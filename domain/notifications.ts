@@ -35,6 +35,7 @@ export type EventForNotification =
       readonly data: { readonly groupId: string; readonly requestedBy: string; readonly comment: string }
     }
   | { readonly event: "channel.disconnected"; readonly data: { readonly channelId: string; readonly name: string } }
+  | { readonly event: "channel.expiring"; readonly data: { readonly channelId: string; readonly name: string; readonly expiresAt: Date } }
   | { readonly event: "billing.changed"; readonly data: { readonly event: BillingEvent } }
   | { readonly event: "approval.requested" | "approval.approved" | "test"; readonly data: unknown }
 
@@ -73,6 +74,15 @@ export const notificationFor = (e: EventForNotification, channelName: string | u
         type: "fail",
         title: `${e.data.name} was disconnected`,
         body: "Its sign-in could not be renewed. Reconnect the channel; its posts do not go out until then.",
+        link: `/channels/${e.data.channelId}`
+      }
+    case "channel.expiring":
+      return {
+        type: "info",
+        title: `${e.data.name}'s sign-in expires soon`,
+        body:
+          `It expires at ${e.data.expiresAt.toISOString()}. If the network does not renew it by then, the channel is disconnected ` +
+          "and its posts do not go out: reconnect it before then to be sure.",
         link: `/channels/${e.data.channelId}`
       }
     case "billing.changed":

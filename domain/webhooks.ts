@@ -67,7 +67,7 @@ export interface Subscription {
 }
 
 /**
- * Which channels an event is about: `post.*` and `channel.disconnected` one, `approval.*`
+ * Which channels an event is about: `post.*` and `channel.*` one, `approval.*`
  * every channel of the post, `billing.changed` none (null: not about a channel).
  */
 export type EventChannels = ReadonlyArray<string> | null

@@ -2,8 +2,8 @@ import { Schema } from "effect"
 import { billingEvents, plans } from "../domain/billing.js"
 
 /**
- * The events of the spec ("Events" → "The 8 events", and the Send Test action's `test`):
- * one schema per event with exactly its data fields. Producers write them to the outbox
+ * The events of the spec ("Events" → "The 8 events", and the Send Test action's `test`),
+ * and `channel.expiring` this service adds: one schema per event with exactly its data fields. Producers write them to the outbox
  * through one writer (services/platform/outbox.ts), which encodes them with these schemas;
  * the webhook dispatcher decodes `EventMessage` from EVENTS with the same schemas.
  */
@@ -82,6 +82,17 @@ export const ChannelDisconnected = Schema.Struct({
 })
 
 /**
+ * Beyond the spec: the channel's token expires within CHANNEL_EXPIRY_WARNING_DAYS; once
+ * per expiry (a refreshed token's new expiry can be warned about again).
+ */
+export const ChannelExpiring = Schema.Struct({
+  channelId: Id,
+  provider: Schema.String,
+  name: Schema.String,
+  expiresAt: UtcTimestamp
+})
+
+/**
  * The workspace plan changed. The spec does not say which billing events carry amount,
  * period, currency and periodEnd: they may be missing or null.
  */
@@ -113,6 +124,7 @@ export const ServiceEvent = Schema.Union(
   event("approval.changes", ApprovalChanges),
   event("channel.disconnected", ChannelDisconnected),
   event("billing.changed", BillingChanged),
+  event("channel.expiring", ChannelExpiring),
   event("test", TestEvent)
 )
 export type ServiceEvent = typeof ServiceEvent.Type
@@ -120,7 +132,7 @@ export type EventName = ServiceEvent["event"]
 /** One event by its name: `EventOf<"post.failed">["data"]` is the data of post.failed. */
 export type EventOf<Name extends EventName> = Extract<ServiceEvent, { readonly event: Name }>
 
-/** The 8 events a webhook can subscribe to, in the spec's order. */
+/** The 9 events a webhook can subscribe to: the spec's 8 in its order, then channel.expiring (beyond the spec). */
 export const eventNames = [
   "post.published",
   "post.failed",
@@ -129,7 +141,8 @@ export const eventNames = [
   "approval.approved",
   "approval.changes",
   "channel.disconnected",
-  "billing.changed"
+  "billing.changed",
+  "channel.expiring"
 ] as const satisfies ReadonlyArray<EventName>
 export type SubscribableEvent = (typeof eventNames)[number]
 

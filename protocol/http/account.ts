@@ -72,6 +72,30 @@ export const TriggerPayload = Schema.Struct({
   )
 })
 
+const Timestamp = (description: string) => Schema.NullOr(Schema.String).annotations({ description: `${description} (UTC, ISO 8601)` })
+
+/** What is left of the account's publishing quota, where the network tells it. */
+export const ChannelQuota = Schema.Struct({
+  remaining: Schema.Number,
+  limit: Schema.NullOr(Schema.Number).annotations({ description: "The whole quota of the period, when the network says it" }),
+  resetsAt: Timestamp("When the quota fills up again, when the network says it"),
+  unit: Schema.String.annotations({ description: "What is counted, such as posts in 24 hours or credits" })
+}).annotations({ identifier: "ChannelQuota" })
+
+/** GET /integrations/{id}/health (docs/networks.md, "Channel health and expiry warnings"). */
+export const ChannelHealth = Schema.Struct({
+  expiresAt: Timestamp("When the channel's token expires; null: it does not expire"),
+  lastSuccessAt: Timestamp("When a post last went live on the channel; null: none since this was recorded"),
+  lastRefreshAt: Timestamp("When a token refresh last asked the network; null: none yet"),
+  lastRefreshResult: Schema.NullOr(Schema.Literal("refreshed", "refused", "unavailable")).annotations({
+    description: "What that refresh found: new tokens, a refusal (the channel must be reconnected), or the network could not be asked"
+  }),
+  quota: Schema.NullOr(ChannelQuota).annotations({ description: "The network's publishing quota left; null where the network does not tell it" }),
+  postsDueBeforeExpiry: Schema.NullOr(Schema.Number).annotations({
+    description: "How many of the channel's queued posts are due before the token expires; null when it does not expire"
+  })
+}).annotations({ identifier: "ChannelHealth" })
+
 export const AccountApi = HttpApiGroup.make("account")
   .add(
     HttpApiEndpoint.get("isConnected", "/is-connected")
@@ -123,6 +147,19 @@ export const AccountApi = HttpApiGroup.make("account")
         "Needs an owner or admin. After the sign-in the network sends the person back to this server, which stores the " +
           "channel and shows a page saying it is connected; the channel then appears in GET /integrations. `refresh` " +
           "reconnects that channel instead of adding one. The link works once, for 10 minutes."
+      )
+  )
+  .add(
+    HttpApiEndpoint.get("integrationHealth", "/integrations/:id/health")
+      .setPath(IdParam)
+      .addSuccess(ChannelHealth)
+      .addError(InvalidId)
+      .addError(ChannelNotFound)
+      .annotate(OpenApi.Summary, "Health of a channel")
+      .annotate(
+        OpenApi.Description,
+        "Beyond the reference API. The token's expiry, the last post that went live, the last token refresh and its result, " +
+          "the network's publishing quota left where the network tells it, and how many queued posts are due before the token expires."
       )
   )
   .add(

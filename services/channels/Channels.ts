@@ -10,6 +10,7 @@ import { policyRequire } from "../platform/policy.js"
 import { ChannelsRepo, type ChannelRow } from "../repos/channelsRepo.js"
 import { CustomersRepo } from "../repos/customersRepo.js"
 import { withSpan } from "../platform/tracing.js"
+import { channelHealth } from "./channelHealth.js"
 
 /** GET /integrations item (spec: Resources → Channel). */
 export const channelResource = (c: ChannelRow) => ({
@@ -74,6 +75,14 @@ export class Channels extends Effect.Service<Channels>()("channels/Channels", {
         return { output: yield* runToolWith({ channel, methodName, data }).pipe(Effect.provideService(NetworkAdapters, adapters)) }
       }).pipe(withSpan("Channels.trigger"), policyRequire("channels.runTool"))
 
+    /** GET /integrations/{id}/health: the channel's token expiry, last success and refresh, quota and posts at stake. */
+    const health = (id: ChannelId) =>
+      Effect.flatMap(CurrentPrincipal, ({ workspaceId }) => channelHealth(workspaceId, id)).pipe(
+        Effect.provideService(NetworkAdapters, adapters),
+        withSpan("Channels.health"),
+        policyRequire("channels.read")
+      )
+
     /** DELETE /integrations/{id} */
     const remove = (id: ChannelId) =>
       Effect.flatMap(CurrentPrincipal, (p) => actors.send(p, new DeleteChannel({ channelId: id }))).pipe(
@@ -81,7 +90,7 @@ export class Channels extends Effect.Service<Channels>()("channels/Channels", {
         policyRequire("channels.delete")
       )
 
-    return { list, listCustomers, settings, trigger, remove }
+    return { list, listCustomers, settings, trigger, health, remove }
   }),
   dependencies: [ChannelsRepo.Live, CustomersRepo.Live, ActorClientLive, NetworkAdapters.Default]
 }) {

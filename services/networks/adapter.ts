@@ -1,4 +1,4 @@
-import { Data, type Effect, type Redacted } from "effect"
+import { Data, type Effect, type Option, type Redacted } from "effect"
 import type { InvalidRequest } from "../../domain/errors.js"
 import type { OutboundError } from "../platform/outbound/errors.js"
 import type { OutboundResponse } from "../platform/outbound/request.js"
@@ -131,6 +131,20 @@ export type Progress = Readonly<Record<string, unknown>>
 /** Why a `Pending` item waits: the network is processing what it was given, or the account's cap on posts is full. */
 export type PendingKind = "processing" | "network-limit"
 
+/**
+ * What is left of the account's publishing quota, as the network tells it (Instagram's
+ * posts in 24 hours, X's credits): shown by GET /integrations/{id}/health.
+ */
+export interface Quota {
+  readonly remaining: number
+  /** The whole quota of the period, when the network says it. */
+  readonly limit: number | null
+  /** When the quota fills up again, when the network says it. */
+  readonly resetsAt: Date | null
+  /** What is counted, in plain words ("posts in 24 hours", "credits"). */
+  readonly unit: string
+}
+
 /** What the network said to a publish. */
 export type PublishAnswer = Data.TaggedEnum<{
   /** Live, with the network's id and address of it. */
@@ -211,6 +225,17 @@ export interface NetworkAdapter {
    * under the lock before every publish.
    */
   readonly tokensNeverExpire?: boolean
+  /**
+   * True when access tokens live hours and the refresh token renews them before use (X,
+   * YouTube …): their expiry is routine, so a channel that holds a refresh token is never
+   * warned about it with channel.expiring (docs/networks.md, "Channel health and expiry warnings").
+   */
+  readonly shortLivedTokens?: boolean
+  /**
+   * What is left of the account's publishing quota, when the network tells it; None when it
+   * cannot be told now. Only GET /integrations/{id}/health asks (unset: no quota is shown).
+   */
+  readonly quota?: (credentials: Redacted.Redacted<Credentials>) => Effect.Effect<Option.Option<Quota>>
   /**
    * The person chose one of `Connected.choices`: the credentials and profile of the chosen
    * page, organization or location (from the credentials saved at sign-in).

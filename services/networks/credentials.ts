@@ -2,6 +2,7 @@ import { Effect, Either, Option, Redacted, Schema } from "effect"
 import { AppConfig } from "../platform/config.js"
 import * as Outbox from "../platform/outbox.js"
 import { lockChannelCredentials, markRefreshNeeded, saveChannelCredentials } from "../repos/channelsRepo.js"
+import { recordRefresh } from "../repos/channelHealthRepo.js"
 import { decryptSecret, encryptSecret } from "../platform/secrets.js"
 import type { Credentials, NetworkAdapter } from "./adapter.js"
 import { withSpan } from "../platform/tracing.js"
@@ -54,7 +55,8 @@ export const storedCredentials = (adapter: NetworkAdapter, channel: { readonly c
  * adapter says they expire, the new ones saved. The channel row is locked while a refresh
  * runs, so two jobs never spend the same single-use refresh token (X rotates them). A
  * refresh the network refuses marks the channel `refreshNeeded` and writes
- * `channel.disconnected` in the same transaction.
+ * `channel.disconnected` in the same transaction. A refresh that asked the network is
+ * recorded on the channel with its result (GET /integrations/{id}/health).
  */
 export const freshCredentials = (channelId: string, adapter: NetworkAdapter) =>
   Effect.gen(function* () {
@@ -75,11 +77,14 @@ export const freshCredentials = (channelId: string, adapter: NetworkAdapter) =>
             return Either.right(credentials.value)
           case "Refreshed":
             yield* saveChannelCredentials(channelId, sealCredentials(secretKey, refresh.credentials))
+            yield* recordRefresh(channelId, "refreshed")
             return Either.right(Redacted.make(refresh.credentials))
           case "Unavailable":
+            yield* recordRefresh(channelId, "unavailable")
             return Either.left<NotUsable>({ _tag: "Unavailable", reason: refresh.reason })
           case "Failed":
             yield* markRefreshNeeded(channelId)
+            yield* recordRefresh(channelId, "refused")
             yield* Outbox.write(row.workspaceId, [{ event: "channel.disconnected", data: { channelId, provider: row.network, name: row.name } }])
             yield* Effect.logWarning("channel disconnected: the network refused its token refresh").pipe(
               Effect.annotateLogs({ channelId, network: row.network, reason: refresh.reason })

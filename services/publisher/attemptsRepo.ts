@@ -223,8 +223,9 @@ export const makeAttemptsRepo = Effect.gen(function* () {
    * while it has no outcome, except that a real "published" wins over the "unconfirmed" a
    * search recorded meanwhile (a job that took over an attempt whose answer was only late).
    * The item: only if the attempt is its latest and the item still waits for it
-   * (publishing, or unconfirmed when it was published after all). Its publish time, or None
-   * when the attempt was concluded already or the item had moved meanwhile.
+   * (publishing, or unconfirmed when it was published after all). A published item also
+   * stamps its channel's last successful call. Its publish time, or None when the attempt
+   * was concluded already or the item had moved meanwhile.
    */
   const concludeAttempt = (itemId: string, attemptId: string, result: AttemptResult, trace?: AttemptTrace) => {
     const published = result.outcome === "published"
@@ -247,7 +248,15 @@ export const makeAttemptsRepo = Effect.gen(function* () {
         FROM concluded
         WHERE post_items.id = ${itemId} AND (post_items.status = 'publishing' ${published ? sql`OR post_items.status = 'unconfirmed'` : sql``})
           AND NOT EXISTS (SELECT 1 FROM publish_attempts later WHERE later.item_id = ${itemId} AND later.attempt > concluded.attempt)
-        RETURNING post_items.published_at)
+        RETURNING post_items.published_at, post_items.post_id)${
+          published
+            ? sql`,
+      -- the channel's last successful call (GET /integrations/{id}/health), in the same statement
+      succeeded AS (
+        UPDATE channels SET last_success_at = now()
+        FROM moved JOIN posts ON posts.id = moved.post_id WHERE channels.id = posts.channel_id)`
+            : sql``
+        }
       SELECT EXISTS (SELECT 1 FROM moved) AS moved, (SELECT published_at FROM moved) AS published_at`.pipe(
       Effect.flatMap(decodeConcluded),
       Effect.map((rows) => (rows[0]?.moved === true ? Option.some({ publishedAt: rows[0].publishedAt }) : Option.none()))

@@ -9,6 +9,7 @@ import { publishItem } from "./publishItem.js"
 import { PublishLimiter } from "./publishLimiter.js"
 import { RepeatsRepo } from "../posts/repeatsRepo.js"
 import { runTokenRefresher } from "./tokenRefresher.js"
+import { DEFAULT_EXPIRY_WARNING_DAYS } from "../../domain/channelHealth.js"
 import { PreparationWorkerLive } from "../media/preparationWorker.js"
 import { RenditionsRepo } from "../media/renditionsRepo.js"
 
@@ -36,7 +37,12 @@ const publisher = Layer.scopedDiscard(
     })
     // X tokens last 2 hours and are refreshed in their last 5 minutes: a pass every 4 minutes catches each
     const refreshEveryMs = yield* Config.integer("TOKEN_REFRESH_INTERVAL_MS").pipe(Config.withDefault(240_000))
-    yield* Effect.forkScoped(runTokenRefresher(refreshEveryMs))
+    // channel.expiring this many days ahead of a token's expiry (docs/networks.md, "Channel health and expiry warnings")
+    const warningDays = yield* Config.number("CHANNEL_EXPIRY_WARNING_DAYS").pipe(
+      Config.validate({ message: "CHANNEL_EXPIRY_WARNING_DAYS must be 0 or more", validation: (days) => days >= 0 }),
+      Config.withDefault(DEFAULT_EXPIRY_WARNING_DAYS)
+    )
+    yield* Effect.forkScoped(runTokenRefresher(refreshEveryMs, warningDays))
     yield* Effect.logInfo("publisher started")
   })
 )

@@ -12,6 +12,7 @@ export const channelsOf = (e: ServiceEvent): EventChannels => {
     case "post.failed":
     case "post.unconfirmed":
     case "channel.disconnected":
+    case "channel.expiring":
       return [e.data.channelId]
     case "approval.requested":
     case "approval.approved":

@@ -12,7 +12,7 @@ import { answerOf } from "../support/answers.js"
  * new credentials are saved sealed; a refresh the network refuses disconnects the channel
  * (refreshNeeded, `channel.disconnected` and its notification, in one transaction); two
  * jobs never spend one single-use refresh token; a network that cannot be asked keeps the
- * channel as it is.
+ * channel as it is. A refresh that asked the network is recorded on the channel with its result.
  */
 
 let world: TestWorld
@@ -83,6 +83,18 @@ const stored = (channelId: string) =>
 
 const fresh = (channelId: string, adapter: NetworkAdapter) => sys.runtime.runPromise(freshCredentials(channelId, adapter))
 
+/** The last refresh that asked the network, as the channel records it (GET /integrations/{id}/health). */
+const lastRefresh = (channelId: string) =>
+  withDb(world, async (c) => {
+    const row = (
+      await c.query<{ at: Date | null; result: string | null }>(
+        "SELECT last_refresh_at AS at, last_refresh_result AS result FROM channels WHERE id = $1",
+        [channelId]
+      )
+    ).rows[0]!
+    return { asked: row.at !== null, result: row.result }
+  })
+
 describe("freshCredentials", () => {
   it("leaves credentials that do not expire soon alone, without asking the network", async () => {
     const w = await newChannel({ token: "t1", expiresAt: Date.now() + 3600_000 })
@@ -90,6 +102,7 @@ describe("freshCredentials", () => {
     const result = await fresh(w.channelId, network.adapter)
     expect(Either.isRight(result) && Redacted.value(result.right)).toMatchObject({ token: "t1" })
     expect(network.networkCalls()).toBe(0)
+    expect(await lastRefresh(w.channelId)).toEqual({ asked: false, result: null })
   })
 
   it("refreshes expiring credentials and saves the new ones sealed (the column is not the JSON)", async () => {
@@ -99,6 +112,7 @@ describe("freshCredentials", () => {
     const after = await stored(w.channelId)
     expect(after.credentials).toEqual(Option.some(expect.objectContaining({ token: "t1+" })))
     expect(after.sealed?.toString("utf8")).not.toContain("t1+")
+    expect(await lastRefresh(w.channelId)).toEqual({ asked: true, result: "refreshed" })
   })
 
   it("two jobs at once spend the refresh token once: the second sees the new credentials", async () => {
@@ -119,6 +133,7 @@ describe("freshCredentials", () => {
     expect(Either.isLeft(second) && second.left._tag).toBe("Disconnected")
     expect(network.networkCalls()).toBe(1)
     expect((await stored(w.channelId)).refreshNeeded).toBe(true)
+    expect(await lastRefresh(w.channelId)).toEqual({ asked: true, result: "refused" })
     const channel = decoded(await w.api.get("/public/v1/integrations"), answerOf("account", "listIntegrations")).find((c) => c.id === w.channelId)
     expect(channel?.refreshNeeded).toBe(true)
     const events = await withDb(world, async (c) =>
@@ -136,6 +151,7 @@ describe("freshCredentials", () => {
     const after = await stored(w.channelId)
     expect(after.refreshNeeded).toBe(false)
     expect(after.credentials).toEqual(Option.some(expect.objectContaining({ token: "t1" })))
+    expect(await lastRefresh(w.channelId)).toEqual({ asked: true, result: "unavailable" })
   })
 
   it("credentials sealed with another key are unreadable, not a crash", async () => {

@@ -148,7 +148,8 @@ const allTools = [
   "list_notifications",
   "list_events",
   "get_post_attempts",
-  "preview_post"
+  "preview_post",
+  "get_channel_health"
 ]
 
 describe("tools/list", () => {
@@ -219,7 +220,7 @@ describe("every tool answers what the REST API answers", () => {
     await mcp.close()
   })
 
-  it("reads: channels, customers, networks, rules, posts, media, notifications", async () => {
+  it("reads: channels, customers, networks, rules, channel health, posts, media, notifications", async () => {
     const w = await newWorkspace()
     const customer = await sys.admin.createCustomer({ workspaceId: w.workspaceId, name: "Acme", approval: false })
     expect(customer).toBeDefined()
@@ -235,6 +236,9 @@ describe("every tool answers what the REST API answers", () => {
       (await w.api.post(`/public/v1/integration-trigger/${w.channelId}`, { methodName: "echo", data: { text: "hi" } })).json
     )
     expect((await call(mcp, "list_notifications")).body).toEqual((await w.api.get("/public/v1/notifications")).json)
+    expect((await call(mcp, "get_channel_health", { channelId: w.channelId })).body).toEqual(
+      (await w.api.get(`/public/v1/integrations/${w.channelId}/health`)).json
+    )
 
     // any gateway replica answers (stateless): the one whose outbound client may reach the file server
     const onReplica = await connect(w.apiKey, replicaUrl)

@@ -2,7 +2,8 @@ import Ajv2020 from "ajv/dist/2020.js"
 import addFormats from "ajv-formats"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { startLoopbackServer, type LoopbackServer } from "../../services/platform/outbound/testing.js"
-import { Schema } from "effect"
+import { Redacted, Schema } from "effect"
+import { sealCredentials } from "../../services/networks/credentials.js"
 import { answerFrom, client, decoded, type Answer } from "../support/http.js"
 import { png } from "../support/mediaFiles.js"
 import { createWorld, startServices, type RunningServices, type TestWorld } from "../support/system.js"
@@ -152,6 +153,19 @@ describe("real answers of every served endpoint validate against the served docu
     check("get", "/social/{integration}", await api.get("/public/v1/social/x"))
     check("get", "/social/{integration}", await api.get("/public/v1/social/bluesky"))
     check("get", "/social/{integration}", await api.get("/public/v1/social/nope"))
+    check("get", "/integrations/{id}/health", await api.get(`/public/v1/integrations/${channel}/health`))
+    // a channel whose token expires, with a refresh and a success recorded: every field filled but the quota
+    await withDb(world, (c) =>
+      c.query(
+        "UPDATE channels SET credentials = $2, last_refresh_at = now(), last_refresh_result = 'refreshed', last_success_at = now() WHERE id = $1",
+        [spare, sealCredentials(Redacted.make(world.env["SECRET_KEY"] ?? ""), { token: "t", expiresAt: at(2 * DAY) })]
+      )
+    )
+    const health = await api.get(`/public/v1/integrations/${spare}/health`)
+    expect(decoded(health, answerOf("account", "integrationHealth"))).toMatchObject({ lastRefreshResult: "refreshed", postsDueBeforeExpiry: 0 })
+    check("get", "/integrations/{id}/health", health)
+    check("get", "/integrations/{id}/health", await api.get(`/public/v1/integrations/${NO_SUCH}/health`))
+    check("get", "/integrations/{id}/health", await api.get("/public/v1/integrations/nope/health"))
     check("delete", "/integrations/{id}", await api.del(`/public/v1/integrations/${spare}`))
     check("delete", "/integrations/{id}", await api.del(`/public/v1/integrations/${NO_SUCH}`))
     check("get", "/notifications", await api.get("/public/v1/notifications"))
@@ -392,8 +406,8 @@ describe("real answers of every served endpoint validate against the served docu
     const operations = Object.entries(doc.paths).flatMap(([path, item]) =>
       Object.keys(item).map((method) => `${method.toUpperCase()} ${path.replace(/^\/public\/v1/, "")}`)
     )
-    // the 28 endpoints of the spec and the event log beyond it (docs/api.md, "Beyond the reference API")
-    expect(operations.length).toBe(28 + 3)
+    // the 28 endpoints of the spec and those beyond it (docs/api.md, "Beyond the reference API")
+    expect(operations.length).toBe(28 + 4)
     const missing = operations.flatMap((op) => [
       ...([...validated].some((v) => v === `${op} 200`) ? [] : [`${op} 200`]),
       ...([...validated].some((v) => v.startsWith(`${op} 4`)) ? [] : [`${op} 4xx`])

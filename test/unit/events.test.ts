@@ -68,6 +68,11 @@ const samples: { readonly [N in EventName]: { readonly event: N; readonly data: 
       data: { channelId: "c1", provider: "x", name: "Brand on X" },
       fields: ["channelId", "provider", "name"]
     },
+    "channel.expiring": {
+      event: "channel.expiring",
+      data: { channelId: "c1", provider: "linkedin", name: "Brand on LinkedIn", expiresAt: at },
+      fields: ["channelId", "provider", "name", "expiresAt"]
+    },
     "billing.changed": {
       event: "billing.changed",
       data: { plan: "team", test: false, event: "renewed", amount: 29, period: "monthly", currency: "usd", periodEnd: at },
@@ -80,7 +85,7 @@ const encode = Schema.encodeUnknownEither(ServiceEvent)
 const decode = Schema.decodeUnknownEither(ServiceEvent)
 
 describe("protocol/events: the spec's events", () => {
-  it("names: exactly the spec's 8 events, and test is not one of them", () => {
+  it("names: exactly the spec's 8 events then channel.expiring (beyond the spec), and test is not one of them", () => {
     expect([...eventNames]).toEqual([
       "post.published",
       "post.failed",
@@ -89,7 +94,8 @@ describe("protocol/events: the spec's events", () => {
       "approval.approved",
       "approval.changes",
       "channel.disconnected",
-      "billing.changed"
+      "billing.changed",
+      "channel.expiring"
     ])
     expect(TEST_EVENT).toBe("test")
     expect(isSubscribableEvent("test")).toBe(false)

@@ -38,6 +38,13 @@ describe("notifications: which event makes which notification", () => {
     expect(n).toMatchObject({ type: "fail", title: "Brand on X was disconnected", link: "/channels/c1" })
   })
 
+  it("channel.expiring → info naming the channel and when its sign-in expires", () => {
+    const expiresAt = new Date("2030-01-02T03:04:05.000Z")
+    const n = notificationFor({ event: "channel.expiring", data: { channelId: "c1", name: "Brand on LinkedIn", expiresAt } }, undefined)
+    expect(n).toMatchObject({ type: "info", title: "Brand on LinkedIn's sign-in expires soon", link: "/channels/c1" })
+    expect(n?.body).toContain("2030-01-02T03:04:05.000Z")
+  })
+
   it("approval.requested, approval.approved and test make none", () => {
     for (const event of ["approval.requested", "approval.approved", "test"] as const) {
       expect(notificationFor({ event, data: {} }, undefined)).toBeNull()

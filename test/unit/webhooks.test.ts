@@ -3,6 +3,7 @@ import { Webhook } from "standardwebhooks"
 import { describe, expect, it } from "vitest"
 import { pausedReason, receives, waitAfterAttempt, webhookLimits } from "../../domain/webhooks.js"
 import { deliveryBody } from "../../services/webhooks/attempt.js"
+import { channelsOf } from "../../services/webhooks/fanout.js"
 import { deliveryHeaders, newWebhookSecret, serviceSignature } from "../../services/webhooks/signatures.js"
 
 describe("Delivery: signatures", () => {
@@ -50,6 +51,13 @@ describe("Configuring a webhook: which events it receives", () => {
     expect(receives(w, "approval.requested", ch("b", "a"))).toBe(true)
     expect(receives(w, "approval.requested", ch("b", "c"))).toBe(false)
     expect(receives(w, "billing.changed", null)).toBe(true)
+  })
+  it("channel.expiring: only when picked (not a default), and for a chosen channel only that channel's", () => {
+    const expiring = channelsOf({ event: "channel.expiring", data: { channelId: "a", provider: "linkedin", name: "A", expiresAt: new Date() } })
+    expect(expiring).toEqual(["a"])
+    expect(receives({ events: [], channelIds: [] }, "channel.expiring", expiring)).toBe(false)
+    expect(receives({ events: ["channel.expiring"], channelIds: ["a"] }, "channel.expiring", expiring)).toBe(true)
+    expect(receives({ events: ["channel.expiring"], channelIds: ["b"] }, "channel.expiring", expiring)).toBe(false)
   })
 })
 

@@ -31,6 +31,7 @@ export const AccountHttpLive = HttpApiBuilder.group(PublicApi, "account", (handl
           })
           .pipe(authorize("channels.connect"))
       )
+      .handle("integrationHealth", ({ path }) => channels.health(ChannelId.make(path.id)).pipe(authorize("channels.read")))
       .handle("deleteIntegration", ({ path }) => channels.remove(ChannelId.make(path.id)).pipe(authorize("channels.delete")))
   })
 )

@@ -3,7 +3,7 @@ import { MAX_IDEMPOTENCY_KEY_LENGTH } from "../../../domain/idempotency.js"
 import { ChannelId, CustomerId, PostRef, Uuid } from "../../../domain/ids.js"
 import { networkListItem, networks, rulesByIdentifier } from "../../../domain/networks/index.js"
 import { FullPostBody, isSimplePostBody, SettingsObject, SimplePostBody } from "../../../domain/posts/body.js"
-import { Channel, Customer, IntegrationSettings, TriggerPayload } from "../../../protocol/http/account.js"
+import { Channel, ChannelHealth, Customer, IntegrationSettings, TriggerPayload } from "../../../protocol/http/account.js"
 import { MediaItem, UploadFromUrlPayload } from "../../../protocol/http/media.js"
 import { NetworkItem, NetworkRules, Notification } from "../../../protocol/http/networks.js"
 import { CreatedPostRow, PostAttempt, PostPreview, PostRow, WholePost } from "../../../protocol/http/postResources.js"
@@ -166,6 +166,19 @@ const toolList = [
     input: Schema.Struct({ channelId: ChannelIdArg }),
     output: IntegrationSettings,
     run: ({ channelId }) => Effect.flatMap(Channels, (c) => c.settings(channelId)).pipe(authorize("channels.read"))
+  }),
+  defineTool({
+    name: "get_channel_health",
+    title: "Health of a channel",
+    description:
+      "Whether a channel keeps working (the same answer as GET /integrations/{id}/health): when its token expires, when a " +
+      "post last went live on it, the last token refresh and its result (refreshed, refused, unavailable), the network's " +
+      "publishing quota left where the network tells it, and how many queued posts are due before the token expires. Use " +
+      "it before scheduling many posts on a channel, or to explain why a channel may stop.",
+    annotations: readOnly,
+    input: Schema.Struct({ channelId: ChannelIdArg }),
+    output: ChannelHealth,
+    run: ({ channelId }) => Effect.flatMap(Channels, (c) => c.health(channelId)).pipe(authorize("channels.read"))
   }),
   defineTool({
     name: "run_channel_tool",

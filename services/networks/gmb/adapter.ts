@@ -231,6 +231,8 @@ export const makeGmbAdapterWith = (options: GmbOptions) =>
 
     const adapter: NetworkAdapter = {
       identifier: "gmb",
+      // access tokens live hours and are renewed with the refresh token: their expiry is no warning
+      shortLivedTokens: true,
       connect: {
         kind: "link",
         authorizeUrl: ({ redirectUri, state }) =>

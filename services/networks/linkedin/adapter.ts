@@ -19,7 +19,8 @@ import { call, decodeBody, excerpt, isSuccess, statusAnswer, transportAnswer, tr
  * POST /rest/posts (LinkedIn-Version header; the id comes in x-restli-id), images with
  * /rest/images?action=initializeUpload then a PUT of the bytes, follow-ups as comments
  * (/rest/socialActions/{urn}/comments), tokens refreshed before they expire. LinkedIn has
- * no search of a member's posts.
+ * no search of a member's posts. Credentials without a refresh token are used until their
+ * expiry (warned about ahead with channel.expiring), then the channel is disconnected.
  */
 const NAME = "LinkedIn"
 const REFRESH_MARGIN_MS = 24 * 3600_000 // tokens last 60 days: refresh a day ahead
@@ -32,7 +33,13 @@ export interface LinkedInOptions {
   readonly clientSecret: Option.Option<Redacted.Redacted>
 }
 
-const Stored = Schema.Struct({ accessToken: Schema.String, refreshToken: Schema.String, expiresAt: Schema.String, author: Schema.String })
+/** `refreshToken` only when LinkedIn gave one: apps without its partner refresh get none (docs/networks.md, "LinkedIn without a refresh token"). */
+const Stored = Schema.Struct({
+  accessToken: Schema.String,
+  refreshToken: Schema.optional(Schema.String),
+  expiresAt: Schema.String,
+  author: Schema.String
+})
 type Stored = typeof Stored.Type
 const UserInfo = Schema.Struct({
   sub: Schema.String,
@@ -103,7 +110,11 @@ export const makeLinkedInAdapterWith = (options: LinkedInOptions) =>
         headers: { "content-type": "application/x-www-form-urlencoded", accept: "application/json" },
         body: new URLSearchParams({ ...form, client_id: clientId ?? "", client_secret: clientSecret ?? "" }).toString()
       })
-    const fromToken = (t: TokenAnswer, previousRefresh = "") => fromTokenAnswer(t, previousRefresh, 5_184_000)
+    /** A token answer's credentials; without a refresh token when LinkedIn gave none. */
+    const fromToken = (t: TokenAnswer): Omit<Stored, "author"> => {
+      const { refreshToken, ...rest } = fromTokenAnswer(t, "", 5_184_000)
+      return refreshToken === "" ? rest : { ...rest, refreshToken }
+    }
 
     const whoIs = (accessToken: string) =>
       call(outbound, { url: `${api}/v2/userinfo`, headers: { authorization: `Bearer ${accessToken}`, accept: "application/json" } })
@@ -125,19 +136,31 @@ export const makeLinkedInAdapterWith = (options: LinkedInOptions) =>
         }
       })
 
-    const refreshStored = (c: Stored) =>
-      refreshOAuth(c, {
-        marginMs: REFRESH_MARGIN_MS,
-        defaultLifetimeSeconds: 5_184_000,
-        exchange: (refreshToken) => token({ grant_type: "refresh_token", refresh_token: refreshToken })
-      })
+    const refreshStored = (c: Stored): Effect.Effect<Refresh> => {
+      const refreshToken = c.refreshToken ?? ""
+      // nothing to renew it with: the channel is kept until its token expires, then disconnected
+      if (refreshToken === "")
+        return Effect.succeed(
+          Date.parse(c.expiresAt) > Date.now()
+            ? Refresh.Unchanged()
+            : Refresh.Failed({ reason: "the access token expired and LinkedIn gave no refresh token to renew it" })
+        )
+      return refreshOAuth(
+        { ...c, refreshToken },
+        {
+          marginMs: REFRESH_MARGIN_MS,
+          defaultLifetimeSeconds: 5_184_000,
+          exchange: (refreshToken) => token({ grant_type: "refresh_token", refresh_token: refreshToken })
+        }
+      )
+    }
 
     const verify = (input: unknown) =>
       Effect.gen(function* () {
         const given = yield* decodeForVerify(
           Stored,
           NAME,
-          "accessToken, refreshToken, expiresAt (ISO 8601) and author (urn:li:person:… or urn:li:organization:…)"
+          "accessToken, refreshToken (when LinkedIn gave one), expiresAt (ISO 8601) and author (urn:li:person:… or urn:li:organization:…)"
         )(input)
         if (Number.isNaN(Date.parse(given.expiresAt)))
           return yield* new ConnectFailed({ message: "LinkedIn credentials: expiresAt is not an ISO 8601 date." })
@@ -241,7 +264,7 @@ export const makeLinkedInAdapterWith = (options: LinkedInOptions) =>
             const answer = yield* token({ grant_type: "authorization_code", code, redirect_uri: redirectUri })
             const t = read(TokenAnswer, answer)
             if (Option.isNone(t)) return yield* connectFailedFrom(NAME, answer)
-            return yield* connectedWith(fromToken(t.value, ""))
+            return yield* connectedWith(fromToken(t.value))
           })
       },
       verify,

@@ -368,6 +368,8 @@ export const makeRedditAdapterWith = (options: RedditOptions) =>
 
     const adapter: NetworkAdapter = {
       identifier: "reddit",
+      // access tokens live hours and are renewed with the refresh token: their expiry is no warning
+      shortLivedTokens: true,
       connect: {
         kind: "link",
         authorizeUrl: ({ redirectUri, state }) =>

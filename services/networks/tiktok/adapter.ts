@@ -405,6 +405,8 @@ export const makeTikTokAdapterWith = (options: TikTokOptions) =>
 
     const adapter: NetworkAdapter = {
       identifier: "tiktok",
+      // access tokens live hours and are renewed with the refresh token: their expiry is no warning
+      shortLivedTokens: true,
       connect: {
         kind: "link",
         authorizeUrl: ({ redirectUri, state }) =>

@@ -281,6 +281,8 @@ export const makeXAdapterWith = (options: XOptions) =>
 
     const adapter: NetworkAdapter = {
       identifier: "x",
+      // access tokens live hours and are renewed with the refresh token: their expiry is no warning
+      shortLivedTokens: true,
       connect: {
         kind: "link",
         authorizeUrl: ({ codeVerifier, redirectUri, state }) =>

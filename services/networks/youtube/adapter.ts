@@ -394,6 +394,8 @@ export const makeYouTubeAdapterWith = (options: YouTubeOptions) =>
 
     const adapter: NetworkAdapter = {
       identifier: "youtube",
+      // access tokens live hours and are renewed with the refresh token: their expiry is no warning
+      shortLivedTokens: true,
       connect: {
         kind: "link",
         authorizeUrl: ({ codeVerifier, redirectUri, state }) =>

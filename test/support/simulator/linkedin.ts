@@ -16,6 +16,8 @@ const PAGE_NETWORK = "linkedin-page"
 interface Member {
   readonly sub: string
   readonly name: string
+  /** An app without LinkedIn's partner refresh: its tokens come without a refresh token. */
+  readonly noRefreshToken: boolean
 }
 interface Organization {
   readonly id: string
@@ -30,22 +32,25 @@ const organizations = new WeakMap<SimCore, Map<string, Organization>>()
 
 const DAY = 86_400_000
 
-const tokensFor = (core: SimCore, sub: string, ttlMs = 60 * DAY, network = NETWORK) => ({
-  access_token: core.issueToken(network, sub, "access", ttlMs),
-  expires_in: Math.floor(ttlMs / 1000),
-  refresh_token: core.issueToken(network, sub, "refresh", null),
-  refresh_token_expires_in: 365 * 86400
-})
+const tokensFor = (core: SimCore, sub: string, ttlMs = 60 * DAY, network = NETWORK) => {
+  const access = { access_token: core.issueToken(network, sub, "access", ttlMs), expires_in: Math.floor(ttlMs / 1000) }
+  if (stateOf(members, core).get(sub)?.noRefreshToken === true) return access
+  return { ...access, refresh_token: core.issueToken(network, sub, "refresh", null), refresh_token_expires_in: 365 * 86400 }
+}
 
-export const seedLinkedInAccount = (core: SimCore, input: { readonly name?: string; readonly expiresInMs?: number } = {}, network = NETWORK) => {
+export const seedLinkedInAccount = (
+  core: SimCore,
+  input: { readonly name?: string; readonly expiresInMs?: number; readonly noRefreshToken?: boolean } = {},
+  network = NETWORK
+) => {
   const all = stateOf(members, core)
-  const member: Member = { sub: `m${core.newId()}`, name: input.name ?? `Member ${all.size + 1}` }
+  const member: Member = { sub: `m${core.newId()}`, name: input.name ?? `Member ${all.size + 1}`, noRefreshToken: input.noRefreshToken === true }
   all.set(member.sub, member)
   const ttl = input.expiresInMs ?? 60 * DAY
   const t = tokensFor(core, member.sub, Math.max(1, ttl), network)
   return {
     accessToken: t.access_token,
-    refreshToken: t.refresh_token,
+    ...("refresh_token" in t ? { refreshToken: t.refresh_token } : {}),
     expiresAt: new Date(Date.now() + ttl).toISOString(),
     author: `urn:li:person:${member.sub}`
   }
@@ -282,7 +287,8 @@ export const linkedinModule: NetworkModule = {
   seed: (core, input) =>
     seedLinkedInAccount(core, {
       ...(typeof input["name"] === "string" ? { name: input["name"] } : {}),
-      ...(typeof input["expiresInMs"] === "number" ? { expiresInMs: input["expiresInMs"] } : {})
+      ...(typeof input["expiresInMs"] === "number" ? { expiresInMs: input["expiresInMs"] } : {}),
+      ...(input["noRefreshToken"] === true ? { noRefreshToken: true } : {})
     })
 }
 

@@ -59,6 +59,19 @@ describe("LinkedIn: connecting and tokens", () => {
     expect((await run(adapter.refresh(Redacted.make(account(3600_000)))))._tag).toBe("Refreshed")
     expect((await run(adapter.refresh(Redacted.make({ ...account(1000), refreshToken: "spent" }))))._tag).toBe("Failed")
   })
+
+  it("credentials without a refresh token are kept until their expiry, then the refresh fails (the channel is disconnected)", async () => {
+    const given = seedLinkedInAccount(sim, { expiresInMs: 3600_000, noRefreshToken: true })
+    expect("refreshToken" in given).toBe(false)
+    const verified = await run(adapter.verify(given))
+    expect(verified.credentials["refreshToken"]).toBeUndefined()
+    // within the refresh margin, but nothing to renew it with: used as it is until it expires
+    expect((await run(adapter.refresh(Redacted.make(given))))._tag).toBe("Unchanged")
+    const expired = await run(adapter.refresh(Redacted.make({ ...given, expiresAt: new Date(Date.now() - 1000).toISOString() })))
+    expect(expired._tag === "Failed" && expired.reason).toMatch(/no refresh token/)
+    // an empty refresh token is none either
+    expect((await run(adapter.refresh(Redacted.make({ ...given, refreshToken: "" }))))._tag).toBe("Unchanged")
+  })
 })
 
 describe("LinkedIn: publishing", () => {
