@@ -4,6 +4,7 @@ import { InvalidRequest, PayloadTooLarge, ServerError } from "./errors.js"
 import { MediaApi } from "./media.js"
 import { NetworksApi } from "./networks.js"
 import { PostsApi } from "./posts.js"
+import { exportLineJsonSchema, PostsBulkApi } from "./postsBulk.js"
 import { SlotsApi } from "./slots.js"
 import { AnalyticsApi } from "./analytics.js"
 import { EventsApi } from "./events.js"
@@ -72,6 +73,9 @@ const withResponseHeaders = (spec: Json): void => {
         }
       }
       const ok = responses["200"]
+      if (path === "/public/v1/posts/export" && method === "get" && isJson(ok) && isJson(ok["content"])) {
+        ok["content"]["application/x-ndjson"] = { schema: { ...exportLineJsonSchema, description: "format=jsonl: one ExportLine a line" } }
+      }
       if (path === "/public/v1/posts" && method === "post" && isJson(ok)) {
         ok["headers"] = {
           "Idempotent-Replayed": {
@@ -97,6 +101,7 @@ export class PublicApi extends HttpApi.make("public")
   .add(NetworksApi)
   .add(MediaApi)
   .add(PostsApi)
+  .add(PostsBulkApi)
   .add(SlotsApi)
   .add(AnalyticsApi)
   .add(EventsApi)

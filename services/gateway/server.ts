@@ -34,6 +34,7 @@ import { metricsResponse } from "../platform/metrics.js"
 import { AccountHttpLive } from "./http/accountHttp.js"
 import { isUploadRequest, MediaFilesRouteLive, MediaHttpLive, UPLOAD_PATH, withUploadLimits } from "./http/mediaHttp.js"
 import { NetworksHttpLive } from "./http/networksHttp.js"
+import { PostsBulkHttpLive } from "./http/postsBulkHttp.js"
 import { PostsHttpLive } from "./http/postsHttp.js"
 import { SlotsHttpLive } from "./http/slotsHttp.js"
 import { AnalyticsHttpLive } from "./http/analyticsHttp.js"
@@ -152,7 +153,16 @@ const FeaturesLive = Layer.mergeAll(
 )
 
 const ApiLive = HttpApiBuilder.api(PublicApi).pipe(
-  Layer.provide([AccountHttpLive, NetworksHttpLive, PostsHttpLive, MediaHttpLive, SlotsHttpLive, AnalyticsHttpLive, EventsHttpLive]),
+  Layer.provide([
+    AccountHttpLive,
+    NetworksHttpLive,
+    PostsHttpLive,
+    PostsBulkHttpLive,
+    MediaHttpLive,
+    SlotsHttpLive,
+    AnalyticsHttpLive,
+    EventsHttpLive
+  ]),
   Layer.provide(AuthenticationLive)
 )
 
