@@ -40,7 +40,8 @@ export const ExportLine = Schema.Struct({
   error: Schema.NullOr(Schema.String),
   tags: Schema.String.annotations({ description: "Tag names separated by ;" })
 }).annotations({ identifier: "ExportLine" })
-const { $schema: _ignored, ...exportLineJsonSchema } = JSONSchema.make(ExportLine)
+// made from the fields (no identifier): the document has no $defs for a $ref to point into
+const { $schema: _ignored, ...exportLineJsonSchema } = JSONSchema.make(Schema.Struct(ExportLine.fields))
 /** The JSON lines answer of GET /posts/export, which HttpApi cannot declare beside the CSV (one content type a status). */
 export { exportLineJsonSchema }
 

@@ -21,6 +21,8 @@ import { Connections } from "../channels/Connections.js"
 import { SocialCallbackRoutesLive } from "./pages/socialCallback.js"
 import { Channels } from "../channels/Channels.js"
 import { Posts } from "../posts/Posts.js"
+import { PostsExport } from "../posts/PostsExport.js"
+import { PostsImport } from "../posts/PostsImport.js"
 import { Share } from "../share/Share.js"
 import { AuthenticationLive } from "./authentication.js"
 import { TokenCacheLive } from "./tokenCache.js"
@@ -134,7 +136,8 @@ const SystemRoutesLive = HttpApiBuilder.Router.use((router) =>
 
 /** The feature services, built once for every edge of the gateway (REST handlers, pages). */
 const FeaturesLive = Layer.mergeAll(
-  Posts.Default,
+  // import and export use the gateway's one Posts
+  Layer.mergeAll(PostsImport.Default, PostsExport.Default).pipe(Layer.provideMerge(Posts.Default)),
   Channels.Default,
   Connections.Default,
   Share.Default,

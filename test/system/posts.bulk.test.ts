@@ -111,7 +111,9 @@ const jsonlOf = (rows: ReadonlyArray<Row>) =>
 const importFile = (w: Ws, body: string, type: string, query = "", headers: Record<string, string> = {}) =>
   w.api.post(`/public/v1/posts/import${query}`, body, { "content-type": type, ...headers })
 
-const ROWS = 1500
+/** Rows of the file checked (dry run); the first SAVED of them are saved, replayed and exported. */
+const ROWS = 3000
+const SAVED = 1000
 
 describe("POST /public/v1/posts/import", () => {
   it("checks every row with POST /posts' messages, saves the valid ones once under the key, and exports them again", async () => {
@@ -154,27 +156,30 @@ describe("POST /public/v1/posts/import", () => {
     ).toBeDefined()
 
     // saved: every valid row, once
+    const part = rows.slice(0, SAVED)
+    const partBad = part.filter((r) => r.bad !== null).length
+    const partFile = csvOf(part)
     const started = Date.now()
-    const saved = await importFile(w, file, "text/csv", "", { "idempotency-key": "file-1" })
+    const saved = await importFile(w, partFile, "text/csv", "", { "idempotency-key": "file-1" })
     const took = Date.now() - started
     expect(saved.status).toBe(200)
     documented("post", "/posts/import", saved)
     const first = decoded(saved, ImportAnswer)
-    expect(first).toMatchObject({ dryRun: false, saved: ROWS - bad, refused: bad })
-    expect(await groups(w.workspaceId)).toBe(ROWS - bad)
+    expect(first).toMatchObject({ dryRun: false, saved: SAVED - partBad, refused: partBad })
+    expect(await groups(w.workspaceId)).toBe(SAVED - partBad)
     const twoChannels = first.rows[3]
     expect(twoChannels?.postIds).toHaveLength(2)
-    console.log(`${ROWS} rows imported in ${took} ms`)
+    console.log(`${SAVED} rows imported in ${took} ms`)
 
     // the file again under its key: every row replays, nothing is saved twice
-    const again = decoded(await importFile(w, file, "text/csv", "", { "idempotency-key": "file-1" }), ImportAnswer)
-    expect(again.saved).toBe(ROWS - bad)
+    const again = decoded(await importFile(w, partFile, "text/csv", "", { "idempotency-key": "file-1" }), ImportAnswer)
+    expect(again.saved).toBe(SAVED - partBad)
     expect(again.rows.map((r) => r.group)).toEqual(first.rows.map((r) => r.group))
-    expect(await groups(w.workspaceId)).toBe(ROWS - bad)
+    expect(await groups(w.workspaceId)).toBe(SAVED - partBad)
 
     // exported: one line per channel post of the range, oldest first, content and tags as imported
-    const range = `startDate=${new Date(base - HOUR).toISOString()}&endDate=${new Date(base + ROWS * 60_000 + HOUR).toISOString()}`
-    const channelPosts = rows.filter((r) => r.bad === null).reduce((n, r) => n + r.channels.split(";").length, 0)
+    const range = `startDate=${new Date(base - HOUR).toISOString()}&endDate=${new Date(base + SAVED * 60_000 + HOUR).toISOString()}`
+    const channelPosts = part.filter((r) => r.bad === null).reduce((n, r) => n + r.channels.split(";").length, 0)
     const csv = await w.api.get(`/public/v1/posts/export?${range}&format=csv`)
     expect(csv.status).toBe(200)
     expect(csv.headers.get("content-type")).toMatch(/^text\/csv/)
@@ -199,7 +204,7 @@ describe("POST /public/v1/posts/import", () => {
     // an exported file is read by the import (its columns keep the import's names)
     const reread = decoded(await importFile(w, csv.text, "text/csv", "?dryRun=true"), ImportAnswer)
     expect(reread.rows).toHaveLength(channelPosts)
-  }, 60_000)
+  }, 120_000)
 
   it("reads JSON lines and a multipart file the same way", async () => {
     const w = await workspace()

@@ -1,5 +1,5 @@
 import { FileSystem, HttpApiBuilder, HttpServerRequest, HttpServerResponse, Multipart, Path } from "@effect/platform"
-import { Context, Effect, Layer, Stream } from "effect"
+import { Context, Effect, Stream } from "effect"
 import { Errors, Messages } from "../../../domain/errors.js"
 import { contentTypeOf } from "../../../domain/posts/exportFile.js"
 import type { ImportFormat } from "../../../domain/posts/importFile.js"
@@ -36,6 +36,12 @@ const readImport = Effect.gen(function* () {
   return { text, format: formatOf(contentType) }
 })
 
+/** The file's requests in POST /posts' window (the same Redis key): refused → 429, nothing saved. Also the MCP tool's. */
+export const importAdmission = (windows: Context.Tag.Service<RateWindows>) => (workspaceId: string) => (requests: number) =>
+  windows
+    .take(workspaceId, "posts", postsPerHour, requests)
+    .pipe(Effect.flatMap((d) => (d.allowed ? Effect.void : Effect.fail(Errors.tooManyRequests(d.retryAfterSeconds)))))
+
 /** Import and export of posts: contract → PostsImport, PostsExport. */
 export const PostsBulkHttpLive = HttpApiBuilder.group(PublicApi, "postsBulk", (handlers) =>
   Effect.gen(function* () {
@@ -44,11 +50,7 @@ export const PostsBulkHttpLive = HttpApiBuilder.group(PublicApi, "postsBulk", (h
     const windows = yield* RateWindows
     // a multipart file is stored in a temp file first (the request's scope removes it)
     const files = Context.make(FileSystem.FileSystem, yield* FileSystem.FileSystem).pipe(Context.add(Path.Path, yield* Path.Path))
-    /** The file's requests in POST /posts' window (the same Redis key): refused → 429, nothing saved. */
-    const admit = (workspaceId: string) => (requests: number) =>
-      windows
-        .take(workspaceId, "posts", postsPerHour, requests)
-        .pipe(Effect.flatMap((d) => (d.allowed ? Effect.void : Effect.fail(Errors.tooManyRequests(d.retryAfterSeconds)))))
+    const admit = importAdmission(windows)
     const importPosts = Effect.fnUntraced(function* (dryRun: boolean, idempotencyKey: string | null) {
       const { workspaceId } = yield* CurrentPrincipal
       const { text, format } = yield* Effect.provide(readImport, files)
@@ -66,4 +68,4 @@ export const PostsBulkHttpLive = HttpApiBuilder.group(PublicApi, "postsBulk", (h
         )
       )
   })
-).pipe(Layer.provide([PostsImport.Default, PostsExport.Default]))
+)
