@@ -3,8 +3,11 @@ import addFormats from "ajv-formats"
 import { Either } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { parseCsv } from "../../domain/posts/importFile.js"
+import { MediaItem } from "../../protocol/http/media.js"
 import { ExportLine, ImportAnswer } from "../../protocol/http/postsBulk.js"
+import { wholePost } from "../support/answers.js"
 import { answerFrom, client, decode, decoded, errorOf, type Answer } from "../support/http.js"
+import { png } from "../support/mediaFiles.js"
 import { createWorld, startServices, type RunningServices, type TestWorld } from "../support/system.js"
 import { withDb } from "../support/tokens.js"
 
@@ -223,6 +226,29 @@ describe("POST /public/v1/posts/import", () => {
     documented("post", "/posts/import", multipart)
     expect(decoded(multipart, ImportAnswer)).toMatchObject({ dryRun: true, refused: bad })
     expect(await groups(w.workspaceId)).toBe(60 - bad)
+  })
+
+  it("media: a library path is that upload; a path that is no web address is refused as POST /posts refuses it", async () => {
+    const w = await workspace()
+    const form = new FormData()
+    form.append("file", new Blob([png(20, 10)], { type: "image/png" }), "photo.png")
+    const upload = await answerFrom(await fetch(`${sys.url}/public/v1/upload`, { method: "POST", headers: { authorization: w.apiKey }, body: form }))
+    const item = decoded(upload, MediaItem)
+    const file = csvOf([
+      { ...rowOf(w, 1), media: item.path },
+      { ...rowOf(w, 2), media: "local/photo.png" }
+    ])
+    const answer = decoded(await importFile(w, file, "text/csv"), ImportAnswer)
+    expect(answer.rows[0]?.status).toBe("saved")
+    const post = wholePost(await w.api.get(`/public/v1/posts/${answer.rows[0]?.group}`))
+    expect(post.channels[0]?.root.media[0]).toMatchObject({ id: item.id, type: "image" })
+    const one = {
+      type: "schedule",
+      date: dateOf(2),
+      posts: [{ integration: { id: w.a }, value: [{ content: "Post 2", image: [{ path: "local/photo.png" }] }] }]
+    }
+    const refused = errorOf(await w.api.post("/public/v1/posts", one))
+    expect(answer.rows[1]).toMatchObject({ status: "refused", error: refused.error, errors: refused.errors })
   })
 
   it("refuses a file it cannot read as a whole, with the spec's body", async () => {
