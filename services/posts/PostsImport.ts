@@ -1,6 +1,6 @@
 import { Effect, Either } from "effect"
 import { Errors, errorBody, type ApiErrorBody, type TooManyRequests } from "../../domain/errors.js"
-import { checkIdempotencyKey, MAX_IDEMPOTENCY_KEY_LENGTH } from "../../domain/idempotency.js"
+import { checkIdempotencyKey, decideWithStored, MAX_IDEMPOTENCY_KEY_LENGTH, type StoredAnswer } from "../../domain/idempotency.js"
 import { normalizePostBody } from "../../domain/posts/body.js"
 import { readImportFile, requestsOf, type ImportFormat } from "../../domain/posts/importFile.js"
 import { mediaIdsOf, pathsToResolve } from "../../domain/posts/mediaByPath.js"
@@ -11,6 +11,8 @@ import { policyRequire } from "../platform/policy.js"
 import { storageDefects } from "../platform/storageDefects.js"
 import { withSpan } from "../platform/tracing.js"
 import { ChannelsRepo } from "../repos/channelsRepo.js"
+import { IdempotencyRepo } from "./idempotencyRepo.js"
+import { requestHashOf } from "./newPosts.js"
 import { checkGiven } from "./postCheck.js"
 import { Posts } from "./Posts.js"
 
@@ -54,6 +56,7 @@ export class PostsImport extends Effect.Service<PostsImport>()("posts/PostsImpor
     const posts = yield* Posts
     const channelsRepo = yield* ChannelsRepo
     const mediaRepo = yield* MediaRepo
+    const idempotency = yield* IdempotencyRepo
 
     const run = Effect.fnUntraced(function* (input: {
       readonly text: string
@@ -123,11 +126,30 @@ export class PostsImport extends Effect.Service<PostsImport>()("posts/PostsImpor
       }
       // the whole file counts before any row is saved: over the window nothing is
       yield* input.admit(requestsOf(read.length))
+      // a file sent again under its key: the rows kept already are answered here in one query,
+      // as POST /posts would answer them (a replay, or 409 for a row changed since)
+      const kept =
+        key === null
+          ? new Map<string, StoredAnswer>()
+          : yield* idempotency.findMany(
+              workspaceId,
+              checked.flatMap((c) => ("body" in c ? [rowKey(key, c.row)] : [])),
+              now
+            )
       // every valid row saved through POST /posts' own path, answered in row order
       const rows = yield* Effect.forEach(
         checked,
         (c) => {
           if ("refused" in c && c.refused !== undefined) return Effect.succeed<ImportRowAnswer>(refusedRow(c.row, c.refused))
+          const stored = key === null ? undefined : kept.get(rowKey(key, c.row))
+          if (stored !== undefined) {
+            const outcome = decideWithStored(stored, requestHashOf(c.body))
+            return Effect.succeed<ImportRowAnswer>(
+              outcome._tag === "Reused"
+                ? refusedRow(c.row, Errors.idempotencyKeyReused())
+                : { row: c.row, status: "saved", ...CreatedRows(outcome.response) }
+            )
+          }
           return posts.createImported(c.body, key === null ? null : rowKey(key, c.row)).pipe(
             Effect.map((saved): ImportRowAnswer => ({ row: c.row, status: "saved", ...CreatedRows(saved.body) })),
             // a row refused at saving (a channel changed since the check) is answered like one refused before
@@ -143,5 +165,5 @@ export class PostsImport extends Effect.Service<PostsImport>()("posts/PostsImpor
     return { run: (input: Parameters<typeof run>[0]) => run(input).pipe(withSpan("PostsImport.run"), policyRequire("posts.write")) }
   }),
   // Posts is the gateway's own (services/gateway/server.ts builds it once for every edge)
-  dependencies: [ChannelsRepo.Live, MediaRepo.Live]
+  dependencies: [ChannelsRepo.Live, MediaRepo.Live, IdempotencyRepo.Live]
 }) {}

@@ -179,6 +179,12 @@ describe("POST /public/v1/posts/import", () => {
     expect(again.saved).toBe(SAVED - partBad)
     expect(again.rows.map((r) => r.group)).toEqual(first.rows.map((r) => r.group))
     expect(await groups(w.workspaceId)).toBe(SAVED - partBad)
+    // one row changed under the same key: that row answers POST /posts' 409 body, the others their kept answers
+    const changed = part.map((r, i) => (i === 1 ? { ...r, content: "Changed" } : r))
+    const mixed = decoded(await importFile(w, csvOf(changed), "text/csv", "", { "idempotency-key": "file-1" }), ImportAnswer)
+    expect(mixed.rows[1]).toMatchObject({ status: "refused", code: "idempotency_key_reused" })
+    expect(mixed.saved).toBe(SAVED - partBad - 1)
+    expect(await groups(w.workspaceId)).toBe(SAVED - partBad)
 
     // exported: one line per channel post of the range, oldest first, content and tags as imported
     const range = `startDate=${new Date(base - HOUR).toISOString()}&endDate=${new Date(base + SAVED * 60_000 + HOUR).toISOString()}`
