@@ -60,7 +60,8 @@ const withoutRepeatedIds = (node: unknown): void => {
 
 /**
  * Response headers HttpApi cannot declare: `Retry-After` on every 429 (spec: Limits rule
- * 1) and `Idempotent-Replayed` on a replayed POST /posts (spec: POST /posts rule 4).
+ * 1) and `Idempotent-Replayed` on a replayed POST /posts (spec: POST /posts rule 4); and
+ * the JSON lines of GET /posts/export beside its CSV (HttpApi declares one content type a status).
  */
 const withResponseHeaders = (spec: Json): void => {
   for (const [path, item] of Object.entries(isJson(spec["paths"]) ? spec["paths"] : {})) {
