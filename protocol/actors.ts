@@ -60,7 +60,9 @@ export class CreatePosts extends Schema.TaggedRequest<CreatePosts>()("CreatePost
      * gateway (domain/posts/mediaByPath.ts): path → media id. Kept apart from the body so
      * the body's hash (Idempotency-Key) is what the client sent.
      */
-    mediaByPath: Schema.optionalWith(Schema.Record({ key: Schema.String, value: Schema.String }), { default: () => ({}) })
+    mediaByPath: Schema.optionalWith(Schema.Record({ key: Schema.String, value: Schema.String }), { default: () => ({}) }),
+    /** A row of POST /posts/import: the import took its requests from the rate window already (services/posts/PostsImport.ts). */
+    counted: Schema.optionalWith(Schema.Boolean, { default: () => false })
   }
 }) {}
 

@@ -4,6 +4,7 @@ import { InvalidRequest, PayloadTooLarge, ServerError } from "./errors.js"
 import { MediaApi } from "./media.js"
 import { NetworksApi } from "./networks.js"
 import { PostsApi } from "./posts.js"
+import { exportLineJsonSchema, PostsBulkApi } from "./postsBulk.js"
 import { SlotsApi } from "./slots.js"
 import { AnalyticsApi } from "./analytics.js"
 import { EventsApi } from "./events.js"
@@ -59,7 +60,8 @@ const withoutRepeatedIds = (node: unknown): void => {
 
 /**
  * Response headers HttpApi cannot declare: `Retry-After` on every 429 (spec: Limits rule
- * 1) and `Idempotent-Replayed` on a replayed POST /posts (spec: POST /posts rule 4).
+ * 1) and `Idempotent-Replayed` on a replayed POST /posts (spec: POST /posts rule 4); and
+ * the JSON lines of GET /posts/export beside its CSV (HttpApi declares one content type a status).
  */
 const withResponseHeaders = (spec: Json): void => {
   for (const [path, item] of Object.entries(isJson(spec["paths"]) ? spec["paths"] : {})) {
@@ -72,6 +74,9 @@ const withResponseHeaders = (spec: Json): void => {
         }
       }
       const ok = responses["200"]
+      if (path === "/public/v1/posts/export" && method === "get" && isJson(ok) && isJson(ok["content"])) {
+        ok["content"]["application/x-ndjson"] = { schema: { ...exportLineJsonSchema, description: "format=jsonl: one ExportLine a line" } }
+      }
       if (path === "/public/v1/posts" && method === "post" && isJson(ok)) {
         ok["headers"] = {
           "Idempotent-Replayed": {
@@ -97,6 +102,7 @@ export class PublicApi extends HttpApi.make("public")
   .add(NetworksApi)
   .add(MediaApi)
   .add(PostsApi)
+  .add(PostsBulkApi)
   .add(SlotsApi)
   .add(AnalyticsApi)
   .add(EventsApi)

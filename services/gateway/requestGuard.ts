@@ -50,6 +50,11 @@ export const checkRequestBody = Effect.fnUntraced(function* (request: HttpServer
     if (parameter !== null) return yield* Effect.fail(Errors.nulCharacter(parameter))
     return
   }
+  // a file of posts (POST /posts/import) is no one JSON document: its reader checks each line and field itself
+  if (contentType.includes("text/csv") || contentType.includes("application/x-ndjson")) {
+    if (text.includes("\u0000") || text.includes("\\u0000")) return yield* Effect.fail(Errors.nulCharacter(ROOT))
+    return
+  }
   if (nestsDeeperThan(text, MAX_JSON_DEPTH)) return yield* Effect.fail(Errors.nestedTooDeep(MAX_JSON_DEPTH))
   // JSON carries U+0000 only as the escape \u0000 (a raw one is not JSON): without it, no
   // second parse of a body the route parses anyway

@@ -21,6 +21,8 @@ import { Connections } from "../channels/Connections.js"
 import { SocialCallbackRoutesLive } from "./pages/socialCallback.js"
 import { Channels } from "../channels/Channels.js"
 import { Posts } from "../posts/Posts.js"
+import { PostsExport } from "../posts/PostsExport.js"
+import { PostsImport } from "../posts/PostsImport.js"
 import { Share } from "../share/Share.js"
 import { AuthenticationLive } from "./authentication.js"
 import { TokenCacheLive } from "./tokenCache.js"
@@ -34,6 +36,7 @@ import { metricsResponse } from "../platform/metrics.js"
 import { AccountHttpLive } from "./http/accountHttp.js"
 import { isUploadRequest, MediaFilesRouteLive, MediaHttpLive, UPLOAD_PATH, withUploadLimits } from "./http/mediaHttp.js"
 import { NetworksHttpLive } from "./http/networksHttp.js"
+import { PostsBulkHttpLive } from "./http/postsBulkHttp.js"
 import { PostsHttpLive } from "./http/postsHttp.js"
 import { SlotsHttpLive } from "./http/slotsHttp.js"
 import { AnalyticsHttpLive } from "./http/analyticsHttp.js"
@@ -133,7 +136,8 @@ const SystemRoutesLive = HttpApiBuilder.Router.use((router) =>
 
 /** The feature services, built once for every edge of the gateway (REST handlers, pages). */
 const FeaturesLive = Layer.mergeAll(
-  Posts.Default,
+  // import and export use the gateway's one Posts
+  Layer.mergeAll(PostsImport.Default, PostsExport.Default).pipe(Layer.provideMerge(Posts.Default)),
   Channels.Default,
   Connections.Default,
   Share.Default,
@@ -152,7 +156,16 @@ const FeaturesLive = Layer.mergeAll(
 )
 
 const ApiLive = HttpApiBuilder.api(PublicApi).pipe(
-  Layer.provide([AccountHttpLive, NetworksHttpLive, PostsHttpLive, MediaHttpLive, SlotsHttpLive, AnalyticsHttpLive, EventsHttpLive]),
+  Layer.provide([
+    AccountHttpLive,
+    NetworksHttpLive,
+    PostsHttpLive,
+    PostsBulkHttpLive,
+    MediaHttpLive,
+    SlotsHttpLive,
+    AnalyticsHttpLive,
+    EventsHttpLive
+  ]),
   Layer.provide(AuthenticationLive)
 )
 

@@ -120,7 +120,12 @@ export class Posts extends Effect.Service<Posts>()("posts/Posts", {
       createPosts(body, idempotencyKey, defaultCreationMethod).pipe(withSpan("Posts.create"), policyRequire("posts.write"))
 
     // made once, not per request (docs/performance.md, "Generator functions made once")
-    const createPosts = Effect.fnUntraced(function* (body: unknown, idempotencyKey: string | null, defaultCreationMethod: "mcp" | undefined) {
+    const createPosts = Effect.fnUntraced(function* (
+      body: unknown,
+      idempotencyKey: string | null,
+      defaultCreationMethod: "mcp" | undefined,
+      counted = false
+    ) {
       const { workspaceId } = yield* principal
       // with a planId: only while the body, its channels and their rules are what the preview saw
       yield* previews.checkPlan(workspaceId, body).pipe(storageDefects)
@@ -130,10 +135,15 @@ export class Posts extends Effect.Service<Posts>()("posts/Posts", {
           body,
           idempotencyKey,
           mediaByPath: byPath,
+          counted,
           ...(defaultCreationMethod === undefined ? {} : { defaultCreationMethod })
         })
       )
     })
+
+    /** A row of POST /posts/import, whose requests the import took from the rate window already. */
+    const createImported = (body: unknown, idempotencyKey: string | null) =>
+      createPosts(body, idempotencyKey, undefined, true).pipe(withSpan("Posts.createImported"), policyRequire("posts.write"))
 
     /** PUT /posts/{id}/date (the date is read by the writer, like every date of a post). */
     const move = (id: PostRef, date: string) => send(new MovePost({ postId: id, date })).pipe(withSpan("Posts.move"), policyRequire("posts.write"))
@@ -191,7 +201,7 @@ export class Posts extends Effect.Service<Posts>()("posts/Posts", {
     const linkRelease = (id: PostRef, releaseId: string, releaseUrl: string | null) =>
       send(new LinkRelease({ postId: id, releaseId, releaseUrl })).pipe(withSpan("Posts.linkRelease"), policyRequire("posts.write"))
 
-    return { list, get, create, preview, move, setStatus, setSettings, remove, review, missing, retry, linkRelease, attempts }
+    return { list, get, create, createImported, preview, move, setStatus, setSettings, remove, review, missing, retry, linkRelease, attempts }
   }),
   dependencies: [PostsReadRepo.Live, ActorClientLive, NetworkAdapters.Default, MediaRepo.Live, MediaLibrary.Default, IdempotencyRepo.Live]
 }) {}

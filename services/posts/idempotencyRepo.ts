@@ -4,6 +4,7 @@ import { IDEMPOTENCY_TTL_MS, type StoredAnswer } from "../../domain/idempotency.
 
 const StoredAnswerRow = Schema.Struct({ requestHash: Schema.String, statusCode: Schema.Number, response: Schema.Unknown })
 const decodeStoredAnswers = Schema.decodeUnknown(Schema.Array(StoredAnswerRow))
+const decodeKeyedAnswers = Schema.decodeUnknown(Schema.Array(Schema.extend(StoredAnswerRow, Schema.Struct({ key: Schema.String }))))
 
 /** The cut-off of the 24-hour window (domain/idempotency.ts). */
 const keptSince = (now: Date) => new Date(now.getTime() - IDEMPOTENCY_TTL_MS)
@@ -21,6 +22,18 @@ export const makeIdempotencyRepo = Effect.gen(function* () {
       Effect.map((rows): Option.Option<StoredAnswer> => Option.fromNullable(rows[0])),
       Effect.catchTags({ SqlError: Effect.die, ParseError: Effect.die })
     )
+
+  /** The answers kept for any of `keys` within their 24 hours, by key (an import's rows: one query for the file). */
+  const findMany = (workspaceId: string, keys: ReadonlyArray<string>, now: Date) =>
+    keys.length === 0
+      ? Effect.succeed(new Map<string, StoredAnswer>())
+      : sql`
+      SELECT key, request_hash, status_code, response FROM idempotency_keys
+      WHERE workspace_id = ${workspaceId} AND key IN ${sql.in(keys)} AND created_at > ${keptSince(now)}`.pipe(
+          Effect.flatMap(decodeKeyedAnswers),
+          Effect.map((rows) => new Map<string, StoredAnswer>(rows.map(({ key, ...stored }) => [key, stored]))),
+          Effect.catchTags({ SqlError: Effect.die, ParseError: Effect.die })
+        )
 
   /**
    * Keeps a successful answer, in the caller's transaction. False when a live record for
@@ -53,7 +66,7 @@ export const makeIdempotencyRepo = Effect.gen(function* () {
   /** Records past their 24 hours (the scheduler's expiry job). */
   const expire = (now: Date) => sql`DELETE FROM idempotency_keys WHERE created_at < ${keptSince(now)}`.pipe(Effect.asVoid)
 
-  return { find, save, expire }
+  return { find, findMany, save, expire }
 })
 
 export class IdempotencyRepo extends Context.Tag("posts/IdempotencyRepo")<IdempotencyRepo, Effect.Effect.Success<typeof makeIdempotencyRepo>>() {

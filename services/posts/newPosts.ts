@@ -3,9 +3,9 @@ import { Data, Effect, Option } from "effect"
 import { Errors } from "../../domain/errors.js"
 import { canonicalJson, decideWithStored } from "../../domain/idempotency.js"
 import { normalizePostBody } from "../../domain/posts/body.js"
-import { mediaIdsOf, withMediaByPath } from "../../domain/posts/mediaByPath.js"
+import { mediaIdsOf } from "../../domain/posts/mediaByPath.js"
 import type { NormalizedPost } from "../../domain/posts/normalizedPost.js"
-import { checkPostAgainstNetworks, mediaPreparationOf, unknownChannelIds, type RulesContext } from "../../domain/posts/rules.js"
+import { mediaPreparationOf } from "../../domain/posts/rules.js"
 import { create, edit } from "../../domain/posts/states.js"
 import type { Principal } from "../../domain/roles.js"
 import type { CreatePosts } from "../../protocol/actors.js"
@@ -24,7 +24,8 @@ import { PostStepsRepo } from "./postStepsRepo.js"
 import type { EntryWrite, LiveChannelPost } from "./postWrites.js"
 import { PostsReadRepo } from "./postsReadRepo.js"
 import { shareUrl } from "./render.js"
-import { channelForRules, libraryMediaForRules, mediaSnapshot, withChannelDefaults } from "./rulesContext.js"
+import { checkGiven } from "./postCheck.js"
+import { mediaSnapshot } from "./rulesContext.js"
 import { TagsRepo } from "./tagsRepo.js"
 import { prepareAhead, retryFailedRenditions } from "../media/renditions.js"
 import { makeRenditionsRepo, RenditionsRepo } from "../media/renditionsRepo.js"
@@ -193,22 +194,8 @@ export const makeNewPosts = (writeInOneStatement: (post: NormalizedPost) => bool
               },
               { concurrency: "unbounded" }
             )
-      const libraryById: ReadonlyMap<string, MediaForPost> = new Map(library.map((m) => [m.id, m]))
-      // files given by path are their library items; settings a channel's connection
-      // answers fill what the post leaves out (a Discord channel id)
-      const post = withChannelDefaults(
-        withMediaByPath(given, (id) => libraryById.has(id), byPath),
-        channels
-      )
-      const context: RulesContext = {
-        channels: channels.flatMap(channelForRules),
-        media: (id) => {
-          const m = libraryById.get(id)
-          return m === undefined ? undefined : libraryMediaForRules(m)
-        }
-      }
-      if (unknownChannelIds(post, context).length > 0) return yield* Effect.fail(Errors.channelNotFound())
-      const problems = checkPostAgainstNetworks(post, context)
+      const { post, context, libraryById, unknownChannel, problems } = checkGiven(given, channels, library, byPath)
+      if (unknownChannel) return yield* Effect.fail(Errors.channelNotFound())
       // a refusal is never answered from a remembered row: the channel may have changed since
       if (problems.length > 0) return yield* known !== undefined ? Effect.succeed(Stale) : Effect.fail(Errors.fixBeforeSaving(problems))
 

@@ -135,6 +135,7 @@ const allTools = [
   "list_posts",
   "get_post",
   "create_post",
+  "import_posts",
   "edit_post",
   "move_post",
   "set_post_status",
@@ -258,6 +259,28 @@ describe("every tool answers what the REST API answers", () => {
 
     const unknown = await call(mcp, "get_network_rules", { network: "myspace" })
     expect(unknown).toEqual({ isError: true, body: (await w.api.get("/public/v1/rules/myspace")).json })
+    await mcp.close()
+  })
+
+  it("import_posts: the answer of POST /posts/import for the same text, a dry run saving nothing", async () => {
+    const w = await newWorkspace()
+    const mcp = await connect(w.apiKey)
+    const file = `date,channels,content\n${inAnHour()},${w.channelId},"From a file, by an agent"\n${inAnHour()},6f1c2d3e-4a5b-4c6d-8e7f-9a0b1c2d3e4f,Nowhere\n`
+    const dry = await call(mcp, "import_posts", { file, dryRun: true })
+    expect(dry.body).toEqual((await w.api.post("/public/v1/posts/import?dryRun=true", file, { "content-type": "text/csv" })).json)
+    expect(await postCount(w.workspaceId)).toBe(0)
+    const saved = await call(mcp, "import_posts", { file, idempotencyKey: "agent-file" })
+    expect(saved.body).toMatchObject({
+      dryRun: false,
+      saved: 1,
+      refused: 1,
+      rows: [
+        { row: 1, status: "saved" },
+        { row: 2, status: "refused", error: "Channel not found" }
+      ]
+    })
+    expect((await call(mcp, "import_posts", { file, idempotencyKey: "agent-file" })).body).toEqual(saved.body)
+    expect(await postCount(w.workspaceId)).toBe(1)
     await mcp.close()
   })
 

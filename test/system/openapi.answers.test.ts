@@ -90,12 +90,24 @@ const check = (method: string, template: string, res: Answer) => {
   if (operation === undefined) return void problems.push(`${at}: operation not documented`)
   const response = operation.responses?.[String(res.status)]
   if (response === undefined) return void problems.push(`${at}: status not declared (declared: ${Object.keys(operation.responses ?? {}).join(", ")})`)
-  const schema = response.content?.["application/json"]?.schema
-  if (schema === undefined) return void problems.push(`${at}: no application/json schema`)
+  // an answer that is not JSON (GET /posts/export: CSV or JSON lines) is checked against its own content type
+  const type = (res.headers.get("content-type") ?? "").split(";")[0]?.trim() ?? ""
+  const own = type === "text/csv" || type === "application/x-ndjson" ? type : "application/json"
+  const schema = response.content?.[own]?.schema
+  if (schema === undefined) return void problems.push(`${at}: no ${own} schema`)
   const rooted = JSON.parse(JSON.stringify(schema).replaceAll('"#/components/', `"${DOC_ID}#/components/`))
   const validate = ajv.compile(rooted)
-  if (!validate(res.json)) {
-    problems.push(`${at}: ${ajv.errorsText(validate.errors)} in ${JSON.stringify(res.json).slice(0, 300)}`)
+  const values: ReadonlyArray<unknown> =
+    own === "text/csv"
+      ? [res.text]
+      : own === "application/x-ndjson"
+        ? res.text
+            .split("\n")
+            .filter((l) => l !== "")
+            .map((l) => JSON.parse(l))
+        : [res.json]
+  for (const value of values) {
+    if (!validate(value)) problems.push(`${at}: ${ajv.errorsText(validate.errors)} in ${JSON.stringify(value).slice(0, 300)}`)
   }
   for (const name of Object.keys(response.headers ?? {})) {
     if (response.headers?.[name]?.required === true && res.headers.get(name) === null)
@@ -303,6 +315,14 @@ describe("real answers of every served endpoint validate against the served docu
     )
     check("get", "/posts/{id}/attempts", await api.get(`/public/v1/posts/${group}/attempts`))
     check("get", "/posts/{id}/attempts", await api.get(`/public/v1/posts/${NO_SUCH}/attempts`))
+    // import and export (docs/api.md, "Beyond the reference API")
+    const file = `date,channels,content\n${at(DAY)},${channel},"Imported, once"\n${at(DAY)},${NO_SUCH},Nowhere\n`
+    check("post", "/posts/import", await api.post("/public/v1/posts/import?dryRun=true", file, { "content-type": "text/csv" }))
+    check("post", "/posts/import", await api.post("/public/v1/posts/import", file, { "content-type": "text/csv" }))
+    check("post", "/posts/import", await api.post("/public/v1/posts/import", "date,content\n", { "content-type": "text/csv" }))
+    check("get", "/posts/export", await api.get("/public/v1/posts/export"))
+    check("get", "/posts/export", await api.get("/public/v1/posts/export?format=jsonl"))
+    check("get", "/posts/export", await api.get("/public/v1/posts/export?format=xml"))
     check(
       "put",
       "/posts/{id}/release-id",
@@ -407,7 +427,7 @@ describe("real answers of every served endpoint validate against the served docu
       Object.keys(item).map((method) => `${method.toUpperCase()} ${path.replace(/^\/public\/v1/, "")}`)
     )
     // the 28 endpoints of the spec and those beyond it (docs/api.md, "Beyond the reference API")
-    expect(operations.length).toBe(28 + 4)
+    expect(operations.length).toBe(28 + 6)
     const missing = operations.flatMap((op) => [
       ...([...validated].some((v) => v === `${op} 200`) ? [] : [`${op} 200`]),
       ...([...validated].some((v) => v.startsWith(`${op} 4`)) ? [] : [`${op} 4xx`])

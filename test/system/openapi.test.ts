@@ -90,7 +90,14 @@ const servedNow = [
 ]
 
 /** Endpoints this service adds to the reference API (docs/api.md, "Beyond the reference API"). */
-const beyondSpec = ["get /events", "get /posts/{id}/attempts", "post /posts/preview", "get /integrations/{id}/health"]
+const beyondSpec = [
+  "get /events",
+  "get /posts/{id}/attempts",
+  "post /posts/preview",
+  "get /integrations/{id}/health",
+  "post /posts/import",
+  "get /posts/export"
+]
 
 const concrete = (path: string) => path.replace(/\{(integration|identifier)\}/g, "x").replace(/\{[^}]+\}/g, "6f1c2d3e-4a5b-4c6d-8e7f-9a0b1c2d3e4f")
 

@@ -20,6 +20,11 @@ import { MediaLibrary } from "../../media/MediaLibrary.js"
 import { Notifications } from "../../notifications/Notifications.js"
 import { authorize } from "../../platform/policy.js"
 import { Posts } from "../../posts/Posts.js"
+import { PostsImport } from "../../posts/PostsImport.js"
+import { ImportAnswer } from "../../../protocol/http/postsBulk.js"
+import { CurrentPrincipal } from "../../../protocol/http/security.js"
+import { RateWindows } from "../../actors/rateWindows.js"
+import { importAdmission } from "../http/postsBulkHttp.js"
 import { defineTool, type Tool } from "./tool.js"
 
 /**
@@ -445,6 +450,31 @@ const toolList = [
         Effect.map((attempts) => ({ attempts })),
         authorize("posts.read")
       )
+  }),
+  defineTool({
+    name: "import_posts",
+    title: "Import posts from a file",
+    description:
+      "Schedules many posts at once from the text of a CSV file (header date,channels,content,media,settings,tags; channels, " +
+      "media and tags separated by ;, settings as JSON) or of JSON lines (one object a line with the same fields); the same " +
+      "answer as POST /public/v1/posts/import. Every row is checked with the rules of create_post first and answered saved, " +
+      "valid (dryRun) or refused with create_post's error. Run it with dryRun: true first. 100 rows count as one create_post " +
+      "call of the 90 an hour; over it nothing is saved. idempotencyKey covers the whole file.",
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+    input: Schema.Struct({
+      file: Schema.String.annotations({ description: "The CSV or JSON lines text, at most 5000 rows" }),
+      format: Schema.optional(Schema.Literal("csv", "jsonl").annotations({ description: "csv (default) or jsonl" })),
+      dryRun: Schema.optional(Schema.Boolean.annotations({ description: "true: check every row, save nothing" })),
+      idempotencyKey: Schema.optional(IdempotencyKeyArg)
+    }),
+    output: ImportAnswer,
+    run: ({ dryRun, file, format, idempotencyKey }) =>
+      Effect.gen(function* () {
+        const importer = yield* PostsImport
+        const { workspaceId } = yield* CurrentPrincipal
+        const admit = importAdmission(yield* RateWindows)(workspaceId)
+        return yield* importer.run({ text: file, format: format ?? "csv", dryRun: dryRun === true, idempotencyKey: idempotencyKey ?? null, admit })
+      }).pipe(authorize("posts.write"))
   }),
   defineTool({
     name: "list_events",
