@@ -439,6 +439,32 @@ const pinterest: MediaRules = {
   sameAspect: true
 }
 
+const reddit: MediaRules = {
+  networkName: "Reddit",
+  // Reddit Help (support.reddithelp.com, image posts): JPG, PNG and GIF up to 20 MB. The API
+  // reference (reddit.com/dev/api) gives no figures; the 8192×8192 limit is ours.
+  images: { formats: ["jpeg", "png", "gif"], maxBytes: 20 * MB, maxLongSide: 8192, maxShortSide: 8192, aspect: null, animatedGif: true },
+  // Reddit Help (video posts): MP4 or MOV, at most 1 GB and 15 minutes; Reddit transcodes to at
+  // most 1080p (so larger videos are scaled here). The API's video submit takes a poster image
+  // (video_poster_url): the cover frame preparation makes.
+  videos: {
+    ...h264Mp4,
+    maxBytes: 1 * GB,
+    minSeconds: 0,
+    maxSeconds: 15 * 60,
+    maxLongSide: 1920,
+    maxShortSide: 1080,
+    maxFrameRate: 60,
+    maxBitrateKbps: 50_000,
+    aspect: null,
+    cover: true
+  },
+  maxImages: 1,
+  maxVideos: 1,
+  mixed: false,
+  sameAspect: false
+}
+
 /** The media rules of every network that has an adapter, and of the visual networks coming next. */
 export const networkMediaRules: Readonly<Record<string, MediaRules>> = {
   test,
@@ -456,7 +482,8 @@ export const networkMediaRules: Readonly<Record<string, MediaRules>> = {
   tiktok,
   "tiktok-business": tiktok,
   youtube,
-  pinterest
+  pinterest,
+  reddit
 }
 
 /**

@@ -90,7 +90,8 @@ export const reddit: Network = {
   ],
   rules:
     "Up to 10000 characters of body text, posted to each subreddit listed with its own title (and flair where the subreddit asks for one). " +
-    "Up to 1 photo (an image post has no body text; videos are not supported yet). Follow-up comments work."
+    "Up to 1 photo or 1 video (a media post has no body text; a video goes with the cover frame made when it is prepared as its poster, " +
+    "so it must be an upload of the media library). Follow-up comments work."
 }
 
 export const facebook: Network = {

@@ -16,8 +16,12 @@ import { RenditionsRepo, type RenditionRow } from "./renditionsRepo.js"
 
 const encodeJob = Schema.encodeSync(PrepareJobJson)
 
-/** A file of a post replaced by its rendition: the adapter reads `renditionKey` from storage (services/networks/networkDeps.ts). */
-export type MediaToSend = StoredMedia & { readonly renditionKey?: string }
+/**
+ * A file of a post replaced by its rendition: the adapter reads `renditionKey` from storage,
+ * and a video's cover frame (made when its network takes one) from `coverKey`
+ * (services/networks/networkDeps.ts, `media.readCover`, `publicMedia.coverAddressOf`).
+ */
+export type MediaToSend = StoredMedia & { readonly renditionKey?: string; readonly coverKey?: string }
 
 export interface WantedRendition {
   readonly mediaId: string
@@ -127,7 +131,14 @@ export const itemMedia = (item: {
       const w = wanted.find((x) => x.index === index)
       const row = w === undefined ? undefined : rowFor(w)
       if (row === undefined || row.storageKey === null || row.mime === null) return m
-      return { ...m, mime: row.mime, name: renamed(m.name, row.mime), size: row.bytes ?? m.size, renditionKey: row.storageKey }
+      return {
+        ...m,
+        mime: row.mime,
+        name: renamed(m.name, row.mime),
+        size: row.bytes ?? m.size,
+        renditionKey: row.storageKey,
+        ...(row.coverKey === null ? {} : { coverKey: row.coverKey })
+      }
     })
     return { _tag: "Ready", media } satisfies ItemMedia
   })

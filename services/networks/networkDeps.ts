@@ -20,7 +20,19 @@ export interface MediaFile {
 /** Reads a post's files for upload: from this service's storage when they are ours, else over HTTP. */
 export interface MediaFilesShape {
   readonly read: (media: StoredMedia) => Effect.Effect<MediaFile, MediaUnavailable>
+  /**
+   * The cover frame (JPEG) preparation made for a video whose network takes one
+   * (domain/networks/mediaRules.ts `cover`); None when the file went as it is, without a cover.
+   */
+  readonly readCover: (media: StoredMedia) => Effect.Effect<Option.Option<MediaFile>, MediaUnavailable>
 }
+
+/** The storage key of a file's cover, when preparation made one (services/media/renditions.ts `MediaToSend`). */
+export const coverKeyOf = (media: StoredMedia): Option.Option<string> =>
+  "coverKey" in media && typeof media.coverKey === "string" && media.coverKey !== "" ? Option.some(media.coverKey) : Option.none()
+
+/** The cover's file name: "clip.mp4" → "clip.cover.jpg". */
+export const coverNameOf = (media: StoredMedia) => `${media.name.replace(/\.[^./\\]+$/, "")}.cover.jpg`
 
 /**
  * Public addresses of a post's files, for the networks that fetch media themselves
@@ -34,6 +46,8 @@ export interface PublicMediaShape {
    * the media library) keeps its own address.
    */
   readonly addressOf: (media: StoredMedia, ttlSeconds?: number) => Effect.Effect<string, MediaUnavailable>
+  /** A signed address of the file's cover frame, as addressOf; None when the file has no cover. */
+  readonly coverAddressOf: (media: StoredMedia, ttlSeconds?: number) => Effect.Effect<Option.Option<string>, MediaUnavailable>
 }
 
 /**
@@ -122,7 +136,12 @@ export const makeMediaFiles = Effect.gen(function* () {
           )
       return { bytes, mime: media.mime, name: media.name }
     })
-  return { read } satisfies MediaFilesShape
+  const readCover = (media: StoredMedia): Effect.Effect<Option.Option<MediaFile>, MediaUnavailable> =>
+    Option.match(coverKeyOf(media), {
+      onNone: () => Effect.succeed(Option.none()),
+      onSome: (key) => Effect.map(fromStorage(media, key), (bytes) => Option.some({ bytes, mime: "image/jpeg", name: coverNameOf(media) }))
+    })
+  return { read, readCover } satisfies MediaFilesShape
 })
 
 /** Signed addresses under PUBLIC_URL for library files and renditions; other files keep their own address. */
@@ -137,7 +156,15 @@ export const makePublicMedia = Effect.gen(function* () {
       if (!isSignableKey(key.value)) return yield* new MediaUnavailable({ message: `The file ${media.name} cannot be given a public address.` })
       return signedMediaUrl({ secretKey, publicUrl }, key.value, ttlSeconds).url
     })
-  return { addressOf } satisfies PublicMediaShape
+  const coverAddressOf = (media: StoredMedia, ttlSeconds = PUBLIC_MEDIA_TTL_SECONDS): Effect.Effect<Option.Option<string>, MediaUnavailable> =>
+    Option.match(coverKeyOf(media), {
+      onNone: () => Effect.succeed(Option.none()),
+      onSome: (key) =>
+        isSignableKey(key)
+          ? Effect.succeed(Option.some(signedMediaUrl({ secretKey, publicUrl }, key, ttlSeconds).url))
+          : Effect.fail(new MediaUnavailable({ message: `The cover of ${media.name} cannot be given a public address.` }))
+    })
+  return { addressOf, coverAddressOf } satisfies PublicMediaShape
 })
 
 /** network_apps in Postgres, the client secret sealed with SECRET_KEY. */

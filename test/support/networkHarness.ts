@@ -1,6 +1,6 @@
 import { Effect, Layer, Option, Redacted } from "effect"
 import type { Credentials, NetworkAdapter, PublishAnswer, PublishRequest } from "../../services/networks/adapter.js"
-import { type AppRegistration, MediaUnavailable, NetworkDeps } from "../../services/networks/networkDeps.js"
+import { type AppRegistration, coverKeyOf, coverNameOf, MediaUnavailable, NetworkDeps } from "../../services/networks/networkDeps.js"
 import { makeOutboundHttpForTests } from "../../services/platform/outbound/testing.js"
 import type { StoredMedia } from "../../services/networks/storedMedia.js"
 import type { ChannelRow } from "../../services/repos/channelsRepo.js"
@@ -23,14 +23,29 @@ export const adapterDeps = (sim: Simulator, files: ReadonlyMap<string, Buffer> =
         return bytes === undefined
           ? Effect.fail(new MediaUnavailable({ message: `The file ${m.name} could not be read (gone).` }))
           : Effect.succeed({ bytes, mime: m.mime, name: m.name })
-      }
+      },
+      // a video's cover is kept in `files` under its coverKey (see videoWithCover)
+      readCover: (m: StoredMedia) =>
+        Option.match(coverKeyOf(m), {
+          onNone: () => Effect.succeed(Option.none()),
+          onSome: (key) => {
+            const bytes = files.get(key)
+            return bytes === undefined
+              ? Effect.fail(new MediaUnavailable({ message: `The cover of ${m.name} could not be read (gone).` }))
+              : Effect.succeed(Option.some({ bytes, mime: "image/jpeg", name: coverNameOf(m) }))
+          }
+        })
     },
     // networks that fetch media get the file from the simulator's own file host
     publicMedia: {
       addressOf: (m: StoredMedia) => {
         const bytes = files.get(m.url)
         return Effect.succeed(bytes === undefined ? m.url : sim.hostFile(bytes, m.mime))
-      }
+      },
+      coverAddressOf: (m: StoredMedia) =>
+        Effect.succeed(
+          Option.flatMap(coverKeyOf(m), (key) => Option.map(Option.fromNullable(files.get(key)), (bytes) => sim.hostFile(bytes, "image/jpeg")))
+        )
     },
     apps: {
       find: (key) => Effect.succeed(Option.fromNullable(apps.get(`${key.network} ${key.instance} ${key.redirectUri}`))),
@@ -55,6 +70,26 @@ export const imageMedia = (url = "http://files.test/cat.png", alt = "A cat"): St
   type: "image",
   width: 1,
   height: 1
+})
+
+/** A tiny JPEG header, enough for a network that checks a cover is an image. */
+export const JPEG = Buffer.from("ffd8ffe000104a46494600010100000100010000ffd9", "hex")
+
+/**
+ * A prepared video as the publisher hands it over (services/media/renditions.ts MediaToSend):
+ * its cover under `coverKey`; put `[url, bytes]` and `[coverKey, JPEG]` in adapterDeps' files.
+ */
+export const videoWithCover = (url: string, coverKey: string | null): StoredMedia & { readonly coverKey?: string } => ({
+  id: crypto.randomUUID(),
+  alt: "",
+  url,
+  mime: "video/mp4",
+  name: "clip.mp4",
+  size: 1000,
+  type: "video",
+  width: 1280,
+  height: 720,
+  ...(coverKey === null ? {} : { coverKey })
 })
 
 /** A publish request for an item of a channel with these credentials. */

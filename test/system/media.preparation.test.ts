@@ -174,6 +174,47 @@ describe("preparation per network, once", () => {
     expect(await probeStored(`${w.workspaceId}/${photo.id}.jpg`)).toMatchObject({ width: 640, height: 480, orientation: 6 })
   }, 60_000)
 
+  it("a library video goes to Reddit as a video post with the cover frame preparation made as its poster", async () => {
+    const w = await newWorkspace()
+    const credentials = await seedAccount(prep.sim, "reddit", { username: `prep${Date.now()}` })
+    const reddit = await prep.sys.admin.createChannel({
+      workspaceId: w.workspaceId,
+      network: "reddit",
+      name: "Redditor",
+      customerId: null,
+      postingTimes: [],
+      credentials
+    })
+    const video = await uploaded(w.apiKey, await makeVideo(prep.scratch.file("clip.mp4"), { width: 640, height: 360, seconds: 2 }), "clip.mp4")
+    const title = `Clip ${crypto.randomUUID().slice(0, 8)}`
+    const posted = await w.api.post("/public/v1/posts", {
+      type: "now",
+      posts: [
+        {
+          integration: { id: reddit.channelId },
+          value: [{ content: "a clip", image: [{ id: video.id, path: video.path }] }],
+          settings: { subreddit: [{ subreddit: "test", title, type: "media" }] }
+        }
+      ]
+    })
+    expect(posted.status, posted.text).toBe(200)
+    const root = await waitFor(
+      "published",
+      async () => {
+        const r = rootOf(await w.api.get(`/public/v1/posts/${created(posted).group}`))
+        return r.state === "published" || r.state === "error" ? r : undefined
+      },
+      60_000
+    )
+    expect(root.state, JSON.stringify(root.error)).toBe("published")
+    const arrived = prep.sim.postsOf("reddit").filter((p) => p.extra["title"] === title)
+    expect(arrived).toHaveLength(1)
+    expect(arrived[0]?.extra["kind"]).toBe("video")
+    // the video (its rendition) and the JPEG cover made with it as video_poster_url
+    expect(arrived[0]?.media.map((m) => m.mime)).toEqual(["video/mp4", "image/jpeg"])
+    expect(arrived[0]?.media[1]?.size).toBeGreaterThan(100)
+  }, 90_000)
+
   it("a HEVC video goes to a network with Bluesky's rules as H.264 MP4, and the item is not left held", async () => {
     const w = await newWorkspace()
     const { channelId } = await testChannel(w.workspaceId, "Like Bluesky")

@@ -303,7 +303,21 @@ export const makePinterestAdapterWith = (options: PinterestOptions) =>
             waitingFor: "Pinterest to process the video",
             retryAfterMs: PROCESSING_RETRY_MS
           })
-        return yield* createPin(c, request, board, { source_type: "video_id", media_id: mediaId, cover_image_key_frame_time: 0 })
+        // the cover frame preparation made, fetched by Pinterest; else Pinterest takes the first frame
+        const video = request.media.find((f) => f.type === "video" || f.mime.startsWith("video/"))
+        const cover =
+          video === undefined
+            ? Option.none<string>()
+            : yield* publicMedia.coverAddressOf(video, PUBLIC_MEDIA_TTL_SECONDS).pipe(Effect.orElseSucceed(() => Option.none<string>()))
+        return yield* createPin(
+          c,
+          request,
+          board,
+          Option.match(cover, {
+            onNone: () => ({ source_type: "video_id", media_id: mediaId, cover_image_key_frame_time: 0 }),
+            onSome: (url) => ({ source_type: "video_id", media_id: mediaId, cover_image_url: url })
+          })
+        )
       })
 
     const publish = (request: PublishRequest) =>

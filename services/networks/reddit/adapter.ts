@@ -12,17 +12,18 @@ import {
   Statistics
 } from "../adapter.js"
 import { answerOf, connectFailedFrom, decodeForVerify, metricToday, readCredentials, unknownTool } from "../adapterKit.js"
-import { NetworkDeps } from "../networkDeps.js"
+import { type MediaFile, type MediaUnavailable, NetworkDeps } from "../networkDeps.js"
 import { fromTokenAnswer, refreshOAuth, TokenAnswer } from "../oauthRefresh.js"
 import { call, decodeBody, excerpt, isSuccess, multipart, retryAfterMs, sameText, statusAnswer, transportAnswer, trimBase } from "../networkHttp.js"
-import { type Entry, entriesOf, type Posted, RedditProgress, redditUrl, type Submitted, submitAnswerOf } from "./submit.js"
+import { type Awaited, type Entry, entriesOf, type Posted, RedditProgress, redditUrl, type Submitted, submitAnswerOf } from "./submit.js"
 
 /**
  * Reddit (reddit.com/dev/api, github.com/reddit-archive/reddit/wiki/OAuth2): OAuth 2.0 with
  * `duration=permanent` for a refresh token and HTTP Basic app credentials at
- * /api/v1/access_token; POST /api/submit (self, link, image) into each subreddit of the
- * post's `subreddit` setting with its own title and flair; images through Reddit's upload
- * lease (POST /api/media/asset.json, then the S3 form it names); follow-ups as comments
+ * /api/v1/access_token; POST /api/submit (self, link, image, video) into each subreddit of the
+ * post's `subreddit` setting with its own title and flair; images and videos through Reddit's
+ * upload lease (POST /api/media/asset.json, then the S3 form it names), a video with its poster
+ * (video_poster_url: the cover frame preparation made); follow-ups as comments
  * (POST /api/comment). Reddit answers refusals 200 with `json.errors`.
  */
 const NAME = "Reddit"
@@ -30,6 +31,9 @@ const SCOPES = "identity submit read history flair mysubreddits"
 /** Access tokens last an hour: refresh ten minutes ahead. */
 const REFRESH_MARGIN_MS = 10 * 60_000
 const TOKEN_LIFETIME_SECONDS = 3600
+/** How often a video Reddit took is looked for in the account's submissions, and for how long. */
+const VIDEO_RETRY_MS = 15_000
+const VIDEO_WAIT_MS = 3600_000
 /** Reddit asks every client for a descriptive User-Agent. */
 const USER_AGENT = "server:post-scheduler:v1 (by /u/post-scheduler)"
 
@@ -77,6 +81,11 @@ const Lease = Schema.Struct({
   args: Schema.Struct({ action: Schema.String, fields: Schema.Array(Schema.Struct({ name: Schema.String, value: Schema.String })) }),
   asset: Schema.Struct({ asset_id: Schema.String })
 })
+/** What the submit says of the item's file (kind image or video, and the addresses on Reddit's media host). */
+type MediaFields =
+  | { readonly kind: "image"; readonly url: string }
+  | { readonly kind: "video"; readonly url: string; readonly video_poster_url: string }
+const isVideo = (m: { readonly type: string; readonly mime: string }) => m.type === "video" || m.mime.startsWith("video/")
 const Problem = Schema.Struct({ message: Schema.optional(Schema.String), error: Schema.optional(Schema.Union(Schema.String, Schema.Number)) })
 
 type Response = Parameters<Parameters<typeof statusAnswer>[2]>[0]
@@ -119,7 +128,7 @@ const fromSubmitted = (s: Submitted): PublishAnswer => {
     case "Refused":
       return PublishAnswer.Rejected({ message: `Reddit refused the post: ${s.text}`, fix: s.fix })
     case "Accepted":
-      return PublishAnswer.NoAnswer({ reason: "Reddit took the image post without naming it; the search finds it" })
+      return PublishAnswer.NoAnswer({ reason: "Reddit took the image or video post without naming it; the search finds it" })
   }
 }
 
@@ -192,42 +201,66 @@ export const makeRedditAdapterWith = (options: RedditOptions) =>
         return yield* connected({ accessToken: current.accessToken, refreshToken: current.refreshToken, expiresAt: current.expiresAt })
       })
 
-    /** The image through Reddit's upload lease: its address on Reddit's media host. */
-    const uploadImage = (c: Stored, request: PublishRequest) =>
+    /** A file through Reddit's upload lease (POST /api/media/asset.json, then the S3 form it names): its address on Reddit's media host. */
+    const uploadAsset = (c: Stored, file: MediaFile, what: string) =>
       Effect.gen(function* () {
-        const stored = request.media[0]
-        if (stored === undefined)
-          return yield* Effect.fail(PublishAnswer.Rejected({ message: "No file to upload.", fix: "Attach the file, then retry." }))
-        const file = yield* media
-          .read(stored)
-          .pipe(
-            Effect.mapError((e) => PublishAnswer.Rejected({ message: e.message, fix: "Upload the file again, attach it to the post, then retry." }))
-          )
-        const leased = yield* postForm(c.accessToken, "/api/media/asset.json", { filepath: file.name || "image.png", mimetype: file.mime })
+        const filename = file.name || (file.mime.startsWith("video/") ? "video.mp4" : "image.png")
+        const leased = yield* postForm(c.accessToken, "/api/media/asset.json", { filepath: filename, mimetype: file.mime })
         const lease = read(Lease, leased)
         const failed = (answer: NetworkAnswer) => {
           const why = classifyReddit(answer)
           return why._tag === "Rejected" || why._tag === "RateLimited"
             ? why
-            : PublishAnswer.FailedBeforeSending({ reason: `the image upload failed (${why._tag === "NoAnswer" ? why.reason : why._tag})` })
+            : PublishAnswer.FailedBeforeSending({ reason: `the ${what} upload failed (${why._tag === "NoAnswer" ? why.reason : why._tag})` })
         }
         if (Option.isNone(lease)) return yield* Effect.fail(failed(leased))
         // the lease's action is scheme-relative (//bucket.host): the API's scheme
         const action = lease.value.args.action.startsWith("//") ? `${scheme}${lease.value.args.action}` : lease.value.args.action
         const form = multipart([
           ...lease.value.args.fields.map((f) => ({ name: f.name, value: f.value })),
-          { name: "file", filename: file.name || "image.png", mime: file.mime, bytes: file.bytes }
+          { name: "file", filename, mime: file.mime, bytes: file.bytes }
         ])
         const sent = yield* call(outbound, {
           url: action,
           method: "POST",
           headers: { "content-type": form.contentType },
           body: form.body,
-          timeoutMs: 120_000
+          timeoutMs: 300_000
         })
         if (sent._tag === "Failed" || !isSuccess(sent.response)) return yield* Effect.fail(failed(sent))
         const key = lease.value.args.fields.find((f) => f.name === "key")?.value ?? ""
         return `${trimBase(action)}/${key}`
+      })
+
+    const unreadable = (e: MediaUnavailable) =>
+      PublishAnswer.Rejected({ message: e.message, fix: "Upload the file again, attach it to the post, then retry." })
+
+    /**
+     * The item's file on Reddit's media host, as the submit names it: an image, or a video with
+     * its poster (video_poster_url, which Reddit's video submit needs): the cover frame
+     * preparation made (domain/networks/mediaRules.ts). A video without one is refused before anything is uploaded.
+     */
+    const uploadMedia = (c: Stored, request: PublishRequest) =>
+      Effect.gen(function* () {
+        const stored = request.media[0]
+        if (stored === undefined)
+          return yield* Effect.fail(PublishAnswer.Rejected({ message: "No file to upload.", fix: "Attach the file, then retry." }))
+        if (!isVideo(stored)) {
+          const image = yield* media.read(stored).pipe(Effect.mapError(unreadable))
+          return { kind: "image", url: yield* uploadAsset(c, image, "image") } satisfies MediaFields
+        }
+        const cover = yield* media.readCover(stored).pipe(Effect.mapError(unreadable))
+        if (Option.isNone(cover))
+          return yield* Effect.fail(
+            PublishAnswer.Rejected({
+              message: `Reddit needs a poster image for a video post, and ${stored.name} has none (only videos of the media library are prepared with one).`,
+              fix: "Upload the video to the media library and attach that upload (its poster is made there), or post a link to the video, then retry."
+            })
+          )
+        const video = yield* media.read(stored).pipe(Effect.mapError(unreadable))
+        const url = yield* uploadAsset(c, video, "video")
+        const poster = yield* uploadAsset(c, cover.value, "poster image")
+        return { kind: "video", url, video_poster_url: poster } satisfies MediaFields
       })
 
     /** The newest submission of the account in this subreddit with this title, if Reddit lists it. */
@@ -253,10 +286,10 @@ export const makeRedditAdapterWith = (options: RedditOptions) =>
         return `Set flair_id on the r/${subreddit} entry of the subreddit setting.${list}`
       })
 
-    /** One subreddit's submit: Published (with its fullname) or why not. */
-    const submitOne = (c: Stored, request: PublishRequest, entry: Entry, imageUrl: string | undefined) =>
+    /** One subreddit's submit: Published (with its fullname) or why not; a video Reddit took but has not named yet is awaited. */
+    const submitOne = (c: Stored, request: PublishRequest, entry: Entry, file: MediaFields | undefined, done: ReadonlyArray<Posted>) =>
       Effect.gen(function* () {
-        const kind = imageUrl !== undefined ? "image" : entry.url !== undefined ? "link" : "self"
+        const kind = file?.kind ?? (entry.url !== undefined ? "link" : "self")
         const answer = yield* postForm(c.accessToken, "/api/submit", {
           api_type: "json",
           sr: entry.subreddit,
@@ -264,7 +297,13 @@ export const makeRedditAdapterWith = (options: RedditOptions) =>
           kind,
           resubmit: "true",
           sendreplies: "true",
-          ...(kind === "self" ? { text: request.item.content } : { url: imageUrl ?? entry.url ?? "" }),
+          ...(file === undefined
+            ? kind === "self"
+              ? { text: request.item.content }
+              : { url: entry.url ?? "" }
+            : file.kind === "video"
+              ? { url: file.url, video_poster_url: file.video_poster_url }
+              : { url: file.url }),
           ...(entry.flairId === undefined ? {} : { flair_id: entry.flairId }),
           ...(entry.flairText === undefined ? {} : { flair_text: entry.flairText })
         })
@@ -273,11 +312,29 @@ export const makeRedditAdapterWith = (options: RedditOptions) =>
           return PublishAnswer.Rejected({ message: classified.message, fix: yield* flairFix(c, entry.subreddit) })
         }
         if (classified._tag !== "NoAnswer" || answer._tag !== "Response" || !isSuccess(answer.response)) return classified
-        // an image post is answered without its id (Reddit names it on a websocket): its listing has it
+        // an image or video post is answered without its id (Reddit names it on a websocket): its listing has it
         const found = yield* findSubmitted(c, entry)
         return Option.match(Option.flatten(found), {
-          onNone: () => classified,
+          // a video is listed once Reddit has processed it: looked for again, never submitted again
+          onNone: () => (kind === "video" ? awaitVideo({ done, awaiting: { subreddit: entry.subreddit, since: Date.now() } }) : classified),
           onSome: (p) => PublishAnswer.Published({ releaseId: p.name, releaseUrl: p.url })
+        })
+      })
+
+    const awaitVideo = (progress: RedditProgress) =>
+      PublishAnswer.Pending({ progress, kind: "processing", waitingFor: "Reddit to process the video", retryAfterMs: VIDEO_RETRY_MS })
+
+    /** A video submit Reddit took earlier: its post once listed, else still awaited (for an hour at most). */
+    const lookForVideo = (c: Stored, entry: Entry, progress: RedditProgress & { readonly awaiting: Awaited }) =>
+      Effect.gen(function* () {
+        const found = yield* findSubmitted(c, entry)
+        if (Option.isSome(found) && Option.isSome(found.value))
+          return PublishAnswer.Published({ releaseId: found.value.value.name, releaseUrl: found.value.value.url })
+        if (Date.now() - progress.awaiting.since < VIDEO_WAIT_MS) return awaitVideo(progress)
+        // never submitted again: a late video would make a second copy
+        return PublishAnswer.Rejected({
+          message: `Reddit took the video for r/${entry.subreddit} but did not list the post within an hour (its processing may have failed).`,
+          fix: "Check the account's posts on Reddit; retry the post only if the video is not there."
         })
       })
 
@@ -291,12 +348,6 @@ export const makeRedditAdapterWith = (options: RedditOptions) =>
               message: "A Reddit post needs a subreddit and a title.",
               fix: "Fill the subreddit setting with {subreddit, title} (the subreddits tool finds them), then retry."
             })
-          const video = request.media.find((m) => m.type === "video" || m.mime.startsWith("video/"))
-          if (video !== undefined)
-            return PublishAnswer.Rejected({
-              message: "Video posts to Reddit are not supported by this server yet.",
-              fix: "Post an image, or link to the video, then retry."
-            })
           const progress = request.progress === null ? Option.none() : Schema.decodeUnknownOption(RedditProgress)(request.progress)
           const done = Option.match(progress, { onNone: () => [], onSome: (p) => p.done })
           const next = entries.find((e) => !done.some((d) => d.subreddit.toLowerCase() === e.subreddit.toLowerCase()))
@@ -305,8 +356,17 @@ export const makeRedditAdapterWith = (options: RedditOptions) =>
             return first === undefined
               ? PublishAnswer.Rejected({ message: "Nothing to post.", fix: "Fill the subreddit setting." })
               : PublishAnswer.Published({ releaseId: first.name, releaseUrl: first.url })
-          const imageUrl = request.media.length > 0 && next.type !== "link" ? yield* uploadImage(c, request) : undefined
-          const answer = yield* submitOne(c, request, next, imageUrl)
+          const awaiting = Option.flatMap(progress, (p) => Option.fromNullable(p.awaiting))
+          const answer =
+            Option.isSome(awaiting) && awaiting.value.subreddit.toLowerCase() === next.subreddit.toLowerCase()
+              ? yield* lookForVideo(c, next, { done, awaiting: awaiting.value })
+              : yield* submitOne(
+                  c,
+                  request,
+                  next,
+                  request.media.length > 0 && next.type !== "link" ? yield* uploadMedia(c, request) : undefined,
+                  done
+                )
           if (answer._tag !== "Published") return answer
           const posted = [...done, { subreddit: next.subreddit, name: answer.releaseId, url: answer.releaseUrl }]
           const left = entries.length - posted.length
@@ -340,10 +400,9 @@ export const makeRedditAdapterWith = (options: RedditOptions) =>
         if (request.item.position > 0 || request.previousReleaseId !== null)
           return SearchAnswer.CannotTell({ reason: "Reddit comments are not searched" })
         const entries = entriesOf(request.channel.settings)
-        const done = Option.match(request.progress === null ? Option.none() : Schema.decodeUnknownOption(RedditProgress)(request.progress), {
-          onNone: () => [],
-          onSome: (p) => p.done
-        })
+        const progress = request.progress === null ? Option.none() : Schema.decodeUnknownOption(RedditProgress)(request.progress)
+        const done = Option.match(progress, { onNone: () => [], onSome: (p) => p.done })
+        const awaiting = Option.flatMap(progress, (p) => Option.fromNullable(p.awaiting))
         const next = entries.find((e) => !done.some((d) => d.subreddit.toLowerCase() === e.subreddit.toLowerCase()))
         if (next === undefined) {
           const first = done[0]
@@ -351,7 +410,13 @@ export const makeRedditAdapterWith = (options: RedditOptions) =>
         }
         const found = yield* findSubmitted(c.value, next)
         if (Option.isNone(found)) return SearchAnswer.CannotTell({ reason: "Reddit did not list the account's submissions" })
-        if (Option.isNone(found.value)) return done.length === 0 ? SearchAnswer.NotFound() : SearchAnswer.Unfinished({ progress: { done } })
+        // a video Reddit took is not listed until processed: still awaited, never "not found" (that would post it again)
+        if (Option.isNone(found.value))
+          return Option.isSome(awaiting)
+            ? SearchAnswer.Unfinished({ progress: { done, awaiting: awaiting.value } })
+            : done.length === 0
+              ? SearchAnswer.NotFound()
+              : SearchAnswer.Unfinished({ progress: { done } })
         const posted = [...done, found.value.value]
         const head = posted[0] ?? found.value.value
         return posted.length < entries.length

@@ -47,8 +47,12 @@ export const entriesOf = (settings: Readonly<Record<string, unknown>>): Readonly
 /** A submission that is live in one subreddit. */
 export const Posted = Schema.Struct({ subreddit: Schema.String, name: Schema.String, url: Schema.String })
 export type Posted = typeof Posted.Type
-/** The subreddits already posted in (a post to several is one step each). */
-export const RedditProgress = Schema.Struct({ done: Schema.Array(Posted) })
+/** A video submit Reddit took (it names the post once the video is processed): looked for, never submitted again. */
+export const Awaited = Schema.Struct({ subreddit: Schema.String, since: Schema.Number })
+export type Awaited = typeof Awaited.Type
+/** The subreddits already posted in (a post to several is one step each), and a video submit still being processed. */
+export const RedditProgress = Schema.Struct({ done: Schema.Array(Posted), awaiting: Schema.optional(Awaited) })
+export type RedditProgress = typeof RedditProgress.Type
 
 export const redditUrl = (permalink: string) => (permalink.startsWith("http") ? permalink : `https://www.reddit.com${permalink}`)
 
@@ -73,7 +77,7 @@ const SubmitAnswer = Schema.Struct({
 
 export type Submitted = Data.TaggedEnum<{
   Posted: { readonly name: string; readonly url: string }
-  /** Taken without an id (image posts: Reddit names them on a websocket). */
+  /** Taken without an id (image and video posts: Reddit names them on a websocket). */
   Accepted: {}
   Refused: { readonly text: string; readonly fix: string }
   RateLimited: { readonly retryAfterMs: number }
@@ -91,7 +95,8 @@ const waitOf = (message: string) => {
 
 const fixOf = (code: string) => {
   if (/TITLE/.test(code)) return "Change the subreddit entry's title as Reddit says, then retry."
-  if (/SUBREDDIT|BANNED|NO_SELFS|NO_LINKS|NO_IMAGES/.test(code)) return "Check the subreddit takes this kind of post from this account, then retry."
+  if (/SUBREDDIT|BANNED|NO_SELFS|NO_LINKS|NO_IMAGES|NO_VIDEOS/.test(code))
+    return "Check the subreddit takes this kind of post from this account, then retry."
   if (/TOO_LONG/.test(code)) return "Shorten the text, then retry."
   return "Change the post as Reddit says, then retry."
 }

@@ -6,7 +6,7 @@ import { bearerOf, formBody, jsonBody, type NetworkModule, parseMultipart, type 
  * credentials; `continuous_refresh=true` answers a new refresh token on every refresh),
  * GET /v5/user_account, GET /v5/boards, GET /v5/boards/{id}/pins, POST /v5/pins with
  * media_source image_url / multiple_image_urls (fetched from the given address, as
- * Pinterest does) or video_id, POST /v5/media (register) + the multipart POST to its
+ * Pinterest does) or video_id (with cover_image_url, fetched too, or cover_image_key_frame_time), POST /v5/media (register) + the multipart POST to its
  * upload_url + GET /v5/media/{id} (registered → processing → succeeded), pin and account
  * analytics. Errors are `{code, message}`.
  */
@@ -132,6 +132,13 @@ const createPin = async (request: SimRequest, core: SimCore, account: Account): 
     if (source.cover_image_url === undefined && source.cover_image_key_frame_time === undefined)
       return error(400, 1, "Invalid parameters: a video pin needs cover_image_url or cover_image_key_frame_time.")
     media.push({ id: source.media_id ?? "", mime: upload.mime, size: upload.size })
+    // the cover is fetched from its address, as an image_url pin's image is
+    if (source.cover_image_url !== undefined) {
+      const cover = await core.fetchMedia(source.cover_image_url)
+      if (!cover.ok) return error(400, 2976, `Sorry, we could not fetch the cover image. (${cover.reason})`)
+      if (!cover.mime.startsWith("image/")) return error(400, 2977, "Sorry, the cover is not an image.")
+      media.push({ id: core.newId(), mime: cover.mime, size: cover.bytes.length })
+    }
   } else {
     return error(400, 1, "Invalid parameters: media_source is required.")
   }
@@ -147,7 +154,13 @@ const createPin = async (request: SimRequest, core: SimCore, account: Account): 
     replyTo: null,
     media,
     dedupeKey: null,
-    extra: { board_id: boardId, title: body["title"], link: body["link"], source_type: source.source_type }
+    extra: {
+      board_id: boardId,
+      title: body["title"],
+      link: body["link"],
+      source_type: source.source_type,
+      ...(source.cover_image_url === undefined ? {} : { cover_image_url: source.cover_image_url })
+    }
   })
   return { status: 201, body: { id, board_id: boardId, description, title: body["title"] ?? null, created_at: new Date().toISOString() } }
 }

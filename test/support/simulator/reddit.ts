@@ -5,10 +5,15 @@ import { bearerOf, formBody, type NetworkModule, parseMultipart, type SimCore, t
  * GET /api/v1/authorize (approved at once; a refresh token only with duration=permanent),
  * POST /api/v1/access_token (HTTP Basic app credentials; refresh keeps the refresh token),
  * GET /api/v1/me, POST /api/submit (api_type=json; refusals are 200 with `json.errors`;
- * an image post is answered without its id), POST /api/comment, the media upload lease
+ * an image or video post is answered without its id), POST /api/comment, the media upload lease
  * POST /api/media/asset.json and the S3 form it names, GET /user/{name}/submitted,
  * GET /api/info, GET /subreddits/search, GET /r/{sr}/api/link_flair_v2. Subreddits: `test`
  * (anything), `pics` (images and links only, flair required), `news` (links only).
+ *
+ * Video posts (kind=video, as PRAW's submit_video sends them): `url` is the video's uploaded
+ * asset and `video_poster_url` its poster image's (PRAW always sends one, its own logo when the
+ * caller has none; a submit without it is refused here). Reddit names the post on a websocket
+ * once the video is processed: the account's listing shows it after `core.processingMs()`.
  */
 const NETWORK = "reddit"
 const HOUR = 3600_000
@@ -25,7 +30,7 @@ interface Sub {
 }
 
 const SUBREDDITS: ReadonlyArray<Sub> = [
-  { name: "test", title: "Testing ground", kinds: ["self", "link", "image"], flairRequired: false },
+  { name: "test", title: "Testing ground", kinds: ["self", "link", "image", "video"], flairRequired: false },
   { name: "pics", title: "Pictures", kinds: ["link", "image"], flairRequired: true },
   { name: "news", title: "News", kinds: ["link"], flairRequired: false }
 ]
@@ -37,7 +42,11 @@ const FLAIRS = [
 const users = new WeakMap<SimCore, Map<string, User>>()
 const codes = new WeakMap<SimCore, Map<string, { readonly user: string; readonly redirectUri: string; readonly permanent: boolean }>>()
 const assets = new WeakMap<SimCore, Map<string, { uploaded: boolean; mime: string; size: number }>>()
-const extras = new WeakMap<SimCore, Map<string, { readonly subreddit: string; readonly title: string; readonly kind: string }>>()
+const extras = new WeakMap<
+  SimCore,
+  Map<string, { readonly subreddit: string; readonly title: string; readonly kind: string; readonly listedAt: number }>
+>()
+const NOT_ALLOWED: Readonly<Record<string, string>> = { self: "NO_SELFS", link: "NO_LINKS", image: "NO_IMAGES", video: "NO_VIDEOS" }
 
 const unauthorized: SimResponse = { status: 401, body: { message: "Unauthorized", error: 401 } }
 const refused = (code: string, text: string, field: string): SimResponse => ({ status: 200, body: { json: { errors: [[code, text, field]] } } })
@@ -120,7 +129,7 @@ const submit = (request: SimRequest, core: SimCore, user: User): SimResponse => 
   if (title.trim() === "") return refused("NO_TEXT", "we need something here", "title")
   if ([...title].length > 300) return refused("TOO_LONG", "this is too long (max: 300)", "title")
   const kind = form.get("kind") ?? "link"
-  if (!sub.kinds.includes(kind)) return refused(kind === "self" ? "NO_SELFS" : "NO_LINKS", `r/${sub.name} doesn't allow this kind of post`, "sr")
+  if (!sub.kinds.includes(kind)) return refused(NOT_ALLOWED[kind] ?? "NO_LINKS", `r/${sub.name} doesn't allow this kind of post`, "sr")
   if (sub.flairRequired && (form.get("flair_id") ?? "") === "")
     return refused("SUBMIT_VALIDATION_FLAIR_REQUIRED", "Your post must contain post flair.", "flair")
   if (sub.flairRequired && !FLAIRS.some((f) => f.id === form.get("flair_id")))
@@ -129,11 +138,22 @@ const submit = (request: SimRequest, core: SimCore, user: User): SimResponse => 
   if (kind === "self" && [...text].length > 40000) return refused("TOO_LONG", "this is too long (max: 40000)", "text")
   const url = form.get("url") ?? ""
   const media: Array<{ id: string; mime: string; size: number }> = []
-  if (kind === "image") {
-    const key = url.startsWith(`${core.origin}/${NETWORK}/s3/`) ? decodeURIComponent(url.slice(`${core.origin}/${NETWORK}/s3/`.length)) : ""
+  const uploaded = (address: string) => {
+    const key = address.startsWith(`${core.origin}/${NETWORK}/s3/`) ? decodeURIComponent(address.slice(`${core.origin}/${NETWORK}/s3/`.length)) : ""
     const asset = stateOf(assets, core).get(key)
-    if (asset?.uploaded !== true) return refused("BAD_IMAGE", "the image was not uploaded to reddit", "url")
-    media.push({ id: key, mime: asset.mime, size: asset.size })
+    return asset?.uploaded === true ? { id: key, mime: asset.mime, size: asset.size } : undefined
+  }
+  if (kind === "image") {
+    const asset = uploaded(url)
+    if (asset === undefined) return refused("BAD_IMAGE", "the image was not uploaded to reddit", "url")
+    media.push(asset)
+  } else if (kind === "video") {
+    const video = uploaded(url)
+    if (video === undefined || !video.mime.startsWith("video/")) return refused("BAD_VIDEO", "the video was not uploaded to reddit", "url")
+    const poster = uploaded(form.get("video_poster_url") ?? "")
+    if (poster === undefined || !poster.mime.startsWith("image/"))
+      return refused("BAD_VIDEO_POSTER", "a video post needs a poster image uploaded to reddit", "video_poster_url")
+    media.push(video, poster)
   } else if (kind === "link" && !/^https?:\/\//.test(url)) return refused("BAD_URL", "you should check that url", "url")
   const short = core.newId().slice(-7)
   const name = `t3_${short}`
@@ -142,7 +162,8 @@ const submit = (request: SimRequest, core: SimCore, user: User): SimResponse => 
     .replace(/[^a-z0-9]+/g, "_")
     .slice(0, 40)
   const address = `https://www.reddit.com/r/${sub.name}/comments/${short}/${slug}/`
-  stateOf(extras, core).set(name, { subreddit: sub.name, title, kind })
+  // a video's post is made once Reddit has processed the video
+  stateOf(extras, core).set(name, { subreddit: sub.name, title, kind, listedAt: Date.now() + (kind === "video" ? core.processingMs() : 0) })
   core.record({
     network: NETWORK,
     id: name,
@@ -152,10 +173,10 @@ const submit = (request: SimRequest, core: SimCore, user: User): SimResponse => 
     replyTo: null,
     media,
     dedupeKey: null,
-    extra: { subreddit: sub.name, title, kind, url, flair_id: form.get("flair_id") }
+    extra: { subreddit: sub.name, title, kind, url, flair_id: form.get("flair_id"), video_poster_url: form.get("video_poster_url") }
   })
-  // an image post is named only on its websocket; the answer points there
-  if (kind === "image")
+  // an image or video post is named only on its websocket; the answer points there
+  if (kind === "image" || kind === "video")
     return {
       status: 200,
       body: {
@@ -240,7 +261,8 @@ const handle = (request: SimRequest, core: SimCore): SimResponse | undefined => 
   if (method === "POST" && path === "/api/comment") return comment(request, core, user)
   if (method === "POST" && path === "/api/media/asset.json") {
     const form = formBody(request)
-    const key = `rte_images/${core.newId()}/${(form.get("filepath") ?? "file").replace(/[^A-Za-z0-9._-]/g, "_")}`
+    const folder = (form.get("mimetype") ?? "").startsWith("video/") ? "rte_videos" : "rte_images"
+    const key = `${folder}/${core.newId()}/${(form.get("filepath") ?? "file").replace(/[^A-Za-z0-9._-]/g, "_")}`
     stateOf(assets, core).set(key, { uploaded: false, mime: form.get("mimetype") ?? "", size: 0 })
     return {
       status: 200,
@@ -269,7 +291,7 @@ const handle = (request: SimRequest, core: SimCore): SimResponse | undefined => 
     const name = decodeURIComponent(submitted[1] ?? "")
     const children = core
       .visiblePosts(NETWORK, name)
-      .filter((p) => p.replyTo === null)
+      .filter((p) => p.replyTo === null && (stateOf(extras, core).get(p.id)?.listedAt ?? 0) <= Date.now())
       .reverse()
       .flatMap((p) => {
         const thing = t3(core, p.id)

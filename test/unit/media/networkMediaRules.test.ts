@@ -230,7 +230,8 @@ describe("network media rules as data", () => {
       "threads",
       "tiktok",
       "youtube",
-      "pinterest"
+      "pinterest",
+      "reddit"
     ]) {
       expect(networkMediaRules[id], id).toBeDefined()
     }

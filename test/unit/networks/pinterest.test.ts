@@ -4,7 +4,18 @@ import type { NetworkAdapter } from "../../../services/networks/adapter.js"
 import { makePinterestAdapterWith } from "../../../services/networks/pinterest/adapter.js"
 import type { StoredMedia } from "../../../services/networks/storedMedia.js"
 import { faultMatrix } from "../../support/faultMatrix.js"
-import { adapterDeps, buildAdapter, channelRow, imageMedia, PNG, published, requestFor, run } from "../../support/networkHarness.js"
+import {
+  adapterDeps,
+  buildAdapter,
+  channelRow,
+  imageMedia,
+  JPEG,
+  PNG,
+  published,
+  requestFor,
+  run,
+  videoWithCover
+} from "../../support/networkHarness.js"
 import { startSimulatorCore, type Simulator } from "../../support/simulator/core.js"
 import { pinterestModule, seedPinterestAccount } from "../../support/simulator/pinterest.js"
 
@@ -16,6 +27,8 @@ const image = imageMedia("http://files.test/pin.png")
 const second = imageMedia("http://files.test/pin2.png")
 const VIDEO = Buffer.from("00000018667479706d703432000000006d703432", "hex")
 const video: StoredMedia = { ...imageMedia("http://files.test/pin.mp4", ""), mime: "video/mp4", name: "pin.mp4", type: "video", size: VIDEO.length }
+// the same video as the publisher hands it over once prepared: with its cover frame
+const covered = videoWithCover(video.url, "ws/pin.cover.jpg")
 
 beforeAll(async () => {
   sim = await startSimulatorCore([pinterestModule])
@@ -31,7 +44,8 @@ beforeAll(async () => {
       new Map([
         [image.url, PNG],
         [second.url, PNG],
-        [video.url, VIDEO]
+        [video.url, VIDEO],
+        ["ws/pin.cover.jpg", JPEG]
       ])
     )
   )
@@ -161,6 +175,21 @@ describe("Pinterest: publishing", () => {
     } finally {
       sim.setProcessingDelay(0)
     }
+  })
+
+  it("a prepared video's cover goes as cover_image_url (Pinterest fetches it); without one Pinterest takes the first frame", async () => {
+    const c = account()
+    const text = unique("covered pin")
+    const pin = published(
+      await run(adapter.publish(requestFor(c, { content: text, media: [covered] }))).then(async (first) =>
+        first._tag === "Pending" ? run(adapter.publish(requestFor(c, { content: text, media: [covered], progress: first.progress }))) : first
+      )
+    )
+    const held = sim.postsOf("pinterest").find((p) => p.id === pin.releaseId)
+    expect(held?.extra["cover_image_url"]).toMatch(/\/_sim\/files\//)
+    expect(held?.media[1]).toMatchObject({ mime: "image/jpeg", size: JPEG.length })
+    const bare = published(await run(adapter.publish(requestFor(c, { content: unique("first frame"), media: [video] }))))
+    expect(sim.postsOf("pinterest").find((p) => p.id === bare.releaseId)?.extra).not.toHaveProperty("cover_image_url")
   })
 
   it("follow-ups are refused (Pinterest has no comments in its API)", async () => {

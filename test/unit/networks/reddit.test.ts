@@ -5,7 +5,18 @@ import { reddit } from "../../../domain/networks/social.js"
 import { settingsProblems } from "../../../domain/posts/rules.js"
 import { makeRedditAdapterWith } from "../../../services/networks/reddit/adapter.js"
 import { faultMatrix } from "../../support/faultMatrix.js"
-import { adapterDeps, buildAdapter, channelRow, imageMedia, PNG, published, requestFor, run } from "../../support/networkHarness.js"
+import {
+  adapterDeps,
+  buildAdapter,
+  channelRow,
+  imageMedia,
+  JPEG,
+  PNG,
+  published,
+  requestFor,
+  run,
+  videoWithCover
+} from "../../support/networkHarness.js"
 import { startSimulatorCore, type Simulator } from "../../support/simulator/core.js"
 import { redditModule, seedRedditAccount } from "../../support/simulator/reddit.js"
 
@@ -14,6 +25,9 @@ import { redditModule, seedRedditAccount } from "../../support/simulator/reddit.
 let sim: Simulator
 let adapter: NetworkAdapter
 const image = imageMedia("http://files.test/reddit.png")
+const MP4 = Buffer.from("000000186674797069736f6d0000020069736f6d69736f32", "hex")
+// a video as the publisher hands it over once prepared: its cover frame under coverKey
+const clip = videoWithCover("http://files.test/clip.mp4", "ws/clip.cover.jpg")
 
 beforeAll(async () => {
   sim = await startSimulatorCore([redditModule])
@@ -24,7 +38,14 @@ beforeAll(async () => {
       clientId: Option.some("cid"),
       clientSecret: Option.some(Redacted.make("csecret"))
     }),
-    adapterDeps(sim, new Map([[image.url, PNG]]))
+    adapterDeps(
+      sim,
+      new Map([
+        [image.url, PNG],
+        [clip.url, MP4],
+        ["ws/clip.cover.jpg", JPEG]
+      ])
+    )
   )
 })
 afterAll(() => sim.close())
@@ -181,9 +202,53 @@ describe("Reddit: publishing", () => {
     expect(sim.postsOf("reddit").filter((p) => p.extra["title"] === title)).toHaveLength(2)
   })
 
-  it("videos are refused with a fix (not supported yet)", async () => {
-    const video = { ...image, mime: "video/mp4", type: "video" }
-    expect((await run(adapter.publish(requestFor(account(), { content: "", media: [video], settings: inTest("v") }))))._tag).toBe("Rejected")
+  it("a video post: the video and its cover as poster through the upload lease, submitted as kind=video, its id from the submissions", async () => {
+    const c = account()
+    const title = unique("Clip")
+    const post = published(await run(adapter.publish(requestFor(c, { content: "", media: [clip], settings: inTest(title, { type: "media" }) }))))
+    const held = sim.postsOf("reddit").filter((p) => p.extra["title"] === title)
+    expect(held).toHaveLength(1)
+    expect(held[0]?.id).toBe(post.releaseId)
+    expect(held[0]?.extra).toMatchObject({ kind: "video", video_poster_url: expect.stringContaining("/s3/rte_images/") })
+    expect(held[0]?.media.map((m) => [m.mime, m.size])).toEqual([
+      ["video/mp4", MP4.length],
+      ["image/jpeg", JPEG.length]
+    ])
+  })
+
+  it("a video Reddit is still processing is Pending and looked for again, never submitted twice; the search keeps waiting", async () => {
+    const c = account()
+    const title = unique("Slow clip")
+    const settings = inTest(title, { type: "media" })
+    sim.setProcessingDelay(600)
+    try {
+      const first = await run(adapter.publish(requestFor(c, { content: "", media: [clip], settings })))
+      if (first._tag !== "Pending") throw new Error(`expected Pending, got ${JSON.stringify(first)}`)
+      expect(first.progress).toMatchObject({ done: [], awaiting: { subreddit: "test" } })
+      // not listed yet: the search must not answer NotFound (that would post it again)
+      expect(await run(adapter.search(requestFor(c, { content: "", media: [clip], settings, progress: first.progress })))).toMatchObject({
+        _tag: "Unfinished",
+        progress: first.progress
+      })
+      const again = await run(adapter.publish(requestFor(c, { content: "", media: [clip], settings, progress: first.progress })))
+      expect(again._tag).toBe("Pending")
+      await new Promise((resolve) => setTimeout(resolve, 700))
+      const done = published(await run(adapter.publish(requestFor(c, { content: "", media: [clip], settings, progress: first.progress }))))
+      const held = sim.postsOf("reddit").filter((p) => p.extra["title"] === title)
+      expect(held.map((p) => p.id)).toEqual([done.releaseId])
+    } finally {
+      sim.setProcessingDelay(0)
+    }
+  })
+
+  it("a video without a cover (not prepared by the media library) is refused with a fix before anything is sent", async () => {
+    const bare = videoWithCover(clip.url, null)
+    const before = sim.requests.length
+    const answer = await run(adapter.publish(requestFor(account(), { content: "", media: [bare], settings: inTest("v") })))
+    if (answer._tag !== "Rejected") throw new Error(`expected Rejected, got ${answer._tag}`)
+    expect(answer.message).toContain("poster image")
+    expect(answer.fix).toContain("media library")
+    expect(sim.requests.length).toBe(before)
   })
 })
 
