@@ -1,4 +1,4 @@
-import { Effect, Either, Redacted, Schema } from "effect"
+import { Config, Effect, Either, Redacted, Schema } from "effect"
 import { Errors } from "../../domain/errors.js"
 import { ToolMessages } from "../../domain/posts/messages.js"
 import { ConnectFailed, type Credentials, type Metric, type NetworkAnswer, PublishAnswer, SearchAnswer, Statistics } from "./adapter.js"
@@ -73,3 +73,20 @@ export const unknownTool = (methodName: string, networkName: string, names: Read
 
 /** An effect whose failure is already the answer (a PublishAnswer short-circuit). */
 export const answerOf = (effect: Effect.Effect<PublishAnswer, PublishAnswer>): Effect.Effect<PublishAnswer> => Effect.catchAll(effect, Effect.succeed)
+
+/** The environment name of a network's setting: the catalog id in capitals, `-` as `_` (`INSTAGRAM_STANDALONE_API_URL`). */
+export const networkEnvName = (network: string, setting: "CLIENT_ID" | "CLIENT_SECRET" | "API_URL" | "AUTH_URL") =>
+  `${network.toUpperCase().replace(/-/g, "_")}_${setting}`
+
+/**
+ * A network's app registration and addresses under the fixed names (docs/networks.md,
+ * "Configuration of the networks"): `<NETWORK>_CLIENT_ID`, `<NETWORK>_CLIENT_SECRET`,
+ * `<NETWORK>_API_URL` and `<NETWORK>_AUTH_URL`, the addresses defaulting to the network's own.
+ */
+export const networkAppConfig = (network: string, defaults: { readonly apiUrl: string; readonly authUrl: string }) =>
+  Config.all({
+    apiUrl: Config.string(networkEnvName(network, "API_URL")).pipe(Config.withDefault(defaults.apiUrl)),
+    authUrl: Config.string(networkEnvName(network, "AUTH_URL")).pipe(Config.withDefault(defaults.authUrl)),
+    clientId: Config.option(Config.string(networkEnvName(network, "CLIENT_ID"))),
+    clientSecret: Config.option(Config.redacted(networkEnvName(network, "CLIENT_SECRET")))
+  }).pipe(Effect.orDie)

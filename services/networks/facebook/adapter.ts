@@ -1,4 +1,4 @@
-import { Config, Effect, Option, Redacted, Schema } from "effect"
+import { Effect, Option, Redacted, Schema } from "effect"
 import {
   type Choice,
   ConnectFailed,
@@ -9,7 +9,7 @@ import {
   Refresh,
   SearchAnswer
 } from "../adapter.js"
-import { answerOf, connectFailedFrom, decodeForVerify, readCredentials, unknownTool } from "../adapterKit.js"
+import { answerOf, connectFailedFrom, decodeForVerify, readCredentials, unknownTool, networkAppConfig } from "../adapterKit.js"
 import { NetworkDeps, PUBLIC_MEDIA_TTL_SECONDS } from "../networkDeps.js"
 import { call, isSuccess, sameText, trimBase } from "../networkHttp.js"
 import type { StoredMedia } from "../storedMedia.js"
@@ -354,11 +354,6 @@ export const makeFacebookAdapterWith = (options: FacebookOptions) =>
   })
 
 export const makeFacebookAdapter = Effect.gen(function* () {
-  const options = yield* Config.all({
-    apiUrl: Config.string("FACEBOOK_API_URL").pipe(Config.withDefault("https://graph.facebook.com")),
-    authUrl: Config.string("FACEBOOK_AUTH_URL").pipe(Config.withDefault("https://www.facebook.com")),
-    clientId: Config.option(Config.string("FACEBOOK_CLIENT_ID")),
-    clientSecret: Config.option(Config.redacted("FACEBOOK_CLIENT_SECRET"))
-  }).pipe(Effect.orDie)
+  const options = yield* networkAppConfig("facebook", { apiUrl: "https://graph.facebook.com", authUrl: "https://www.facebook.com" })
   return yield* makeFacebookAdapterWith(options)
 })

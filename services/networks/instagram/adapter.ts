@@ -1,19 +1,10 @@
-import { Config, Effect, Option, Redacted, Schema } from "effect"
-import {
-  type Choice,
-  ConnectFailed,
-  type Connected,
-  type NetworkAdapter,
-  type PublishAnswer,
-  type PublishRequest,
-  Refresh,
-  SearchAnswer
-} from "../adapter.js"
-import { answerOf, decodeForVerify, noStatistics, readCredentials, unknownTool } from "../adapterKit.js"
+import { Effect, Option, Redacted, Schema } from "effect"
+import { type Choice, ConnectFailed, type Connected, type NetworkAdapter, Refresh } from "../adapter.js"
+import { decodeForVerify, readCredentials, networkAppConfig } from "../adapterKit.js"
 import { connectFailedGraph, GRAPH_VERSION, graphGet, readGraph } from "../metaGraph.js"
 import { NetworkDeps } from "../networkDeps.js"
 import { call, trimBase } from "../networkHttp.js"
-import { makeInstagramPublishing } from "./graphPublishing.js"
+import { instagramAdapterMethods, makeInstagramPublishing } from "./graphPublishing.js"
 
 /**
  * Instagram through Facebook Login (developers.facebook.com/docs/instagram-platform):
@@ -171,9 +162,6 @@ export const makeInstagramAdapterWith = (options: InstagramOptions) =>
         return { credentials: given, profile: profileOf(ig.value) } satisfies Connected
       })
 
-    const withAccount = (request: PublishRequest, f: (c: Stored) => Effect.Effect<PublishAnswer>) =>
-      answerOf(Effect.flatMap(credentialsOf(request.channel.credentials), f))
-
     const adapter: NetworkAdapter = {
       identifier: "instagram",
       connect: {
@@ -191,40 +179,12 @@ export const makeInstagramAdapterWith = (options: InstagramOptions) =>
       // a Page token made from a long-lived user token does not expire
       tokensNeverExpire: true,
       refresh: () => Effect.succeed(Refresh.Unchanged()),
-      publish: (request) => withAccount(request, (c) => publishing.publish(c, request)),
-      publishFollowUp: (request) => withAccount(request, (c) => publishing.publishFollowUp(c, request)),
-      search: (request) =>
-        Effect.flatMap(
-          Effect.option(credentialsOf(request.channel.credentials)),
-          Option.match({
-            onNone: () => Effect.succeed(SearchAnswer.CannotTell({ reason: "the stored credentials cannot be read" })),
-            onSome: (c) => publishing.search(c, request)
-          })
-        ),
-      statistics: {
-        channel: (credentials) =>
-          Effect.flatMap(
-            Effect.option(credentialsOf(credentials)),
-            Option.match({ onNone: () => noStatistics(NAME), onSome: (c) => publishing.channelStatistics(c) })
-          ),
-        post: (credentials, releaseId) =>
-          Effect.flatMap(
-            Effect.option(credentialsOf(credentials)),
-            Option.match({ onNone: () => noStatistics(NAME), onSome: (c) => publishing.postStatistics(c, releaseId) })
-          )
-      },
-      runTool: ({ methodName }) => unknownTool(methodName, NAME, []),
-      classify: publishing.classify
+      ...instagramAdapterMethods(NAME, credentialsOf, publishing)
     }
     return adapter
   })
 
 export const makeInstagramAdapter = Effect.gen(function* () {
-  const settings = yield* Config.all({
-    apiUrl: Config.string("INSTAGRAM_API_URL").pipe(Config.withDefault("https://graph.facebook.com")),
-    authUrl: Config.string("INSTAGRAM_AUTH_URL").pipe(Config.withDefault("https://www.facebook.com")),
-    clientId: Config.option(Config.string("INSTAGRAM_CLIENT_ID")),
-    clientSecret: Config.option(Config.redacted("INSTAGRAM_CLIENT_SECRET"))
-  }).pipe(Effect.orDie)
+  const settings = yield* networkAppConfig("instagram", { apiUrl: "https://graph.facebook.com", authUrl: "https://www.facebook.com" })
   return yield* makeInstagramAdapterWith(settings)
 })

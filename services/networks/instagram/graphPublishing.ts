@@ -1,6 +1,14 @@
-import { Effect, Option, Schema } from "effect"
-import { PublishAnswer, type PublishRequest, SearchAnswer, type Statistics, Statistics as StatisticsAnswer } from "../adapter.js"
-import { metricToday } from "../adapterKit.js"
+import { Effect, Option, type Redacted, Schema } from "effect"
+import {
+  type Credentials,
+  type NetworkAdapter,
+  PublishAnswer,
+  type PublishRequest,
+  SearchAnswer,
+  type Statistics,
+  Statistics as StatisticsAnswer
+} from "../adapter.js"
+import { answerOf, metricToday, noStatistics, unknownTool } from "../adapterKit.js"
 import {
   type ContainerNetwork,
   type ContainerPlan,
@@ -189,4 +197,45 @@ export const makeInstagramPublishing = (input: {
     )
 
   return { publish, publishFollowUp, search, postStatistics, channelStatistics, classify }
+}
+
+/**
+ * The publishing half of both Instagram adapters (Facebook Login and Instagram Login): the
+ * same Graph calls on their own host, with each login's stored credentials.
+ */
+export const instagramAdapterMethods = <C extends InstagramAccount>(
+  name: string,
+  credentialsOf: (credentials: Redacted.Redacted<Credentials>) => Effect.Effect<C, PublishAnswer>,
+  publishing: ReturnType<typeof makeInstagramPublishing>
+): Pick<NetworkAdapter, "publish" | "publishFollowUp" | "search" | "statistics" | "runTool" | "classify"> => {
+  const withAccount = (request: PublishRequest, f: (c: C) => Effect.Effect<PublishAnswer>) =>
+    answerOf(Effect.flatMap(credentialsOf(request.channel.credentials), f))
+  const readable = <A>(credentials: Redacted.Redacted<Credentials>, onNone: () => Effect.Effect<A>, onSome: (c: C) => Effect.Effect<A>) =>
+    Effect.flatMap(Effect.option(credentialsOf(credentials)), Option.match({ onNone, onSome }))
+  return {
+    publish: (request) => withAccount(request, (c) => publishing.publish(c, request)),
+    publishFollowUp: (request) => withAccount(request, (c) => publishing.publishFollowUp(c, request)),
+    search: (request) =>
+      readable(
+        request.channel.credentials,
+        () => Effect.succeed(SearchAnswer.CannotTell({ reason: "the stored credentials cannot be read" })),
+        (c) => publishing.search(c, request)
+      ),
+    statistics: {
+      channel: (credentials) =>
+        readable(
+          credentials,
+          () => noStatistics(name),
+          (c) => publishing.channelStatistics(c)
+        ),
+      post: (credentials, releaseId) =>
+        readable(
+          credentials,
+          () => noStatistics(name),
+          (c) => publishing.postStatistics(c, releaseId)
+        )
+    },
+    runTool: ({ methodName }) => unknownTool(methodName, name, []),
+    classify: publishing.classify
+  }
 }

@@ -1,10 +1,10 @@
 import { Config, Effect, Option, Redacted, Schema } from "effect"
-import { ConnectFailed, type Connected, type NetworkAdapter, type PublishAnswer, type PublishRequest, Refresh, SearchAnswer } from "../adapter.js"
-import { answerOf, decodeForVerify, noStatistics, readCredentials, unknownTool } from "../adapterKit.js"
+import { ConnectFailed, type Connected, type NetworkAdapter, Refresh } from "../adapter.js"
+import { decodeForVerify, readCredentials } from "../adapterKit.js"
 import { connectFailedGraph, GRAPH_VERSION, graphGet, LongLivedToken, readGraph, refreshLongLived } from "../metaGraph.js"
 import { NetworkDeps } from "../networkDeps.js"
 import { call, trimBase } from "../networkHttp.js"
-import { makeInstagramPublishing } from "./graphPublishing.js"
+import { instagramAdapterMethods, makeInstagramPublishing } from "./graphPublishing.js"
 
 /**
  * Instagram through Instagram Login (developers.facebook.com/docs/instagram-platform/
@@ -123,9 +123,6 @@ export const makeInstagramStandaloneAdapterWith = (options: InstagramStandaloneO
         return connected(given, me)
       })
 
-    const withAccount = (request: PublishRequest, f: (c: Stored) => Effect.Effect<PublishAnswer>) =>
-      answerOf(Effect.flatMap(credentialsOf(request.channel.credentials), f))
-
     const adapter: NetworkAdapter = {
       identifier: "instagram-standalone",
       connect: {
@@ -148,30 +145,7 @@ export const makeInstagramStandaloneAdapterWith = (options: InstagramStandaloneO
               refreshLongLived(c, REFRESH_MARGIN_MS, (token) => graphGet(outbound, `${api}/refresh_access_token?grant_type=ig_refresh_token`, token))
           })
         ),
-      publish: (request) => withAccount(request, (c) => publishing.publish(c, request)),
-      publishFollowUp: (request) => withAccount(request, (c) => publishing.publishFollowUp(c, request)),
-      search: (request) =>
-        Effect.flatMap(
-          Effect.option(credentialsOf(request.channel.credentials)),
-          Option.match({
-            onNone: () => Effect.succeed(SearchAnswer.CannotTell({ reason: "the stored credentials cannot be read" })),
-            onSome: (c) => publishing.search(c, request)
-          })
-        ),
-      statistics: {
-        channel: (credentials) =>
-          Effect.flatMap(
-            Effect.option(credentialsOf(credentials)),
-            Option.match({ onNone: () => noStatistics(NAME), onSome: (c) => publishing.channelStatistics(c) })
-          ),
-        post: (credentials, releaseId) =>
-          Effect.flatMap(
-            Effect.option(credentialsOf(credentials)),
-            Option.match({ onNone: () => noStatistics(NAME), onSome: (c) => publishing.postStatistics(c, releaseId) })
-          )
-      },
-      runTool: ({ methodName }) => unknownTool(methodName, NAME, []),
-      classify: publishing.classify
+      ...instagramAdapterMethods(NAME, credentialsOf, publishing)
     }
     return adapter
   })

@@ -1,4 +1,4 @@
-import { Config, Effect, Option, Redacted, Schema } from "effect"
+import { Effect, Option, Redacted, Schema } from "effect"
 import { Errors } from "../../../domain/errors.js"
 import {
   ConnectFailed,
@@ -12,7 +12,7 @@ import {
   SearchAnswer,
   Statistics
 } from "../adapter.js"
-import { answerOf, connectFailedFrom, decodeForVerify, readCredentials, unknownTool } from "../adapterKit.js"
+import { answerOf, connectFailedFrom, decodeForVerify, readCredentials, unknownTool, networkAppConfig } from "../adapterKit.js"
 import { NetworkDeps, PUBLIC_MEDIA_TTL_SECONDS } from "../networkDeps.js"
 import { fromTokenAnswer, refreshOAuth, TokenAnswer } from "../oauthRefresh.js"
 import {
@@ -458,11 +458,6 @@ export const makePinterestAdapterWith = (options: PinterestOptions) =>
   })
 
 export const makePinterestAdapter = Effect.gen(function* () {
-  const options = yield* Config.all({
-    apiUrl: Config.string("PINTEREST_API_URL").pipe(Config.withDefault("https://api.pinterest.com")),
-    authUrl: Config.string("PINTEREST_AUTH_URL").pipe(Config.withDefault("https://www.pinterest.com")),
-    clientId: Config.option(Config.string("PINTEREST_CLIENT_ID")),
-    clientSecret: Config.option(Config.redacted("PINTEREST_CLIENT_SECRET"))
-  }).pipe(Effect.orDie)
+  const options = yield* networkAppConfig("pinterest", { apiUrl: "https://api.pinterest.com", authUrl: "https://www.pinterest.com" })
   return yield* makePinterestAdapterWith(options)
 })

@@ -1,4 +1,4 @@
-import { Config, Effect, Option, Redacted, Schema } from "effect"
+import { Effect, Option, Redacted, Schema } from "effect"
 import { Errors } from "../../../domain/errors.js"
 import {
   ConnectFailed,
@@ -11,7 +11,7 @@ import {
   SearchAnswer,
   Statistics
 } from "../adapter.js"
-import { answerOf, connectFailedFrom, decodeForVerify, metricToday, readCredentials, unknownTool } from "../adapterKit.js"
+import { answerOf, connectFailedFrom, decodeForVerify, metricToday, readCredentials, unknownTool, networkAppConfig } from "../adapterKit.js"
 import { type MediaFile, type MediaUnavailable, NetworkDeps } from "../networkDeps.js"
 import { fromTokenAnswer, refreshOAuth, TokenAnswer } from "../oauthRefresh.js"
 import { call, decodeBody, excerpt, isSuccess, multipart, retryAfterMs, sameText, statusAnswer, transportAnswer, trimBase } from "../networkHttp.js"
@@ -524,11 +524,6 @@ export const makeRedditAdapterWith = (options: RedditOptions) =>
   })
 
 export const makeRedditAdapter = Effect.gen(function* () {
-  const options = yield* Config.all({
-    apiUrl: Config.string("REDDIT_API_URL").pipe(Config.withDefault("https://oauth.reddit.com")),
-    authUrl: Config.string("REDDIT_AUTH_URL").pipe(Config.withDefault("https://www.reddit.com")),
-    clientId: Config.option(Config.string("REDDIT_CLIENT_ID")),
-    clientSecret: Config.option(Config.redacted("REDDIT_CLIENT_SECRET"))
-  }).pipe(Effect.orDie)
+  const options = yield* networkAppConfig("reddit", { apiUrl: "https://oauth.reddit.com", authUrl: "https://www.reddit.com" })
   return yield* makeRedditAdapterWith(options)
 })

@@ -1,4 +1,4 @@
-import { Config, Effect, Option, Redacted, Schema } from "effect"
+import { Effect, Option, Redacted, Schema } from "effect"
 import {
   ConnectFailed,
   type Connected,
@@ -9,7 +9,7 @@ import {
   SearchAnswer,
   type Statistics
 } from "../adapter.js"
-import { answerOf, decodeForVerify, noStatistics, readCredentials, unknownTool } from "../adapterKit.js"
+import { answerOf, decodeForVerify, noStatistics, readCredentials, unknownTool, networkAppConfig } from "../adapterKit.js"
 import {
   type ContainerNetwork,
   type ContainerPlan,
@@ -267,11 +267,6 @@ export const makeThreadsAdapterWith = (options: ThreadsOptions) =>
   })
 
 export const makeThreadsAdapter = Effect.gen(function* () {
-  const settings = yield* Config.all({
-    apiUrl: Config.string("THREADS_API_URL").pipe(Config.withDefault("https://graph.threads.net")),
-    authUrl: Config.string("THREADS_AUTH_URL").pipe(Config.withDefault("https://threads.net")),
-    clientId: Config.option(Config.string("THREADS_CLIENT_ID")),
-    clientSecret: Config.option(Config.redacted("THREADS_CLIENT_SECRET"))
-  }).pipe(Effect.orDie)
+  const settings = yield* networkAppConfig("threads", { apiUrl: "https://graph.threads.net", authUrl: "https://threads.net" })
   return yield* makeThreadsAdapterWith(settings)
 })
