@@ -34,7 +34,6 @@ export interface InstagramOptions {
 }
 
 const Stored = Schema.Struct({ accessToken: Schema.String, igUserId: Schema.String })
-type Stored = typeof Stored.Type
 const Token = Schema.Struct({ access_token: Schema.String })
 const IgAccount = Schema.Struct({
   id: Schema.String,
