@@ -190,7 +190,9 @@ export const processGroup = () => {
     }
     members.add(service)
     try {
-      const match = await waitForOutput(ready, options.timeoutMs ?? 30_000)
+      // a loaded CI machine compiling TypeScript for two test files at once can take
+      // well over 30 s to bring every service up; readiness is not what these tests time
+      const match = await waitForOutput(ready, options.timeoutMs ?? 60_000)
       return { ...service, id: match[1] ?? "" }
     } catch (e) {
       await kill("SIGKILL")

@@ -36,7 +36,12 @@ describe("every service in one process", () => {
   it(
     "runs the actors on a worker thread: a post is created and published, and the gateway's /metrics sums both threads",
     async () => {
-      const all = await processes.start(world, [], { ready: /all services up/, env: { SEED_DEMO: "false" }, label: "all" })
+      const all = await processes.start(world, [], {
+        ready: /all services up/,
+        env: { SEED_DEMO: "false" },
+        label: "all",
+        timeoutMs: 75_000
+      })
       expect(all.output()).toMatch(/starting gateway \(and actors, scheduler, publisher, webhooks on a worker thread\)/)
       const base = `http://127.0.0.1:${all.output().match(/gateway listening on port (\d+)/)?.[1]}`
 
