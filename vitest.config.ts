@@ -18,7 +18,8 @@ export default defineConfig({
         test: {
           ...common,
           name: "unit",
-          include: ["test/unit/**/*.test.ts"],
+          // a network's adapter tests live in its folder (docs/networks.md, "Adding a network")
+          include: ["test/unit/**/*.test.ts", "services/networks/**/*.test.ts"],
           setupFiles: ["test/support/unitSetup.ts"]
         }
       },

@@ -9,22 +9,7 @@ import { TestNetworkRepo } from "./TestNetworkRepo.js"
 import { MediaStorageLive } from "../platform/storage/mediaStorageLive.js"
 import { OutboundHttpLive } from "../platform/outbound/outboundHttp.js"
 import { NetworkDepsLive } from "./networkDeps.js"
-import { makeBlueskyAdapter } from "./bluesky/adapter.js"
-import { makeDiscordAdapter } from "./discord/adapter.js"
-import { makeGmbAdapter } from "./gmb/adapter.js"
-import { makeInstagramAdapter } from "./instagram/adapter.js"
-import { makeInstagramStandaloneAdapter } from "./instagram/standaloneAdapter.js"
-import { makeFacebookAdapter } from "./facebook/adapter.js"
-import { makeLinkedInAdapter } from "./linkedin/adapter.js"
-import { makeLinkedInPageAdapter } from "./linkedin/pageAdapter.js"
-import { makeMastodonAdapter } from "./mastodon/adapter.js"
-import { makePinterestAdapter } from "./pinterest/adapter.js"
-import { makeRedditAdapter } from "./reddit/adapter.js"
-import { makeTelegramAdapter } from "./telegram/adapter.js"
-import { makeTikTokAdapter } from "./tiktok/adapter.js"
-import { makeThreadsAdapter } from "./threads/adapter.js"
-import { makeXAdapter } from "./x/adapter.js"
-import { makeYouTubeAdapter } from "./youtube/adapter.js"
+import { networkAdapterMakers } from "./registry.js"
 
 const indexed = (adapters: ReadonlyArray<NetworkAdapter>) => {
   const byNetwork = new Map(adapters.map((a) => [a.identifier, a]))
@@ -36,26 +21,8 @@ const indexed = (adapters: ReadonlyArray<NetworkAdapter>) => {
   }
 }
 
-/** Every adapter this server has; each reads its own addresses and keys when built. */
-const allAdapters = Effect.all([
-  makeTestNetworkAdapter,
-  makeMastodonAdapter,
-  makeBlueskyAdapter,
-  makeXAdapter,
-  makeLinkedInAdapter,
-  makeTelegramAdapter,
-  makeDiscordAdapter,
-  makeTikTokAdapter,
-  makeYouTubeAdapter,
-  makePinterestAdapter,
-  makeRedditAdapter,
-  makeGmbAdapter,
-  makeInstagramAdapter,
-  makeInstagramStandaloneAdapter,
-  makeThreadsAdapter,
-  makeFacebookAdapter,
-  makeLinkedInPageAdapter
-])
+/** Every adapter this server has: the test network and every folder's (services/networks/registry.ts); each reads its own addresses and keys when built. */
+const allAdapters = Effect.all([makeTestNetworkAdapter, ...networkAdapterMakers])
 
 /** The adapters' dependencies in a process: OUTBOUND_ALLOW's outbound client, media storage, app registrations. */
 const NetworkDepsForProcess = NetworkDepsLive.pipe(Layer.provide([OutboundHttpLive, MediaStorageLive]), Layer.orDie)

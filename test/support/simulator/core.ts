@@ -95,6 +95,8 @@ export interface NetworkModule {
   readonly searchUnavailableBody?: () => SimResponse
   /** Makes an account (POST /_sim/accounts/<network>) and answers the admin CLI's `--credentials` JSON for it. */
   readonly seed?: (core: SimCore, input: Readonly<Record<string, unknown>>) => Promise<unknown> | unknown
+  /** The service's environment that points this network's adapter at the simulator (`base` = its prefix's address). */
+  readonly env?: (base: string) => Record<string, string>
 }
 
 /** State and helpers a network module gets. */

@@ -4,7 +4,7 @@ import { join } from "node:path"
 import { Schema } from "effect"
 import ts from "typescript"
 import { describe, expect, it } from "vitest"
-import { importsOf, root, type Source, sourcesUnder } from "./sources.js"
+import { importsOf, isBuiltForProduction, root, type Source, sourcesUnder } from "./sources.js"
 
 /**
  * The image installs production dependencies only (deploy/Dockerfile: npm ci --omit=dev), so
@@ -53,11 +53,13 @@ describe("production needs no development dependency", () => {
     const sources = sourcesUnder("services", "domain", "protocol")
     const db = sources.find((s) => s.path === "services/platform/db.ts")
     expect(db === undefined ? [] : runtimeImports(db).map((i) => i.specifier)).toContain("pg")
-    const outside = sources.flatMap((source) =>
-      runtimeImports(source)
-        .filter((i) => !i.specifier.startsWith(".") && !isBuiltin(i.specifier) && manifest.dependencies[packageOf(i.specifier)] === undefined)
-        .map((i) => `${source.path} → ${i.specifier}`)
-    )
+    const outside = sources
+      .filter((s) => isBuiltForProduction(s.path))
+      .flatMap((source) =>
+        runtimeImports(source)
+          .filter((i) => !i.specifier.startsWith(".") && !isBuiltin(i.specifier) && manifest.dependencies[packageOf(i.specifier)] === undefined)
+          .map((i) => `${source.path} → ${i.specifier}`)
+      )
     expect(outside, `imports of packages the image does not install:\n${outside.join("\n")}`).toEqual([])
   })
 })

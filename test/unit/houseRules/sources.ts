@@ -85,3 +85,10 @@ export const resolveRelative = (from: string, specifier: string): string =>
     .split("\\")
     .join("/")
     .replace(/\.js$/, ".ts")
+
+/**
+ * Whether a file under services/ is part of the built service: a network folder also holds
+ * its simulator (`*simulator.ts`) and its tests (`*.test.ts`), which tsconfig.build.json
+ * leaves out (docs/networks.md, "Adding a network").
+ */
+export const isBuiltForProduction = (path: string): boolean => !/\.test\.ts$/.test(path) && !/[sS]imulator\.ts$/.test(path)

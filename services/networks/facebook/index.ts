@@ -1,0 +1,4 @@
+import { makeFacebookAdapter } from "./adapter.js"
+
+/** The adapters this folder adds to the registry (services/networks/registry.ts). */
+export const adapters = [makeFacebookAdapter] as const

@@ -1,0 +1,33 @@
+// Written by `npm run networks` from the folders under services/networks/: do not edit by hand.
+import { adapters as bluesky } from "./bluesky/index.js"
+import { adapters as discord } from "./discord/index.js"
+import { adapters as facebook } from "./facebook/index.js"
+import { adapters as gmb } from "./gmb/index.js"
+import { adapters as instagram } from "./instagram/index.js"
+import { adapters as linkedin } from "./linkedin/index.js"
+import { adapters as mastodon } from "./mastodon/index.js"
+import { adapters as pinterest } from "./pinterest/index.js"
+import { adapters as reddit } from "./reddit/index.js"
+import { adapters as telegram } from "./telegram/index.js"
+import { adapters as threads } from "./threads/index.js"
+import { adapters as tiktok } from "./tiktok/index.js"
+import { adapters as x } from "./x/index.js"
+import { adapters as youtube } from "./youtube/index.js"
+
+/** Every network adapter in a folder under services/networks/ (the test network is added by NetworkAdapters). */
+export const networkAdapterMakers = [
+  ...bluesky,
+  ...discord,
+  ...facebook,
+  ...gmb,
+  ...instagram,
+  ...linkedin,
+  ...mastodon,
+  ...pinterest,
+  ...reddit,
+  ...telegram,
+  ...threads,
+  ...tiktok,
+  ...x,
+  ...youtube
+] as const
