@@ -54,4 +54,9 @@ export interface Network {
   readonly tools: ReadonlyArray<NetworkTool>
   /** Plain-text rules shown by GET /rules and GET /integration-settings. */
   readonly rules: string
+  /**
+   * Why no server can publish to this network (no public posting API): GET /social and
+   * the admin CLI answer 400 with it, and GET /networks says `publishes: false`.
+   */
+  readonly noPublicApi?: string
 }

@@ -28,6 +28,8 @@ export interface NetworkListItem {
   readonly maxLength: number
   readonly comments: boolean
   readonly needs: Needs
+  /** Whether this server publishes to the network (an adapter, and a public API to call). */
+  readonly publishes: boolean
 }
 
 export interface NetworkRules {
@@ -58,13 +60,14 @@ const settingItem = (s: NetworkSetting): SettingItem => ({
 
 export const settingsOf = (n: Network): SettingsAnswer => (n.settings.length === 0 ? NO_SETTINGS : n.settings.map(settingItem))
 
-/** GET /networks item. */
-export const networkListItem = (n: Network): NetworkListItem => ({
+/** GET /networks item; `hasAdapter`: whether this server has an adapter for the network. */
+export const networkListItem = (n: Network, hasAdapter: boolean): NetworkListItem => ({
   identifier: n.identifier,
   name: n.name,
   maxLength: n.maxLength,
   comments: n.comments,
-  needs: n.needs
+  needs: n.needs,
+  publishes: hasAdapter && n.noPublicApi === undefined
 })
 
 /** GET /rules/{identifier}. */

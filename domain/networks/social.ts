@@ -210,8 +210,11 @@ export const mewe: Network = {
   maxMedia: 10,
   comments: false,
   connect: "link",
-  serverKeys: ["MEWE_APP_ID", "MEWE_API_KEY"],
+  serverKeys: [],
   settings: [],
   tools: [],
-  rules: "Up to 63206 characters. Up to 10 photos or videos. Follow-up comments are not supported."
+  rules: "Up to 63206 characters. Up to 10 photos or videos. Follow-up comments are not supported.",
+  // MeWe documents no API for posting: its developer access is given to partners only
+  noPublicApi:
+    "MeWe offers no public API for posting (its developer access is given to MeWe's partners only), so no channel can be connected to MeWe and nothing can be published there."
 }

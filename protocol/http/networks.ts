@@ -11,7 +11,10 @@ export const NetworkItem = Schema.Struct({
   name: Schema.String,
   maxLength: Schema.Number,
   comments: Schema.Boolean,
-  needs: Needs
+  needs: Needs,
+  publishes: Schema.Boolean.annotations({
+    description: "Whether this server publishes to the network; false for a network without a public posting API (MeWe)"
+  })
 }).annotations({ identifier: "Network" })
 
 export const NetworkRules = Schema.Struct({

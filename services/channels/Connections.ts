@@ -87,6 +87,11 @@ export class Connections extends Effect.Service<Connections>()("channels/Connect
         const { workspaceId } = yield* CurrentPrincipal
         const network = findNetwork(input.network)
         if (Option.isNone(network)) return yield* Effect.fail(Errors.unknownNetwork())
+        if (network.value.noPublicApi !== undefined) {
+          return yield* Effect.fail(
+            Errors.badRequest(network.value.noPublicApi, "Choose another network: GET /public/v1/networks says which publish.")
+          )
+        }
         if (network.value.connect === "form") return yield* Effect.fail(Errors.formConnect())
         const missing = yield* missingKeys(network.value.serverKeys)
         if (missing.length > 0) {

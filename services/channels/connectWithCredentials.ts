@@ -21,7 +21,10 @@ export const connectWithCredentials = (input: {
 }) =>
   Effect.gen(function* () {
     const adapters = yield* NetworkAdapters
-    const networkName = Option.match(findNetwork(input.network), { onNone: () => input.network, onSome: (n) => n.name })
+    const network = findNetwork(input.network)
+    const networkName = Option.match(network, { onNone: () => input.network, onSome: (n) => n.name })
+    const noPublicApi = Option.flatMapNullable(network, (n) => n.noPublicApi)
+    if (Option.isSome(noPublicApi)) return yield* new CredentialsRefused({ message: noPublicApi.value })
     const adapter = adapters.find(input.network)
     if (Option.isNone(adapter)) return yield* new CredentialsRefused({ message: `This server cannot connect ${networkName}.` })
     const connected = yield* adapter.value.verify(input.credentials).pipe(Effect.mapError((e) => new CredentialsRefused({ message: e.message })))

@@ -36,6 +36,7 @@ import { metricsResponse } from "../platform/metrics.js"
 import { AccountHttpLive } from "./http/accountHttp.js"
 import { isUploadRequest, MediaFilesRouteLive, MediaHttpLive, UPLOAD_PATH, withUploadLimits } from "./http/mediaHttp.js"
 import { NetworksHttpLive } from "./http/networksHttp.js"
+import { NetworkAdapters } from "../networks/NetworkAdapters.js"
 import { PostsBulkHttpLive } from "./http/postsBulkHttp.js"
 import { PostsHttpLive } from "./http/postsHttp.js"
 import { SlotsHttpLive } from "./http/slotsHttp.js"
@@ -140,6 +141,8 @@ const FeaturesLive = Layer.mergeAll(
   Layer.mergeAll(PostsImport.Default, PostsExport.Default).pipe(Layer.provideMerge(Posts.Default)),
   Channels.Default,
   Connections.Default,
+  // GET /networks and MCP list_networks say which networks publish (the same layer Channels builds)
+  NetworkAdapters.Default,
   Share.Default,
   Notifications.Default,
   FreeSlots.Default,

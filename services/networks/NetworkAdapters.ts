@@ -1,7 +1,7 @@
 import { Effect, Layer, Option } from "effect"
 import { Errors } from "../../domain/errors.js"
 import { ToolMessages } from "../../domain/posts/messages.js"
-import { findNetwork } from "../../domain/networks/index.js"
+import { findNetwork, networkListItem, networks } from "../../domain/networks/index.js"
 import type { NetworkAdapter, ToolCall } from "./adapter.js"
 import { freshCredentials } from "./credentials.js"
 import { makeTestNetworkAdapter } from "./testNetwork.js"
@@ -35,6 +35,11 @@ export class NetworkAdapters extends Effect.Service<NetworkAdapters>()("networks
   /** Exactly these adapters (tests: a network that answers as the test needs). */
   static readonly Test = (adapters: ReadonlyArray<NetworkAdapter>) => Layer.succeed(NetworkAdapters, NetworkAdapters.make(indexed(adapters)))
 }
+
+/** GET /networks (and MCP list_networks): the catalog, each network saying whether this server publishes to it. */
+export const networkList = Effect.map(NetworkAdapters, (adapters) =>
+  networks.map((n) => networkListItem(n, Option.isSome(adapters.find(n.identifier))))
+)
 
 /**
  * POST /integration-trigger: the tool must be one of the channel's network's tools

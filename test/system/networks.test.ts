@@ -32,14 +32,14 @@ const settingsListOf = <S>(settings: string | ReadonlyArray<S>): ReadonlyArray<S
 }
 
 describe("GET /networks", () => {
-  it("lists every network, each with exactly {identifier, name, maxLength, comments, needs}", async () => {
+  it("lists every network, each with exactly {identifier, name, maxLength, comments, needs, publishes}", async () => {
     const res = await client(sys.url, apiKey).get("/public/v1/networks")
     expect(res.status).toBe(200)
     expect(res.headers.get("content-type")).toMatch(/^application\/json/)
     const listed = listedOf(res)
     expect(listed.map((n) => n.identifier)).toEqual(identifiers)
     for (const item of listed) {
-      expect(Object.keys(item).sort()).toEqual(["comments", "identifier", "maxLength", "name", "needs"])
+      expect(Object.keys(item).sort()).toEqual(["comments", "identifier", "maxLength", "name", "needs", "publishes"])
       expect(typeof item.identifier).toBe("string")
       expect(typeof item.name).toBe("string")
       expect(Number.isInteger(item.maxLength)).toBe(true)
@@ -50,13 +50,14 @@ describe("GET /networks", () => {
 
   it("includes the built-in `test` network", async () => {
     const res = await client(sys.url, apiKey).get("/public/v1/networks")
-    expect(listedOf(res)).toContainEqual({ identifier: "test", name: "Test network", maxLength: 500, comments: true, needs: null })
+    expect(listedOf(res)).toContainEqual({ identifier: "test", name: "Test network", maxLength: 500, comments: true, needs: null, publishes: true })
   })
 
   it.each(networks.map((n) => [n.identifier, n] as const))("%s is listed with its catalog values", async (identifier, n) => {
     const res = await client(sys.url, apiKey).get("/public/v1/networks")
     const item = listedOf(res).find((i) => i.identifier === identifier)
-    expect(item).toEqual({ identifier, name: n.name, maxLength: n.maxLength, comments: n.comments, needs: n.needs })
+    // every network of the catalog publishes but MeWe, which has no public posting API
+    expect(item).toEqual({ identifier, name: n.name, maxLength: n.maxLength, comments: n.comments, needs: n.needs, publishes: identifier !== "mewe" })
   })
 
   it("networks are listed even without server keys (this server has none)", async () => {

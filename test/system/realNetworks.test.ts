@@ -100,6 +100,17 @@ describe("admin CLI: channel create --credentials", () => {
     expect((await w.api.get("/public/v1/integrations")).json).toEqual([])
   })
 
+  it("MeWe has no public posting API: the admin CLI and GET /social answer 400 saying so, and nothing is saved", async () => {
+    const w = await newWorkspace()
+    await expect(
+      sys.admin.createChannel({ workspaceId: w.workspaceId, network: "mewe", name: "MeWe", customerId: null, postingTimes: [], credentials: {} })
+    ).rejects.toThrow(/MeWe offers no public API for posting/)
+    const social = await w.api.get("/public/v1/social/mewe")
+    expect(social.status).toBe(400)
+    expect(errorOf(social).msg).toMatch(/^MeWe offers no public API for posting/)
+    expect((await w.api.get("/public/v1/integrations")).json).toEqual([])
+  })
+
   it("a channel made without credentials exists, and its posts fail with a fix that says to connect it", async () => {
     const w = await newWorkspace()
     const { channelId } = await sys.admin.createChannel({

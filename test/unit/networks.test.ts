@@ -73,7 +73,7 @@ const network = (identifier: string): Network => Option.getOrThrowWith(findNetwo
 describe("Networks of the reference", () => {
   it.each(reference)("%s: %s, maxLength %i, comments %s, needs %s, connects by %s", (id, name, max, comments, needs, connect) => {
     const n = network(id)
-    expect(networkListItem(n)).toEqual({ identifier: id, name, maxLength: max, comments, needs })
+    expect(networkListItem(n, true)).toEqual({ identifier: id, name, maxLength: max, comments, needs, publishes: id !== "mewe" })
     expect(n.connect).toBe(connect)
   })
 
@@ -95,7 +95,7 @@ describe("Networks of the reference", () => {
 
   it("needs server keys for link networks only (Mastodon registers its app on each instance)", () => {
     for (const n of networks) {
-      if (n.connect === "form" || n.identifier === "mastodon") expect(n.serverKeys, n.identifier).toEqual([])
+      if (n.connect === "form" || n.identifier === "mastodon" || n.noPublicApi !== undefined) expect(n.serverKeys, n.identifier).toEqual([])
       else if (n.identifier !== "test") expect(n.serverKeys.length, n.identifier).toBeGreaterThan(0)
     }
   })
@@ -146,15 +146,24 @@ describe("findNetwork", () => {
   })
 })
 
+describe("GET /networks: publishes", () => {
+  it("is false without an adapter, and false for a network with no public posting API even with one", () => {
+    expect(networkListItem(network("slack"), false).publishes).toBe(false)
+    expect(networkListItem(network("mewe"), true).publishes).toBe(false)
+    expect(network("mewe").noPublicApi).toMatch(/no public API for posting/)
+  })
+})
+
 describe("Test network", () => {
   const test = network("test")
   it("can be tried without keys and without settings", () => {
-    expect(networkListItem(test)).toEqual({
+    expect(networkListItem(test, true)).toEqual({
       identifier: "test",
       name: "Test network",
       maxLength: 500,
       comments: true,
-      needs: null
+      needs: null,
+      publishes: true
     })
     expect(test).toMatchObject({ counting: "characters", maxMedia: 4, connect: "link", serverKeys: [] })
     expect(test.settings.some((s) => s.required === true)).toBe(false)

@@ -1,7 +1,8 @@
 import { Effect, Option, ParseResult, Schema } from "effect"
 import { MAX_IDEMPOTENCY_KEY_LENGTH } from "../../../domain/idempotency.js"
 import { ChannelId, CustomerId, PostRef, Uuid } from "../../../domain/ids.js"
-import { networkListItem, networks, rulesByIdentifier } from "../../../domain/networks/index.js"
+import { rulesByIdentifier } from "../../../domain/networks/index.js"
+import { networkList } from "../../networks/NetworkAdapters.js"
 import { FullPostBody, isSimplePostBody, SettingsObject, SimplePostBody } from "../../../domain/posts/body.js"
 import { Channel, ChannelHealth, Customer, IntegrationSettings, TriggerPayload } from "../../../protocol/http/account.js"
 import { MediaItem, UploadFromUrlPayload } from "../../../protocol/http/media.js"
@@ -148,7 +149,7 @@ const toolList = [
     annotations: readOnly,
     input: Schema.Struct({}),
     output: Schema.Struct({ networks: Schema.Array(NetworkItem) }),
-    run: () => Effect.succeed({ networks: networks.map(networkListItem) })
+    run: () => Effect.map(networkList, (list) => ({ networks: list }))
   }),
   defineTool({
     name: "get_network_rules",
