@@ -142,6 +142,12 @@ describe("GET /public/v1/integrations/{id}/health", () => {
     expect(h).toMatchObject({ lastSuccessAt: null, quota: null, postsDueBeforeExpiry: 0 })
   })
 
+  it("an Instagram channel: the quota left of its 24-hour publishing cap, as Instagram tells it", async () => {
+    const w = await workspace()
+    const ig = await w.channel("instagram", "Brand on Instagram", { username: `q${Math.random().toString(36).slice(2, 8)}`, cap: 25 })
+    expect((await w.health(ig)).quota).toEqual({ remaining: 25, limit: 25, resetsAt: null, unit: "posts in 24 hours" })
+  })
+
   it("404 for another workspace's or an unknown channel, 400 for an id that is not one", async () => {
     const w = await workspace()
     const other = await workspace()

@@ -3,6 +3,7 @@ import {
   type Credentials,
   type NetworkAdapter,
   PublishAnswer,
+  type Quota,
   type PublishRequest,
   SearchAnswer,
   type Statistics,
@@ -84,6 +85,23 @@ export const makeInstagramPublishing = (input: {
       (answer) => searchListed(answer, content, (_id, link) => link ?? HOME)
     )
 
+  /** The account's publishing limit now (`content_publishing_limit`): posts published in the last 24 hours and the cap. */
+  const limitOf = (c: InstagramAccount) =>
+    Effect.map(
+      graphGet(outbound, `${graph}/${encodeURIComponent(c.igUserId)}/content_publishing_limit?fields=quota_usage,config`, c.accessToken),
+      (answer) => Option.flatMap(readGraph(Limit, answer), (limit) => Option.fromNullable(limit.data[0]))
+    )
+
+  /** GET /integrations/{id}/health's quota: what is left of the 24-hour cap. */
+  const quota = (c: InstagramAccount): Effect.Effect<Option.Option<Quota>> =>
+    Effect.map(
+      limitOf(c),
+      Option.map((now) => {
+        const total = now.config?.quota_total ?? DEFAULT_CAP
+        return { remaining: Math.max(0, total - now.quota_usage), limit: total, resetsAt: null, unit: "posts in 24 hours" }
+      })
+    )
+
   const network = (c: InstagramAccount, request: PublishRequest): ContainerNetwork => ({
     name,
     create: (fields) => graphPost(outbound, `${graph}/${encodeURIComponent(c.igUserId)}/media`, c.accessToken, fields),
@@ -96,18 +114,15 @@ export const makeInstagramPublishing = (input: {
     classify,
     permalink: (id) => permalink(c, id),
     capFull: Effect.map(
-      graphGet(outbound, `${graph}/${encodeURIComponent(c.igUserId)}/content_publishing_limit?fields=quota_usage,config`, c.accessToken),
-      (answer) =>
-        Option.flatMap(readGraph(Limit, answer), (limit) => {
-          const now = limit.data[0]
-          if (now === undefined) return Option.none()
-          const total = now.config?.quota_total ?? DEFAULT_CAP
-          return now.quota_usage >= total
-            ? Option.some(
-                `${name}'s cap of ${total} published posts per 24 hours is full (${now.quota_usage} published); the post goes out when it frees`
-              )
-            : Option.none()
-        })
+      limitOf(c),
+      Option.flatMap((now) => {
+        const total = now.config?.quota_total ?? DEFAULT_CAP
+        return now.quota_usage >= total
+          ? Option.some(
+              `${name}'s cap of ${total} published posts per 24 hours is full (${now.quota_usage} published); the post goes out when it frees`
+            )
+          : Option.none()
+      })
     ),
     findPublished: listRecent(c, request.item.content)
   })
@@ -196,7 +211,7 @@ export const makeInstagramPublishing = (input: {
         })
     )
 
-  return { publish, publishFollowUp, search, postStatistics, channelStatistics, classify }
+  return { publish, publishFollowUp, search, postStatistics, channelStatistics, classify, quota }
 }
 
 /**
@@ -207,7 +222,7 @@ export const instagramAdapterMethods = <C extends InstagramAccount>(
   name: string,
   credentialsOf: (credentials: Redacted.Redacted<Credentials>) => Effect.Effect<C, PublishAnswer>,
   publishing: ReturnType<typeof makeInstagramPublishing>
-): Pick<NetworkAdapter, "publish" | "publishFollowUp" | "search" | "statistics" | "runTool" | "classify"> => {
+): Pick<NetworkAdapter, "publish" | "publishFollowUp" | "search" | "statistics" | "runTool" | "classify" | "quota"> => {
   const withAccount = (request: PublishRequest, f: (c: C) => Effect.Effect<PublishAnswer>) =>
     answerOf(Effect.flatMap(credentialsOf(request.channel.credentials), f))
   const readable = <A>(credentials: Redacted.Redacted<Credentials>, onNone: () => Effect.Effect<A>, onSome: (c: C) => Effect.Effect<A>) =>
@@ -236,6 +251,12 @@ export const instagramAdapterMethods = <C extends InstagramAccount>(
         )
     },
     runTool: ({ methodName }) => unknownTool(methodName, name, []),
+    quota: (credentials) =>
+      readable(
+        credentials,
+        () => Effect.succeed(Option.none()),
+        (c) => publishing.quota(c)
+      ),
     classify: publishing.classify
   }
 }

@@ -186,6 +186,16 @@ describe("Instagram: publishing containers", () => {
     expect(sim.postsOf("instagram").find((p) => p.id === done.releaseId)?.extra["containerId"]).toBe(held.progress["containerId"])
   })
 
+  it("the quota (channel health) is what is left of the 24-hour cap, read from content_publishing_limit", async () => {
+    const c = account({ cap: 3 })
+    const quotaOf = () => run(adapter.quota!(Redacted.make(c)))
+    expect(await quotaOf()).toEqual(Option.some({ remaining: 3, limit: 3, resetsAt: null, unit: "posts in 24 hours" }))
+    published(await run(adapter.publish(requestFor(c, { content: "one of three", media: [one] }))))
+    expect(Option.map(await quotaOf(), (q) => q.remaining)).toEqual(Option.some(2))
+    // unreadable credentials: no quota, never an error
+    expect(await run(adapter.quota!(Redacted.make({ nothing: true })))).toEqual(Option.none())
+  })
+
   it("a post without media is refused before anything is made", async () => {
     const answer = await run(adapter.publish(requestFor(account(), { content: "text only" })))
     expect(answer._tag).toBe("Rejected")

@@ -2,9 +2,11 @@ import { Effect, Option, Redacted, Schema } from "effect"
 import {
   ConnectFailed,
   type Connected,
+  type Credentials,
   type NetworkAdapter,
   type PublishAnswer,
   type PublishRequest,
+  type Quota,
   Refresh,
   SearchAnswer,
   type Statistics
@@ -59,6 +61,16 @@ export interface ThreadsOptions {
 const Stored = Schema.Struct({ accessToken: Schema.String, userId: Schema.String, expiresAt: Schema.String })
 type Stored = typeof Stored.Type
 const Token = Schema.Struct({ access_token: Schema.String })
+const PublishingLimit = Schema.Struct({
+  data: Schema.Array(
+    Schema.Struct({
+      quota_usage: Schema.Number,
+      config: Schema.optional(Schema.Struct({ quota_total: Schema.Number, quota_duration: Schema.optional(Schema.Number) }))
+    })
+  )
+})
+/** Threads' cap when the limit's answer does not say (posts per 24 hours). */
+const DAILY_CAP = 250
 const Me = Schema.Struct({
   id: Schema.String,
   username: Schema.String,
@@ -161,6 +173,24 @@ export const makeThreadsAdapterWith = (options: ThreadsOptions) =>
         (answer) => searchListed(answer, request.item.content, (_id, link) => link ?? HOME)
       )
 
+    /** GET /integrations/{id}/health's quota: what is left of the account's 24-hour cap (`threads_publishing_limit`). */
+    const quota = (credentials: Redacted.Redacted<Credentials>): Effect.Effect<Option.Option<Quota>> =>
+      Effect.flatMap(
+        Effect.option(credentialsOf(credentials)),
+        Option.match({
+          onNone: () => Effect.succeed(Option.none()),
+          onSome: (c) =>
+            Effect.map(graphGet(outbound, `${user(c)}/threads_publishing_limit?fields=quota_usage,config`, c.accessToken), (answer) =>
+              Option.flatMap(readGraph(PublishingLimit, answer), (limit) =>
+                Option.map(Option.fromNullable(limit.data[0]), (now) => {
+                  const total = now.config?.quota_total ?? DAILY_CAP
+                  return { remaining: Math.max(0, total - now.quota_usage), limit: total, resetsAt: null, unit: "posts in 24 hours" }
+                })
+              )
+            )
+        })
+      )
+
     const network = (c: Stored, request: PublishRequest): ContainerNetwork => ({
       name: NAME,
       create: (fields) => graphPost(outbound, `${user(c)}/threads`, c.accessToken, fields),
@@ -261,7 +291,8 @@ export const makeThreadsAdapterWith = (options: ThreadsOptions) =>
       search,
       statistics: { channel: channelStatistics, post: postStatistics },
       runTool: ({ methodName }) => unknownTool(methodName, NAME, []),
-      classify
+      classify,
+      quota
     }
     return adapter
   })

@@ -160,6 +160,16 @@ describe("Threads: search, statistics", () => {
   })
 })
 
+describe("Threads: quota", () => {
+  it("channel health's quota is what is left of the 24-hour cap, read from threads_publishing_limit", async () => {
+    const c = account({ cap: 5 })
+    const quotaOf = () => run(adapter.quota!(Redacted.make(c)))
+    expect(await quotaOf()).toEqual(Option.some({ remaining: 5, limit: 5, resetsAt: null, unit: "posts in 24 hours" }))
+    published(await run(adapter.publish(requestFor(c, { content: "counted against the cap" }))))
+    expect(Option.map(await quotaOf(), (q) => q.remaining)).toEqual(Option.some(4))
+  })
+})
+
 describe("Threads: faults", () => {
   faultMatrix({ network: "threads", sim: () => sim, adapter: () => adapter, request: (content) => requestFor(account(), { content }) })
 })
