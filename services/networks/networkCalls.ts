@@ -59,6 +59,12 @@ const errorTextOf = (answer: NetworkAnswer, secrets: ReadonlyArray<string>): str
   return scrub(text.length > ERROR_TEXT_MAX ? `${text.slice(0, ERROR_TEXT_MAX)}…` : text, secrets)
 }
 
+/** A network call's span attributes: what the attempt timeline shows of it, never a token. */
+export const callAttributes = (request: OutboundRequest): Record<string, string> => {
+  const url = URL.canParse(request.url) ? new URL(request.url) : null
+  return { "http.request.method": request.method ?? "GET", "server.address": url?.host ?? "", "url.path": url === null ? "" : maskedPath(url) }
+}
+
 /** Runs one network call, adding it to the fiber's call log when there is one (also when interrupted at a deadline). */
 export const recordedCall = (request: OutboundRequest, run: Effect.Effect<NetworkAnswer>): Effect.Effect<NetworkAnswer> =>
   Effect.flatMap(FiberRef.get(NetworkCallLog), (log) => {

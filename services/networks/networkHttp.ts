@@ -2,7 +2,8 @@ import { Effect, Either, Option, Schema } from "effect"
 import type { OutboundHttpShape } from "../platform/outbound/outboundHttp.js"
 import type { OutboundRequest, OutboundResponse } from "../platform/outbound/request.js"
 import { type NetworkAnswer, PublishAnswer } from "./adapter.js"
-import { recordedCall } from "./networkCalls.js"
+import { tracingEnabled, withSpan } from "../platform/tracing.js"
+import { callAttributes, recordedCall } from "./networkCalls.js"
 
 /**
  * What every adapter shares when it talks HTTP to a network: one call that never fails
@@ -15,7 +16,12 @@ export const NETWORK_MAX_BYTES = 2 * 1024 * 1024
 /** One network call's deadline; the publisher's PUBLISH_TIMEOUT_MS bounds the whole attempt. */
 export const NETWORK_TIMEOUT_MS = 30_000
 
-/** Calls a network: the response whatever its status, or the transport failure. Never fails. */
+/**
+ * Calls a network: the response whatever its status, or the transport failure. Never fails.
+ * With tracing on, each call is a `network.call` span under the attempt's (method, host,
+ * the path masked as in the attempt timeline, the status), so a trace shows what the
+ * timeline shows.
+ */
 export const call = (outbound: OutboundHttpShape, request: OutboundRequest): Effect.Effect<NetworkAnswer> =>
   recordedCall(
     request,
@@ -23,6 +29,15 @@ export const call = (outbound: OutboundHttpShape, request: OutboundRequest): Eff
       Effect.map((response): NetworkAnswer => ({ _tag: "Response", response })),
       Effect.catchAll((error) => Effect.succeed<NetworkAnswer>({ _tag: "Failed", error }))
     )
+  ).pipe(
+    Effect.tap((answer) =>
+      tracingEnabled()
+        ? Effect.annotateCurrentSpan(
+            answer._tag === "Response" ? { "http.response.status_code": answer.response.status } : { "error.type": answer.error._tag }
+          )
+        : Effect.void
+    ),
+    withSpan("network.call", { kind: "client", attributes: callAttributes(request) })
   )
 
 /** `Authorization: Bearer …` and JSON headers. */
