@@ -60,10 +60,11 @@ export const kick: Network = {
   maxMedia: 0,
   comments: true,
   connect: "link",
-  serverKeys: ["KICK_CLIENT_ID", "KICK_SECRET"],
+  serverKeys: ["KICK_CLIENT_ID", "KICK_CLIENT_SECRET"],
   settings: [],
   tools: [],
-  rules: "A chat message of up to 500 characters. Text only: no photos or videos. Follow-up comments work."
+  rules:
+    "A chat message in the broadcaster's Kick chat, up to 500 characters. Text only: no photos or videos. " + "Follow-up comments work (as replies)."
 }
 
 export const twitch: Network = {
@@ -76,9 +77,27 @@ export const twitch: Network = {
   comments: true,
   connect: "link",
   serverKeys: ["TWITCH_CLIENT_ID", "TWITCH_CLIENT_SECRET"],
-  settings: [],
+  // dev.twitch.tv/docs/api/reference#send-chat-announcement: an announcement is highlighted in a colour
+  settings: [
+    {
+      key: "announcement",
+      label: "Announcement",
+      type: "toggle",
+      options: [],
+      help: "Send the post as a highlighted chat announcement instead of a plain message (follow-ups stay plain messages)."
+    },
+    {
+      key: "color",
+      label: "Announcement colour",
+      type: "select",
+      options: ["primary", "blue", "green", "orange", "purple"],
+      help: "The announcement's colour; primary is the channel's accent colour."
+    }
+  ],
   tools: [],
-  rules: "A chat message of up to 500 characters. Text only: no photos or videos. Follow-up comments work."
+  rules:
+    "A chat message (or, with the announcement setting, an announcement) in the broadcaster's chat, up to 500 characters. " +
+    "Text only: no photos or videos. Follow-up comments work (as replies)."
 }
 
 export const telegram: Network = {
