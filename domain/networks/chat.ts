@@ -37,18 +37,19 @@ export const discord: Network = {
 export const slack: Network = {
   identifier: "slack",
   name: "Slack",
-  maxLength: 400000,
+  // docs.slack.dev/reference/methods/chat.postMessage: text over 40,000 characters is truncated
+  maxLength: 40000,
   counting: "characters",
   needs: null,
   maxMedia: 10,
   comments: true,
   connect: "link",
-  serverKeys: ["SLACK_ID", "SLACK_SECRET", "SLACK_SIGNING_SECRET"],
+  serverKeys: ["SLACK_CLIENT_ID", "SLACK_CLIENT_SECRET"],
   settings: [channelSetting],
   tools: [channelsTool],
   rules:
-    "Posts in a channel of the workspace added when connecting. Up to 400000 characters. " +
-    "Up to 10 files. Follow-up comments work (as replies in a thread)."
+    "Posts as the app in a channel of the workspace (the one picked when connecting, or the channel setting). " +
+    "Up to 40000 characters. Up to 10 files, shared with the text as one message. Follow-up comments work (as replies in a thread)."
 }
 
 export const kick: Network = {

@@ -9,6 +9,7 @@ import { adapters as linkedin } from "./linkedin/index.js"
 import { adapters as mastodon } from "./mastodon/index.js"
 import { adapters as pinterest } from "./pinterest/index.js"
 import { adapters as reddit } from "./reddit/index.js"
+import { adapters as slack } from "./slack/index.js"
 import { adapters as telegram } from "./telegram/index.js"
 import { adapters as threads } from "./threads/index.js"
 import { adapters as tiktok } from "./tiktok/index.js"
@@ -28,6 +29,7 @@ export const networkAdapterMakers = [
   ...mastodon,
   ...pinterest,
   ...reddit,
+  ...slack,
   ...telegram,
   ...threads,
   ...tiktok,

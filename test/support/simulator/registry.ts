@@ -11,6 +11,7 @@ import { simulators as linkedinSimulator } from "../../../services/networks/link
 import { simulators as mastodonSimulator } from "../../../services/networks/mastodon/simulator.js"
 import { simulators as pinterestSimulator } from "../../../services/networks/pinterest/simulator.js"
 import { simulators as redditSimulator } from "../../../services/networks/reddit/simulator.js"
+import { simulators as slackSimulator } from "../../../services/networks/slack/simulator.js"
 import { simulators as telegramSimulator } from "../../../services/networks/telegram/simulator.js"
 import { simulators as threadsSimulator } from "../../../services/networks/threads/simulator.js"
 import { simulators as tiktokSimulator } from "../../../services/networks/tiktok/simulator.js"
@@ -31,6 +32,7 @@ export const simulatedNetworkModules: ReadonlyArray<NetworkModule> = [
   ...mastodonSimulator,
   ...pinterestSimulator,
   ...redditSimulator,
+  ...slackSimulator,
   ...telegramSimulator,
   ...threadsSimulator,
   ...tiktokSimulator,
