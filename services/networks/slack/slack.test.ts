@@ -206,6 +206,22 @@ describe("Slack: a lost answer is settled by the channel's history", () => {
     expect((await run(adapter.search(requestFor(c, { content: other, media: [image] }))))._tag).toBe("CannotTell")
   })
 
+  it.each([
+    ["5xx", "FailedBeforeSending"],
+    ["reset", "FailedBeforeSending"],
+    ["rate-limit", "RateLimited"]
+  ] as const)("an upload step that fails (%s) before the files are shared: %s, nothing in the channel", async (mode, tag) => {
+    const c = await connected()
+    const text = unique(`upload ${mode}`)
+    sim.fail({ network: "slack", op: "media", mode, times: 1, retryAfterSeconds: 2 })
+    try {
+      expect((await withDeadline(adapter.publish(requestFor(c, { content: text, media: [image] }))))._tag).toBe(tag)
+      expect(sim.postsOf("slack").filter((p) => p.text === text)).toHaveLength(0)
+    } finally {
+      sim.clearFaults()
+    }
+  })
+
   it("history Slack cannot give (internal_error) cannot tell", async () => {
     const c = await connected()
     sim.fail({ network: "slack", op: "search", mode: "unavailable", times: 1 })
