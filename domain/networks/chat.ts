@@ -37,18 +37,19 @@ export const discord: Network = {
 export const slack: Network = {
   identifier: "slack",
   name: "Slack",
-  maxLength: 400000,
+  // docs.slack.dev/reference/methods/chat.postMessage: text over 40,000 characters is truncated
+  maxLength: 40000,
   counting: "characters",
   needs: null,
   maxMedia: 10,
   comments: true,
   connect: "link",
-  serverKeys: ["SLACK_ID", "SLACK_SECRET", "SLACK_SIGNING_SECRET"],
+  serverKeys: ["SLACK_CLIENT_ID", "SLACK_CLIENT_SECRET"],
   settings: [channelSetting],
   tools: [channelsTool],
   rules:
-    "Posts in a channel of the workspace added when connecting. Up to 400000 characters. " +
-    "Up to 10 files. Follow-up comments work (as replies in a thread)."
+    "Posts as the app in a channel of the workspace (the one picked when connecting, or the channel setting). " +
+    "Up to 40000 characters. Up to 10 files, shared with the text as one message. Follow-up comments work (as replies in a thread)."
 }
 
 export const kick: Network = {
@@ -60,10 +61,11 @@ export const kick: Network = {
   maxMedia: 0,
   comments: true,
   connect: "link",
-  serverKeys: ["KICK_CLIENT_ID", "KICK_SECRET"],
+  serverKeys: ["KICK_CLIENT_ID", "KICK_CLIENT_SECRET"],
   settings: [],
   tools: [],
-  rules: "A chat message of up to 500 characters. Text only: no photos or videos. Follow-up comments work."
+  rules:
+    "A chat message in the broadcaster's Kick chat, up to 500 characters. Text only: no photos or videos. " + "Follow-up comments work (as replies)."
 }
 
 export const twitch: Network = {
@@ -76,9 +78,27 @@ export const twitch: Network = {
   comments: true,
   connect: "link",
   serverKeys: ["TWITCH_CLIENT_ID", "TWITCH_CLIENT_SECRET"],
-  settings: [],
+  // dev.twitch.tv/docs/api/reference#send-chat-announcement: an announcement is highlighted in a colour
+  settings: [
+    {
+      key: "announcement",
+      label: "Announcement",
+      type: "toggle",
+      options: [],
+      help: "Send the post as a highlighted chat announcement instead of a plain message (follow-ups stay plain messages)."
+    },
+    {
+      key: "color",
+      label: "Announcement colour",
+      type: "select",
+      options: ["primary", "blue", "green", "orange", "purple"],
+      help: "The announcement's colour; primary is the channel's accent colour."
+    }
+  ],
   tools: [],
-  rules: "A chat message of up to 500 characters. Text only: no photos or videos. Follow-up comments work."
+  rules:
+    "A chat message (or, with the announcement setting, an announcement) in the broadcaster's chat, up to 500 characters. " +
+    "Text only: no photos or videos. Follow-up comments work (as replies)."
 }
 
 export const telegram: Network = {

@@ -465,6 +465,44 @@ const reddit: MediaRules = {
   sameAspect: false
 }
 
+const slack: MediaRules = {
+  networkName: "Slack",
+  // https://docs.slack.dev/reference/methods/files.getUploadURLExternal : any file up to 1 GB,
+  // shown inline when Slack can preview it. Slack documents no dimension, frame-rate or bitrate
+  // limits: the 8192-pixel images and 4K videos are ours.
+  images: { formats: ["jpeg", "png", "gif", "webp"], maxBytes: 1 * GB, maxLongSide: 8192, maxShortSide: 8192, aspect: null, animatedGif: true },
+  videos: {
+    containers: ["mp4", "mov", "webm"],
+    videoCodecs: ["h264", "hevc", "vp8", "vp9"],
+    audioCodecs: ["aac", "opus", "vorbis", "mp3"],
+    maxBytes: 1 * GB,
+    minSeconds: 0,
+    maxSeconds: 24 * 3600,
+    maxLongSide: 3840,
+    maxShortSide: 2160,
+    maxFrameRate: 60,
+    maxBitrateKbps: 100_000,
+    aspect: null,
+    cover: false
+  },
+  // the catalog's 10 files per message, shared together by one files.completeUploadExternal
+  maxImages: 10,
+  maxVideos: 10,
+  mixed: true,
+  sameAspect: false
+}
+
+/** Twitch and Kick chat: text only (dev.twitch.tv send-chat-message, docs.kick.com chat: a `message`/`content` string). */
+const chatTextOnly = (networkName: string): MediaRules => ({
+  networkName,
+  images: null,
+  videos: null,
+  maxImages: 0,
+  maxVideos: 0,
+  mixed: false,
+  sameAspect: false
+})
+
 /** The media rules of every network that has an adapter, and of the visual networks coming next. */
 export const networkMediaRules: Readonly<Record<string, MediaRules>> = {
   test,
@@ -483,7 +521,10 @@ export const networkMediaRules: Readonly<Record<string, MediaRules>> = {
   "tiktok-business": tiktok,
   youtube,
   pinterest,
-  reddit
+  reddit,
+  slack,
+  twitch: chatTextOnly("Twitch"),
+  kick: chatTextOnly("Kick")
 }
 
 /**

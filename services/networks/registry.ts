@@ -4,13 +4,16 @@ import { adapters as discord } from "./discord/index.js"
 import { adapters as facebook } from "./facebook/index.js"
 import { adapters as gmb } from "./gmb/index.js"
 import { adapters as instagram } from "./instagram/index.js"
+import { adapters as kick } from "./kick/index.js"
 import { adapters as linkedin } from "./linkedin/index.js"
 import { adapters as mastodon } from "./mastodon/index.js"
 import { adapters as pinterest } from "./pinterest/index.js"
 import { adapters as reddit } from "./reddit/index.js"
+import { adapters as slack } from "./slack/index.js"
 import { adapters as telegram } from "./telegram/index.js"
 import { adapters as threads } from "./threads/index.js"
 import { adapters as tiktok } from "./tiktok/index.js"
+import { adapters as twitch } from "./twitch/index.js"
 import { adapters as x } from "./x/index.js"
 import { adapters as youtube } from "./youtube/index.js"
 
@@ -21,13 +24,16 @@ export const networkAdapterMakers = [
   ...facebook,
   ...gmb,
   ...instagram,
+  ...kick,
   ...linkedin,
   ...mastodon,
   ...pinterest,
   ...reddit,
+  ...slack,
   ...telegram,
   ...threads,
   ...tiktok,
+  ...twitch,
   ...x,
   ...youtube
 ] as const

@@ -28,7 +28,7 @@ const reference: ReadonlyArray<readonly [string, string, number, boolean, Networ
   ["pinterest", "Pinterest", 500, false, "media", "link"],
   ["dribbble", "Dribbble", 40000, false, "media", "link"],
   ["discord", "Discord", 1980, true, null, "link"],
-  ["slack", "Slack", 400000, true, null, "link"],
+  ["slack", "Slack", 40000, true, null, "link"],
   ["kick", "Kick", 500, true, null, "link"],
   ["twitch", "Twitch", 500, true, null, "link"],
   ["mastodon", "Mastodon", 500, true, null, "link"],

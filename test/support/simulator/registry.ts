@@ -6,13 +6,16 @@ import { simulators as facebookSimulator } from "../../../services/networks/face
 import { simulators as gmbSimulator } from "../../../services/networks/gmb/simulator.js"
 import { simulators as instagramSimulator } from "../../../services/networks/instagram/simulator.js"
 import { simulators as instagramStandaloneSimulator } from "../../../services/networks/instagram/standaloneSimulator.js"
+import { simulators as kickSimulator } from "../../../services/networks/kick/simulator.js"
 import { simulators as linkedinSimulator } from "../../../services/networks/linkedin/simulator.js"
 import { simulators as mastodonSimulator } from "../../../services/networks/mastodon/simulator.js"
 import { simulators as pinterestSimulator } from "../../../services/networks/pinterest/simulator.js"
 import { simulators as redditSimulator } from "../../../services/networks/reddit/simulator.js"
+import { simulators as slackSimulator } from "../../../services/networks/slack/simulator.js"
 import { simulators as telegramSimulator } from "../../../services/networks/telegram/simulator.js"
 import { simulators as threadsSimulator } from "../../../services/networks/threads/simulator.js"
 import { simulators as tiktokSimulator } from "../../../services/networks/tiktok/simulator.js"
+import { simulators as twitchSimulator } from "../../../services/networks/twitch/simulator.js"
 import { simulators as xSimulator } from "../../../services/networks/x/simulator.js"
 import { simulators as youtubeSimulator } from "../../../services/networks/youtube/simulator.js"
 
@@ -24,13 +27,16 @@ export const simulatedNetworkModules: ReadonlyArray<NetworkModule> = [
   ...gmbSimulator,
   ...instagramSimulator,
   ...instagramStandaloneSimulator,
+  ...kickSimulator,
   ...linkedinSimulator,
   ...mastodonSimulator,
   ...pinterestSimulator,
   ...redditSimulator,
+  ...slackSimulator,
   ...telegramSimulator,
   ...threadsSimulator,
   ...tiktokSimulator,
+  ...twitchSimulator,
   ...xSimulator,
   ...youtubeSimulator
 ]

@@ -231,7 +231,10 @@ describe("network media rules as data", () => {
       "tiktok",
       "youtube",
       "pinterest",
-      "reddit"
+      "reddit",
+      "slack",
+      "twitch",
+      "kick"
     ]) {
       expect(networkMediaRules[id], id).toBeDefined()
     }

@@ -1,0 +1,4 @@
+import { makeSlackAdapter } from "./adapter.js"
+
+/** The adapters this folder adds to the registry (services/networks/registry.ts). */
+export const adapters = [makeSlackAdapter] as const
