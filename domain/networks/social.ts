@@ -183,7 +183,7 @@ export const vk: Network = {
   serverKeys: ["VK_ID"],
   settings: [],
   tools: [],
-  rules: "Up to 2048 characters. Up to 10 photos or videos. Follow-up comments work."
+  rules: "Up to 2048 characters. Up to 10 photos (videos are not taken). Follow-up comments work."
 }
 
 export const tumblr: Network = {

@@ -11,6 +11,8 @@ import { adapters as reddit } from "./reddit/index.js"
 import { adapters as telegram } from "./telegram/index.js"
 import { adapters as threads } from "./threads/index.js"
 import { adapters as tiktok } from "./tiktok/index.js"
+import { adapters as vk } from "./vk/index.js"
+import { adapters as warpcast } from "./warpcast/index.js"
 import { adapters as x } from "./x/index.js"
 import { adapters as youtube } from "./youtube/index.js"
 
@@ -28,6 +30,8 @@ export const networkAdapterMakers = [
   ...telegram,
   ...threads,
   ...tiktok,
+  ...vk,
+  ...warpcast,
   ...x,
   ...youtube
 ] as const

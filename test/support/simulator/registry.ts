@@ -13,6 +13,8 @@ import { simulators as redditSimulator } from "../../../services/networks/reddit
 import { simulators as telegramSimulator } from "../../../services/networks/telegram/simulator.js"
 import { simulators as threadsSimulator } from "../../../services/networks/threads/simulator.js"
 import { simulators as tiktokSimulator } from "../../../services/networks/tiktok/simulator.js"
+import { simulators as vkSimulator } from "../../../services/networks/vk/simulator.js"
+import { simulators as warpcastSimulator } from "../../../services/networks/warpcast/simulator.js"
 import { simulators as xSimulator } from "../../../services/networks/x/simulator.js"
 import { simulators as youtubeSimulator } from "../../../services/networks/youtube/simulator.js"
 
@@ -31,6 +33,8 @@ export const simulatedNetworkModules: ReadonlyArray<NetworkModule> = [
   ...telegramSimulator,
   ...threadsSimulator,
   ...tiktokSimulator,
+  ...vkSimulator,
+  ...warpcastSimulator,
   ...xSimulator,
   ...youtubeSimulator
 ]
