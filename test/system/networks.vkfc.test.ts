@@ -1,8 +1,8 @@
 import net from "node:net"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import type { WholePost } from "../../protocol/http/postResources.js"
-import { created as createdPost, present, wholePost } from "../support/answers.js"
-import { client } from "../support/http.js"
+import { answerOf, created as createdPost, present, wholePost } from "../support/answers.js"
+import { client, decoded } from "../support/http.js"
 import { png } from "../support/mediaFiles.js"
 import type { Simulator } from "../support/simulator/core.js"
 import { seedAccount, simulatorEnv, startSimulator } from "../support/simulator/index.js"
@@ -12,7 +12,7 @@ import { waitFor } from "../support/wait.js"
 
 /**
  * VK and Farcaster end to end: channels connected with the admin CLI's credentials from the
- * simulator's seed, a post with an image and a follow-up through the public API, published
+ * simulator's seed (and VK with its VK ID sign-in link and callback), a post with an image and a follow-up through the public API, published
  * by the real scheduler and publisher. VK gets the photo through its wall upload server;
  * Farcaster's clients fetch the embed from the gateway's signed address (PUBLIC_URL names
  * the gateway's own port here). Each item arrives exactly once, also when the network took
@@ -125,6 +125,31 @@ describe("connecting VK and Farcaster with the admin CLI's credentials", () => {
     await expect(
       sys.admin.createChannel({ workspaceId: w.workspaceId, network: "warpcast", name: "Pending", customerId: null, postingTimes: [], credentials })
     ).rejects.toThrow(/not approved/)
+  }, 60_000)
+})
+
+describe("VK: signing in with VK ID", () => {
+  it("GET /social/vk → VK ID (PKCE) → the callback connects the user's wall, which publishes once", async () => {
+    const w = await newWorkspace()
+    const link = new URL(decoded(await w.api.get("/public/v1/social/vk"), answerOf("account", "socialConnect")).url)
+    expect(link.searchParams.get("code_challenge_method")).toBe("S256")
+    link.searchParams.set("account", "Signed Person")
+    const back = new URL((await fetch(link, { redirect: "manual" })).headers.get("location") ?? "")
+    expect(back.pathname).toBe("/integrations/social/vk")
+    expect(back.searchParams.get("device_id")).not.toBeNull()
+    const page = await fetch(`${sys.url}${back.pathname}${back.search}`)
+    expect(page.status, await page.clone().text()).toBe(200)
+    const [channel] = decoded(await w.api.get("/public/v1/integrations"), answerOf("account", "listIntegrations"))
+    expect(channel).toMatchObject({ identifier: "vk", name: "Signed Person" })
+    const text = `Signed in ${crypto.randomUUID().slice(0, 8)}`
+    const created = await w.api.post("/public/v1/posts", {
+      type: "now",
+      posts: [{ integration: { id: channel!.id }, value: [{ content: text }], settings: {} }]
+    })
+    expect(created.status, created.text).toBe(200)
+    const posted = await settledPost(w.api, createdPost(created).group, "vk (VK ID): published")
+    expect(posted.root.state, JSON.stringify(posted.root.error)).toBe("published")
+    expect(sim.postsOf("vk").filter((p) => p.text === text)).toHaveLength(1)
   }, 60_000)
 })
 

@@ -1,4 +1,4 @@
-import { Config, Effect, Option, type Redacted, Schema } from "effect"
+import { Effect, Option, Redacted, Schema } from "effect"
 import {
   ConnectFailed,
   type Credentials,
@@ -10,7 +10,16 @@ import {
   SearchAnswer,
   Statistics
 } from "../adapter.js"
-import { answerOf, connectFailedFrom, decodeForVerify, metricToday, readAllMedia, readCredentials, unknownTool } from "../adapterKit.js"
+import {
+  answerOf,
+  connectFailedFrom,
+  decodeForVerify,
+  metricToday,
+  networkAppConfig,
+  readAllMedia,
+  readCredentials,
+  unknownTool
+} from "../adapterKit.js"
 import { NetworkDeps } from "../networkDeps.js"
 import { call, multipart, sameText, statusAnswer, transportAnswer, trimBase } from "../networkHttp.js"
 import {
@@ -30,6 +39,7 @@ import {
   WallItems,
   wallUrl
 } from "./api.js"
+import { makeVkId, VkIdSession } from "./vkId.js"
 
 /**
  * VK (dev.vk.com): a community or user token posts on a wall with wall.post (owner_id
@@ -38,17 +48,24 @@ import {
  * photos.saveWallPhoto → `photo{owner_id}_{id}` attachments. Follow-ups are comments
  * (wall.createComment) on the post. `guid` = the item id is VK's guard against the same
  * post twice; a lost answer is also looked for with wall.get / wall.getComments.
- * Connected with a token (admin CLI `--credentials`); no VK ID sign-in link.
+ * Connected with a token (admin CLI `--credentials`: a community's or a user's wall), or by
+ * signing in with VK ID (the user's own wall; its hour-long token refreshed ahead).
  */
 
 export interface VkOptions {
   /** VK_API_URL (default https://api.vk.com/method): the base before method names. */
   readonly apiUrl: string
+  /** VK_AUTH_URL (default https://id.vk.com): VK ID's authorize page and token endpoint. */
+  readonly authUrl: string
+  /** VK_CLIENT_ID: the VK ID app, for the sign-in link. */
+  readonly clientId: Option.Option<string>
 }
 
 const OwnerId = Schema.Union(Schema.Number, Schema.NumberFromString).pipe(Schema.filter((n) => Number.isInteger(n) && n !== 0))
 const Given = Schema.Struct({ accessToken: Schema.NonEmptyString, ownerId: OwnerId })
 const Stored = Schema.Struct({ accessToken: Schema.String, ownerId: Schema.Number })
+/** A channel signed in with VK ID also holds its refresh session. */
+const SignedIn = Schema.extend(Stored, VkIdSession)
 
 /** How many recent posts (and comments) a search for a lost answer reads. */
 const SEARCH_COUNT = 50
@@ -58,6 +75,7 @@ export const makeVkAdapterWith = (options: VkOptions) =>
     const { media, outbound } = yield* NetworkDeps
     const base = trimBase(options.apiUrl)
     const credentialsOf = readCredentials(Stored, NAME)
+    const vkId = makeVkId(outbound, { authUrl: trimBase(options.authUrl), clientId: options.clientId })
 
     /** One API method: form-encoded, the token in the body (never in the address, which is logged). */
     const method = (token: string, name: string, params: Readonly<Record<string, string | number | undefined>>) => {
@@ -238,11 +256,24 @@ export const makeVkAdapterWith = (options: VkOptions) =>
 
     const adapter: NetworkAdapter = {
       identifier: "vk",
-      connect: { kind: "form" },
+      connect: {
+        kind: "link",
+        authorizeUrl: vkId.authorizeUrl,
+        exchange: (input) =>
+          Effect.gen(function* () {
+            const session = yield* vkId.exchange(input)
+            const connected = yield* verify({ accessToken: session.accessToken, ownerId: session.ownerId })
+            return { ...connected, credentials: { ...connected.credentials, ...session } }
+          })
+      },
       verify,
-      // community tokens and offline user tokens do not expire; a revoked one answers error 5 (reconnect)
-      tokensNeverExpire: true,
-      refresh: () => Effect.succeed(Refresh.Unchanged()),
+      // VK ID tokens live an hour and are refreshed ahead; community tokens (admin CLI) do not expire
+      shortLivedTokens: true,
+      refresh: (credentials) =>
+        Option.match(Schema.decodeUnknownOption(SignedIn)(Redacted.value(credentials)), {
+          onNone: () => Effect.succeed(Refresh.Unchanged()),
+          onSome: (signedIn) => vkId.refresh({ ...Redacted.value(credentials), ...signedIn })
+        }),
       publish,
       publishFollowUp,
       search,
@@ -259,7 +290,8 @@ export const makeVkAdapterWith = (options: VkOptions) =>
     return adapter
   })
 
+/** The adapter with VK_API_URL, VK_AUTH_URL and VK_CLIENT_ID. */
 export const makeVkAdapter = Effect.gen(function* () {
-  const apiUrl = yield* Config.string("VK_API_URL").pipe(Config.withDefault("https://api.vk.com/method"), Effect.orDie)
-  return yield* makeVkAdapterWith({ apiUrl })
+  const config = yield* networkAppConfig("vk", { apiUrl: "https://api.vk.com/method", authUrl: "https://id.vk.com" })
+  return yield* makeVkAdapterWith({ apiUrl: config.apiUrl, authUrl: config.authUrl, clientId: config.clientId })
 })

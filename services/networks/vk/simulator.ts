@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto"
 import {
   formBody,
   type NetworkModule,
@@ -15,7 +16,9 @@ import {
  * `{error: {error_code, error_msg, request_params}}`; wall.post (guid), wall.createComment,
  * wall.get, wall.getComments, wall.getById, groups.getById, users.get, and the wall photo
  * upload (photos.getWallUploadServer → multipart `photo` to the upload address →
- * photos.saveWallPhoto).
+ * photos.saveWallPhoto); and VK ID's sign-in (id.vk.com: /authorize with PKCE S256, which
+ * approves at once as a new user wall and redirects with code, state and device_id;
+ * /oauth2/auth for the code and for refresh tokens, which rotate).
  */
 const NETWORK = "vk"
 /** wall.post takes at most 10 media (dev.vk.com/en/method/wall.post, "Restrictions on published content"). */
@@ -45,6 +48,17 @@ const photos = new WeakMap<SimCore, Map<string, Photo>>()
 /** guid → the post or comment it made, per wall. */
 const guids = new WeakMap<SimCore, Map<string, string>>()
 const counters = new WeakMap<SimCore, Map<string, number>>()
+const codes = new WeakMap<
+  SimCore,
+  Map<
+    string,
+    { readonly ownerId: number; readonly challenge: string; readonly redirectUri: string; readonly deviceId: string; readonly clientId: string }
+  >
+>()
+/** refresh token → the wall and device it was given for. */
+const refreshTokens = new WeakMap<SimCore, Map<string, { readonly ownerId: number; readonly deviceId: string }>>()
+/** VK ID access tokens live an hour. */
+const VK_ID_TOKEN_SECONDS = 3600
 
 const next = (core: SimCore, key: string) => {
   const all = stateOf(counters, core)
@@ -114,8 +128,78 @@ const upload = (request: SimRequest, core: SimCore): SimResponse => {
   }
 }
 
+/** VK ID: the consent page (approved at once) and the token endpoint. */
+const vkId = (request: SimRequest, core: SimCore): SimResponse | undefined => {
+  if (request.method === "GET" && request.path === "/authorize") {
+    const q = request.query
+    const redirectUri = q.get("redirect_uri") ?? ""
+    if (q.get("response_type") !== "code" || (q.get("client_id") ?? "") === "" || redirectUri === "") {
+      return { status: 400, body: { error: "invalid_request", error_description: "response_type, client_id and redirect_uri are required" } }
+    }
+    if ((q.get("code_challenge") ?? "") === "" || q.get("code_challenge_method")?.toLowerCase() !== "s256") {
+      return { status: 400, body: { error: "invalid_request", error_description: "code_challenge with code_challenge_method s256 is required" } }
+    }
+    const { ownerId } = seedVkWall(core, { community: false, ...(q.get("account") === null ? {} : { name: q.get("account") ?? "" }) })
+    const code = `vkid-code-${core.newId()}`
+    const deviceId = `device-${core.newId()}`
+    stateOf(codes, core).set(code, { ownerId, challenge: q.get("code_challenge") ?? "", redirectUri, deviceId, clientId: q.get("client_id") ?? "" })
+    const target = new URL(redirectUri)
+    for (const [k, v] of Object.entries({ code, state: q.get("state") ?? "", device_id: deviceId, type: "code_v2", expires_in: "600" }))
+      target.searchParams.set(k, v)
+    return { status: 302, headers: { location: target.toString() }, body: "" }
+  }
+  if (request.method === "POST" && request.path === "/oauth2/auth") {
+    const form = formBody(request)
+    const refused = (description: string): SimResponse => ({
+      status: 400,
+      body: { error: "invalid_grant", error_description: description, state: form.get("state") }
+    })
+    const tokens = (ownerId: number, deviceId: string): SimResponse => {
+      const refresh = `vkid-refresh-${core.newId()}`
+      stateOf(refreshTokens, core).set(refresh, { ownerId, deviceId })
+      return {
+        status: 200,
+        body: {
+          access_token: core.issueToken(NETWORK, String(ownerId), "access", VK_ID_TOKEN_SECONDS * 1000),
+          refresh_token: refresh,
+          id_token: `id-${core.newId()}`,
+          token_type: "Bearer",
+          expires_in: VK_ID_TOKEN_SECONDS,
+          user_id: ownerId,
+          state: form.get("state"),
+          scope: "wall photos"
+        }
+      }
+    }
+    if (form.get("grant_type") === "authorization_code") {
+      const code = stateOf(codes, core).get(form.get("code") ?? "")
+      if (code === undefined) return refused("code is invalid or expired")
+      const challenge = createHash("sha256")
+        .update(form.get("code_verifier") ?? "")
+        .digest("base64url")
+      if (challenge !== code.challenge) return refused("code_verifier does not match code_challenge")
+      if (form.get("redirect_uri") !== code.redirectUri || form.get("device_id") !== code.deviceId || form.get("client_id") !== code.clientId) {
+        return refused("redirect_uri, device_id or client_id do not match")
+      }
+      stateOf(codes, core).delete(form.get("code") ?? "")
+      return tokens(code.ownerId, code.deviceId)
+    }
+    if (form.get("grant_type") === "refresh_token") {
+      const held = stateOf(refreshTokens, core).get(form.get("refresh_token") ?? "")
+      if (held === undefined || held.deviceId !== form.get("device_id")) return refused("refresh_token is invalid")
+      // each refresh token works once: a new one comes with the new access token
+      stateOf(refreshTokens, core).delete(form.get("refresh_token") ?? "")
+      return tokens(held.ownerId, held.deviceId)
+    }
+    return { status: 400, body: { error: "unsupported_grant_type" } }
+  }
+  return undefined
+}
+
 const handle = (request: SimRequest, core: SimCore): SimResponse | undefined => {
   if (request.path === "/upload.php" && request.method === "POST") return upload(request, core)
+  const signIn = vkId(request, core)
+  if (signIn !== undefined) return signIn
   const match = /^\/method\/([\w.]+)$/.exec(request.path)
   if (match === null) return undefined
   const name = match[1]!
@@ -279,7 +363,7 @@ const handle = (request: SimRequest, core: SimCore): SimResponse | undefined => 
 
 export const vkModule: NetworkModule = {
   network: NETWORK,
-  env: (base) => ({ VK_API_URL: `${base}/method` }),
+  env: (base) => ({ VK_API_URL: `${base}/method`, VK_AUTH_URL: base, VK_CLIENT_ID: "sim-vk-app" }),
   handle,
   opOf: ({ path }) =>
     /\/wall\.(post|createComment)$/.test(path)
@@ -288,7 +372,9 @@ export const vkModule: NetworkModule = {
         ? "media"
         : /\/wall\.(get|getComments)$/.test(path)
           ? "search"
-          : "account",
+          : path === "/authorize" || path === "/oauth2/auth"
+            ? "token"
+            : "account",
   rejectBody: () => fail(100, "One of the parameters specified was missing or invalid: message is too long", "wall.post"),
   expiredTokenBody: () => fail(5, "User authorization failed: access_token has expired.", "wall.post"),
   searchUnavailableBody: () => fail(10, "Internal server error", "wall.get"),

@@ -1,4 +1,4 @@
-import { Effect, Either, Redacted } from "effect"
+import { Effect, Either, Option, Redacted } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import type { NetworkAdapter } from "../adapter.js"
 import { makeVkAdapterWith } from "./adapter.js"
@@ -18,7 +18,7 @@ const two = imageMedia("http://files.test/vk2.png", "Second")
 beforeAll(async () => {
   sim = await startSimulatorCore([vkModule])
   adapter = await buildAdapter(
-    makeVkAdapterWith({ apiUrl: `${sim.baseOf("vk")}/method` }),
+    makeVkAdapterWith({ apiUrl: `${sim.baseOf("vk")}/method`, authUrl: sim.baseOf("vk"), clientId: Option.some("vk-app") }),
     adapterDeps(
       sim,
       new Map([
@@ -41,7 +41,6 @@ describe("VK: connecting with a token and a wall", () => {
     const connected = await run(adapter.verify(given))
     expect(connected.credentials).toEqual({ accessToken: given.accessToken, ownerId: given.ownerId })
     expect(connected.profile).toMatchObject({ accountId: String(given.ownerId), name: "Launch news", profile: `club${-given.ownerId}` })
-    expect(adapter.connect.kind).toBe("form")
   })
 
   it("a user wall from users.get; ownerId may be given as text", async () => {
@@ -59,6 +58,67 @@ describe("VK: connecting with a token and a wall", () => {
   ])("verify refuses %j", async (input, message) => {
     const result = await Effect.runPromise(Effect.either(adapter.verify(input)))
     expect(Either.isLeft(result) && result.left.message).toMatch(message)
+  })
+})
+
+describe("VK: signing in with VK ID", () => {
+  const redirectUri = "https://scheduler.example/integrations/social/vk"
+  const verifier = "v".repeat(43)
+
+  /** The sign-in link, the consent page (approved at once) and the callback's query. */
+  const signIn = async (state: string) => {
+    if (adapter.connect.kind !== "link") throw new Error("VK connects with a link")
+    const url = new URL(await run(adapter.connect.authorizeUrl({ state, redirectUri, codeVerifier: verifier, instance: null })))
+    expect(url.origin + url.pathname).toBe(`${sim.baseOf("vk")}/authorize`)
+    expect(Object.fromEntries(url.searchParams)).toMatchObject({ client_id: "vk-app", state, code_challenge_method: "S256", scope: "wall photos" })
+    const back = new URL((await fetch(url, { redirect: "manual" })).headers.get("location") ?? "")
+    return Object.fromEntries(back.searchParams)
+  }
+
+  it("the link (PKCE S256) comes back with code, state and device_id; the exchange connects the user's wall, which publishes", async () => {
+    if (adapter.connect.kind !== "link") throw new Error("VK connects with a link")
+    const query = await signIn("st4te")
+    expect(query).toMatchObject({ state: "st4te", device_id: expect.any(String), code: expect.any(String) })
+    const connected = await run(adapter.connect.exchange({ code: query["code"] ?? "", redirectUri, codeVerifier: verifier, instance: null, query }))
+    expect(connected.credentials).toMatchObject({
+      accessToken: expect.any(String),
+      refreshToken: expect.any(String),
+      deviceId: query["device_id"],
+      ownerId: expect.any(Number)
+    })
+    expect(Number(connected.credentials["ownerId"])).toBeGreaterThan(0)
+    expect(Date.parse(String(connected.credentials["expiresAt"])) - Date.now()).toBeGreaterThan(50 * 60_000)
+    published(await run(adapter.publish(requestFor(connected.credentials, { content: "signed in with VK ID" }))))
+  })
+
+  it("a code exchanged with another verifier, or a callback without device_id, is refused", async () => {
+    if (adapter.connect.kind !== "link") throw new Error("VK connects with a link")
+    const exchange = adapter.connect.exchange
+    const query = await signIn("s1")
+    const wrong = await Effect.runPromise(
+      Effect.either(exchange({ code: query["code"] ?? "", redirectUri, codeVerifier: "w".repeat(43), instance: null, query }))
+    )
+    expect(Either.isLeft(wrong) && wrong.left.message).toMatch(/code_verifier does not match/)
+    const { device_id: _device, ...without } = await signIn("s2")
+    const missing = await Effect.runPromise(
+      Effect.either(exchange({ code: without["code"] ?? "", redirectUri, codeVerifier: verifier, instance: null, query: without }))
+    )
+    expect(Either.isLeft(missing) && missing.left.message).toMatch(/device_id/)
+  })
+
+  it("a token close to its hour is refreshed with a new refresh token; the old one is then refused; admin CLI tokens stay", async () => {
+    if (adapter.connect.kind !== "link") throw new Error("VK connects with a link")
+    const query = await signIn("s3")
+    const connected = await run(adapter.connect.exchange({ code: query["code"] ?? "", redirectUri, codeVerifier: verifier, instance: null, query }))
+    expect((await run(adapter.refresh(Redacted.make(connected.credentials))))._tag).toBe("Unchanged")
+    const due = { ...connected.credentials, expiresAt: new Date(Date.now() + 60_000).toISOString() }
+    const refreshed = await run(adapter.refresh(Redacted.make(due)))
+    if (refreshed._tag !== "Refreshed") throw new Error(`expected Refreshed, got ${refreshed._tag}`)
+    expect(refreshed.credentials["refreshToken"]).not.toBe(connected.credentials["refreshToken"])
+    expect(refreshed.credentials).toMatchObject({ deviceId: query["device_id"], ownerId: connected.credentials["ownerId"] })
+    published(await run(adapter.publish(requestFor(refreshed.credentials, { content: "after a refresh" }))))
+    expect((await run(adapter.refresh(Redacted.make(due))))._tag).toBe("Failed")
+    expect((await run(adapter.refresh(Redacted.make(seedVkWall(sim)))))._tag).toBe("Unchanged")
   })
 })
 
