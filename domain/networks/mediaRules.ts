@@ -503,6 +503,50 @@ const chatTextOnly = (networkName: string): MediaRules => ({
   sameAspect: false
 })
 
+const vk: MediaRules = {
+  networkName: "VK",
+  // dev.vk.com/en/api/upload/wall-photo: JPG, PNG, GIF; at most 50 MB; width + height at most
+  // 14,000 pixels; an aspect ratio of at least 1:20. The sum is kept as 10,000 × 4,000 here.
+  images: {
+    formats: ["jpeg", "png", "gif"],
+    maxBytes: 50 * MB,
+    maxLongSide: 10_000,
+    maxShortSide: 4000,
+    aspect: { min: 1 / 20, max: 20, label: "1:20 to 20:1" },
+    animatedGif: true
+  },
+  // videos go through video.save, which this service does not use: photos only
+  videos: null,
+  // dev.vk.com/en/method/wall.post: "no more than 10 media to the post"
+  maxImages: 10,
+  maxVideos: 0,
+  mixed: false,
+  sameAspect: false
+}
+
+const warpcast: MediaRules = {
+  networkName: "Farcaster",
+  // casts embed files by address (docs.neynar.com/reference/publish-cast: embeds, at most 2);
+  // the clients fetch them. No size is documented: 10 MB images and 100 MB MP4 videos are ours.
+  images: { formats: ["jpeg", "png", "gif", "webp"], maxBytes: 10 * MB, maxLongSide: 4096, maxShortSide: 4096, aspect: null, animatedGif: true },
+  videos: {
+    ...h264Mp4,
+    maxBytes: 100 * MB,
+    minSeconds: 0,
+    maxSeconds: 10 * 60,
+    maxLongSide: 1920,
+    maxShortSide: 1080,
+    maxFrameRate: 60,
+    maxBitrateKbps: 20_000,
+    aspect: null,
+    cover: false
+  },
+  maxImages: 2,
+  maxVideos: 2,
+  mixed: true,
+  sameAspect: false
+}
+
 /** The media rules of every network that has an adapter, and of the visual networks coming next. */
 export const networkMediaRules: Readonly<Record<string, MediaRules>> = {
   test,
@@ -524,7 +568,9 @@ export const networkMediaRules: Readonly<Record<string, MediaRules>> = {
   reddit,
   slack,
   twitch: chatTextOnly("Twitch"),
-  kick: chatTextOnly("Kick")
+  kick: chatTextOnly("Kick"),
+  vk,
+  warpcast
 }
 
 /**

@@ -180,10 +180,10 @@ export const vk: Network = {
   maxMedia: 10,
   comments: true,
   connect: "link",
-  serverKeys: ["VK_ID"],
+  serverKeys: ["VK_CLIENT_ID"],
   settings: [],
   tools: [],
-  rules: "Up to 2048 characters. Up to 10 photos or videos. Follow-up comments work."
+  rules: "Up to 2048 characters. Up to 10 photos (videos are not taken). Follow-up comments work."
 }
 
 export const tumblr: Network = {

@@ -14,6 +14,8 @@ import { adapters as telegram } from "./telegram/index.js"
 import { adapters as threads } from "./threads/index.js"
 import { adapters as tiktok } from "./tiktok/index.js"
 import { adapters as twitch } from "./twitch/index.js"
+import { adapters as vk } from "./vk/index.js"
+import { adapters as warpcast } from "./warpcast/index.js"
 import { adapters as x } from "./x/index.js"
 import { adapters as youtube } from "./youtube/index.js"
 
@@ -34,6 +36,8 @@ export const networkAdapterMakers = [
   ...threads,
   ...tiktok,
   ...twitch,
+  ...vk,
+  ...warpcast,
   ...x,
   ...youtube
 ] as const

@@ -16,6 +16,8 @@ import { simulators as telegramSimulator } from "../../../services/networks/tele
 import { simulators as threadsSimulator } from "../../../services/networks/threads/simulator.js"
 import { simulators as tiktokSimulator } from "../../../services/networks/tiktok/simulator.js"
 import { simulators as twitchSimulator } from "../../../services/networks/twitch/simulator.js"
+import { simulators as vkSimulator } from "../../../services/networks/vk/simulator.js"
+import { simulators as warpcastSimulator } from "../../../services/networks/warpcast/simulator.js"
 import { simulators as xSimulator } from "../../../services/networks/x/simulator.js"
 import { simulators as youtubeSimulator } from "../../../services/networks/youtube/simulator.js"
 
@@ -37,6 +39,8 @@ export const simulatedNetworkModules: ReadonlyArray<NetworkModule> = [
   ...threadsSimulator,
   ...tiktokSimulator,
   ...twitchSimulator,
+  ...vkSimulator,
+  ...warpcastSimulator,
   ...xSimulator,
   ...youtubeSimulator
 ]

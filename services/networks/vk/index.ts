@@ -1,0 +1,4 @@
+import { makeVkAdapter } from "./adapter.js"
+
+/** The adapters this folder adds to the registry (services/networks/registry.ts). */
+export const adapters = [makeVkAdapter] as const
