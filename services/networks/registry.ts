@@ -12,6 +12,7 @@ import { adapters as reddit } from "./reddit/index.js"
 import { adapters as telegram } from "./telegram/index.js"
 import { adapters as threads } from "./threads/index.js"
 import { adapters as tiktok } from "./tiktok/index.js"
+import { adapters as tumblr } from "./tumblr/index.js"
 import { adapters as wordpress } from "./wordpress/index.js"
 import { adapters as x } from "./x/index.js"
 import { adapters as youtube } from "./youtube/index.js"
@@ -31,6 +32,7 @@ export const networkAdapterMakers = [
   ...telegram,
   ...threads,
   ...tiktok,
+  ...tumblr,
   ...wordpress,
   ...x,
   ...youtube

@@ -14,6 +14,7 @@ import { simulators as redditSimulator } from "../../../services/networks/reddit
 import { simulators as telegramSimulator } from "../../../services/networks/telegram/simulator.js"
 import { simulators as threadsSimulator } from "../../../services/networks/threads/simulator.js"
 import { simulators as tiktokSimulator } from "../../../services/networks/tiktok/simulator.js"
+import { simulators as tumblrSimulator } from "../../../services/networks/tumblr/simulator.js"
 import { simulators as wordpressSimulator } from "../../../services/networks/wordpress/simulator.js"
 import { simulators as xSimulator } from "../../../services/networks/x/simulator.js"
 import { simulators as youtubeSimulator } from "../../../services/networks/youtube/simulator.js"
@@ -34,6 +35,7 @@ export const simulatedNetworkModules: ReadonlyArray<NetworkModule> = [
   ...telegramSimulator,
   ...threadsSimulator,
   ...tiktokSimulator,
+  ...tumblrSimulator,
   ...wordpressSimulator,
   ...xSimulator,
   ...youtubeSimulator
