@@ -178,6 +178,7 @@ describe("a lost answer: searched where the network lists posts, unconfirmed whe
 describe("bad input is refused with the spec's 400 before anything is saved", () => {
   it.each([
     ["wordpress", "a WordPress post without a title", {}, 0, false, /the setting title \(Title\) is required/],
+    ["wordpress", "a WordPress category given by its name", { title: "T", categories: "1, news" }, 0, false, /the setting categories must be ids/],
     ["medium", "a Medium article with an unknown status", { title: "T", publishStatus: "secret" }, 0, false, /publishStatus/],
     ["medium", "a Medium article with two images", { title: "T" }, 2, false, /too many files, 2 of 1/],
     ["tumblr", "a Tumblr post with a follow-up", {}, 0, true, /does not take follow-up comments/]

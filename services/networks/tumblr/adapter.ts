@@ -42,7 +42,7 @@ const SCOPES = "basic write offline_access"
 const REFRESH_MARGIN_MS = 5 * 60_000
 const TOKEN_LIFETIME_SECONDS = 2520
 /** Tumblr requires a consistent User-Agent from every application. */
-const USER_AGENT = "post-scheduler/1 (+https://github.com/tumblr/docs)"
+const USER_AGENT = "post-scheduler/1"
 /** The blog's daily cap (250 posts) or the user's upload cap is full: look again in an hour. */
 const DAILY_CAP_RETRY_MS = 3600_000
 /** Tumblr is still transcoding the user's previous video: try again in a minute. */

@@ -2,6 +2,8 @@ import { Effect, Either, Option, Redacted } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import type { NetworkAdapter } from "../adapter.js"
 import { makeWordPressAdapter, termIds } from "./adapter.js"
+import { wordpress } from "../../../domain/networks/publishing.js"
+import { settingsProblems } from "../../../domain/posts/rules.js"
 import { faultMatrix } from "../../../test/support/faultMatrix.js"
 import { adapterDeps, buildAdapter, channelRow, imageMedia, PNG, published, requestFor, run } from "../../../test/support/networkHarness.js"
 import { startSimulatorCore, type Simulator } from "../../../test/support/simulator/core.js"
@@ -113,6 +115,19 @@ describe("WordPress: search and tools", () => {
       true
     )
     expect((await run(adapter.statistics.channel(c, 7)))._tag).toBe("Missing")
+  })
+})
+
+describe("WordPress: settings checked before saving", () => {
+  it.each([
+    [{ title: "T" }, []],
+    [{ title: "T", status: "draft", categories: "1, 2", tags: [3, "4"] }, []],
+    [{}, ["W: the setting title (Title) is required."]],
+    [{ title: "T", status: "live" }, ["W: the setting status must be one of publish, draft, pending, private."]],
+    [{ title: "T", categories: "news" }, ["W: the setting categories must be ids (whole numbers), comma-separated."]],
+    [{ title: "T", tags: [3, 1.5] }, ["W: the setting tags must be ids (whole numbers), comma-separated."]]
+  ])("%j → %j", (settings, problems) => {
+    expect(settingsProblems("W", wordpress, settings)).toEqual(problems)
   })
 })
 
