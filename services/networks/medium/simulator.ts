@@ -72,9 +72,10 @@ const createPost = async (request: SimRequest, core: SimCore, account: Account, 
   if (status !== "public" && status !== "draft" && status !== "unlisted") return error(400, 6000, "publishStatus must be public, draft or unlisted.")
   const media: Array<{ id: string; mime: string; size: number }> = []
   for (const url of imageAddresses(format, content)) {
-    const known = [...stateOf(images, core).entries()].find(([address]) => address === url)
+    // an image uploaded with POST /images is Medium's own; any other address is fetched
+    const known = stateOf(images, core).get(url)
     if (known !== undefined) {
-      media.push({ id: url, mime: known[1].mime, size: known[1].size })
+      media.push({ id: url, mime: known.mime, size: known.size })
       continue
     }
     const fetched = await core.fetchMedia(url)

@@ -104,11 +104,16 @@ const reasonOf = (response: Response) =>
     onSome: (p) => p.errors.map((e) => e.detail ?? e.title ?? `error ${e.code ?? ""}`).join("; ")
   })
 
+/** The error subcodes of a refusal (api.md, "Errors and Error Subcodes"). */
+const subcodesOf = (response: Response) =>
+  Option.match(problemOf(response), { onNone: () => [] as ReadonlyArray<number>, onSome: (p) => p.errors.map((e) => e.code ?? 0) })
+
 const rejection = (response: Response) => {
   const reason = reasonOf(response)
   if (response.status === 404 || (response.status === 403 && /blog/i.test(reason)))
     return { message: `Tumblr refused the post: ${reason}`, fix: "Choose one of the account's blogs (the blogs tool), then retry." }
-  if (/media|upload|format/i.test(reason))
+  // 400.8005: the uploaded media is in a format Tumblr cannot accept
+  if (subcodesOf(response).includes(8005) || /media|upload|format/i.test(reason))
     return {
       message: `Tumblr refused the post's media: ${reason}`,
       fix: "Check the files are JPEG, PNG, GIF or MP4 and at most one video, then retry."
@@ -120,10 +125,6 @@ const rejection = (response: Response) => {
 const blogName = (blog: string) => blog.replace(/\.tumblr\.com$/i, "")
 
 export const postUrl = (blog: string, id: string) => `https://www.tumblr.com/${encodeURIComponent(blogName(blog))}/${id}`
-
-/** The error subcodes that mean a daily cap is full (403.8004 media, 8011 videos, 8023 posts) or a video still transcoding (8010). */
-const capOf = (response: Response) =>
-  Option.match(problemOf(response), { onNone: () => [] as ReadonlyArray<number>, onSome: (p) => p.errors.map((e) => e.code ?? 0) })
 
 export const classifyTumblrFor =
   (blog: string) =>
@@ -137,7 +138,8 @@ export const classifyTumblrFor =
     }
     if (response.status === 429) return PublishAnswer.RateLimited({ retryAfterMs: retryAfterMs(response) })
     if (response.status === 403) {
-      const codes = capOf(response)
+      // 8010: a video still transcoding; 8004, 8011, 8023: the daily media, video or post cap is full
+      const codes = subcodesOf(response)
       if (codes.includes(8010)) return PublishAnswer.RateLimited({ retryAfterMs: TRANSCODING_RETRY_MS })
       if (codes.some((c) => c === 8023 || c === 8004 || c === 8011))
         return PublishAnswer.Pending({

@@ -191,6 +191,24 @@ describe("Tumblr: search, statistics and tools", () => {
 })
 
 describe("Tumblr: faults", () => {
+  const refusal = (status: number, code: number, headers: Record<string, string> = {}) =>
+    adapter.classify({
+      _tag: "Response",
+      response: {
+        url: "https://api.tumblr.com/v2/blog/b/posts",
+        status,
+        headers,
+        body: Buffer.from(JSON.stringify({ meta: { status, msg: "Forbidden" }, errors: [{ title: "Forbidden", code }] }))
+      }
+    })
+
+  it("Tumblr's subcodes: a video still transcoding waits a minute, a full upload cap holds the post, a 429 its Retry-After", () => {
+    expect(refusal(403, 8010)).toEqual({ _tag: "RateLimited", retryAfterMs: 60_000 })
+    expect(refusal(403, 8011)).toMatchObject({ _tag: "Pending", kind: "network-limit" })
+    expect(refusal(429, 0, { "retry-after": "30" })).toEqual({ _tag: "RateLimited", retryAfterMs: 30_000 })
+    expect(refusal(400, 8005)).toMatchObject({ _tag: "Rejected", fix: expect.stringMatching(/JPEG, PNG, GIF or MP4/) })
+  })
+
   const c = { value: undefined as ReturnType<typeof account> | undefined }
   faultMatrix({
     network: "tumblr",
