@@ -547,6 +547,55 @@ const warpcast: MediaRules = {
   sameAspect: false
 }
 
+const tumblr: MediaRules = {
+  networkName: "Tumblr",
+  // Tumblr's NPF specification (npf-spec.md in the tumblr docs repository: image and video blocks, post content
+  // limits): media are uploaded with the post; one native video per post. The API's rate limits
+  // (api.md) cap uploads per day (250 images, 20 videos, 60 minutes of video); the docs give no
+  // size per file: 20 MB per image and 500 MB per video are ours.
+  images: { formats: ["jpeg", "png", "gif", "webp"], maxBytes: 20 * MB, maxLongSide: 8192, maxShortSide: 8192, aspect: null, animatedGif: true },
+  videos: {
+    ...h264Mp4,
+    maxBytes: 500 * MB,
+    minSeconds: 0,
+    maxSeconds: 60 * 60,
+    maxLongSide: 1920,
+    maxShortSide: 1080,
+    maxFrameRate: 60,
+    maxBitrateKbps: 50_000,
+    aspect: null,
+    cover: false
+  },
+  maxImages: 10,
+  maxVideos: 1,
+  mixed: true,
+  sameAspect: false
+}
+
+const wordpress: MediaRules = {
+  networkName: "WordPress",
+  // developer.wordpress.org/rest-api/reference/posts (featured_media): the featured image of a
+  // post; its size limit is the site's own (upload_max_filesize): 10 MB is ours. No video.
+  images: { formats: ["jpeg", "png", "gif", "webp"], maxBytes: 10 * MB, maxLongSide: 8192, maxShortSide: 8192, aspect: null, animatedGif: true },
+  videos: null,
+  maxImages: 1,
+  maxVideos: 0,
+  mixed: false,
+  sameAspect: false
+}
+
+const medium: MediaRules = {
+  networkName: "Medium",
+  // https://github.com/Medium/medium-api-docs (3.4 Images): JPEG, PNG, GIF (animated too) and
+  // TIFF, one per request; no size is documented: 25 MB is ours. Articles take no video upload.
+  images: { formats: ["jpeg", "png", "gif"], maxBytes: 25 * MB, maxLongSide: 8192, maxShortSide: 8192, aspect: null, animatedGif: true },
+  videos: null,
+  maxImages: 1,
+  maxVideos: 0,
+  mixed: false,
+  sameAspect: false
+}
+
 /** The media rules of every network that has an adapter, and of the visual networks coming next. */
 export const networkMediaRules: Readonly<Record<string, MediaRules>> = {
   test,
@@ -570,7 +619,10 @@ export const networkMediaRules: Readonly<Record<string, MediaRules>> = {
   twitch: chatTextOnly("Twitch"),
   kick: chatTextOnly("Kick"),
   vk,
-  warpcast
+  warpcast,
+  tumblr,
+  wordpress,
+  medium
 }
 
 /**

@@ -21,7 +21,25 @@ export const medium: Network = {
   comments: false,
   connect: "form",
   serverKeys: [],
-  settings: [titleSetting],
+  settings: [
+    titleSetting,
+    {
+      key: "contentFormat",
+      label: "Format",
+      type: "select",
+      options: ["markdown", "html"],
+      help: "How the text is written: Markdown (default) or an HTML fragment."
+    },
+    {
+      key: "publishStatus",
+      label: "Status",
+      type: "select",
+      options: ["public", "draft", "unlisted"],
+      help: "public (default), draft or unlisted."
+    },
+    { key: "tags", label: "Tags", type: "text", options: [], help: "Up to 3 tags, comma-separated, each up to 25 characters." },
+    { key: "canonicalUrl", label: "Canonical address", type: "text", options: [], help: "Where the article was first published, if elsewhere." }
+  ],
   tools: [],
   rules: "An article of up to 100000 characters with a title. Up to 1 image. Follow-up comments are not supported."
 }
@@ -66,8 +84,32 @@ export const wordpress: Network = {
   comments: false,
   connect: "form",
   serverKeys: [],
-  settings: [titleSetting],
-  tools: [],
+  settings: [
+    titleSetting,
+    {
+      key: "status",
+      label: "Status",
+      type: "select",
+      options: ["publish", "draft", "pending", "private"],
+      help: "publish (default), draft, pending (for review) or private."
+    },
+    {
+      key: "categories",
+      label: "Categories",
+      type: "text",
+      options: [],
+      help: "Category ids, comma-separated; list them with the categories tool."
+    },
+    { key: "tags", label: "Tags", type: "text", options: [], help: "Tag ids, comma-separated; list them with the tags tool." }
+  ],
+  tools: [
+    { methodName: "categories", description: "List the site's categories (id and name).", dataSchema: [] },
+    {
+      methodName: "tags",
+      description: "List the site's tags (id and name), those with the word when one is given.",
+      dataSchema: [{ key: "word", type: "string", description: "Word to search tag names for (optional)" }]
+    }
+  ],
   rules: "A post of up to 100000 characters with a title. Up to 1 featured image. Follow-up comments are not supported."
 }
 

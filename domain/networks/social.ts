@@ -196,9 +196,20 @@ export const tumblr: Network = {
   comments: false,
   connect: "link",
   serverKeys: ["TUMBLR_CLIENT_ID", "TUMBLR_CLIENT_SECRET"],
-  settings: [],
-  tools: [],
-  rules: "Posts to a blog picked when connecting. Up to 32768 characters. " + "Up to 10 photos or videos. Follow-up comments are not supported."
+  settings: [
+    {
+      key: "blog",
+      label: "Blog",
+      type: "text",
+      options: [],
+      help: "Name of the blog to post to; list them with the blogs tool. Left out: the blog picked when connecting."
+    },
+    { key: "tags", label: "Tags", type: "text", options: [], help: "Tags, comma-separated (optional)." }
+  ],
+  tools: [{ methodName: "blogs", description: "List the blogs the account can post to (name and title).", dataSchema: [] }],
+  rules:
+    "Posts to a blog picked when connecting (or the blog setting). Up to 32768 characters. " +
+    "Up to 10 files: photos and at most 1 video. Follow-up comments are not supported."
 }
 
 export const mewe: Network = {

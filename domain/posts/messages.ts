@@ -43,6 +43,7 @@ export const RuleMessages = {
   settingNotAnOption: (channel: string, key: string, options: ReadonlyArray<string>) =>
     `${channel}: the setting ${key} must be one of ${options.join(", ")}.`,
   settingNotANumber: (channel: string, key: string) => `${channel}: the setting ${key} must be a number of 0 or more.`,
+  settingNotIds: (channel: string, key: string) => `${channel}: the setting ${key} must be ids (whole numbers), comma-separated.`,
   settingEntryMissing: (channel: string, key: string, index: number, field: string) =>
     `${channel}: entry ${index + 1} of the setting ${key} needs a ${field}.`,
   settingUnknown: (channel: string, key: string, network: string, keys: ReadonlyArray<string>) =>

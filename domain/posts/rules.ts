@@ -106,11 +106,27 @@ const listEntryProblems = (channelName: string, network: Network, setting: Netwo
   )
 }
 
-/** Every problem of `settings` with the network's settings (required, select options, list entries), for one channel. */
+/** Settings that name the network's things by id, comma-separated or as a list: WordPress refuses anything but term ids. */
+const idListSettings: ReadonlySet<string> = new Set(["wordpress categories", "wordpress tags"])
+
+const isIdList = (value: unknown): boolean =>
+  (Array.isArray(value) ? value : typeof value === "string" ? value.split(",") : [value]).every((v: unknown) =>
+    typeof v === "number" ? Number.isInteger(v) && v > 0 : typeof v === "string" && /^\s*\d*\s*$/.test(v)
+  )
+
+const idListProblems = (channelName: string, network: Network, setting: NetworkSetting, value: unknown): ReadonlyArray<string> =>
+  idListSettings.has(`${network.identifier} ${setting.key}`) && !isMissing(value) && !isIdList(value)
+    ? [RuleMessages.settingNotIds(channelName, setting.key)]
+    : []
+
+/** Every problem of `settings` with the network's settings (required, select options, list entries, ids), for one channel. */
 export const settingsProblems = (channelName: string, network: Network, settings: Readonly<Record<string, unknown>>): ReadonlyArray<string> =>
   network.settings.flatMap((setting) => {
-    const problem = settingProblem(channelName, setting, settings[setting.key])
-    return problem === null ? listEntryProblems(channelName, network, setting, settings[setting.key]) : [problem]
+    const value = settings[setting.key]
+    const problem = settingProblem(channelName, setting, value)
+    return problem === null
+      ? [...idListProblems(channelName, network, setting, value), ...listEntryProblems(channelName, network, setting, value)]
+      : [problem]
   })
 
 /**

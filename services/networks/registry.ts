@@ -7,15 +7,18 @@ import { adapters as instagram } from "./instagram/index.js"
 import { adapters as kick } from "./kick/index.js"
 import { adapters as linkedin } from "./linkedin/index.js"
 import { adapters as mastodon } from "./mastodon/index.js"
+import { adapters as medium } from "./medium/index.js"
 import { adapters as pinterest } from "./pinterest/index.js"
 import { adapters as reddit } from "./reddit/index.js"
 import { adapters as slack } from "./slack/index.js"
 import { adapters as telegram } from "./telegram/index.js"
 import { adapters as threads } from "./threads/index.js"
 import { adapters as tiktok } from "./tiktok/index.js"
+import { adapters as tumblr } from "./tumblr/index.js"
 import { adapters as twitch } from "./twitch/index.js"
 import { adapters as vk } from "./vk/index.js"
 import { adapters as warpcast } from "./warpcast/index.js"
+import { adapters as wordpress } from "./wordpress/index.js"
 import { adapters as x } from "./x/index.js"
 import { adapters as youtube } from "./youtube/index.js"
 
@@ -29,15 +32,18 @@ export const networkAdapterMakers = [
   ...kick,
   ...linkedin,
   ...mastodon,
+  ...medium,
   ...pinterest,
   ...reddit,
   ...slack,
   ...telegram,
   ...threads,
   ...tiktok,
+  ...tumblr,
   ...twitch,
   ...vk,
   ...warpcast,
+  ...wordpress,
   ...x,
   ...youtube
 ] as const

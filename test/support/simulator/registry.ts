@@ -9,15 +9,18 @@ import { simulators as instagramStandaloneSimulator } from "../../../services/ne
 import { simulators as kickSimulator } from "../../../services/networks/kick/simulator.js"
 import { simulators as linkedinSimulator } from "../../../services/networks/linkedin/simulator.js"
 import { simulators as mastodonSimulator } from "../../../services/networks/mastodon/simulator.js"
+import { simulators as mediumSimulator } from "../../../services/networks/medium/simulator.js"
 import { simulators as pinterestSimulator } from "../../../services/networks/pinterest/simulator.js"
 import { simulators as redditSimulator } from "../../../services/networks/reddit/simulator.js"
 import { simulators as slackSimulator } from "../../../services/networks/slack/simulator.js"
 import { simulators as telegramSimulator } from "../../../services/networks/telegram/simulator.js"
 import { simulators as threadsSimulator } from "../../../services/networks/threads/simulator.js"
 import { simulators as tiktokSimulator } from "../../../services/networks/tiktok/simulator.js"
+import { simulators as tumblrSimulator } from "../../../services/networks/tumblr/simulator.js"
 import { simulators as twitchSimulator } from "../../../services/networks/twitch/simulator.js"
 import { simulators as vkSimulator } from "../../../services/networks/vk/simulator.js"
 import { simulators as warpcastSimulator } from "../../../services/networks/warpcast/simulator.js"
+import { simulators as wordpressSimulator } from "../../../services/networks/wordpress/simulator.js"
 import { simulators as xSimulator } from "../../../services/networks/x/simulator.js"
 import { simulators as youtubeSimulator } from "../../../services/networks/youtube/simulator.js"
 
@@ -32,15 +35,18 @@ export const simulatedNetworkModules: ReadonlyArray<NetworkModule> = [
   ...kickSimulator,
   ...linkedinSimulator,
   ...mastodonSimulator,
+  ...mediumSimulator,
   ...pinterestSimulator,
   ...redditSimulator,
   ...slackSimulator,
   ...telegramSimulator,
   ...threadsSimulator,
   ...tiktokSimulator,
+  ...tumblrSimulator,
   ...twitchSimulator,
   ...vkSimulator,
   ...warpcastSimulator,
+  ...wordpressSimulator,
   ...xSimulator,
   ...youtubeSimulator
 ]

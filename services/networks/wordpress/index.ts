@@ -1,0 +1,4 @@
+import { makeWordPressAdapter } from "./adapter.js"
+
+/** The adapters this folder adds to the registry (services/networks/registry.ts). */
+export const adapters = [makeWordPressAdapter] as const
