@@ -197,15 +197,31 @@ describe("Dribbble", () => {
     expect(c.root.releaseId).toBe(held[0]?.id)
   }, 90_000)
 
-  it("a shot with two images is refused with the spec's 400 before anything is saved", async () => {
-    const w = await newWorkspace()
-    const channelId = await cliChannel(w.workspaceId, "dribbble")
-    const files = [await upload(w.apiKey, 400, 300), await upload(w.apiKey, 400, 300)]
-    const res = await w.api.post("/public/v1/posts", {
-      type: "now",
-      posts: [{ integration: { id: channelId }, value: [{ content: "Two shots", image: files.map((f) => ({ id: f.id, path: f.path })) }] }]
-    })
-    expect(res.status, res.text).toBe(400)
-    expect(res.text).toMatch(/too many files, 2 of 1/)
-  }, 60_000)
+  it.each([
+    [
+      "two images",
+      [
+        [400, 300],
+        [400, 300]
+      ],
+      /too many files, 2 of 1/
+    ],
+    ["a square image (Dribbble's shots are 4:3)", [[500, 500]], /Dribbble takes shapes from 4:3/],
+    ["an image smaller than 400×300", [[200, 150]], /Dribbble takes only 1600×1200, 800×600, 400×300/]
+  ] as const)(
+    "a shot with %s is refused with the spec's 400 before anything is saved",
+    async (_what, sizes, message) => {
+      const w = await newWorkspace()
+      const channelId = await cliChannel(w.workspaceId, "dribbble")
+      const files = await Promise.all(sizes.map(([width, height]) => upload(w.apiKey, width, height)))
+      const res = await w.api.post("/public/v1/posts", {
+        type: "now",
+        posts: [{ integration: { id: channelId }, value: [{ content: "Refused shot", image: files.map((f) => ({ id: f.id, path: f.path })) }] }]
+      })
+      expect(res.status, res.text).toBe(400)
+      expect(res.text).toMatch(message)
+      expect(sim.postsOf("dribbble").filter((p) => p.text === "Refused shot")).toHaveLength(0)
+    },
+    60_000
+  )
 })
