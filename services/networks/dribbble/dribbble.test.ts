@@ -168,6 +168,28 @@ describe("Dribbble: publishing", () => {
     expect(answer).toMatchObject({ _tag: "Rejected", message: expect.stringContaining("not allowed"), fix: expect.stringContaining("upload") })
   })
 
+  it("Dribbble's own limit (a minute's requests): RateLimited until the reset time its 429 names", async () => {
+    const c = account({ perMinute: 1 })
+    await run(adapter.verify(c))
+    const answer = await run(adapter.publish(requestFor(c, { content: "Too many", media: [shot] })))
+    expect(answer._tag).toBe("RateLimited")
+    if (answer._tag === "RateLimited") {
+      expect(answer.retryAfterMs).toBeGreaterThan(50_000)
+      expect(answer.retryAfterMs).toBeLessThanOrEqual(61_000)
+    }
+    expect(sim.postsOf("dribbble").filter((p) => p.text === "Too many")).toHaveLength(0)
+  })
+
+  it("a shot Dribbble never shows: held while it processes, refused with a fix after 10 minutes", async () => {
+    const c = account()
+    const waiting = await run(adapter.publish(requestFor(c, { content: "Vanished", media: [shot], progress: { shotId: "1", since: Date.now() } })))
+    expect(waiting).toMatchObject({ _tag: "Pending", kind: "processing" })
+    const old = await run(
+      adapter.publish(requestFor(c, { content: "Vanished", media: [shot], progress: { shotId: "1", since: Date.now() - 11 * 60_000 } }))
+    )
+    expect(old).toMatchObject({ _tag: "Rejected", fix: expect.stringContaining("support") })
+  })
+
   it("follow-ups are refused (no comments through the API)", async () => {
     expect((await run(adapter.publishFollowUp(requestFor(account(), { content: "reply", position: 1, previousReleaseId: "1" }))))._tag).toBe(
       "Rejected"

@@ -27,6 +27,8 @@ interface Player {
   readonly id: number
   readonly login: string
   readonly canUpload: boolean
+  /** Requests a minute (Dribbble: 60). */
+  readonly perMinute: number
 }
 
 interface SimShot {
@@ -41,6 +43,7 @@ interface SimShot {
 const players = new WeakMap<SimCore, Map<string, Player>>()
 const codes = new WeakMap<SimCore, Map<string, string>>()
 const scopes = new WeakMap<SimCore, Map<string, string>>()
+const calls = new WeakMap<SimCore, Map<string, Array<number>>>()
 const shots = new WeakMap<SimCore, Map<number, SimShot & { readonly record: () => void }>>()
 let shotCounter = 24_000_000
 let playerCounter = 9_000
@@ -56,6 +59,7 @@ const badCredentials = () => message(401, "Bad credentials.")
 export interface DribbbleSeed {
   readonly login?: string
   readonly canUpload?: boolean
+  readonly perMinute?: number
   /** Scopes of the token (default `public upload`). */
   readonly scope?: string
 }
@@ -63,7 +67,12 @@ export interface DribbbleSeed {
 /** A player with a token: the admin CLI's `--credentials` (accessToken). */
 export const seedDribbbleAccount = (core: SimCore, input: DribbbleSeed = {}) => {
   const all = stateOf(players, core)
-  const player: Player = { id: ++playerCounter, login: input.login ?? `designer${all.size + 1}`, canUpload: input.canUpload ?? true }
+  const player: Player = {
+    id: ++playerCounter,
+    login: input.login ?? `designer${all.size + 1}`,
+    canUpload: input.canUpload ?? true,
+    perMinute: input.perMinute ?? 60
+  }
   all.set(String(player.id), player)
   const accessToken = core.issueToken(NETWORK, String(player.id), "access", null)
   stateOf(scopes, core).set(accessToken, input.scope ?? "public upload")
@@ -181,6 +190,20 @@ const handle = async (request: SimRequest, core: SimCore): Promise<SimResponse |
   const playerId = core.accountOf(NETWORK, bearerOf(request))
   if (playerId === null) return badCredentials()
   const player = stateOf(players, core).get(playerId)!
+  // Dribbble's limit: a minute's requests per account; the 429 names the reset time (epoch seconds)
+  const recent = (stateOf(calls, core).get(playerId) ?? []).filter((t) => Date.now() - t < 60_000)
+  if (recent.length >= player.perMinute) {
+    return {
+      status: 429,
+      headers: {
+        "x-ratelimit-limit": String(player.perMinute),
+        "x-ratelimit-remaining": "0",
+        "x-ratelimit-reset": String(Math.ceil((recent[0]! + 60_000) / 1000))
+      },
+      body: { message: "API rate limit exceeded." }
+    }
+  }
+  stateOf(calls, core).set(playerId, [...recent, Date.now()])
   if (method === "GET" && path === "/v2/user") return { status: 200, body: userOf(player) }
   if (method === "POST" && path === "/v2/shots") return createShot(request, core, player)
   const one = /^\/v2\/shots\/(\d+)$/.exec(path)
@@ -221,7 +244,8 @@ export const dribbbleModule: NetworkModule = {
     seedDribbbleAccount(core, {
       ...(typeof input["login"] === "string" ? { login: input["login"] } : {}),
       ...(typeof input["username"] === "string" ? { login: input["username"] } : {}),
-      ...(typeof input["canUpload"] === "boolean" ? { canUpload: input["canUpload"] } : {})
+      ...(typeof input["canUpload"] === "boolean" ? { canUpload: input["canUpload"] } : {}),
+      ...(typeof input["perMinute"] === "number" ? { perMinute: input["perMinute"] } : {})
     })
 }
 

@@ -20,6 +20,8 @@ const COMMENT_MAX = 150
 interface Business {
   readonly id: string
   readonly username: string
+  /** How long after PUBLISH_COMPLETE `post_ids` appear (the docs: up to 3 minutes); default at once. */
+  readonly postIdsAfterMs: number
 }
 
 interface Task {
@@ -31,6 +33,7 @@ interface Task {
   status: "PROCESSING_DOWNLOAD" | "PUBLISH_COMPLETE" | "FAILED"
   reason?: string
   postId?: string
+  completeAt?: number
 }
 
 const businesses = new WeakMap<SimCore, Map<string, Business>>()
@@ -62,12 +65,17 @@ const tokensFor = (core: SimCore, businessId: string, accessTtlMs = ACCESS_TTL_M
 export interface TikTokBusinessSeed {
   readonly username?: string
   readonly expiresInMs?: number
+  readonly postIdsAfterMs?: number
 }
 
 /** A business account with tokens: the admin CLI's `--credentials` (accessToken, refreshToken, expiresAt, businessId). */
 export const seedTikTokBusinessAccount = (core: SimCore, input: TikTokBusinessSeed = {}) => {
   const all = stateOf(businesses, core)
-  const business: Business = { id: `-000b${core.newId()}`, username: input.username ?? `brand${all.size + 1}` }
+  const business: Business = {
+    id: `-000b${core.newId()}`,
+    username: input.username ?? `brand${all.size + 1}`,
+    postIdsAfterMs: input.postIdsAfterMs ?? 0
+  }
   all.set(business.id, business)
   const ttl = input.expiresInMs ?? ACCESS_TTL_MS
   const t = tokensFor(core, business.id, Math.max(1, ttl))
@@ -81,6 +89,7 @@ const finish = (core: SimCore, task: Task, media: ReadonlyArray<{ readonly mime:
     const business = stateOf(businesses, core).get(task.account)!
     task.postId = String(++itemCounter)
     task.status = "PUBLISH_COMPLETE"
+    task.completeAt = Date.now()
     core.record({
       network: NETWORK,
       id: task.postId,
@@ -210,10 +219,12 @@ const handle = async (request: SimRequest, core: SimCore): Promise<SimResponse |
   if (method === "GET" && path === "/v1.3/business/publish/status/") {
     const task = stateOf(tasks, core).get(query.get("publish_id") ?? "")
     if (task === undefined || task.account !== businessId) return badParams("publish_id does not exist.")
+    // post_ids only once the post is public, which may be a while after PUBLISH_COMPLETE
+    const idShown = task.postId !== undefined && Date.now() - (task.completeAt ?? 0) >= stateOf(businesses, core).get(task.account)!.postIdsAfterMs
     return ok({
       status: task.status,
       ...(task.reason === undefined ? {} : { reason: task.reason }),
-      ...(task.postId === undefined ? {} : { post_ids: [task.postId] })
+      ...(idShown ? { post_ids: [task.postId] } : {})
     })
   }
   if (method === "GET" && path === "/v1.3/business/video/list/") {
@@ -273,6 +284,7 @@ export const tiktokBusinessModule: NetworkModule = {
   seed: (core, input) =>
     seedTikTokBusinessAccount(core, {
       ...(typeof input["username"] === "string" ? { username: input["username"] } : {}),
-      ...(typeof input["expiresInMs"] === "number" ? { expiresInMs: input["expiresInMs"] } : {})
+      ...(typeof input["expiresInMs"] === "number" ? { expiresInMs: input["expiresInMs"] } : {}),
+      ...(typeof input["postIdsAfterMs"] === "number" ? { postIdsAfterMs: input["postIdsAfterMs"] } : {})
     })
 }

@@ -108,6 +108,15 @@ describe("TikTok Business: connecting", () => {
     if (refreshed._tag === "Refreshed") expect(refreshed.credentials["accessToken"]).not.toBe(expiring.accessToken)
     expect((await run(adapter.refresh(Redacted.make({ ...expiring, refreshToken: "revoked" }))))._tag).toBe("Failed")
   })
+
+  it("TikTok busy (5xx, or too many requests) keeps the channel: the refresh is Unavailable, tried again later", async () => {
+    const expiring = account({ expiresInMs: 60_000 })
+    sim.fail({ network: "tiktok-business", op: "token", mode: "5xx", times: 1 })
+    expect((await run(adapter.refresh(Redacted.make(expiring))))._tag).toBe("Unavailable")
+    sim.fail({ network: "tiktok-business", op: "token", mode: "rate-limit", times: 1 })
+    expect((await run(adapter.refresh(Redacted.make(expiring))))._tag).toBe("Unavailable")
+    expect((await run(adapter.refresh(Redacted.make(expiring))))._tag).toBe("Refreshed")
+  })
 })
 
 describe("TikTok Business: publishing", () => {
@@ -145,6 +154,23 @@ describe("TikTok Business: publishing", () => {
     } finally {
       sim.setProcessingDelay(0)
     }
+  })
+
+  it("PUBLISH_COMPLETE without post_ids waits for them (up to 3 minutes), then the task id and the profile stand for the post", async () => {
+    const c = (await run(adapter.verify(account({ postIdsAfterMs: 60_000 })))).credentials
+    const first = await run(adapter.publish(requestFor(c, { content: "no id yet", media: [clip] })))
+    expect(first).toMatchObject({
+      _tag: "Pending",
+      waitingFor: "TikTok to make the post public",
+      retryAfterMs: 30_000,
+      progress: { completeAt: expect.any(Number) }
+    })
+    if (first._tag !== "Pending") return
+    const later = { ...first.progress, completeAt: Date.now() - 4 * 60_000 }
+    const done = published(await run(adapter.publish(requestFor(c, { content: "no id yet", media: [clip], progress: later }))))
+    expect(done.releaseId).toBe(first.progress["shareId"])
+    expect(done.releaseUrl).toMatch(/^https:\/\/www\.tiktok\.com\/@tb\w+$/)
+    expect(sim.postsOf("tiktok-business").filter((p) => p.text === "no id yet")).toHaveLength(1)
   })
 
   it("a file TikTok cannot fetch ends Rejected with TikTok's reason", async () => {
