@@ -118,6 +118,10 @@ export const makeDribbbleAdapterWith = (options: DribbbleOptions) =>
         const user = read(DribbbleUser, answer)
         if (Option.isNone(user)) return yield* connectFailedFrom(NAME, answer)
         const u = user.value
+        // only players and teams may create shots: a connection that could never post is refused now
+        if (u.can_upload_shot === false) {
+          return yield* new ConnectFailed({ message: `The Dribbble account ${u.login} may not upload shots, so nothing could be posted to it.` })
+        }
         return {
           credentials: { accessToken, login: u.login },
           profile: { accountId: String(u.id), name: u.name ?? u.login, profile: u.login, picture: u.avatar_url ?? null }

@@ -163,8 +163,11 @@ describe("Dribbble: publishing", () => {
     }
   })
 
-  it("an account that may not upload gets Dribbble's 403 with its reason", async () => {
-    const answer = await run(adapter.publish(requestFor(account({ canUpload: false }), { content: "Not a player", media: [shot] })))
+  it("an account that may not upload is refused at connect, and gets Dribbble's 403 with its reason", async () => {
+    const c = account({ canUpload: false })
+    const refused = await Effect.runPromise(Effect.either(adapter.verify(c)))
+    expect(Either.isLeft(refused) && refused.left.message).toMatch(/may not upload shots/)
+    const answer = await run(adapter.publish(requestFor(c, { content: "Not a player", media: [shot] })))
     expect(answer).toMatchObject({ _tag: "Rejected", message: expect.stringContaining("not allowed"), fix: expect.stringContaining("upload") })
   })
 
