@@ -102,13 +102,34 @@ const shapeProblem = (name: string, width: number, height: number, rules: MediaR
 
 type Planned = { readonly plan: FilePlan } | { readonly problem: string }
 
+/** Networks that take only some sizes: the largest that fits inside the image, which must scale to it exactly. */
+const exactBox = (
+  name: string,
+  width: number,
+  height: number,
+  rules: MediaRules,
+  sizes: ReadonlyArray<readonly [number, number]>
+): { readonly problem: string } | { readonly limits: { readonly maxWidth: number; readonly maxHeight: number } } => {
+  const taken = sizes.map(([w, h]) => `${w}×${h}`).join(", ")
+  const [w, h] = [...sizes].filter(([sw, sh]) => sw <= width && sh <= height).sort((a, b) => b[0] * b[1] - a[0] * a[1])[0] ?? [0, 0]
+  const scaled = fitted(width, height, w, h)
+  if (w === 0 || scaled.width !== w || scaled.height !== h) {
+    return {
+      problem: `${name} is ${width}×${height}; ${rules.networkName} takes only ${taken}. Crop or scale it to one of those, then upload it again.`
+    }
+  }
+  return { limits: { maxWidth: w, maxHeight: h } }
+}
+
 const planImage = (name: string, facts: ImageFacts, rules: MediaRules, images: ImageRules): Planned => {
   const { height, width } = shownSize(facts)
   const shape = shapeProblem(name, width, height, rules, images.aspect)
   if (shape !== null) return { problem: shape }
   const format = facts.format.toLowerCase()
   const taken = (images.formats as ReadonlyArray<string>).includes(format)
-  const limits = box(width, height, images.maxLongSide, images.maxShortSide)
+  const exact = images.exactSizes === undefined ? null : exactBox(name, width, height, rules, images.exactSizes)
+  if (exact !== null && "problem" in exact) return exact
+  const limits = exact?.limits ?? box(width, height, images.maxLongSide, images.maxShortSide)
   const size = fitted(width, height, limits.maxWidth, limits.maxHeight)
   // an animated GIF the network plays is sent as it is, when it is within the limits
   if (facts.animated && format === "gif" && taken && images.animatedGif && !size.scaled && facts.bytes <= images.maxBytes) {

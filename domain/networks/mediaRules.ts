@@ -32,6 +32,11 @@ export interface ImageRules {
   readonly aspect: AspectRange | null
   /** An animated GIF plays (kept as it is when within the limits); otherwise only its first frame is sent. */
   readonly animatedGif: boolean
+  /**
+   * The only sizes taken, width × height (Dribbble's shots): an image is scaled down to the
+   * largest that fits inside it, and refused when it is smaller than all or not their shape.
+   */
+  readonly exactSizes?: ReadonlyArray<readonly [number, number]>
 }
 
 export interface VideoRules {
@@ -596,6 +601,30 @@ const medium: MediaRules = {
   sameAspect: false
 }
 
+const dribbble: MediaRules = {
+  networkName: "Dribbble",
+  // https://developer.dribbble.com/v2/shots/ ("Create a shot"): one image, GIF, JPG or PNG,
+  // exactly 400×300, 800×600 or 1600×1200, at most 8 MB; animated GIFs play
+  images: {
+    formats: ["jpeg", "png", "gif"],
+    maxBytes: 8 * MB,
+    maxLongSide: 1600,
+    maxShortSide: 1200,
+    aspect: { min: 4 / 3, max: 4 / 3, label: "4:3 (landscape)" },
+    animatedGif: true,
+    exactSizes: [
+      [1600, 1200],
+      [800, 600],
+      [400, 300]
+    ]
+  },
+  videos: null,
+  maxImages: 1,
+  maxVideos: 0,
+  mixed: false,
+  sameAspect: false
+}
+
 /** The media rules of every network that has an adapter, and of the visual networks coming next. */
 export const networkMediaRules: Readonly<Record<string, MediaRules>> = {
   test,
@@ -622,7 +651,8 @@ export const networkMediaRules: Readonly<Record<string, MediaRules>> = {
   warpcast,
   tumblr,
   wordpress,
-  medium
+  medium,
+  dribbble
 }
 
 /**

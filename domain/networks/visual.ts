@@ -126,12 +126,16 @@ export const tiktokBusiness: Network = {
   counting: "characters",
   needs: "media",
   maxMedia: 35,
-  comments: false,
+  // the API for Business comments on the account's own posts (/business/comment/create/)
+  comments: true,
   connect: "link",
   serverKeys: ["TIKTOK_BUSINESS_CLIENT_ID", "TIKTOK_BUSINESS_CLIENT_SECRET"],
-  settings: [],
+  // TikTok's switches; a business account's posts are public (no privacy level to choose)
+  settings: tiktokSettings.slice(1).map(({ required: _, ...toggle }) => toggle),
   tools: [],
-  rules: "Up to 2200 characters. Needs 1 video, or 1 to 35 photos (a photo post). Follow-up comments are not supported."
+  rules:
+    "Up to 2200 characters. Needs 1 video, or 1 to 35 photos (a photo post), which TikTok fetches from this server's public address. " +
+    "Follow-up comments work (comments on the post, up to 150 characters each, once TikTok has made the post public)."
 }
 
 export const pinterest: Network = {

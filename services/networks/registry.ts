@@ -1,6 +1,7 @@
 // Written by `npm run networks` from the folders under services/networks/: do not edit by hand.
 import { adapters as bluesky } from "./bluesky/index.js"
 import { adapters as discord } from "./discord/index.js"
+import { adapters as dribbble } from "./dribbble/index.js"
 import { adapters as facebook } from "./facebook/index.js"
 import { adapters as gmb } from "./gmb/index.js"
 import { adapters as instagram } from "./instagram/index.js"
@@ -26,6 +27,7 @@ import { adapters as youtube } from "./youtube/index.js"
 export const networkAdapterMakers = [
   ...bluesky,
   ...discord,
+  ...dribbble,
   ...facebook,
   ...gmb,
   ...instagram,

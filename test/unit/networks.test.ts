@@ -24,7 +24,8 @@ const reference: ReadonlyArray<readonly [string, string, number, boolean, Networ
   ["youtube", "YouTube", 5000, false, "video", "link"],
   ["gmb", "Google My Business", 1500, false, null, "link"],
   ["tiktok", "TikTok", 2000, false, "media", "link"],
-  ["tiktok-business", "TikTok Business", 2200, false, "media", "link"],
+  // the reference lists no comments; the API for Business documents them (/business/comment/create/)
+  ["tiktok-business", "TikTok Business", 2200, true, "media", "link"],
   ["pinterest", "Pinterest", 500, false, "media", "link"],
   ["dribbble", "Dribbble", 40000, false, "media", "link"],
   ["discord", "Discord", 1980, true, null, "link"],

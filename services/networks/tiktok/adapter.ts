@@ -13,6 +13,7 @@ import { answerOf, connectFailedFrom, decodeForVerify, metricToday, readAllMedia
 import { NetworkDeps } from "../networkDeps.js"
 import { fromTokenAnswer, refreshOAuth } from "../oauthRefresh.js"
 import { bearerJson, call, decodeBody, excerpt, isSuccess, statusAnswer, transportAnswer, trimBase } from "../networkHttp.js"
+import { authorizeUrl, failedAnswer, inboxAnswer, postUrl, profileUrl } from "./shared.js"
 import { chunksOf, CreatorInfo, Init, rawPostIdOf, Status, TikTokError, TikTokProgress, TikTokToken, UserInfo, VideoQuery } from "./api.js"
 
 /**
@@ -101,8 +102,6 @@ const classifyTikTok = (answer: NetworkAnswer): PublishAnswer => {
   }
   return statusAnswer(NAME, response, rejection)
 }
-
-const profileUrl = (username: string | undefined) => (username === undefined ? "https://www.tiktok.com" : `https://www.tiktok.com/@${username}`)
 
 export const makeTikTokAdapterWith = (options: TikTokOptions) =>
   Effect.gen(function* () {
@@ -338,21 +337,15 @@ export const makeTikTokAdapterWith = (options: TikTokOptions) =>
         case "PUBLISH_COMPLETE": {
           // a private (SELF_ONLY) post has no public id: the publish id and the profile stand for it
           if (postId === undefined) return PublishAnswer.Published({ releaseId: progress.publishId, releaseUrl: profileUrl(c.username) })
-          const kind = progress.mode === "photo" ? "photo" : "video"
-          return PublishAnswer.Published({ releaseId: String(postId), releaseUrl: `${profileUrl(c.username)}/${kind}/${postId}` })
+          return PublishAnswer.Published({
+            releaseId: postId,
+            releaseUrl: postUrl(c.username, progress.mode === "photo" ? "photo" : "video", postId)
+          })
         }
         case "FAILED":
-          return PublishAnswer.Rejected({
-            message: `TikTok could not publish the post: ${s.fail_reason ?? "no reason given"}.`,
-            fix: /duration|size|resolution|format|frame/i.test(s.fail_reason ?? "")
-              ? "Change the video to what TikTok takes, then retry."
-              : "Check the post against TikTok's rules, then retry."
-          })
+          return failedAnswer(s.fail_reason)
         case "SEND_TO_USER_INBOX":
-          return PublishAnswer.Rejected({
-            message: "TikTok put the post in the creator's inbox as a draft instead of publishing it.",
-            fix: "Finish it in the TikTok app."
-          })
+          return inboxAnswer()
         case "PROCESSING_UPLOAD":
           return waiting(progress.uploaded === true || progress.mode !== "upload" ? "TikTok to process the video" : "the video's upload to TikTok")
         default:
@@ -410,17 +403,7 @@ export const makeTikTokAdapterWith = (options: TikTokOptions) =>
       connect: {
         kind: "link",
         authorizeUrl: ({ redirectUri, state }) =>
-          clientKey === undefined
-            ? Effect.fail(new ConnectFailed({ message: "TikTok is not set up on this server (TIKTOK_CLIENT_ID)." }))
-            : Effect.succeed(
-                `${trimBase(options.authUrl)}/v2/auth/authorize/?${new URLSearchParams({
-                  client_key: clientKey,
-                  scope: SCOPES,
-                  response_type: "code",
-                  redirect_uri: redirectUri,
-                  state
-                }).toString()}`
-              ),
+          authorizeUrl({ networkName: NAME, envName: "TIKTOK_CLIENT_ID", authUrl: options.authUrl, clientKey, scopes: SCOPES, redirectUri, state }),
         exchange: ({ code, redirectUri }) =>
           Effect.gen(function* () {
             const answer = yield* token({ grant_type: "authorization_code", code, redirect_uri: redirectUri })

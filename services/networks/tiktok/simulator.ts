@@ -8,6 +8,7 @@ import {
   type SimResponse,
   stateOf
 } from "../../../test/support/simulator/core.js"
+import { tiktokBusinessModule } from "./businessSimulator.js"
 
 /**
  * TikTok as developers.tiktok.com documents it: Login Kit (/v2/auth/authorize/ approves at
@@ -395,4 +396,4 @@ export const tiktokModule: NetworkModule = {
 }
 
 /** The simulated networks this folder adds to the simulator (test/support/simulator/registry.ts). */
-export const simulators: ReadonlyArray<NetworkModule> = [tiktokModule]
+export const simulators: ReadonlyArray<NetworkModule> = [tiktokModule, tiktokBusinessModule]

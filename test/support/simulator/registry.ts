@@ -2,6 +2,7 @@
 import type { NetworkModule } from "./core.js"
 import { simulators as blueskySimulator } from "../../../services/networks/bluesky/simulator.js"
 import { simulators as discordSimulator } from "../../../services/networks/discord/simulator.js"
+import { simulators as dribbbleSimulator } from "../../../services/networks/dribbble/simulator.js"
 import { simulators as facebookSimulator } from "../../../services/networks/facebook/simulator.js"
 import { simulators as gmbSimulator } from "../../../services/networks/gmb/simulator.js"
 import { simulators as instagramSimulator } from "../../../services/networks/instagram/simulator.js"
@@ -28,6 +29,7 @@ import { simulators as youtubeSimulator } from "../../../services/networks/youtu
 export const simulatedNetworkModules: ReadonlyArray<NetworkModule> = [
   ...blueskySimulator,
   ...discordSimulator,
+  ...dribbbleSimulator,
   ...facebookSimulator,
   ...gmbSimulator,
   ...instagramSimulator,

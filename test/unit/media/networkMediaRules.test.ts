@@ -112,6 +112,24 @@ describe("network media rules: what cannot be fixed is refused, naming the file 
       "telegram",
       [video("long.mp4", { durationSeconds: 3600, bytes: 900 * MB })],
       "long.mp4 is 1:00:00 long and cannot be made smaller than 50 MB, Telegram's limit, without spoiling it."
+    ],
+    [
+      "a square shot for Dribbble's 4:3",
+      "dribbble",
+      [image("square.png", { format: "png", width: 1000, height: 1000 })],
+      "square.png is 1000×1000 (1:1); Dribbble takes shapes from 4:3 (landscape)."
+    ],
+    [
+      "a 4:3 shot smaller than Dribbble's 400×300",
+      "dribbble",
+      [image("tiny.png", { format: "png", width: 200, height: 150 })],
+      "tiny.png is 200×150; Dribbble takes only 1600×1200, 800×600, 400×300."
+    ],
+    [
+      "a shot nearly 4:3 that would not scale to one of Dribbble's sizes exactly",
+      "dribbble",
+      [image("near.png", { format: "png", width: 1000, height: 751 })],
+      "near.png is 1000×751; Dribbble takes only"
     ]
   ])("%s", (_, network, files, message) => {
     const problems = refusals(planMedia(files, rules(network)))
@@ -164,6 +182,18 @@ describe("network media rules: what preparation fixes is planned, in words and a
       ["converted from HEVC in MP4 to H.264 in MP4", "scaled down from 2160×3840 to 1080×1920"]
     ],
     ["a 120 fps video for X drops to 60", "x", video("fast.mp4", { frameRate: 120 }), ["frame rate lowered from 120 to 60 fps"]],
+    [
+      "a 4:3 shot for Dribbble becomes the largest of its sizes inside it",
+      "dribbble",
+      image("shot.png", { format: "png", width: 1000, height: 750 }),
+      ["scaled down from 1000×750 to 800×600"]
+    ],
+    [
+      "a large 4:3 shot for Dribbble becomes 1600×1200",
+      "dribbble",
+      image("big.jpg", { width: 4000, height: 3000 }),
+      ["scaled down from 4000×3000 to 1600×1200"]
+    ],
     [
       "a WEBM with Opus for LinkedIn",
       "linkedin",
@@ -234,7 +264,8 @@ describe("network media rules as data", () => {
       "reddit",
       "slack",
       "twitch",
-      "kick"
+      "kick",
+      "dribbble"
     ]) {
       expect(networkMediaRules[id], id).toBeDefined()
     }
