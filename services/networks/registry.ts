@@ -1,10 +1,13 @@
 // Written by `npm run networks` from the folders under services/networks/: do not edit by hand.
 import { adapters as bluesky } from "./bluesky/index.js"
+import { adapters as devto } from "./devto/index.js"
 import { adapters as discord } from "./discord/index.js"
 import { adapters as facebook } from "./facebook/index.js"
 import { adapters as gmb } from "./gmb/index.js"
+import { adapters as hashnode } from "./hashnode/index.js"
 import { adapters as instagram } from "./instagram/index.js"
 import { adapters as linkedin } from "./linkedin/index.js"
+import { adapters as listmonk } from "./listmonk/index.js"
 import { adapters as mastodon } from "./mastodon/index.js"
 import { adapters as pinterest } from "./pinterest/index.js"
 import { adapters as reddit } from "./reddit/index.js"
@@ -17,11 +20,14 @@ import { adapters as youtube } from "./youtube/index.js"
 /** Every network adapter in a folder under services/networks/ (the test network is added by NetworkAdapters). */
 export const networkAdapterMakers = [
   ...bluesky,
+  ...devto,
   ...discord,
   ...facebook,
   ...gmb,
+  ...hashnode,
   ...instagram,
   ...linkedin,
+  ...listmonk,
   ...mastodon,
   ...pinterest,
   ...reddit,
