@@ -22,8 +22,9 @@ import { call, decodeBody, isSuccess, sameText, statusAnswer, transportAnswer, t
  * settled by the account's own articles (`GET /articles/me/all`), matched by title and body.
  */
 const NAME = "dev.to"
-/** dev.to takes at most four tags, each letters and digits only. */
+/** dev.to takes at most four tags, each letters and digits only, and titles of up to 128 characters (Forem's Article model). */
 const MAX_TAGS = 4
+const MAX_TITLE = 128
 
 export interface DevtoOptions {
   /** DEVTO_API_URL (default https://dev.to/api). */
@@ -88,6 +89,9 @@ const articleOf = (request: PublishRequest) =>
     const settings = request.channel.settings
     const title = textSetting(settings, "title")
     if (title === undefined) return yield* refuse("A dev.to article needs a title.", "Set the post's title setting, then retry.")
+    if ([...title].length > MAX_TITLE) {
+      return yield* refuse(`dev.to titles are at most ${MAX_TITLE} characters (${[...title].length} given).`, "Shorten the title, then retry.")
+    }
     const tags = listSetting(settings, "tags").map((t) => t.replace(/^#/, "").toLowerCase())
     if (tags.length > MAX_TAGS) return yield* refuse(`dev.to takes at most ${MAX_TAGS} tags (${tags.length} given).`, "Remove tags, then retry.")
     const badTag = tags.find((t) => !/^[a-z0-9]+$/.test(t))

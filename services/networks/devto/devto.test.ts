@@ -71,6 +71,7 @@ describe("dev.to: publishing an article", () => {
   it.each([
     [{}, /title/],
     [{ tags: ["a", "b", "c", "d", "e"] }, /at most 4 tags/],
+    [{ title: "t".repeat(129) }, /at most 128 characters/],
     [{ tags: ["c++"] }, /letters and digits/],
     [{ canonical_url: "blog/first" }, /not a web address/]
   ])("settings %j are refused before anything is sent", async (extra, message) => {

@@ -7,7 +7,8 @@ import { jsonBody, type NetworkModule, type SimCore, type SimRequest, type SimRe
  * /articles/me/all (the author's articles with body_markdown and counts). Errors are
  * `{error, status}`; an unknown key is 401 `{"error":"unauthorized","status":401}`. Forem
  * refuses a second article of the same user with the same title and body (422 "Body
- * markdown has already been taken"), more than 4 tags, and tags that are not alphanumeric.
+ * markdown has already been taken"), titles over 128 characters, more than 4 tags, and tags
+ * that are not alphanumeric.
  */
 const NETWORK = "devto"
 
@@ -56,6 +57,7 @@ const create = async (request: SimRequest, core: SimCore, account: Account): Pro
   const title = asText(article["title"]).trim()
   const markdown = asText(article["body_markdown"])
   if (title === "") return error(422, "Title can't be blank")
+  if ([...title].length > 128) return error(422, "Title is too long (maximum is 128 characters)")
   const tags = tagsOf(article["tags"])
   if (tags.length > 4) return error(422, "Tag list exceed the maximum of 4 tags")
   const bad = tags.find((t) => !/^[A-Za-z0-9]+$/.test(t))

@@ -1,7 +1,7 @@
 import { Effect, Either, Redacted } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import type { NetworkAdapter } from "../adapter.js"
-import { makeHashnodeAdapterWith } from "./adapter.js"
+import { classifyHashnode, makeHashnodeAdapterWith } from "./adapter.js"
 import { faultMatrix } from "../../../test/support/faultMatrix.js"
 import { adapterDeps, buildAdapter, imageMedia, PNG, published, requestFor, run } from "../../../test/support/networkHarness.js"
 import { startSimulatorCore, type Simulator } from "../../../test/support/simulator/core.js"
@@ -90,6 +90,17 @@ describe("Hashnode: publishing an article", () => {
       adapter.publish(requestFor(seedHashnodeAccount(sim), { content: "Body", settings: { title: title(), series: "a".repeat(24) } }))
     )
     expect(answer).toMatchObject({ _tag: "Rejected", message: expect.stringContaining("Series not found") })
+  })
+
+  it("a publication without Pro is refused with Hashnode's words and the upgrade as the fix", async () => {
+    const answer = await run(adapter.publish(requestFor(seedHashnodeAccount(sim, { pro: false }), { content: "Body", settings: { title: title() } })))
+    expect(answer).toMatchObject({ _tag: "Rejected", message: expect.stringContaining("Pro plan"), fix: expect.stringContaining("Upgrade") })
+  })
+
+  it("Hashnode's INTERNAL_SERVER_ERROR hides what happened: no answer (searched), never published or rejected", () => {
+    const body = Buffer.from(JSON.stringify({ errors: [{ message: "Internal server error", extensions: { code: "INTERNAL_SERVER_ERROR" } }] }))
+    const answer = classifyHashnode({ _tag: "Response", response: { status: 200, headers: {}, url: "https://gql.hashnode.com", body } })
+    expect(answer._tag).toBe("NoAnswer")
   })
 
   it("a revoked token is rejected with reconnect", async () => {

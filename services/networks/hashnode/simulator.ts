@@ -6,7 +6,9 @@ import { jsonBody, type NetworkModule, type SimCore, type SimRequest, type SimRe
  * `publication(id).posts`, `post(id)` and the publication's `followersCount`. The token
  * goes in `Authorization` (a `Bearer ` prefix is optional). Errors are the GraphQL shape
  * with `extensions.code` (UNAUTHENTICATED, FORBIDDEN, NOT_FOUND, BAD_USER_INPUT,
- * INTERNAL_SERVER_ERROR); request bodies over 100 KB and more than 15 tags are refused.
+ * INTERNAL_SERVER_ERROR); request bodies over 100 KB and more than 15 tags are refused, and
+ * a publication without Pro gets FORBIDDEN with Hashnode's Pro-plan message on writes and
+ * publication reads.
  * Not a GraphQL engine: the operation is told by its root field, and answers carry every
  * field the documented selections ask.
  */
@@ -24,6 +26,8 @@ interface Publication {
   readonly title: string
   readonly host: string
   readonly series: Set<string>
+  /** The API writes to (and reads the posts of) Pro publications only. */
+  readonly pro: boolean
 }
 interface Post {
   readonly id: string
@@ -41,14 +45,15 @@ const posts = new WeakMap<SimCore, Map<string, Post>>()
 /** A 24-hex-digit id, as Hashnode's ObjectIds. */
 const objectId = (core: SimCore) => Buffer.from(`${core.newId()}${core.newId()}`).toString("hex").padEnd(24, "0").slice(-24)
 
-export const seedHashnodeAccount = (core: SimCore, input: { readonly username?: string; readonly title?: string } = {}) => {
+export const seedHashnodeAccount = (core: SimCore, input: { readonly username?: string; readonly title?: string; readonly pro?: boolean } = {}) => {
   const allUsers = stateOf(users, core)
   const username = input.username ?? `writer${allUsers.size + 1}`
   const publication: Publication = {
     id: objectId(core),
     title: input.title ?? `${username}'s blog`,
     host: `${username}.hashnode.dev`,
-    series: new Set()
+    series: new Set(),
+    pro: input.pro ?? true
   }
   stateOf(publications, core).set(publication.id, publication)
   const user: User = { id: objectId(core), username, token: `${core.newId()}-${core.newId()}`, publications: [publication.id] }
@@ -62,6 +67,8 @@ export const seedHashnodeSeries = (core: SimCore, publicationId: string) => {
   stateOf(publications, core).get(publicationId)?.series.add(id)
   return id
 }
+
+const NOT_PRO = "Publication does not have an active Pro plan. Upgrade in your dashboard to access this via the API."
 
 const graphError = (message: string, code: string, status = 200): SimResponse => ({
   status,
@@ -97,6 +104,7 @@ const publish = async (core: SimCore, user: User, input: Record<string, unknown>
   const publication = stateOf(publications, core).get(publicationId)
   if (publication === undefined) return graphError("Publication not found", "NOT_FOUND")
   if (!user.publications.includes(publicationId)) return graphError("You are not allowed to publish in this publication", "FORBIDDEN")
+  if (!publication.pro) return graphError(NOT_PRO, "FORBIDDEN")
   const title = text(input["title"]).trim()
   const markdown = text(input["contentMarkdown"])
   if (title === "") return graphError("Title is required", "BAD_USER_INPUT")
@@ -165,6 +173,7 @@ const handle = (request: SimRequest, core: SimCore): Promise<SimResponse> | SimR
       const id = text(variables["id"])
       const publication = allPublications.get(id)
       if (publication === undefined) return data({ publication: null })
+      if (!publication.pro) return graphError(NOT_PRO, "FORBIDDEN")
       const visible = new Set(core.visiblePosts(NETWORK, id).map((p) => p.id))
       const mine = [...stateOf(posts, core).values()].filter((p) => p.publication === id && visible.has(p.id)).sort((a, b) => b.at - a.at)
       if (operation === "publication-numbers") return data({ publication: { followersCount: 42, posts: { totalDocuments: mine.length } } })
@@ -196,7 +205,8 @@ export const hashnodeModule: NetworkModule = {
   seed: (core, input) =>
     seedHashnodeAccount(core, {
       ...(typeof input["username"] === "string" ? { username: input["username"] } : {}),
-      ...(typeof input["title"] === "string" ? { title: input["title"] } : {})
+      ...(typeof input["title"] === "string" ? { title: input["title"] } : {}),
+      ...(typeof input["pro"] === "boolean" ? { pro: input["pro"] } : {})
     })
 }
 
