@@ -4,6 +4,7 @@ import type { MediaFacts } from "../media/preparation.js"
 import { mediaRulesOf } from "../networks/mediaRules.js"
 import { postLength } from "../networks/length.js"
 import type { Network, NetworkSetting } from "../networks/network.js"
+import { settingLimitProblems } from "../networks/settingLimits.js"
 import { RuleMessages } from "./messages.js"
 import type { MediaRef, NormalizedPost, PostEntry, PostItem } from "./normalizedPost.js"
 
@@ -106,12 +107,14 @@ const listEntryProblems = (channelName: string, network: Network, setting: Netwo
   )
 }
 
-/** Every problem of `settings` with the network's settings (required, select options, list entries), for one channel. */
-export const settingsProblems = (channelName: string, network: Network, settings: Readonly<Record<string, unknown>>): ReadonlyArray<string> =>
-  network.settings.flatMap((setting) => {
+/** Every problem of `settings` with the network's settings (required, select options, list entries, limits), for one channel. */
+export const settingsProblems = (channelName: string, network: Network, settings: Readonly<Record<string, unknown>>): ReadonlyArray<string> => [
+  ...network.settings.flatMap((setting) => {
     const problem = settingProblem(channelName, setting, settings[setting.key])
     return problem === null ? listEntryProblems(channelName, network, setting, settings[setting.key]) : [problem]
-  })
+  }),
+  ...settingLimitProblems(channelName, network, settings)
+]
 
 /**
  * PUT /posts/{id}/settings: keys the channel's network does not have are refused (spec:

@@ -201,6 +201,8 @@ describe("what the networks cannot take is refused with the spec's 400 before an
   it.each([
     ["devto", "a dev.to article without a title", {}, [], /the setting title \(Title\) is required/],
     ["hashnode", "a Hashnode article without a title", {}, [], /the setting title \(Title\) is required/],
+    ["devto", "a dev.to article with 5 tags", { title: "T", tags: ["a", "b", "c", "d", "e"] }, [], /Dev\.to takes at most 4 tags, not 5/],
+    ["hashnode", "a Hashnode article in a series named by its title", { title: "T", series: "My series" }, [], /must be a Hashnode series id/],
     ["devto", "a follow-up on dev.to", { title: "T" }, [{ content: "a comment" }], /does not take follow-up comments/],
     ["listmonk", "a follow-up on Listmonk", {}, [{ content: "more" }], /does not take follow-up comments/]
   ] as const)(

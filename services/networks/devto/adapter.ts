@@ -10,7 +10,8 @@ import {
   Statistics
 } from "../adapter.js"
 import { answerOf, connectFailedFrom, decodeForVerify, metricToday, readCredentials, unknownTool } from "../adapterKit.js"
-import { isHttpAddress, listSetting, textSetting } from "../articleSettings.js"
+import { devto } from "../../../domain/networks/publishing.js"
+import { checkSettings, listSetting, textSetting } from "../articleSettings.js"
 import { NetworkDeps, PUBLIC_MEDIA_TTL_SECONDS } from "../networkDeps.js"
 import { call, decodeBody, isSuccess, sameText, statusAnswer, transportAnswer, trimBase } from "../networkHttp.js"
 
@@ -22,9 +23,6 @@ import { call, decodeBody, isSuccess, sameText, statusAnswer, transportAnswer, t
  * settled by the account's own articles (`GET /articles/me/all`), matched by title and body.
  */
 const NAME = "dev.to"
-/** dev.to takes at most four tags, each letters and digits only, and titles of up to 128 characters (Forem's Article model). */
-const MAX_TAGS = 4
-const MAX_TITLE = 128
 
 export interface DevtoOptions {
   /** DEVTO_API_URL (default https://dev.to/api). */
@@ -83,32 +81,20 @@ export const classifyDevto = (answer: NetworkAnswer): PublishAnswer => {
 
 const refuse = (message: string, fix: string) => Effect.fail(PublishAnswer.Rejected({ message, fix }))
 
-/** The article's fields from the post's settings; what dev.to would refuse for sure is refused before sending. */
+/** The article's fields from the post's settings, checked against the catalog's rules first (dev.to would refuse them). */
 const articleOf = (request: PublishRequest) =>
   Effect.gen(function* () {
     const settings = request.channel.settings
-    const title = textSetting(settings, "title")
-    if (title === undefined) return yield* refuse("A dev.to article needs a title.", "Set the post's title setting, then retry.")
-    if ([...title].length > MAX_TITLE) {
-      return yield* refuse(`dev.to titles are at most ${MAX_TITLE} characters (${[...title].length} given).`, "Shorten the title, then retry.")
-    }
-    const tags = listSetting(settings, "tags").map((t) => t.replace(/^#/, "").toLowerCase())
-    if (tags.length > MAX_TAGS) return yield* refuse(`dev.to takes at most ${MAX_TAGS} tags (${tags.length} given).`, "Remove tags, then retry.")
-    const badTag = tags.find((t) => !/^[a-z0-9]+$/.test(t))
-    if (badTag !== undefined) {
-      return yield* refuse(`dev.to tags are letters and digits only ("${badTag}").`, "Change the tag, then retry.")
-    }
+    yield* checkSettings(devto, settings)
+    const title = textSetting(settings, "title") ?? ""
     const canonical = textSetting(settings, "canonical_url")
-    if (canonical !== undefined && !isHttpAddress(canonical)) {
-      return yield* refuse(`The canonical URL "${canonical}" is not a web address.`, "Set canonical_url to an https address, then retry.")
-    }
     const series = textSetting(settings, "series")
     const description = textSetting(settings, "description")
     return {
       title,
       body_markdown: request.item.content,
       published: true,
-      tags,
+      tags: listSetting(settings, "tags").map((t) => t.replace(/^#/, "").toLowerCase()),
       ...(canonical === undefined ? {} : { canonical_url: canonical }),
       ...(series === undefined ? {} : { series }),
       ...(description === undefined ? {} : { description })

@@ -11,7 +11,8 @@ import {
   Statistics
 } from "../adapter.js"
 import { answerOf, connectFailedFrom, decodeForVerify, metricToday, readCredentials, unknownTool } from "../adapterKit.js"
-import { isHttpAddress, listSetting, textSetting } from "../articleSettings.js"
+import { hashnode } from "../../../domain/networks/publishing.js"
+import { checkSettings, listSetting, textSetting } from "../articleSettings.js"
 import { NetworkDeps, PUBLIC_MEDIA_TTL_SECONDS } from "../networkDeps.js"
 import { call, decodeBody, excerpt, retryAfterMs, sameText, statusAnswer, transportAnswer, trimBase } from "../networkHttp.js"
 
@@ -24,8 +25,6 @@ import { call, decodeBody, excerpt, retryAfterMs, sameText, statusAnswer, transp
  * answer is settled by the publication's recent posts, matched by title and Markdown.
  */
 const NAME = "Hashnode"
-/** Hashnode takes at most 15 tags on a post. */
-const MAX_TAGS = 15
 
 export interface HashnodeOptions {
   /** HASHNODE_API_URL (default https://gql.hashnode.com). */
@@ -163,31 +162,18 @@ const slugOf = (tag: string) =>
     .replace(/[^a-z0-9]+/g, "-")
     .replace(/^-+|-+$/g, "")
 
-/** publishPost's input from the post's settings; what Hashnode would refuse for sure is refused before sending. */
+/** publishPost's input from the post's settings, checked against the catalog's rules first (Hashnode would refuse them). */
 const inputOf = (request: PublishRequest, publicationId: string) =>
   Effect.gen(function* () {
     const settings = request.channel.settings
-    const title = textSetting(settings, "title")
-    if (title === undefined) return yield* refuse("A Hashnode article needs a title.", "Set the post's title setting, then retry.")
+    yield* checkSettings(hashnode, settings)
     const tags = listSetting(settings, "tags")
-    if (tags.length > MAX_TAGS) return yield* refuse(`Hashnode takes at most ${MAX_TAGS} tags (${tags.length} given).`, "Remove tags, then retry.")
-    const badTag = tags.find((t) => slugOf(t) === "")
-    if (badTag !== undefined) return yield* refuse(`The tag "${badTag}" has no letters or digits.`, "Change the tag, then retry.")
-    const canonical = textSetting(settings, "canonical_url")
-    if (canonical !== undefined && !isHttpAddress(canonical)) {
-      return yield* refuse(`The canonical URL "${canonical}" is not a web address.`, "Set canonical_url to an https address, then retry.")
-    }
-    const series = textSetting(settings, "series")
-    if (series !== undefined && !/^[0-9a-f]{24}$/i.test(series)) {
-      return yield* refuse(
-        `The series "${series}" is not a Hashnode series id.`,
-        "Set series to the id of one of the publication's series, then retry."
-      )
-    }
     const subtitle = textSetting(settings, "subtitle")
+    const canonical = textSetting(settings, "canonical_url")
+    const series = textSetting(settings, "series")
     return {
       publicationId,
-      title,
+      title: textSetting(settings, "title") ?? "",
       contentMarkdown: request.item.content,
       ...(subtitle === undefined ? {} : { subtitle }),
       ...(tags.length === 0 ? {} : { tags: tags.map((t) => ({ slug: slugOf(t), name: t.replace(/^#/, "") })) }),

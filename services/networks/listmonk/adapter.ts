@@ -12,7 +12,8 @@ import {
   Statistics
 } from "../adapter.js"
 import { answerOf, connectFailedFrom, decodeForVerify, metricToday, readAllMedia, readCredentials, unknownTool } from "../adapterKit.js"
-import { firstLineOf, textSetting } from "../articleSettings.js"
+import { listmonk } from "../../../domain/networks/publishing.js"
+import { checkSettings, firstLineOf, textSetting } from "../articleSettings.js"
 import { NetworkDeps } from "../networkDeps.js"
 import { call, decodeBody, excerpt, isSuccess, multipart, statusAnswer, transportAnswer, trimBase } from "../networkHttp.js"
 
@@ -206,13 +207,8 @@ export const makeListmonkAdapter = Effect.gen(function* () {
   const create = (c: Stored, request: PublishRequest) =>
     Effect.gen(function* () {
       const settings = request.channel.settings
+      yield* checkSettings(listmonk, settings)
       const list = Number(textSetting(settings, "list") ?? c.listId)
-      if (!Number.isInteger(list) || list <= 0) {
-        return yield* refuse(
-          `The list "${textSetting(settings, "list") ?? ""}" is not a Listmonk list id.`,
-          "Choose a list with the lists tool, then retry."
-        )
-      }
       const subject = (textSetting(settings, "subject") ?? firstLineOf(request.item.content, SUBJECT_MAX)).slice(0, SUBJECT_MAX)
       if (subject === "") return yield* refuse("A Listmonk campaign needs a subject.", "Set the post's subject setting, then retry.")
       const body = yield* withImage(c, request)

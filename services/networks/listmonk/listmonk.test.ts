@@ -73,7 +73,7 @@ describe("Listmonk: a campaign, made then started", () => {
   it("a list that is not a number is refused before anything is sent", async () => {
     const before = sim.requests.length
     const answer = await run(adapter.publish(requestFor(seedListmonkAccount(sim), { content: "x", settings: { list: "weekly" } })))
-    expect(answer).toMatchObject({ _tag: "Rejected", message: expect.stringContaining("not a Listmonk list id") })
+    expect(answer).toMatchObject({ _tag: "Rejected", message: expect.stringContaining("must be a list id") })
     expect(sim.requests.length).toBe(before)
   })
 
