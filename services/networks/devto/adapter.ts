@@ -18,9 +18,10 @@ import { call, decodeBody, isSuccess, sameText, statusAnswer, transportAnswer, t
 /**
  * dev.to, the Forem API v1 (developers.forem.com/api/v1): an API key in the `api-key`
  * header; an article is `POST /articles` with its Markdown body, title, tags, canonical
- * URL, series and cover image (`main_image`, an address dev.to fetches). dev.to has no
- * duplicate guard to send, and no API for comments (no follow-ups); a lost answer is
- * settled by the account's own articles (`GET /articles/me/all`), matched by title and body.
+ * URL, series and cover image (`main_image`, an address dev.to fetches). There is no
+ * duplicate guard to send (though Forem refuses a second article of the same user with the
+ * same title and body) and no API for comments (no follow-ups); a lost answer is settled by
+ * the account's own articles (`GET /articles/me/all`), matched by title and body.
  */
 const NAME = "dev.to"
 

@@ -62,8 +62,8 @@ const ErrorBody = Schema.Struct({ message: Schema.String })
 /** What a publish left with Listmonk: the campaign made, not yet known to be started. */
 const Progress = Schema.Struct({ campaignId: Schema.Number })
 
-/** Statuses of a campaign that was started: it is (being) sent, so it is the post. */
-const STARTED = new Set(["running", "finished", "paused", "cancelled"])
+/** Statuses of a campaign that was started (or will send at its time): it is the post, never started again. */
+const STARTED = new Set(["scheduled", "running", "finished", "paused", "cancelled"])
 
 type Response = Parameters<Parameters<typeof statusAnswer>[2]>[0]
 
@@ -192,6 +192,9 @@ export const makeListmonkAdapter = Effect.gen(function* () {
             message: `The Listmonk campaign ${campaignId} this post made is gone (deleted on the instance).`,
             fix: "Check the instance's campaigns, then retry the post to make a new one."
           })
+        }
+        if (answer._tag === "Response" && (answer.response.status === 401 || answer.response.status === 403)) {
+          return PublishAnswer.Rejected(rejection(answer.response))
         }
         // its state is unknown: starting it blind could be a second start
         return answer._tag === "Failed"
