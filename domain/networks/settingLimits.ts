@@ -35,8 +35,10 @@ export const settingLimits: Readonly<Record<string, Readonly<Record<string, Sett
     canonical_url: { webAddress: true },
     series: { shape: { pattern: /^[0-9a-f]{24}$/i, says: "a Hashnode series id (24 hexadecimal digits)" } }
   },
-  // Listmonk names lists by their numeric id (GET /api/lists)
+  // Listmonk names lists by their numeric id (GET /api/lists); its standard inputs, the
+  // subject among them, take up to 200 characters (stdInputMaxLen; some versions allow 2000)
   listmonk: {
+    subject: { maxCharacters: 200 },
     list: { shape: { pattern: /^[1-9][0-9]*$/, says: "a list id, a number (the lists tool lists them)" } }
   }
 }

@@ -28,6 +28,7 @@ import { call, decodeBody, excerpt, isSuccess, multipart, statusAnswer, transpor
  * continued (started), never made again, and a campaign is never started twice.
  */
 const NAME = "Listmonk"
+/** Listmonk's standard inputs (the subject) take up to 200 characters. */
 const SUBJECT_MAX = 200
 
 const ListId = Schema.Union(Schema.Number, Schema.NumberFromString).pipe(Schema.int(), Schema.positive())
@@ -212,7 +213,8 @@ export const makeListmonkAdapter = Effect.gen(function* () {
       const settings = request.channel.settings
       yield* checkSettings(listmonk, settings)
       const list = Number(textSetting(settings, "list") ?? c.listId)
-      const subject = (textSetting(settings, "subject") ?? firstLineOf(request.item.content, SUBJECT_MAX)).slice(0, SUBJECT_MAX)
+      // a subject setting is at most SUBJECT_MAX (checked above); the first line is cut to it
+      const subject = textSetting(settings, "subject") ?? firstLineOf(request.item.content, SUBJECT_MAX)
       if (subject === "") return yield* refuse("A Listmonk campaign needs a subject.", "Set the post's subject setting, then retry.")
       const body = yield* withImage(c, request)
       const answer = yield* json(c, "POST", "/api/campaigns", {

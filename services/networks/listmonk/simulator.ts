@@ -89,7 +89,7 @@ const createCampaign = (request: SimRequest, core: SimCore): SimResponse => {
   const name = text(input["name"]).trim()
   const subject = text(input["subject"]).trim()
   if (name === "" || name.length > 200) return failure(400, "invalid length for `name`")
-  if (subject === "" || subject.length > 5000) return failure(400, "invalid length for `subject`")
+  if (subject === "" || subject.length > 200) return failure(400, "invalid length for `subject`")
   const ids = Array.isArray(input["lists"]) ? input["lists"].filter((x): x is number => typeof x === "number") : []
   const allLists = stateOf(lists, core)
   if (ids.length === 0 || ids.some((id) => !allLists.has(id))) return failure(400, "invalid list IDs")

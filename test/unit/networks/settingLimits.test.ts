@@ -29,6 +29,12 @@ describe("setting limits before saving", () => {
       'Blog: the setting series "My series" must be a Hashnode series id (24 hexadecimal digits).'
     ],
     [
+      "Listmonk: a long subject",
+      listmonk,
+      { subject: "s".repeat(201) },
+      "Blog: the setting subject is at most 200 characters on Listmonk (201 given)."
+    ],
+    [
       "Listmonk: a list by name",
       listmonk,
       { list: "weekly" },
