@@ -77,6 +77,15 @@ describe("Listmonk: a campaign, made then started", () => {
     expect(sim.requests.length).toBe(before)
   })
 
+  it("an image upload without an answer sends nothing: no campaign is made, safe to send again", async () => {
+    const text = `upload lost ${crypto.randomUUID()}`
+    sim.fail({ network: "listmonk", op: "media", mode: "5xx", times: 1 })
+    const answer = await run(adapter.publish(requestFor(seedListmonkAccount(sim), { content: text, media: [image] })))
+    sim.clearFaults()
+    expect(answer._tag).toBe("FailedBeforeSending")
+    expect(campaignsWith(text)).toHaveLength(0)
+  })
+
   it("a list the instance does not have is refused with Listmonk's reason; nothing is sent", async () => {
     const text = `no such list ${crypto.randomUUID()}`
     const answer = await run(adapter.publish(requestFor(seedListmonkAccount(sim), { content: text, settings: { list: "999" } })))
