@@ -22,10 +22,11 @@ import { call, decodeBody, excerpt, isSuccess, multipart, statusAnswer, transpor
  * (`Authorization: token user:token`) on the instance in the credentials. A post is a
  * campaign to one mailing list, made in two steps: `POST /api/campaigns` (a draft, Markdown
  * body, the image uploaded first with `POST /api/media` and shown at the top), then `PUT
- * /api/campaigns/{id}/status` `running`, which sends it. Listmonk has no duplicate guard:
- * the campaign's name carries the item's key, so a lost answer is settled by
- * `GET /api/campaigns?query=<key>`: a campaign that runs (or ran) is the post; a draft is
- * continued (started), never made again, and a campaign is never started twice.
+ * /api/campaigns/{id}/status` `running`, which sends it. Listmonk has no duplicate guard of
+ * its own: the campaign's name carries the item's key, asked for (`GET
+ * /api/campaigns?query=<key>`) before every create and by the search after a lost answer: a
+ * campaign that runs (or ran) is the post; a draft is continued (started), never made
+ * again, and a campaign is never started twice.
  */
 const NAME = "Listmonk"
 /** Listmonk's standard inputs (the subject) take up to 200 characters. */
@@ -211,9 +212,8 @@ export const makeListmonkAdapter = Effect.gen(function* () {
   const create = (c: Stored, request: PublishRequest) =>
     Effect.gen(function* () {
       const settings = request.channel.settings
-      yield* checkSettings(listmonk, settings)
       const list = Number(textSetting(settings, "list") ?? c.listId)
-      // a subject setting is at most SUBJECT_MAX (checked above); the first line is cut to it
+      // a subject setting is at most SUBJECT_MAX (checked by publish); the first line is cut to it
       const subject = textSetting(settings, "subject") ?? firstLineOf(request.item.content, SUBJECT_MAX)
       if (subject === "") return yield* refuse("A Listmonk campaign needs a subject.", "Set the post's subject setting, then retry.")
       const body = yield* withImage(c, request)
@@ -234,6 +234,18 @@ export const makeListmonkAdapter = Effect.gen(function* () {
       return campaign.value.data.id
     })
 
+  /** The campaign named with the item's key: Some, None (none was made), or why Listmonk could not be asked. */
+  const campaignOf = (c: Stored, itemId: string) =>
+    Effect.map(get(c, `/api/campaigns?query=${encodeURIComponent(keyOf(itemId))}&per_page=20`), (answer) => {
+      const campaigns = read(Campaigns, answer)
+      if (Option.isNone(campaigns)) {
+        const why = answer._tag === "Failed" ? answer.error._tag : `HTTP ${answer.response.status} ${excerpt(answer.response, 120)}`
+        return { _tag: "CannotTell" as const, reason: `Listmonk did not answer with its campaigns (${why})` }
+      }
+      const found = campaigns.value.data.results.find((x) => x.name.includes(`(${keyOf(itemId)})`))
+      return { _tag: "Asked" as const, found: Option.fromNullable(found) }
+    })
+
   const publish = (request: PublishRequest) =>
     answerOf(
       Effect.gen(function* () {
@@ -241,6 +253,12 @@ export const makeListmonkAdapter = Effect.gen(function* () {
         // a campaign an earlier attempt made (found by the search) is started, never made again
         const progress = Option.fromNullable(request.progress).pipe(Option.flatMap((p) => Schema.decodeUnknownOption(Progress)(p)))
         if (Option.isSome(progress)) return yield* continueWith(c, progress.value.campaignId)
+        yield* checkSettings(listmonk, request.channel.settings)
+        // the item's key is the duplicate guard: asked before every create, so even a plain
+        // retry of a post whose campaign exists never makes (or sends) a second one
+        const existing = yield* campaignOf(c, request.item.id)
+        if (existing._tag === "CannotTell") return PublishAnswer.FailedBeforeSending({ reason: existing.reason })
+        if (Option.isSome(existing.found)) return yield* continueWith(c, existing.found.value.id)
         return yield* start(c, yield* create(c, request))
       })
     )
@@ -249,17 +267,12 @@ export const makeListmonkAdapter = Effect.gen(function* () {
     Effect.gen(function* () {
       const c = yield* credentialsOf(request.channel.credentials).pipe(Effect.option)
       if (Option.isNone(c)) return SearchAnswer.CannotTell({ reason: "the channel's credentials cannot be read" })
-      const key = keyOf(request.item.id)
-      const answer = yield* get(c.value, `/api/campaigns?query=${encodeURIComponent(key)}&per_page=20`)
-      const campaigns = read(Campaigns, answer)
-      if (Option.isNone(campaigns)) {
-        const why = answer._tag === "Failed" ? answer.error._tag : `HTTP ${answer.response.status} ${excerpt(answer.response, 120)}`
-        return SearchAnswer.CannotTell({ reason: `Listmonk did not answer with its campaigns (${why})` })
-      }
-      const found = campaigns.value.data.results.find((x) => x.name.includes(`(${key})`))
-      if (found === undefined) return SearchAnswer.NotFound()
+      const asked = yield* campaignOf(c.value, request.item.id)
+      if (asked._tag === "CannotTell") return SearchAnswer.CannotTell({ reason: asked.reason })
+      if (Option.isNone(asked.found)) return SearchAnswer.NotFound()
+      const found = asked.found.value
       if (STARTED.has(found.status)) return SearchAnswer.Found({ releaseId: String(found.id), releaseUrl: campaignUrl(c.value.instance, found.id) })
-      // a draft (or scheduled) campaign was made but never started: the publish goes on by starting it
+      // a draft campaign was made but never started: the publish goes on by starting it
       return SearchAnswer.Unfinished({ progress: { campaignId: found.id } })
     })
 

@@ -123,6 +123,26 @@ describe("Listmonk: never sent twice", () => {
     expect(held[0]).toMatchObject({ id: answer.releaseId, extra: { status: "running", starts: 1 } })
   })
 
+  it("a plain second publish of the same item finds its campaign by the key: never a second campaign, never a second start", async () => {
+    const account = seedListmonkAccount(sim)
+    const item = crypto.randomUUID()
+    const text = `twice ${item}`
+    const first = published(await run(adapter.publish(requestFor(account, { content: text, itemId: item }))))
+    const again = published(await run(adapter.publish(requestFor(account, { content: text, itemId: item }))))
+    expect(again.releaseId).toBe(first.releaseId)
+    expect(campaignsWith(text)).toHaveLength(1)
+    expect(campaignsWith(text)[0]?.extra).toMatchObject({ status: "running", starts: 1 })
+  })
+
+  it("when Listmonk cannot say whether the item's campaign exists, nothing is made (safe to send again later)", async () => {
+    const text = `guard unknown ${crypto.randomUUID()}`
+    sim.fail({ network: "listmonk", op: "search", mode: "5xx", times: 1 })
+    const answer = await run(adapter.publish(requestFor(seedListmonkAccount(sim), { content: text })))
+    sim.clearFaults()
+    expect(answer._tag).toBe("FailedBeforeSending")
+    expect(campaignsWith(text)).toHaveLength(0)
+  })
+
   it("continuing a campaign that already runs never starts it again", async () => {
     const account = seedListmonkAccount(sim)
     const text = `already running ${crypto.randomUUID()}`
