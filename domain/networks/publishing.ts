@@ -54,9 +54,16 @@ export const devto: Network = {
   comments: false,
   connect: "form",
   serverKeys: [],
-  settings: [titleSetting],
+  settings: [
+    titleSetting,
+    { key: "description", label: "Description", type: "text", options: [], help: "The summary shown under the title in feeds (optional)." },
+    { key: "tags", label: "Tags", type: "list", options: [], help: "Up to 4 tags, letters and digits only (a list of text)." },
+    { key: "canonical_url", label: "Canonical URL", type: "text", options: [], help: "Where the article first appeared (optional)." },
+    { key: "series", label: "Series", type: "text", options: [], help: "The name of the series the article belongs to (optional)." }
+  ],
   tools: [],
-  rules: "An article of up to 100000 characters (Markdown) with a title. Up to 1 cover image. " + "Follow-up comments are not supported."
+  rules:
+    "An article of up to 100000 characters (Markdown) with a title and up to 4 tags. Up to 1 cover image. " + "Follow-up comments are not supported."
 }
 
 export const hashnode: Network = {
@@ -69,9 +76,16 @@ export const hashnode: Network = {
   comments: false,
   connect: "form",
   serverKeys: [],
-  settings: [],
+  settings: [
+    titleSetting,
+    { key: "subtitle", label: "Subtitle", type: "text", options: [], help: "A line under the title (optional)." },
+    { key: "tags", label: "Tags", type: "list", options: [], help: "Up to 15 tag slugs (a list of text); new tags are created." },
+    { key: "canonical_url", label: "Canonical URL", type: "text", options: [], help: "Where the article first appeared (optional)." },
+    { key: "series", label: "Series", type: "text", options: [], help: "The id of one of the publication's series (optional)." }
+  ],
   tools: [],
-  rules: "An article of up to 10000 characters (Markdown). Up to 1 cover image. Follow-up comments are not supported."
+  rules:
+    "An article of up to 10000 characters (Markdown) with a title and up to 15 tags. Up to 1 cover image. " + "Follow-up comments are not supported."
 }
 
 export const wordpress: Network = {
@@ -123,7 +137,24 @@ export const listmonk: Network = {
   comments: false,
   connect: "form",
   serverKeys: [],
-  settings: [],
-  tools: [],
-  rules: "An email campaign of up to 100000000 characters. Up to 1 image. Follow-up comments are not supported."
+  settings: [
+    {
+      key: "subject",
+      label: "Subject",
+      type: "text",
+      options: [],
+      help: "The e-mail's subject. Left out: the text's first line (up to 200 characters)."
+    },
+    {
+      key: "list",
+      label: "List",
+      type: "text",
+      options: [],
+      help: "Id of the mailing list to send to; list them with the lists tool. Left out: the channel's list."
+    }
+  ],
+  tools: [{ methodName: "lists", description: "List the instance's mailing lists (id, name, subscribers).", dataSchema: [] }],
+  rules:
+    "An email campaign of up to 100000000 characters (Markdown), sent to one mailing list (the channel's unless the " +
+    "post names one). Up to 1 image. Follow-up comments are not supported."
 }

@@ -4,6 +4,7 @@ import type { MediaFacts } from "../media/preparation.js"
 import { mediaRulesOf } from "../networks/mediaRules.js"
 import { postLength } from "../networks/length.js"
 import type { Network, NetworkSetting } from "../networks/network.js"
+import { settingLimitProblems } from "../networks/settingLimits.js"
 import { RuleMessages } from "./messages.js"
 import type { MediaRef, NormalizedPost, PostEntry, PostItem } from "./normalizedPost.js"
 
@@ -119,15 +120,17 @@ const idListProblems = (channelName: string, network: Network, setting: NetworkS
     ? [RuleMessages.settingNotIds(channelName, setting.key)]
     : []
 
-/** Every problem of `settings` with the network's settings (required, select options, list entries, ids), for one channel. */
-export const settingsProblems = (channelName: string, network: Network, settings: Readonly<Record<string, unknown>>): ReadonlyArray<string> =>
-  network.settings.flatMap((setting) => {
+/** Every problem of `settings` with the network's settings (required, select options, list entries, ids, limits), for one channel. */
+export const settingsProblems = (channelName: string, network: Network, settings: Readonly<Record<string, unknown>>): ReadonlyArray<string> => [
+  ...network.settings.flatMap((setting) => {
     const value = settings[setting.key]
     const problem = settingProblem(channelName, setting, value)
     return problem === null
       ? [...idListProblems(channelName, network, setting, value), ...listEntryProblems(channelName, network, setting, value)]
       : [problem]
-  })
+  }),
+  ...settingLimitProblems(channelName, network, settings)
+]
 
 /**
  * PUT /posts/{id}/settings: keys the channel's network does not have are refused (spec:

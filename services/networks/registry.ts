@@ -1,12 +1,15 @@
 // Written by `npm run networks` from the folders under services/networks/: do not edit by hand.
 import { adapters as bluesky } from "./bluesky/index.js"
+import { adapters as devto } from "./devto/index.js"
 import { adapters as discord } from "./discord/index.js"
 import { adapters as dribbble } from "./dribbble/index.js"
 import { adapters as facebook } from "./facebook/index.js"
 import { adapters as gmb } from "./gmb/index.js"
+import { adapters as hashnode } from "./hashnode/index.js"
 import { adapters as instagram } from "./instagram/index.js"
 import { adapters as kick } from "./kick/index.js"
 import { adapters as linkedin } from "./linkedin/index.js"
+import { adapters as listmonk } from "./listmonk/index.js"
 import { adapters as mastodon } from "./mastodon/index.js"
 import { adapters as medium } from "./medium/index.js"
 import { adapters as pinterest } from "./pinterest/index.js"
@@ -26,13 +29,16 @@ import { adapters as youtube } from "./youtube/index.js"
 /** Every network adapter in a folder under services/networks/ (the test network is added by NetworkAdapters). */
 export const networkAdapterMakers = [
   ...bluesky,
+  ...devto,
   ...discord,
   ...dribbble,
   ...facebook,
   ...gmb,
+  ...hashnode,
   ...instagram,
   ...kick,
   ...linkedin,
+  ...listmonk,
   ...mastodon,
   ...medium,
   ...pinterest,

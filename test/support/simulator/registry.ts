@@ -1,14 +1,17 @@
 // Written by `npm run networks` from the folders under services/networks/: do not edit by hand.
 import type { NetworkModule } from "./core.js"
 import { simulators as blueskySimulator } from "../../../services/networks/bluesky/simulator.js"
+import { simulators as devtoSimulator } from "../../../services/networks/devto/simulator.js"
 import { simulators as discordSimulator } from "../../../services/networks/discord/simulator.js"
 import { simulators as dribbbleSimulator } from "../../../services/networks/dribbble/simulator.js"
 import { simulators as facebookSimulator } from "../../../services/networks/facebook/simulator.js"
 import { simulators as gmbSimulator } from "../../../services/networks/gmb/simulator.js"
+import { simulators as hashnodeSimulator } from "../../../services/networks/hashnode/simulator.js"
 import { simulators as instagramSimulator } from "../../../services/networks/instagram/simulator.js"
 import { simulators as instagramStandaloneSimulator } from "../../../services/networks/instagram/standaloneSimulator.js"
 import { simulators as kickSimulator } from "../../../services/networks/kick/simulator.js"
 import { simulators as linkedinSimulator } from "../../../services/networks/linkedin/simulator.js"
+import { simulators as listmonkSimulator } from "../../../services/networks/listmonk/simulator.js"
 import { simulators as mastodonSimulator } from "../../../services/networks/mastodon/simulator.js"
 import { simulators as mediumSimulator } from "../../../services/networks/medium/simulator.js"
 import { simulators as pinterestSimulator } from "../../../services/networks/pinterest/simulator.js"
@@ -28,14 +31,17 @@ import { simulators as youtubeSimulator } from "../../../services/networks/youtu
 /** Every simulated network in a folder under services/networks/. */
 export const simulatedNetworkModules: ReadonlyArray<NetworkModule> = [
   ...blueskySimulator,
+  ...devtoSimulator,
   ...discordSimulator,
   ...dribbbleSimulator,
   ...facebookSimulator,
   ...gmbSimulator,
+  ...hashnodeSimulator,
   ...instagramSimulator,
   ...instagramStandaloneSimulator,
   ...kickSimulator,
   ...linkedinSimulator,
+  ...listmonkSimulator,
   ...mastodonSimulator,
   ...mediumSimulator,
   ...pinterestSimulator,

@@ -1,0 +1,4 @@
+import { makeDevtoAdapter } from "./adapter.js"
+
+/** The adapters this folder adds to the registry (services/networks/registry.ts). */
+export const adapters = [makeDevtoAdapter] as const
