@@ -50,8 +50,8 @@ export const lemmy: Network = {
       type: "list",
       options: [],
       help:
-        "One entry per community to post in: {subreddit, title, url}, where subreddit is the community id. " +
-        "Find communities with the subreddits tool.",
+        "One entry per community to post in: {subreddit, title, url}, where subreddit is the community id or name " +
+        "(technology, or technology@lemmy.ml for one another instance federates). Find communities with the communities tool.",
       required: true
     }
   ],
@@ -60,9 +60,14 @@ export const lemmy: Network = {
       methodName: "subreddits",
       description: "Search Lemmy communities by keyword; answers their ids and titles.",
       dataSchema: [{ key: "word", type: "string", description: "Keyword to search for" }]
+    },
+    {
+      methodName: "communities",
+      description: "List the instance's communities, or find one by name; answers their ids, names and titles.",
+      dataSchema: [{ key: "name", type: "string", description: "A community's name (optional: all of them without it)" }]
     }
   ],
-  rules: "Up to 10000 characters, posted to each community listed with its own title. " + "Up to 1 photo. Follow-up comments work."
+  rules: "Up to 10000 characters, posted to each community listed with its own title. " + "Up to 1 photo (no videos). Follow-up comments work."
 }
 
 export const warpcast: Network = {

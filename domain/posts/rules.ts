@@ -85,9 +85,12 @@ const settingProblem = (channelName: string, setting: NetworkSetting, value: unk
 
 /**
  * Fields every entry of a list setting must fill, per network and setting: a Reddit post
- * in a subreddit needs its title (Reddit refuses a submit without one).
+ * in a subreddit needs its title (Reddit refuses a submit without one), and so does a Lemmy post in a community.
  */
-const listEntryFields: Readonly<Record<string, ReadonlyArray<string>>> = { "reddit subreddit": ["subreddit", "title"] }
+const listEntryFields: Readonly<Record<string, ReadonlyArray<string>>> = {
+  "reddit subreddit": ["subreddit", "title"],
+  "lemmy subreddit": ["subreddit", "title"]
+}
 
 /** An entry of a list setting as clients send it: the fields, or `{value: fields}` as the reference's clients do. */
 const entryFieldsOf = (entry: unknown): Readonly<Record<string, unknown>> => {

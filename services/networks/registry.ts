@@ -4,6 +4,7 @@ import { adapters as discord } from "./discord/index.js"
 import { adapters as facebook } from "./facebook/index.js"
 import { adapters as gmb } from "./gmb/index.js"
 import { adapters as instagram } from "./instagram/index.js"
+import { adapters as lemmy } from "./lemmy/index.js"
 import { adapters as linkedin } from "./linkedin/index.js"
 import { adapters as mastodon } from "./mastodon/index.js"
 import { adapters as pinterest } from "./pinterest/index.js"
@@ -21,6 +22,7 @@ export const networkAdapterMakers = [
   ...facebook,
   ...gmb,
   ...instagram,
+  ...lemmy,
   ...linkedin,
   ...mastodon,
   ...pinterest,

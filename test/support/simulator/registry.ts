@@ -6,6 +6,7 @@ import { simulators as facebookSimulator } from "../../../services/networks/face
 import { simulators as gmbSimulator } from "../../../services/networks/gmb/simulator.js"
 import { simulators as instagramSimulator } from "../../../services/networks/instagram/simulator.js"
 import { simulators as instagramStandaloneSimulator } from "../../../services/networks/instagram/standaloneSimulator.js"
+import { simulators as lemmySimulator } from "../../../services/networks/lemmy/simulator.js"
 import { simulators as linkedinSimulator } from "../../../services/networks/linkedin/simulator.js"
 import { simulators as mastodonSimulator } from "../../../services/networks/mastodon/simulator.js"
 import { simulators as pinterestSimulator } from "../../../services/networks/pinterest/simulator.js"
@@ -24,6 +25,7 @@ export const simulatedNetworkModules: ReadonlyArray<NetworkModule> = [
   ...gmbSimulator,
   ...instagramSimulator,
   ...instagramStandaloneSimulator,
+  ...lemmySimulator,
   ...linkedinSimulator,
   ...mastodonSimulator,
   ...pinterestSimulator,
