@@ -15,7 +15,9 @@ export const mastodon: Network = {
   serverKeys: [],
   settings: [],
   tools: [],
-  rules: "Up to 500 characters. Up to 4 photos, or 1 video. Follow-up comments work (as replies)."
+  rules:
+    "Up to 500 characters (once connected, the server's own limit: GoToSocial 5000, Pleroma 5000 …). " +
+    "Up to 4 photos, or 1 video (Pixelfed: a photo or video is required). Follow-up comments work (as replies)."
 }
 
 export const bluesky: Network = {

@@ -6,6 +6,7 @@ import { postLength } from "../networks/length.js"
 import type { Network, NetworkSetting } from "../networks/network.js"
 import { RuleMessages } from "./messages.js"
 import type { MediaRef, NormalizedPost, PostEntry, PostItem } from "./normalizedPost.js"
+import { withInstanceLimits } from "../networks/instanceLimits.js"
 
 /**
  * POST /posts rule 1 (and PUT /posts/{id}/status `schedule`): every channel is checked
@@ -231,7 +232,9 @@ const itemProblems = (
   return problems
 }
 
-const entryProblems = (channel: ChannelForRules, entry: PostEntry, context: RulesContext): ReadonlyArray<string> => {
+const entryProblems = (channelAsSaved: ChannelForRules, entry: PostEntry, context: RulesContext): ReadonlyArray<string> => {
+  // a server with its own limits (a Mastodon-API server) is checked against those it announced at connect
+  const channel = { ...channelAsSaved, network: withInstanceLimits(channelAsSaved.network, entry.settings) }
   const { name, network } = channel
   const problems: Array<string> = []
   if (channel.disabled) problems.push(RuleMessages.disabled(name))

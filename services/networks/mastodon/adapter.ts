@@ -14,6 +14,7 @@ import { answerOf, connectFailedFrom, decodeForVerify, metricToday, readAllMedia
 import { NetworkDeps } from "../networkDeps.js"
 import { bearerJson, call, decodeBody, isSuccess, multipart, sameText, statusAnswer, transportAnswer, trimBase } from "../networkHttp.js"
 import type { OutboundResponse } from "../../platform/outbound/request.js"
+import { InstanceLimitKeys } from "../../../domain/networks/instanceLimits.js"
 import { htmlToText } from "./htmlText.js"
 import { detect, InstanceV1, limitsOf, NodeInfo, NodeInfoLinks, nodeInfoHref, StoredSoftware, type Variant } from "./software.js"
 
@@ -183,8 +184,15 @@ export const makeMastodonAdapterWith = (options: MastodonOptions) =>
         if (Option.isNone(account)) return yield* connectFailedFrom(NAME, answer)
         const a = account.value
         const software = yield* softwareAt(instance.value)
+        const limits = limitsOf(software)
         return {
           credentials: { instance: instance.value, accessToken: given.accessToken, accountId: a.id, username: a.username, software },
+          // the server's own limits, so that a post is checked against them before saving (domain/networks/instanceLimits.ts)
+          defaultSettings: {
+            ...(limits.maxCharacters === null ? {} : { [InstanceLimitKeys.maxCharacters]: limits.maxCharacters }),
+            ...(limits.maxMedia === null ? {} : { [InstanceLimitKeys.maxMedia]: limits.maxMedia }),
+            ...(limits.variant.mediaRequired ? { [InstanceLimitKeys.needsMedia]: true } : {})
+          },
           profile: { accountId: `${instance.value}#${a.id}`, name: a.display_name || a.username, profile: a.username, picture: a.avatar ?? null }
         }
       })

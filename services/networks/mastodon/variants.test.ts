@@ -158,6 +158,8 @@ describe("Fediverse servers: documented differences", () => {
     )
     expect(connected.credentials).toMatchObject({ instance, software: { name: "pixelfed", reported: "pixelfed" } })
     expect(connected.profile.profile).toBe("photographer")
+    // the limits the rules check before saving (domain/networks/instanceLimits.ts)
+    expect(connected.defaultSettings).toEqual({ instance_max_characters: 500, instance_max_media: 4, instance_needs_media: true })
   })
 
   it("an instance whose NodeInfo cannot be read is told by its /api/v1/instance version; one that says nothing is Mastodon", async () => {
