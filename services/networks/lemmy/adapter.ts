@@ -107,6 +107,12 @@ const isAuthRefusal = (answer: NetworkAnswer) =>
 
 const rejection = (response: OutboundResponse) => {
   const reason = Option.getOrElse(errorOf(response), () => `HTTP ${response.status}: ${excerpt(response, 120)}`)
+  // signing in again with the stored password failed too: the password changed or the account is gone
+  if (reason === "incorrect_login" || reason === "not_logged_in")
+    return {
+      message: `Lemmy no longer accepts this channel's sign-in (${reason}).`,
+      fix: "Reconnect the channel with the account's current password, then retry."
+    }
   if (/banned|not_a_moderator|only_mods_can_post/.test(reason))
     return { message: `Lemmy refused the post: ${reason}.`, fix: "Check the account may post in the community, then retry." }
   if (/couldnt_find|not_found|deleted|locked/.test(reason))
@@ -238,13 +244,16 @@ export const makeLemmyAdapterWith = (options: LemmyOptions = {}) =>
         const answer = yield* get(c, `/api/v3/community?${new URLSearchParams({ name: entry.community }).toString()}`)
         const found = read(CommunityResponse, answer)
         if (Option.isSome(found)) return found.value.community_view.community.id
+        if (answer._tag === "Failed" || answer.response.status >= 500 || answer.response.status === 429)
+          return yield* Effect.fail(PublishAnswer.FailedBeforeSending({ reason: `the community ${entry.community} could not be looked up` }))
+        const missing = answer.response.status === 404 || Option.exists(errorOf(answer.response), (e) => e === "couldnt_find_community")
         return yield* Effect.fail(
-          answer._tag === "Response" && answer.response.status < 500
+          missing
             ? PublishAnswer.Rejected({
                 message: `Lemmy has no community ${entry.community} on this instance.`,
                 fix: "Pick the community with the communities tool (its id), then retry."
               })
-            : PublishAnswer.FailedBeforeSending({ reason: `the community ${entry.community} could not be looked up` })
+            : PublishAnswer.Rejected(rejection(answer.response))
         )
       })
 

@@ -110,7 +110,7 @@ describe("Lemmy: publishing", () => {
     const answer = await run(
       adapter.publish(requestFor({ ...c, jwt: "gone", password: "changed" }, { content: "x", settings: inCommunity("technology", "t") }))
     )
-    expect(answer._tag).toBe("Rejected")
+    expect(answer).toMatchObject({ _tag: "Rejected", fix: expect.stringContaining("current password") })
   })
 
   it("without a community and title the post is refused before anything is sent", async () => {
