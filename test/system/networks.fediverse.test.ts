@@ -193,3 +193,46 @@ describe("Fediverse servers through the Mastodon adapter", () => {
     expect(replies[0]?.replyTo).toBe(posts[0]?.id)
   }, 60_000)
 })
+
+describe("a lost answer is settled by the search where the server has no duplicate guard, never a second copy", () => {
+  it.each([
+    ["lemmy", "accept-then-reset"],
+    ["gotosocial", "accept-then-5xx"]
+  ] as const)(
+    "%s took the post but answered %s: published with the server's id, once",
+    async (which, mode) => {
+      const w = await newWorkspace()
+      const network = which === "lemmy" ? "lemmy" : "mastodon"
+      const seeded = await seedAccount(sim, network, which === "lemmy" ? {} : { software: "gotosocial" })
+      const { channelId } = await sys.admin.createChannel({
+        workspaceId: w.workspaceId,
+        network,
+        name: which,
+        customerId: null,
+        postingTimes: [],
+        credentials: which === "lemmy" ? seeded : { instance: seeded["instance"], accessToken: seeded["accessToken"] }
+      })
+      const text = unique("lost answer")
+      const settings = which === "lemmy" ? { subreddit: [{ subreddit: "scheduling", title: text }] } : {}
+      sim.fail({ network, op: "publish", mode, times: 1 })
+      const created = await w.api.post("/public/v1/posts", {
+        type: "now",
+        posts: [{ integration: { id: channelId }, value: [{ content: text }], settings }]
+      })
+      expect(created.status, created.text).toBe(200)
+      const root = await waitFor(
+        `${which}: settled`,
+        async () => {
+          const c = firstChannel(wholePost(await w.api.get(`/public/v1/posts/${createdPost(created).group}`)))
+          return ["published", "unconfirmed", "error"].includes(c.root.state) ? c.root : undefined
+        },
+        30_000
+      )
+      const held = sim.postsOf(network).filter((p) => p.text === text)
+      expect(held).toHaveLength(1)
+      expect(root.state, JSON.stringify(root.error)).toBe("published")
+      expect(root.releaseUrl).toBe(held[0]?.url)
+    },
+    60_000
+  )
+})
