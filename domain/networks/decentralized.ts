@@ -15,7 +15,9 @@ export const mastodon: Network = {
   serverKeys: [],
   settings: [],
   tools: [],
-  rules: "Up to 500 characters. Up to 4 photos, or 1 video. Follow-up comments work (as replies)."
+  rules:
+    "Up to 500 characters (once connected, the server's own limit: GoToSocial 5000, Pleroma 5000 …). " +
+    "Up to 4 photos, or 1 video (Pixelfed: a photo or video is required). Follow-up comments work (as replies)."
 }
 
 export const bluesky: Network = {
@@ -50,8 +52,8 @@ export const lemmy: Network = {
       type: "list",
       options: [],
       help:
-        "One entry per community to post in: {subreddit, title, url}, where subreddit is the community id. " +
-        "Find communities with the subreddits tool.",
+        "One entry per community to post in: {subreddit, title, url}, where subreddit is the community id or name " +
+        "(technology, or technology@lemmy.ml for one another instance federates). Find communities with the communities tool.",
       required: true
     }
   ],
@@ -60,9 +62,14 @@ export const lemmy: Network = {
       methodName: "subreddits",
       description: "Search Lemmy communities by keyword; answers their ids and titles.",
       dataSchema: [{ key: "word", type: "string", description: "Keyword to search for" }]
+    },
+    {
+      methodName: "communities",
+      description: "List the instance's communities, or find one by name; answers their ids, names and titles.",
+      dataSchema: [{ key: "name", type: "string", description: "A community's name (optional: all of them without it)" }]
     }
   ],
-  rules: "Up to 10000 characters, posted to each community listed with its own title. " + "Up to 1 photo. Follow-up comments work."
+  rules: "Up to 10000 characters, posted to each community listed with its own title. " + "Up to 1 photo (no videos). Follow-up comments work."
 }
 
 export const warpcast: Network = {

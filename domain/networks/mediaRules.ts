@@ -625,6 +625,20 @@ const dribbble: MediaRules = {
   sameAspect: false
 }
 
+const lemmy: MediaRules = {
+  networkName: "Lemmy",
+  // Lemmy stores uploads in pict-rs (join-lemmy.org/docs/administration/configuration.html,
+  // pictrs max_file_size default 20 MB; pict-rs' default max_width/max_height 10000); the
+  // adapter posts one image (the post's url, or a markdown image in a comment). Videos are
+  // an instance option, off by default: this service sends none.
+  images: { formats: ["jpeg", "png", "gif", "webp"], maxBytes: 20 * MB, maxLongSide: 10_000, maxShortSide: 10_000, aspect: null, animatedGif: true },
+  videos: null,
+  maxImages: 1,
+  maxVideos: 0,
+  mixed: false,
+  sameAspect: false
+}
+
 /** The media rules of every network that has an adapter, and of the visual networks coming next. */
 export const networkMediaRules: Readonly<Record<string, MediaRules>> = {
   test,
@@ -652,7 +666,8 @@ export const networkMediaRules: Readonly<Record<string, MediaRules>> = {
   tumblr,
   wordpress,
   medium,
-  dribbble
+  dribbble,
+  lemmy
 }
 
 /**

@@ -7,6 +7,7 @@ import type { Network, NetworkSetting } from "../networks/network.js"
 import { settingLimitProblems } from "../networks/settingLimits.js"
 import { RuleMessages } from "./messages.js"
 import type { MediaRef, NormalizedPost, PostEntry, PostItem } from "./normalizedPost.js"
+import { withInstanceLimits } from "../networks/instanceLimits.js"
 
 /**
  * POST /posts rule 1 (and PUT /posts/{id}/status `schedule`): every channel is checked
@@ -86,9 +87,12 @@ const settingProblem = (channelName: string, setting: NetworkSetting, value: unk
 
 /**
  * Fields every entry of a list setting must fill, per network and setting: a Reddit post
- * in a subreddit needs its title (Reddit refuses a submit without one).
+ * in a subreddit needs its title (Reddit refuses a submit without one), and so does a Lemmy post in a community.
  */
-const listEntryFields: Readonly<Record<string, ReadonlyArray<string>>> = { "reddit subreddit": ["subreddit", "title"] }
+const listEntryFields: Readonly<Record<string, ReadonlyArray<string>>> = {
+  "reddit subreddit": ["subreddit", "title"],
+  "lemmy subreddit": ["subreddit", "title"]
+}
 
 /** An entry of a list setting as clients send it: the fields, or `{value: fields}` as the reference's clients do. */
 const entryFieldsOf = (entry: unknown): Readonly<Record<string, unknown>> => {
@@ -247,7 +251,9 @@ const itemProblems = (
   return problems
 }
 
-const entryProblems = (channel: ChannelForRules, entry: PostEntry, context: RulesContext): ReadonlyArray<string> => {
+const entryProblems = (channelAsSaved: ChannelForRules, entry: PostEntry, context: RulesContext): ReadonlyArray<string> => {
+  // a server with its own limits (a Mastodon-API server) is checked against those it announced at connect
+  const channel = { ...channelAsSaved, network: withInstanceLimits(channelAsSaved.network, entry.settings) }
   const { name, network } = channel
   const problems: Array<string> = []
   if (channel.disabled) problems.push(RuleMessages.disabled(name))

@@ -8,6 +8,7 @@ import { adapters as gmb } from "./gmb/index.js"
 import { adapters as hashnode } from "./hashnode/index.js"
 import { adapters as instagram } from "./instagram/index.js"
 import { adapters as kick } from "./kick/index.js"
+import { adapters as lemmy } from "./lemmy/index.js"
 import { adapters as linkedin } from "./linkedin/index.js"
 import { adapters as listmonk } from "./listmonk/index.js"
 import { adapters as mastodon } from "./mastodon/index.js"
@@ -37,6 +38,7 @@ export const networkAdapterMakers = [
   ...hashnode,
   ...instagram,
   ...kick,
+  ...lemmy,
   ...linkedin,
   ...listmonk,
   ...mastodon,

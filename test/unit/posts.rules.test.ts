@@ -283,3 +283,21 @@ describe("rules: the problems list", () => {
     expect(checkPostAgainstNetworks(withUnknown, context)).toEqual([])
   })
 })
+
+describe("a server's own limits (Mastodon-API servers)", () => {
+  const masto = network({ identifier: "mastodon", maxLength: 500, maxMedia: 4 })
+  const context = (): RulesContext => ({ channels: [channel("m", "Fedi", masto)], media: (id) => library.find((m) => m.id === id) })
+
+  it("a channel whose server announced 5000 characters takes a 600-character post; one without is held to 500", () => {
+    const long = "x".repeat(600)
+    expect(checkPostAgainstNetworks(post([{ channelId: "m", items: [item(long)], settings: { instance_max_characters: 5000 } }]), context())).toEqual(
+      []
+    )
+    expect(checkPostAgainstNetworks(post([{ channelId: "m", items: [item(long)] }]), context())).toHaveLength(1)
+  })
+
+  it("a Pixelfed channel (instance_needs_media) refuses a post without a photo before saving", () => {
+    const problems = checkPostAgainstNetworks(post([{ channelId: "m", items: [item("words")], settings: { instance_needs_media: true } }]), context())
+    expect(problems).toHaveLength(1)
+  })
+})

@@ -13,14 +13,19 @@ import {
 import { answerOf, connectFailedFrom, decodeForVerify, metricToday, readAllMedia, readCredentials, unknownTool } from "../adapterKit.js"
 import { NetworkDeps } from "../networkDeps.js"
 import { bearerJson, call, decodeBody, isSuccess, multipart, sameText, statusAnswer, transportAnswer, trimBase } from "../networkHttp.js"
+import type { OutboundResponse } from "../../platform/outbound/request.js"
+import { InstanceLimitKeys } from "../../../domain/networks/instanceLimits.js"
 import { htmlToText } from "./htmlText.js"
+import { detect, InstanceV1, limitsOf, NodeInfo, NodeInfoLinks, nodeInfoHref, StoredSoftware, type Variant } from "./software.js"
 
 /**
  * Mastodon, any instance (docs.joinmastodon.org): this server registers an app on each
  * instance (POST /api/v1/apps, kept in network_apps), signs in with OAuth
  * (/oauth/authorize + /oauth/token), posts with POST /api/v1/statuses (Idempotency-Key =
  * the item id, which Mastodon honours for an hour), uploads with POST /api/v2/media, and
- * searches the account's own statuses.
+ * searches the account's own statuses. The same adapter serves the other servers that speak
+ * the Mastodon API (Pixelfed, GoToSocial, Pleroma, Akkoma, Friendica, Misskey forks): the
+ * software is read at connect and its differences applied (./software.ts).
  */
 const NAME = "Mastodon"
 
@@ -38,7 +43,9 @@ const StoredCredentials = Schema.Struct({
   instance: Schema.String,
   accessToken: Schema.String,
   accountId: Schema.optional(Schema.String),
-  username: Schema.optional(Schema.String)
+  username: Schema.optional(Schema.String),
+  /** Which server software the instance runs, read at connect (absent on channels connected before: Mastodon). */
+  software: Schema.optional(StoredSoftware)
 })
 const GivenCredentials = Schema.Struct({ instance: Schema.String, accessToken: Schema.String })
 
@@ -65,7 +72,9 @@ const Status = Schema.Struct({
 const MediaAttachment = Schema.Struct({ id: Schema.String, url: Schema.optional(Schema.NullOr(Schema.String)) })
 const App = Schema.Struct({ client_id: Schema.String, client_secret: Schema.String })
 const Token = Schema.Struct({ access_token: Schema.String })
-const ErrorBody = Schema.Struct({ error: Schema.String })
+/** Mastodon, GoToSocial, Pleroma and Friendica answer `{error}`; Pixelfed (Laravel) answers `{message}`. */
+const ErrorBody = Schema.Union(Schema.Struct({ error: Schema.String }), Schema.Struct({ message: Schema.String }))
+const reasonOf = (response: OutboundResponse) => Option.map(decodeBody(ErrorBody, response), (b) => ("error" in b ? b.error : b.message))
 
 /** An instance address as the key of its app and its channels: origin and path, no trailing slash. */
 const instanceOf = (text: string): Option.Option<string> => {
@@ -79,10 +88,13 @@ const instanceOf = (text: string): Option.Option<string> => {
 }
 
 /** Mastodon's own reason → plain language and a fix. */
-const rejection = (response: Parameters<Parameters<typeof statusAnswer>[2]>[0]) => {
-  const reason = Option.match(decodeBody(ErrorBody, response), { onNone: () => `HTTP ${response.status}`, onSome: (b) => b.error })
+const rejection = (response: OutboundResponse) => {
+  const reason = Option.getOrElse(reasonOf(response), () => `HTTP ${response.status}`)
   if (/character limit/i.test(reason)) {
     return { message: `Mastodon refused the post: ${reason}.`, fix: "Shorten the text to the instance's limit (500 characters on most), then retry." }
+  }
+  if (/empty statuses are not allowed/i.test(reason)) {
+    return { message: `The server refused the post: ${reason} (Pixelfed posts are photos or videos).`, fix: "Attach a photo or video, then retry." }
   }
   if (/record not found/i.test(reason)) {
     return {
@@ -91,6 +103,38 @@ const rejection = (response: Parameters<Parameters<typeof statusAnswer>[2]>[0]) 
     }
   }
   return { message: `Mastodon refused the post: ${reason}.`, fix: "Change the post as the message says, then retry." }
+}
+
+/** Pixelfed's answer to a repeated Idempotency-Key: 400 "Duplicate idempotency key." (the first one was taken). */
+const isRepeatRefused = (answer: NetworkAnswer) =>
+  answer._tag === "Response" &&
+  answer.response.status === 400 &&
+  Option.exists(reasonOf(answer.response), (r) => /duplicate idempotency key/i.test(r))
+
+/** What the instance's software would refuse, told before anything is uploaded. */
+const beforeSending = (request: PublishRequest, variant: Variant, maxCharacters: number | null, maxMedia: number | null, visibility: string) => {
+  const length = [...request.item.content].length
+  if (maxCharacters !== null && length > maxCharacters)
+    return PublishAnswer.Rejected({
+      message: `This ${variant.label} instance's character limit is ${maxCharacters}; the post has ${length}.`,
+      fix: `Shorten the text to ${maxCharacters} characters, then retry.`
+    })
+  if (maxMedia !== null && request.media.length > maxMedia)
+    return PublishAnswer.Rejected({
+      message: `This ${variant.label} instance takes at most ${maxMedia} files in a post; the post has ${request.media.length}.`,
+      fix: `Keep ${maxMedia} files, then retry.`
+    })
+  if (variant.mediaRequired && request.media.length === 0 && request.previousReleaseId === null)
+    return PublishAnswer.Rejected({
+      message: `${variant.label} posts are photos or videos: a post without one is refused.`,
+      fix: "Attach a photo or video, then retry (follow-up comments may be text only)."
+    })
+  if (!variant.visibilities.includes(visibility))
+    return PublishAnswer.Rejected({
+      message: `${variant.label} does not take the visibility "${visibility}".`,
+      fix: `Choose one of ${variant.visibilities.join(", ")}, then retry.`
+    })
+  return null
 }
 
 /** Mastodon's answer to POST /api/v1/statuses. */
@@ -115,6 +159,21 @@ export const makeMastodonAdapterWith = (options: MastodonOptions) =>
     const whoAmI = (instance: string, accessToken: string) =>
       call(outbound, { url: `${instance}/api/v1/accounts/verify_credentials`, headers: bearerJson(accessToken) })
 
+    /** GET answers decoded, None for anything else (no answer, an error, another shape). */
+    const readJson = <A, I>(schema: Schema.Schema<A, I>, url: string) =>
+      Effect.map(call(outbound, { url, headers: { accept: "application/json" } }), (answer) =>
+        answer._tag === "Response" && isSuccess(answer.response) ? decodeBody(schema, answer.response) : Option.none()
+      )
+
+    /** Which software the instance runs (NodeInfo first, then /api/v1/instance's version) and the limits it announces. */
+    const softwareAt = (instance: string) =>
+      Effect.gen(function* () {
+        const links = yield* readJson(NodeInfoLinks, `${instance}/.well-known/nodeinfo`)
+        const href = Option.flatMap(links, nodeInfoHref)
+        const nodeInfo = Option.isSome(href) && /^https?:\/\//.test(href.value) ? yield* readJson(NodeInfo, href.value) : Option.none()
+        return detect(nodeInfo, yield* readJson(InstanceV1, `${instance}/api/v1/instance`))
+      })
+
     const verify = (input: unknown) =>
       Effect.gen(function* () {
         const given = yield* decodeForVerify(GivenCredentials, NAME, "instance (the server's address) and accessToken")(input)
@@ -124,8 +183,16 @@ export const makeMastodonAdapterWith = (options: MastodonOptions) =>
         const account = answer._tag === "Response" && isSuccess(answer.response) ? decodeBody(Account, answer.response) : Option.none()
         if (Option.isNone(account)) return yield* connectFailedFrom(NAME, answer)
         const a = account.value
+        const software = yield* softwareAt(instance.value)
+        const limits = limitsOf(software)
         return {
-          credentials: { instance: instance.value, accessToken: given.accessToken, accountId: a.id, username: a.username },
+          credentials: { instance: instance.value, accessToken: given.accessToken, accountId: a.id, username: a.username, software },
+          // the server's own limits, so that a post is checked against them before saving (domain/networks/instanceLimits.ts)
+          defaultSettings: {
+            ...(limits.maxCharacters === null ? {} : { [InstanceLimitKeys.maxCharacters]: limits.maxCharacters }),
+            ...(limits.maxMedia === null ? {} : { [InstanceLimitKeys.maxMedia]: limits.maxMedia }),
+            ...(limits.variant.mediaRequired ? { [InstanceLimitKeys.needsMedia]: true } : {})
+          },
           profile: { accountId: `${instance.value}#${a.id}`, name: a.display_name || a.username, profile: a.username, picture: a.avatar ?? null }
         }
       })
@@ -158,7 +225,7 @@ export const makeMastodonAdapterWith = (options: MastodonOptions) =>
         onSome: Effect.succeed
       })
 
-    const uploadAll = (instance: string, token: string, request: PublishRequest) =>
+    const uploadAll = (instance: string, token: string, request: PublishRequest, variant: Variant) =>
       Effect.gen(function* () {
         const files = yield* readAllMedia(media, request.media)
         const ids: Array<string> = []
@@ -167,13 +234,17 @@ export const makeMastodonAdapterWith = (options: MastodonOptions) =>
             { name: "file", filename: file.name || `file-${index}`, mime: file.mime, bytes: file.bytes },
             { name: "description", value: request.media[index]?.alt ?? "" }
           ])
-          const answer = yield* call(outbound, {
-            url: `${instance}/api/v2/media`,
-            method: "POST",
-            headers: { authorization: `Bearer ${token}`, "content-type": form.contentType, accept: "application/json" },
-            body: form.body,
-            timeoutMs: 120_000
-          })
+          const upload = (version: "v1" | "v2") =>
+            call(outbound, {
+              url: `${instance}/api/${version}/media`,
+              method: "POST",
+              headers: { authorization: `Bearer ${token}`, "content-type": form.contentType, accept: "application/json" },
+              body: form.body,
+              timeoutMs: 120_000
+            })
+          const first = yield* upload(variant.v2Media ? "v2" : "v1")
+          // servers without /api/v2/media (Friendica, older Pixelfed) answer 404: the v1 upload does the same
+          const answer = variant.v2Media && first._tag === "Response" && first.response.status === 404 ? yield* upload("v1") : first
           const attachment = answer._tag === "Response" && isSuccess(answer.response) ? decodeBody(MediaAttachment, answer.response) : Option.none()
           if (Option.isNone(attachment)) {
             // nothing is posted before the status itself: a failed upload sent no post
@@ -210,19 +281,34 @@ export const makeMastodonAdapterWith = (options: MastodonOptions) =>
       answerOf(
         Effect.gen(function* () {
           const credentials = yield* credentialsOf(request.channel.credentials)
-          const mediaIds = yield* uploadAll(credentials.instance, credentials.accessToken, request)
-          const visibility = request.channel.settings["visibility"]
+          const { maxCharacters, maxMedia, variant } = limitsOf(credentials.software)
+          const given = request.channel.settings["visibility"]
+          const visibility = typeof given === "string" ? given : "public"
+          const problem = beforeSending(request, variant, maxCharacters, maxMedia, visibility)
+          if (problem !== null) return problem
+          const mediaIds = yield* uploadAll(credentials.instance, credentials.accessToken, request, variant)
           const answer = yield* call(outbound, {
             url: `${credentials.instance}/api/v1/statuses`,
             method: "POST",
-            headers: { ...bearerJson(credentials.accessToken), "idempotency-key": request.item.id },
+            headers: {
+              ...bearerJson(credentials.accessToken),
+              // only where the server honours it: elsewhere a lost answer is settled by the search
+              ...(variant.idempotency === "none" ? {} : { "idempotency-key": request.item.id })
+            },
             body: JSON.stringify({
               status: request.item.content,
               ...(mediaIds.length > 0 ? { media_ids: mediaIds } : {}),
               ...(request.previousReleaseId !== null ? { in_reply_to_id: request.previousReleaseId } : {}),
-              visibility: typeof visibility === "string" ? visibility : "public"
+              visibility
             })
           })
+          // Pixelfed refuses a repeated key instead of answering the first status: it is live, so find it
+          if (variant.idempotency === "refuses-repeat" && isRepeatRefused(answer)) {
+            const found = yield* search(request)
+            return found._tag === "Found"
+              ? PublishAnswer.Published({ releaseId: found.releaseId, releaseUrl: found.releaseUrl })
+              : PublishAnswer.NoAnswer({ reason: `${variant.label} says this post was already sent, and it is not listed yet` })
+          }
           return classifyMastodon(answer)
         })
       )

@@ -2,26 +2,30 @@ import {
   bearerOf,
   formBody,
   jsonBody,
-  parseMultipart,
   type NetworkModule,
+  parseMultipart,
   type SimCore,
   type SimRequest,
   type SimResponse,
   stateOf
 } from "../../../test/support/simulator/core.js"
+import { behaviours, type SimSoftware, type SoftwareBehaviour, simSoftwareOf } from "./simulatorSoftware.js"
 
 /**
  * Mastodon's API as the adapter uses it (docs.joinmastodon.org): apps, OAuth (the
  * authorize page approves at once, as `?account=` or the first account), the account,
- * media, statuses with Idempotency-Key, an account's statuses and one status.
+ * media, statuses with Idempotency-Key, an account's statuses and one status. Other servers
+ * that speak the Mastodon API are instances under `/mastodon/<software>` (pixelfed,
+ * gotosocial, pleroma, akkoma, friendica, sharkey), each answering with its documented
+ * differences (./simulatorSoftware.ts), NodeInfo and GET /api/v1/instance included.
  */
 
 const NETWORK = "mastodon"
-const MAX_CHARS = 500
 
 interface Account {
   readonly id: string
   readonly username: string
+  readonly software: SimSoftware
 }
 
 const accounts = new WeakMap<SimCore, Map<string, Account>>()
@@ -42,24 +46,28 @@ const toHtml = (text: string) =>
     .map((p) => `<p>${escapeHtml(p).replace(/\n/g, "<br />")}</p>`)
     .join("")
 
+/** The instance's address: the network's base for Mastodon, `<base>/<software>` for the others. */
+const baseOf = (core: SimCore, software: SimSoftware) => (software === "mastodon" ? core.baseOf(NETWORK) : `${core.baseOf(NETWORK)}/${software}`)
+
 const accountJson = (core: SimCore, a: Account) => ({
   id: a.id,
   username: a.username,
   acct: a.username,
   display_name: a.username[0]!.toUpperCase() + a.username.slice(1),
-  avatar: `${core.baseOf(NETWORK)}/avatars/${a.id}.png`,
+  avatar: `${baseOf(core, a.software)}/avatars/${a.id}.png`,
   followers_count: 42,
   following_count: 7,
   statuses_count: core.posts.filter((p) => p.network === NETWORK && p.account === a.id).length
 })
 
-export const seedMastodonAccount = (core: SimCore, input: { readonly username?: string } = {}) => {
+export const seedMastodonAccount = (core: SimCore, input: { readonly username?: string; readonly software?: SimSoftware } = {}) => {
   const all = stateOf(accounts, core)
+  const software = input.software ?? "mastodon"
   const username = input.username ?? `user${all.size + 1}`
-  const existing = [...all.values()].find((a) => a.username === username)
-  const account = existing ?? { id: String(100000 + all.size + 1), username }
+  const existing = [...all.values()].find((a) => a.username === username && a.software === software)
+  const account = existing ?? { id: String(100000 + all.size + 1), username, software }
   all.set(account.id, account)
-  return { instance: core.baseOf(NETWORK), accessToken: core.issueToken(NETWORK, account.id, "access", null), accountId: account.id }
+  return { instance: baseOf(core, software), accessToken: core.issueToken(NETWORK, account.id, "access", null), accountId: account.id }
 }
 
 const statusJson = (core: SimCore, post: (typeof core.posts)[number]) => ({
@@ -77,6 +85,7 @@ const statusJson = (core: SimCore, post: (typeof core.posts)[number]) => ({
 })
 
 const unauthorized: SimResponse = { status: 401, body: { error: "The access token is invalid" } }
+const refuse = (b: SoftwareBehaviour, status: number, text: string): SimResponse => ({ status, body: { [b.errorField]: text } })
 
 /** JSON or form fields of a request (Mastodon takes both). */
 const fieldsOf = (request: SimRequest): Record<string, unknown> => {
@@ -94,8 +103,58 @@ const fieldsOf = (request: SimRequest): Record<string, unknown> => {
   return out
 }
 
-const handle = (request: SimRequest, core: SimCore): SimResponse | undefined => {
-  const { method, path } = request
+/** The instance a request is for, and its path on that instance. */
+const instanceOf = (path: string): { readonly software: SimSoftware; readonly path: string } => {
+  const match = /^\/([a-z]+)(\/.*)?$/.exec(path)
+  const software = match === null ? null : simSoftwareOf(match[1]!)
+  return software === null || software === "mastodon" ? { software: "mastodon", path } : { software, path: match?.[2] ?? "/" }
+}
+
+/** NodeInfo (nodeinfo.diaspora.software/protocol) and GET /api/v1/instance: who the server is and its limits. */
+const aboutServer = (path: string, core: SimCore, software: SimSoftware, b: SoftwareBehaviour): SimResponse | undefined => {
+  const base = baseOf(core, software)
+  if (path === "/.well-known/nodeinfo")
+    return { status: 200, body: { links: [{ rel: "http://nodeinfo.diaspora.software/ns/schema/2.0", href: `${base}/nodeinfo/2.0` }] } }
+  if (path === "/nodeinfo/2.0")
+    return {
+      status: 200,
+      body: {
+        version: "2.0",
+        software: { name: b.nodeInfoName, version: b.nodeInfoVersion },
+        protocols: ["activitypub"],
+        services: { inbound: [], outbound: [] },
+        openRegistrations: false,
+        usage: { users: { total: stateOf(accounts, core).size } },
+        metadata: {}
+      }
+    }
+  if (path === "/api/v1/instance")
+    return {
+      status: 200,
+      body: {
+        uri: base,
+        title: `A ${b.nodeInfoName} instance`,
+        version: b.version,
+        ...(b.limitsIn === "max_toot_chars"
+          ? { max_toot_chars: b.maxCharacters }
+          : {
+              configuration: {
+                statuses: { max_characters: b.maxCharacters, max_media_attachments: b.maxMedia ?? 1000, characters_reserved_per_url: 23 }
+              }
+            })
+      }
+    }
+  return undefined
+}
+
+const handle = (raw: SimRequest, core: SimCore): SimResponse | undefined => {
+  const { software, path } = instanceOf(raw.path)
+  const request = { ...raw, path }
+  const b = behaviours[software]
+  const base = baseOf(core, software)
+  const { method } = request
+  const about = method === "GET" ? aboutServer(path, core, software, b) : undefined
+  if (about !== undefined) return about
   if (method === "POST" && path === "/api/v1/apps") {
     const fields = fieldsOf(request)
     const id = `app-${core.newId()}`
@@ -109,8 +168,9 @@ const handle = (request: SimRequest, core: SimCore): SimResponse | undefined => 
     const app = stateOf(apps, core).get(clientId)
     if (app === undefined || app.redirectUri !== redirectUri) return { status: 400, body: { error: "invalid_client" } }
     const wanted = request.query.get("account")
-    const account = [...stateOf(accounts, core).values()].find((a) => a.username === wanted) ?? stateOf(accounts, core).values().next().value
-    const accountId = account?.id ?? seedMastodonAccount(core, { username: wanted ?? "alice" }).accountId
+    const here = [...stateOf(accounts, core).values()].filter((a) => a.software === software)
+    const account = here.find((a) => a.username === wanted) ?? (wanted === null ? here[0] : undefined)
+    const accountId = account?.id ?? seedMastodonAccount(core, { username: wanted ?? "alice", software }).accountId
     const code = `code-${core.newId()}`
     stateOf(codes, core).set(code, { account: accountId, clientId, redirectUri })
     const target = new URL(redirectUri)
@@ -134,52 +194,59 @@ const handle = (request: SimRequest, core: SimCore): SimResponse | undefined => 
   const accountId = core.accountOf(NETWORK, bearerOf(request))
   if (accountId === null) return unauthorized
   const account = stateOf(accounts, core).get(accountId)
-  if (account === undefined) return unauthorized
+  // a token is good only on the instance that issued it
+  if (account === undefined || account.software !== software) return unauthorized
   if (method === "GET" && path === "/api/v1/accounts/verify_credentials") return { status: 200, body: accountJson(core, account) }
-  if (method === "POST" && path === "/api/v2/media") {
+  const upload = /^\/api\/(v1|v2)\/media$/.exec(path)
+  if (method === "POST" && upload !== null) {
+    if (upload[1] === "v2" && !b.v2Media) return refuse(b, 404, "Not Found")
     const { fields, files } = parseMultipart(request.headers, request.body)
     const file = files.find((f) => f.field === "file")
-    if (file === undefined) return { status: 422, body: { error: "Validation failed: File can't be blank" } }
+    if (file === undefined) return refuse(b, 422, "Validation failed: File can't be blank")
     const id = core.newId()
     stateOf(media, core).set(id, { mime: file.mime, size: file.bytes.length, alt: fields["description"] ?? "" })
-    // videos are processed after the answer, as Mastodon does: 202 without a url, ready a moment later
-    if (file.mime.startsWith("video/")) {
+    // v2: videos are processed after the answer, as Mastodon does: 202 without a url, ready a moment later
+    if (upload[1] === "v2" && file.mime.startsWith("video/")) {
       stateOf(processing, core).set(id, Date.now() + 1500)
       return { status: 202, body: { id, type: "video", url: null, description: fields["description"] ?? "" } }
     }
-    return { status: 200, body: { id, type: "image", url: `${core.baseOf(NETWORK)}/media/${id}`, description: fields["description"] ?? "" } }
+    return { status: 200, body: { id, type: file.mime.split("/")[0], url: `${base}/media/${id}`, description: fields["description"] ?? "" } }
   }
   if (method === "POST" && path === "/api/v1/statuses") {
     const key = request.headers["idempotency-key"]
     const keys = stateOf(idempotency, core)
-    const dedupe = typeof key === "string" ? `${accountId}:${key}` : null
+    const dedupe = typeof key === "string" && b.idempotency !== "ignores" ? `${accountId}:${key}` : null
     const earlier = dedupe === null ? undefined : keys.get(dedupe)
     const seen = earlier === undefined ? undefined : core.posts.find((p) => p.network === NETWORK && p.id === earlier)
-    if (seen !== undefined) return { status: 200, body: statusJson(core, seen) }
+    if (seen !== undefined)
+      return b.idempotency === "replays" ? { status: 200, body: statusJson(core, seen) } : refuse(b, 400, "Duplicate idempotency key.")
     const fields = fieldsOf(request)
     const text = typeof fields["status"] === "string" ? fields["status"] : ""
     const mediaIds = Array.isArray(fields["media_ids"]) ? fields["media_ids"].map(String) : []
-    if (text === "" && mediaIds.length === 0) return { status: 422, body: { error: "Validation failed: Text can't be blank" } }
-    if ([...text].length > MAX_CHARS) return { status: 422, body: { error: `Validation failed: Text character limit of ${MAX_CHARS} exceeded` } }
     const replyTo = typeof fields["in_reply_to_id"] === "string" ? fields["in_reply_to_id"] : null
-    if (replyTo !== null && !core.posts.some((p) => p.network === NETWORK && p.id === replyTo))
-      return { status: 404, body: { error: "Record not found" } }
+    if (b.mediaRequired && mediaIds.length === 0 && replyTo === null) return refuse(b, 403, "Empty statuses are not allowed")
+    if (text === "" && mediaIds.length === 0) return refuse(b, 422, "Validation failed: Text can't be blank")
+    if ([...text].length > b.maxCharacters) return refuse(b, 422, b.tooLong(b.maxCharacters, [...text].length))
+    if (b.maxMedia !== null && mediaIds.length > b.maxMedia) return refuse(b, 422, `Validation failed: at most ${b.maxMedia} media attachments`)
+    const visibility = typeof fields["visibility"] === "string" ? fields["visibility"] : "public"
+    if (!b.visibilities.includes(visibility)) return refuse(b, 422, `Validation failed: visibility ${visibility} is not available`)
+    if (replyTo !== null && !core.posts.some((p) => p.network === NETWORK && p.id === replyTo)) return refuse(b, 404, "Record not found")
     const known = stateOf(media, core)
-    if (mediaIds.some((id) => !known.has(id))) return { status: 422, body: { error: "Validation failed: Media attachments are invalid" } }
+    if (mediaIds.some((id) => !known.has(id))) return refuse(b, 422, "Validation failed: Media attachments are invalid")
     if (mediaIds.some((id) => Date.now() < (stateOf(processing, core).get(id) ?? 0))) {
-      return { status: 422, body: { error: "Cannot attach files that have not finished processing. Try again in a moment!" } }
+      return refuse(b, 422, "Cannot attach files that have not finished processing. Try again in a moment!")
     }
     const id = String(110000000000000 + core.posts.length + 1)
     const post = core.record({
       network: NETWORK,
       id,
-      url: `${core.baseOf(NETWORK)}/@${account.username}/${id}`,
+      url: software === "pixelfed" ? `${base}/p/${account.username}/${id}` : `${base}/@${account.username}/${id}`,
       account: accountId,
       text,
       replyTo,
       media: mediaIds.map((m) => ({ id: m, ...known.get(m)! })),
-      dedupeKey: typeof key === "string" ? key : null,
-      extra: { visibility: fields["visibility"] ?? "public" }
+      dedupeKey: dedupe === null ? null : String(key),
+      extra: { visibility, software }
     })
     if (dedupe !== null) keys.set(dedupe, id)
     return { status: 200, body: statusJson(core, post) }
@@ -188,7 +255,7 @@ const handle = (request: SimRequest, core: SimCore): SimResponse | undefined => 
   if (method === "GET" && mediaOne !== null) {
     const readyAt = stateOf(processing, core).get(mediaOne[1]!) ?? 0
     if (Date.now() < readyAt) return { status: 206, body: { id: mediaOne[1], url: null } }
-    return { status: 200, body: { id: mediaOne[1], url: `${core.baseOf(NETWORK)}/media/${mediaOne[1]}` } }
+    return { status: 200, body: { id: mediaOne[1], url: `${base}/media/${mediaOne[1]}` } }
   }
   const statusesOf = /^\/api\/v1\/accounts\/([^/]+)\/statuses$/.exec(path)
   if (method === "GET" && statusesOf !== null) {
@@ -199,28 +266,43 @@ const handle = (request: SimRequest, core: SimCore): SimResponse | undefined => 
   const one = /^\/api\/v1\/statuses\/([^/]+)$/.exec(path)
   if (method === "GET" && one !== null) {
     const post = core.posts.find((p) => p.network === NETWORK && p.id === one[1])
-    return post === undefined ? { status: 404, body: { error: "Record not found" } } : { status: 200, body: statusJson(core, post) }
+    return post === undefined ? refuse(b, 404, "Record not found") : { status: 200, body: statusJson(core, post) }
   }
   return undefined
+}
+
+/** The seed's `software` (an instance of that server), when it names one the simulator plays. */
+const softwareInput = (value: unknown): { readonly software?: SimSoftware } => {
+  const software = typeof value === "string" ? simSoftwareOf(value) : null
+  return software === null ? {} : { software }
 }
 
 export const mastodonModule: NetworkModule = {
   network: NETWORK,
   env: (base) => ({ MASTODON_URL: base }),
   handle,
-  opOf: ({ method, path }) =>
-    method === "POST" && path === "/api/v1/statuses"
+  opOf: (request) => {
+    const { method } = request
+    const { path } = instanceOf(request.path)
+    return method === "POST" && path === "/api/v1/statuses"
       ? "publish"
-      : path.startsWith("/api/v2/media")
-        ? "media"
-        : /\/accounts\/[^/]+\/statuses$/.test(path)
-          ? "search"
-          : path.startsWith("/oauth") || path === "/api/v1/apps"
-            ? "token"
-            : "account",
-  rejectBody: (status) => ({ status: status ?? 422, body: { error: `Validation failed: Text character limit of ${MAX_CHARS} exceeded` } }),
+      : path === "/.well-known/nodeinfo" || path.startsWith("/nodeinfo/")
+        ? "nodeinfo"
+        : /^\/api\/v[12]\/media/.test(path)
+          ? "media"
+          : /\/accounts\/[^/]+\/statuses$/.test(path)
+            ? "search"
+            : path.startsWith("/oauth") || path === "/api/v1/apps"
+              ? "token"
+              : "account"
+  },
+  rejectBody: (status) => ({ status: status ?? 422, body: { error: `Validation failed: Text character limit of 500 exceeded` } }),
   expiredTokenBody: () => unauthorized,
-  seed: (core, input) => seedMastodonAccount(core, { ...(typeof input["username"] === "string" ? { username: input["username"] } : {}) })
+  seed: (core, input) =>
+    seedMastodonAccount(core, {
+      ...(typeof input["username"] === "string" ? { username: input["username"] } : {}),
+      ...softwareInput(input["software"])
+    })
 }
 
 /** The simulated networks this folder adds to the simulator (test/support/simulator/registry.ts). */

@@ -10,6 +10,7 @@ import { simulators as hashnodeSimulator } from "../../../services/networks/hash
 import { simulators as instagramSimulator } from "../../../services/networks/instagram/simulator.js"
 import { simulators as instagramStandaloneSimulator } from "../../../services/networks/instagram/standaloneSimulator.js"
 import { simulators as kickSimulator } from "../../../services/networks/kick/simulator.js"
+import { simulators as lemmySimulator } from "../../../services/networks/lemmy/simulator.js"
 import { simulators as linkedinSimulator } from "../../../services/networks/linkedin/simulator.js"
 import { simulators as listmonkSimulator } from "../../../services/networks/listmonk/simulator.js"
 import { simulators as mastodonSimulator } from "../../../services/networks/mastodon/simulator.js"
@@ -40,6 +41,7 @@ export const simulatedNetworkModules: ReadonlyArray<NetworkModule> = [
   ...instagramSimulator,
   ...instagramStandaloneSimulator,
   ...kickSimulator,
+  ...lemmySimulator,
   ...linkedinSimulator,
   ...listmonkSimulator,
   ...mastodonSimulator,
