@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { Messages } from "../../domain/errors.js"
 import { WorkspaceId } from "../../domain/ids.js"
 import type { Principal } from "../../domain/roles.js"
-import type { ImportRow } from "../../protocol/actors.js"
+import { INLINE_PAYLOAD_BYTES, type ImportRow } from "../../protocol/actors.js"
 import { ImportAnswer } from "../../protocol/http/postsBulk.js"
 import { CurrentPrincipal } from "../../protocol/http/security.js"
 import { MediaRepo } from "../../services/media/mediaRepo.js"
@@ -109,6 +109,28 @@ describe("POST /public/v1/posts/import saves the file as one batch", () => {
     expect(again).toEqual(first)
     expect(await count("post_groups", w.workspaceId)).toBe(ROWS - bad)
   }, 120_000)
+
+  it("a file of the most rows a file may have is saved whole, its command and answer passed by reference", async () => {
+    const w = await workspace()
+    const ROWS = 5000
+    // ~200 bytes a row
+    const rows = Array.from({ length: ROWS }, (_, i) => ({
+      ...rowOf(w, i % 20 === 3 || i % 20 === 9 ? i + 1 : i),
+      content: `Post ${i} ${"x".repeat(150)}`
+    }))
+    const file = csvOf(rows)
+    // the command holds every row's body: larger than the file, so over what NATS carries inline
+    expect(file.length).toBeGreaterThan(INLINE_PAYLOAD_BYTES)
+    const started = Date.now()
+    const res = await importFile(w, file, "batch-max")
+    const took = Date.now() - started
+    expect(res.status).toBe(200)
+    const answer = decoded(res, ImportAnswer)
+    expect(answer).toMatchObject({ saved: ROWS, refused: 0 })
+    expect(await count("post_groups", w.workspaceId)).toBe(ROWS)
+    expect(await count("command_log", w.workspaceId)).toBe(1)
+    console.log(`${ROWS} rows imported in ${took} ms (${Math.round((ROWS / took) * 1000)} rows/s)`)
+  }, 180_000)
 
   it("a batch whose transaction fails saves no row; the same file sent again under its key saves every row once", async () => {
     const w = await workspace()
