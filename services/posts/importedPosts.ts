@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto"
 import { SqlError } from "@effect/sql/SqlError"
 import { Cause, Effect, Either, Exit, Option } from "effect"
 import { Errors, isApiError } from "../../domain/errors.js"
+import { decideWithStored } from "../../domain/idempotency.js"
 import { normalizePostBody } from "../../domain/posts/body.js"
 import { mediaIdsOf } from "../../domain/posts/mediaByPath.js"
 import type { NormalizedPost } from "../../domain/posts/normalizedPost.js"
@@ -181,22 +182,33 @@ export const makeImportedPosts = (newPosts: NewPosts, writeTogetherFirst = true)
         const channels = channelIds.length === 0 ? [] : yield* channelsRepo.findManyVersioned({ workspaceId, ids: channelIds })
         const library = yield* mediaRepo.findMany(workspaceId, mediaIds)
         const channelById = new Map(channels.map((c) => [c.id, c]))
-        const refused: Array<ImportRowAnswer> = [...answeredBefore]
+        // row keys that hold an answer already (the same file sent again while this one ran) are
+        // answered from it, as POST /posts answers a replay, and write nothing
+        const keys = rows.flatMap((r) => (r.idempotencyKey === null ? [] : [r.idempotencyKey]))
+        const kept = yield* idempotency.findMany(workspaceId, keys, now)
+        /** The rows answered without being written: refused, or replayed from their keys. */
+        const notWritten: Array<ImportRowAnswer> = [...answeredBefore]
         // every row decided by the rules before anything is written: a refused row writes nothing
         const accepted = read.flatMap(({ given, row }): ReadonlyArray<Accepted> => {
+          const stored = row.idempotencyKey === null ? undefined : kept.get(row.idempotencyKey)
+          if (stored !== undefined) {
+            const outcome = decideWithStored(stored, requestHashOf(row.body))
+            notWritten.push(outcome._tag === "Reused" ? refusedRow(row.row, Errors.idempotencyKeyReused()) : savedRow(row.row, outcome.response))
+            return []
+          }
           if (Either.isLeft(given)) {
-            refused.push(refusedRow(row.row, given.left))
+            notWritten.push(refusedRow(row.row, given.left))
             return []
           }
           const channelIds = given.right.entries.map((e) => e.channelId)
           const own = [...new Set(channelIds)].flatMap((id) => channelById.get(id) ?? [])
           const checked = checkGiven(given.right, own, library, new Map(Object.entries(row.mediaByPath)))
           if (checked.unknownChannel) {
-            refused.push(refusedRow(row.row, Errors.channelNotFound()))
+            notWritten.push(refusedRow(row.row, Errors.channelNotFound()))
             return []
           }
           if (checked.problems.length > 0) {
-            refused.push(refusedRow(row.row, Errors.fixBeforeSaving(checked.problems)))
+            notWritten.push(refusedRow(row.row, Errors.fixBeforeSaving(checked.problems)))
             return []
           }
           const { context, libraryById, post } = checked
@@ -216,7 +228,7 @@ export const makeImportedPosts = (newPosts: NewPosts, writeTogetherFirst = true)
           if (savedRows.has(a.row.row)) prepareAfter.push(newPosts.prepareFilesAhead(a.post, a.own, a.libraryById))
         }
         // the whole file's answer, in row order: it is also what the command's record keeps for a copy
-        return [...refused, ...saved].sort((a, b) => a.row - b.row)
+        return [...notWritten, ...saved].sort((a, b) => a.row - b.row)
       })
 
       const answers = yield* transactions.run(batch)

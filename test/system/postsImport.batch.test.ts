@@ -343,6 +343,30 @@ describe("the import's writer", () => {
     expect(await count("post_groups", w.workspaceId)).toBe(5)
   })
 
+  it("rows whose keys hold an answer (the same file run again) are answered from it and write nothing", async () => {
+    const epoch = await claim()
+    const w = await workspace()
+    const first = await run("together", w.workspaceId, rowsFor(w, "twice"), epoch)
+    const groups = await count("post_groups", w.workspaceId)
+    // a write rolled back leaves no row, but a sequence never goes back: it shows no write was even tried
+    const activitySerial = () => withDb(world, async (c) => String((await c.query("SELECT last_value FROM post_activity_id_seq")).rows[0].last_value))
+    const serial = await activitySerial()
+    const again = await run("together", w.workspaceId, rowsFor(w, "twice"), epoch)
+    expect(Exit.isSuccess(first) && Exit.isSuccess(again)).toBe(true)
+    const groupsOf = (exit: typeof first) => (Exit.isSuccess(exit) ? exit.value.map((r) => r.group) : [])
+    expect(groupsOf(again)).toEqual(groupsOf(first))
+    expect(groupsOf(first).every((g) => g !== undefined)).toBe(true)
+    expect(await count("post_groups", w.workspaceId)).toBe(groups)
+    expect(await activitySerial()).toBe(serial)
+    // a row changed under its key: 409 for it, as POST /posts answers
+    const changed = rowsFor(w, "twice").map((r) =>
+      r.row === 2 ? { ...r, body: { type: "draft", posts: [{ integration: { id: w.a }, value: [{ content: "Changed" }] }] } } : r
+    )
+    const third = await run("together", w.workspaceId, changed, epoch)
+    expect(Exit.isSuccess(third) ? third.value[1] : undefined).toMatchObject({ status: "refused", code: "idempotency_key_reused" })
+    expect(await count("post_groups", w.workspaceId)).toBe(groups)
+  })
+
   it("a host that lost its lease saves no row of the file", async () => {
     const lost = await claim()
     await claim()
