@@ -1,12 +1,15 @@
-import { Cause, Effect, Exit, Layer, Option } from "effect"
+import { Cause, Effect, Exit, Layer, Option, Schedule, Schema } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { Messages } from "../../domain/errors.js"
 import { WorkspaceId } from "../../domain/ids.js"
 import type { Principal } from "../../domain/roles.js"
-import { INLINE_PAYLOAD_BYTES, type ImportRow } from "../../protocol/actors.js"
+import { shardOf } from "../../domain/shards.js"
+import { ActorReplyJson, ActorRequestJson, ImportPosts, INLINE_PAYLOAD_BYTES, type ImportRow } from "../../protocol/actors.js"
 import { ImportAnswer } from "../../protocol/http/postsBulk.js"
 import { CurrentPrincipal } from "../../protocol/http/security.js"
 import { MediaRepo } from "../../services/media/mediaRepo.js"
+import { AppConfig } from "../../services/platform/config.js"
+import { Nats } from "../../services/platform/nats.js"
 import { authorize } from "../../services/platform/policy.js"
 import { SavepointRepo } from "../../services/platform/savepointRepo.js"
 import { CreatePostRepo } from "../../services/posts/createPostRepo.js"
@@ -17,6 +20,7 @@ import { PostStepsRepo } from "../../services/posts/postStepsRepo.js"
 import { PostsReadRepo } from "../../services/posts/postsReadRepo.js"
 import { TagsRepo } from "../../services/posts/tagsRepo.js"
 import { ChannelsRepo } from "../../services/repos/channelsRepo.js"
+import { makeActorRequests } from "../../services/sharding/actorRequests.js"
 import { FencedTransactions } from "../../services/sharding/fencedTransactions.js"
 import { CurrentCommand, CurrentLease, FenceStore, LeaseLost } from "../../services/sharding/fencing.js"
 import { client, decoded } from "../support/http.js"
@@ -180,6 +184,42 @@ describe("POST /public/v1/posts/import saves the file as one batch", () => {
     expect(resent.rows[10]?.status).toBe("saved")
     expect(await count("post_groups", w.workspaceId)).toBe(good)
   }, 60_000)
+})
+
+/** One ImportPosts sent to the owner of the workspace's shard as the gateway sends it, with the command id and attempt given. */
+const sendImport = (w: Ws, rows: ReadonlyArray<ImportRow>, commandId: string, attempt: number) =>
+  sys.runtime.runPromise(
+    Effect.gen(function* () {
+      const nats = yield* Nats
+      const { shardCount } = yield* AppConfig
+      const requests = yield* makeActorRequests(nats.connection)
+      const command = new ImportPosts({ rows })
+      const envelope = { commandId, attempt, principal: principalOf(w.workspaceId), command }
+      const payload = yield* Schema.encode(ActorRequestJson)({ _tag: "Inline", envelope })
+      // no owner yet (the host takes its shards as it starts): nothing ran, asked again
+      const msg = yield* requests
+        .request(nats.names.shardCommands(shardOf(w.workspaceId, shardCount)), payload, undefined, 30_000)
+        .pipe(Effect.retry({ while: (e) => e._tag === "NoOwner", schedule: Schedule.spaced("200 millis"), times: 100 }))
+      const reply = yield* Schema.decodeUnknown(ActorReplyJson)(msg.string())
+      if (reply._tag !== "Answer") return yield* Effect.dieMessage(`no answer: ${reply._tag}`)
+      return yield* Effect.flatten(Schema.deserializeExit(command, reply.exit))
+    }).pipe(Effect.scoped, Effect.orDie)
+  )
+
+describe("ImportPosts runs once", () => {
+  it("a copy of the command (sent again, or buffered) is answered from its record and saves nothing twice", async () => {
+    const w = await workspace()
+    const rows = rowsFor(w, null)
+    const commandId = crypto.randomUUID()
+    const first = await sendImport(w, rows, commandId, 1)
+    expect(first.map((r) => r.status)).toEqual(rows.map(() => "saved"))
+    // sent again after no answer: looked up first
+    expect(await sendImport(w, rows, commandId, 2)).toEqual(first)
+    // a first copy buffered somewhere: it runs, its record is refused, it is answered from the record
+    expect(await sendImport(w, rows, commandId, 1)).toEqual(first)
+    expect(await count("post_groups", w.workspaceId)).toBe(rows.length)
+    expect(await count("command_log", w.workspaceId)).toBe(1)
+  })
 })
 
 /** The import's writer as the actor host runs it, both ways: rows written together first, or one at a time from the start. */
