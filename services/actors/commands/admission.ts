@@ -35,11 +35,11 @@ export const admitCreatePosts = Effect.fnUntraced(function* (principal: Principa
 })
 
 /**
- * POST /posts/import admission, outside the mailbox: the file took its requests from the
- * rate window at the gateway. Each row's key is claimed as POST /posts claims one; a row
- * whose key is in flight already is answered here from its kept answer, else 409 like
- * POST /posts. Succeeds with the rows left to save, those answered, and the release of
- * the claimed keys.
+ * POST /posts/import admission, in the workspace's mailbox (dispatch.ts says why): the
+ * file took its requests from the rate window at the gateway. Each row's key is claimed as
+ * POST /posts claims one; a row whose key is in flight already (a POST /posts waiting with
+ * it) is answered here from its kept answer, else 409 like POST /posts. Succeeds with the
+ * rows left to save, those answered, and the release of the claimed keys.
  */
 export const admitImportPosts = Effect.fnUntraced(function* (principal: Principal, command: ImportPosts) {
   const memory = yield* WorkspaceMemory
