@@ -14,6 +14,7 @@ import {
 } from "../domain/errors.js"
 import { WorkspaceId } from "../domain/ids.js"
 import { WholePost } from "./http/postResources.js"
+import { ImportRowAnswer } from "./http/postsBulk.js"
 
 /**
  * Commands the gateway sends to a workspace's actor over NATS request/reply
@@ -61,9 +62,35 @@ export class CreatePosts extends Schema.TaggedRequest<CreatePosts>()("CreatePost
      * the body's hash (Idempotency-Key) is what the client sent.
      */
     mediaByPath: Schema.optionalWith(Schema.Record({ key: Schema.String, value: Schema.String }), { default: () => ({}) }),
-    /** A row of POST /posts/import: the import took its requests from the rate window already (services/posts/PostsImport.ts). */
+    /**
+     * The request was taken from the rate window already. Imports send ImportPosts now; a
+     * gateway of the release before it still sends each row of a file so during a rolling deploy.
+     */
     counted: Schema.optionalWith(Schema.Boolean, { default: () => false })
   }
+}) {}
+
+/** A valid row of POST /posts/import: the POST /posts body it stands for, its row key and its files found by path. */
+export const ImportRow = Schema.Struct({
+  row: Schema.Int,
+  body: Schema.Unknown,
+  /** `<file key>:row-<n>` under the file's Idempotency-Key (services/posts/PostsImport.ts), else null. */
+  idempotencyKey: Schema.NullOr(Schema.String),
+  mediaByPath: Schema.Record({ key: Schema.String, value: Schema.String })
+})
+export type ImportRow = typeof ImportRow.Type
+
+/**
+ * POST /posts/import: the file's valid rows saved as one batch, in one transaction with the
+ * command's record (all rows commit together or none). The import took its requests from
+ * the rate window already. Answers one row answer each, in the rows' order: saved, or
+ * refused with the body POST /posts would answer (a row refused at save time rolls back alone).
+ * A large file travels by reference like any large command (INLINE_PAYLOAD_BYTES).
+ */
+export class ImportPosts extends Schema.TaggedRequest<ImportPosts>()("ImportPosts", {
+  failure: Forbidden,
+  success: Schema.Array(ImportRowAnswer),
+  payload: { rows: Schema.Array(ImportRow) }
 }) {}
 
 /** The whole post after a change, rendered by the actor from what it committed. */
@@ -122,6 +149,7 @@ export class ReviewPost extends Schema.TaggedRequest<ReviewPost>()("ReviewPost",
 export const ActorCommand = Schema.Union(
   DeleteChannel,
   CreatePosts,
+  ImportPosts,
   MovePost,
   SetPostStatus,
   SetPostSettings,

@@ -1,15 +1,16 @@
 import { Cause, Context, Effect, Exit, Option, type ParseResult, Schema } from "effect"
-import type { ActorEnvelope } from "../../protocol/actors.js"
+import { type ActorEnvelope, ImportPosts } from "../../protocol/actors.js"
 import { CurrentPrincipal } from "../../protocol/http/security.js"
 import { authorize } from "../platform/policy.js"
 import { PostWriter } from "../posts/PostWriter.js"
-import { admitCreatePosts } from "./commands/admission.js"
+import { admitCreatePosts, admitImportPosts } from "./commands/admission.js"
 import { AlreadyRan, CurrentCommand, CurrentLease, FenceStore, LeaseLost } from "../sharding/fencing.js"
 import type { Mailboxes } from "../sharding/mailboxes.js"
 
 const PostsAnswer = Schema.Struct({ statusCode: Schema.Number, body: Schema.Unknown, replayed: Schema.Boolean })
 const decodeKeptCreate = Schema.decodeUnknown(PostsAnswer)
 const decodeKeptGroup = Schema.decodeUnknown(Schema.String)
+const decodeKeptImport = Schema.decodeUnknown(ImportPosts.success)
 
 /**
  * Runs one command in its workspace's mailbox, as the principal the gateway sent, after
@@ -91,6 +92,26 @@ export const dispatch = Effect.fnUntraced(function* (envelope: ActorEnvelope, ma
             )
           ),
           (kept) => decodeKeptCreate(kept).pipe(Effect.orDie)
+        )
+      )
+    case "ImportPosts":
+      // the file's rows as one batch: one transaction, one record (services/posts/importedPosts.ts).
+      // Admitted in the mailbox, not before it: a copy the gateway sends while the batch still
+      // runs (a large file takes longer than an attempt) waits its turn and is answered from the
+      // record, instead of finding every row's key in flight.
+      return yield* reply(
+        command,
+        inMailbox(
+          once(
+            admitImportPosts(principal, command).pipe(
+              Effect.flatMap(({ answered, release, toSave }) =>
+                toSave.length === 0
+                  ? Effect.succeed(answered.sort((a, b) => a.row - b.row))
+                  : writer.importPosts(toSave, answered).pipe(authorize("posts.write"), Effect.ensuring(release))
+              )
+            ),
+            (kept) => decodeKeptImport(kept).pipe(Effect.orDie)
+          )
         )
       )
     case "MovePost":

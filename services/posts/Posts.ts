@@ -6,7 +6,18 @@ import { normalizePostBody } from "../../domain/posts/body.js"
 import { postsRange } from "../../domain/posts/listRange.js"
 import { mayNameFileByPath, mediaIdsOf, pathsToResolve } from "../../domain/posts/mediaByPath.js"
 import { PostMessages } from "../../domain/posts/messages.js"
-import { CreatePosts, DeletePost, LinkRelease, MovePost, RetryPost, ReviewPost, SetPostSettings, SetPostStatus } from "../../protocol/actors.js"
+import {
+  CreatePosts,
+  DeletePost,
+  ImportPosts,
+  type ImportRow,
+  LinkRelease,
+  MovePost,
+  RetryPost,
+  ReviewPost,
+  SetPostSettings,
+  SetPostStatus
+} from "../../protocol/actors.js"
 import { CurrentPrincipal } from "../../protocol/http/security.js"
 import { ActorClient, ActorClientLive } from "../sharding/actorClient.js"
 import { MediaLibrary } from "../media/MediaLibrary.js"
@@ -120,12 +131,7 @@ export class Posts extends Effect.Service<Posts>()("posts/Posts", {
       createPosts(body, idempotencyKey, defaultCreationMethod).pipe(withSpan("Posts.create"), policyRequire("posts.write"))
 
     // made once, not per request (docs/performance.md, "Generator functions made once")
-    const createPosts = Effect.fnUntraced(function* (
-      body: unknown,
-      idempotencyKey: string | null,
-      defaultCreationMethod: "mcp" | undefined,
-      counted = false
-    ) {
+    const createPosts = Effect.fnUntraced(function* (body: unknown, idempotencyKey: string | null, defaultCreationMethod: "mcp" | undefined) {
       const { workspaceId } = yield* principal
       // with a planId: only while the body, its channels and their rules are what the preview saw
       yield* previews.checkPlan(workspaceId, body).pipe(storageDefects)
@@ -135,15 +141,21 @@ export class Posts extends Effect.Service<Posts>()("posts/Posts", {
           body,
           idempotencyKey,
           mediaByPath: byPath,
-          counted,
           ...(defaultCreationMethod === undefined ? {} : { defaultCreationMethod })
         })
       )
     })
 
-    /** A row of POST /posts/import, whose requests the import took from the rate window already. */
-    const createImported = (body: unknown, idempotencyKey: string | null) =>
-      createPosts(body, idempotencyKey, undefined, true).pipe(withSpan("Posts.createImported"), policyRequire("posts.write"))
+    /** A row of POST /posts/import's files given by path, found or imported as for POST /posts (mediaByPath). */
+    const filesOfImportedRow = (body: unknown, idempotencyKey: string | null) =>
+      Effect.flatMap(principal, ({ workspaceId }) => mediaByPath(workspaceId, body, idempotencyKey)).pipe(
+        withSpan("Posts.filesOfImportedRow"),
+        policyRequire("posts.write")
+      )
+
+    /** The valid rows of POST /posts/import, saved by the actor as one batch (ImportPosts); the file took its requests from the rate window already. */
+    const saveImported = (rows: ReadonlyArray<ImportRow>) =>
+      send(new ImportPosts({ rows })).pipe(withSpan("Posts.saveImported"), policyRequire("posts.write"))
 
     /** PUT /posts/{id}/date (the date is read by the writer, like every date of a post). */
     const move = (id: PostRef, date: string) => send(new MovePost({ postId: id, date })).pipe(withSpan("Posts.move"), policyRequire("posts.write"))
@@ -201,7 +213,23 @@ export class Posts extends Effect.Service<Posts>()("posts/Posts", {
     const linkRelease = (id: PostRef, releaseId: string, releaseUrl: string | null) =>
       send(new LinkRelease({ postId: id, releaseId, releaseUrl })).pipe(withSpan("Posts.linkRelease"), policyRequire("posts.write"))
 
-    return { list, get, create, createImported, preview, move, setStatus, setSettings, remove, review, missing, retry, linkRelease, attempts }
+    return {
+      list,
+      get,
+      create,
+      filesOfImportedRow,
+      saveImported,
+      preview,
+      move,
+      setStatus,
+      setSettings,
+      remove,
+      review,
+      missing,
+      retry,
+      linkRelease,
+      attempts
+    }
   }),
   dependencies: [PostsReadRepo.Live, ActorClientLive, NetworkAdapters.Default, MediaRepo.Live, MediaLibrary.Default, IdempotencyRepo.Live]
 }) {}

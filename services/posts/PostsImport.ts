@@ -1,10 +1,11 @@
 import { Effect, Either } from "effect"
-import { Errors, errorBody, type ApiErrorBody, type TooManyRequests } from "../../domain/errors.js"
+import { Errors, type TooManyRequests } from "../../domain/errors.js"
 import { checkIdempotencyKey, decideWithStored, MAX_IDEMPOTENCY_KEY_LENGTH, type StoredAnswer } from "../../domain/idempotency.js"
 import { normalizePostBody } from "../../domain/posts/body.js"
 import { readImportFile, requestsOf, type ImportFormat } from "../../domain/posts/importFile.js"
 import { mediaIdsOf, pathsToResolve } from "../../domain/posts/mediaByPath.js"
 import type { NormalizedPost } from "../../domain/posts/normalizedPost.js"
+import type { ImportRow } from "../../protocol/actors.js"
 import { CurrentPrincipal } from "../../protocol/http/security.js"
 import { MediaRepo } from "../media/mediaRepo.js"
 import { policyRequire } from "../platform/policy.js"
@@ -12,15 +13,10 @@ import { storageDefects } from "../platform/storageDefects.js"
 import { withSpan } from "../platform/tracing.js"
 import { ChannelsRepo } from "../repos/channelsRepo.js"
 import { IdempotencyRepo } from "./idempotencyRepo.js"
+import { refusedRow, savedRow, type ImportRowAnswer } from "./importAnswers.js"
 import { requestHashOf } from "./newPosts.js"
 import { checkGiven } from "./postCheck.js"
 import { Posts } from "./Posts.js"
-
-/** One row's answer: saved (its group and channel posts), valid (a dry run), or refused with the body POST /posts would answer. */
-export type ImportRowAnswer =
-  | { readonly row: number; readonly status: "valid" }
-  | { readonly row: number; readonly status: "saved"; readonly group: string; readonly postIds: ReadonlyArray<string> }
-  | ({ readonly row: number; readonly status: "refused" } & ApiErrorBody)
 
 export interface ImportAnswer {
   readonly dryRun: boolean
@@ -34,22 +30,14 @@ export const rowKey = (key: string, row: number) => `${key}:row-${row}`
 /** Room for `:row-5000` after the file's key. */
 const ROW_SUFFIX_ROOM = 9
 
-const refusedRow = (row: number, e: Parameters<typeof errorBody>[0]): ImportRowAnswer => ({ row, status: "refused", ...errorBody(e) })
-
-const CreatedRows = (body: unknown): { group: string; postIds: Array<string> } => {
-  const rows = Array.isArray(body) ? body : []
-  const ids = rows.flatMap((r: unknown) => (typeof r === "object" && r !== null && "postId" in r && typeof r.postId === "string" ? [r.postId] : []))
-  const first: unknown = rows[0]
-  const group = typeof first === "object" && first !== null && "group" in first && typeof first.group === "string" ? first.group : ""
-  return { group, postIds: ids }
-}
-
 /**
  * POST /posts/import (docs/api.md, "Beyond the reference API"): every row is read into the
  * POST /posts body it stands for and checked with the rules of POST /posts (postCheck.ts)
  * before anything is saved. A dry run answers there. Otherwise `admit` takes the file's
- * requests from the rate window (one per 100 rows; refused: 429 and nothing saved) and each
- * valid row is saved through POST /posts' own path, under the key `<key>:row-<n>`.
+ * requests from the rate window (one per 100 rows; refused: 429 and nothing saved), and the
+ * valid rows go to the workspace's actor as ONE command, ImportPosts, which saves them as
+ * one batch (services/posts/importedPosts.ts: all commit together or none), each row under
+ * the key `<key>:row-<n>` and written as POST /posts writes it.
  */
 export class PostsImport extends Effect.Service<PostsImport>()("posts/PostsImport", {
   effect: Effect.gen(function* () {
@@ -136,29 +124,42 @@ export class PostsImport extends Effect.Service<PostsImport>()("posts/PostsImpor
               checked.flatMap((c) => ("body" in c ? [rowKey(key, c.row)] : [])),
               now
             )
-      // every valid row saved through POST /posts' own path, answered in row order
-      const rows = yield* Effect.forEach(
+      // rows kept already are answered here; the others' files given by path are found or
+      // imported first, at the edge, as POST /posts does (the actor never waits on the network)
+      const settled = new Map<number, ImportRowAnswer>()
+      const toSave: Array<ImportRow> = []
+      yield* Effect.forEach(
         checked,
         (c) => {
-          if ("refused" in c && c.refused !== undefined) return Effect.succeed<ImportRowAnswer>(refusedRow(c.row, c.refused))
-          const stored = key === null ? undefined : kept.get(rowKey(key, c.row))
+          if ("refused" in c && c.refused !== undefined) return Effect.sync(() => void settled.set(c.row, refusedRow(c.row, c.refused)))
+          const rowKeyOf = key === null ? null : rowKey(key, c.row)
+          const stored = rowKeyOf === null ? undefined : kept.get(rowKeyOf)
           if (stored !== undefined) {
             const outcome = decideWithStored(stored, requestHashOf(c.body))
-            return Effect.succeed<ImportRowAnswer>(
-              outcome._tag === "Reused"
-                ? refusedRow(c.row, Errors.idempotencyKeyReused())
-                : { row: c.row, status: "saved", ...CreatedRows(outcome.response) }
+            return Effect.sync(
+              () =>
+                void settled.set(
+                  c.row,
+                  outcome._tag === "Reused" ? refusedRow(c.row, Errors.idempotencyKeyReused()) : savedRow(c.row, outcome.response)
+                )
             )
           }
-          return posts.createImported(c.body, key === null ? null : rowKey(key, c.row)).pipe(
-            Effect.map((saved): ImportRowAnswer => ({ row: c.row, status: "saved", ...CreatedRows(saved.body) })),
-            // a row refused at saving (a channel changed since the check) is answered like one refused before
-            Effect.catchAll((e) => Effect.succeed(refusedRow(c.row, e)))
+          return posts.filesOfImportedRow(c.body, rowKeyOf).pipe(
+            Effect.match({
+              onFailure: (e) => void settled.set(c.row, refusedRow(c.row, e)),
+              onSuccess: (mediaByPath) => void toSave.push({ row: c.row, body: c.body, idempotencyKey: rowKeyOf, mediaByPath })
+            })
           )
         },
-        // the actor runs them one at a time; more in flight keeps its mailbox fed across the NATS round trips
-        { concurrency: 16 }
+        // most rows give no file by path and cost nothing here; the others wait on the network
+        { concurrency: 16, discard: true }
       )
+      // every row left saved as one batch: all of them commit together, or none
+      if (toSave.length > 0) {
+        const saved = yield* posts.saveImported(toSave.sort((a, b) => a.row - b.row))
+        for (const r of saved) settled.set(r.row, r)
+      }
+      const rows = checked.map((c) => settled.get(c.row) ?? refusedRow(c.row, Errors.idempotencyRunning()))
       return answer(rows)
     })
 

@@ -63,10 +63,37 @@ export const makeIdempotencyRepo = Effect.gen(function* () {
       Effect.catchTag("SqlError", Effect.die)
     )
 
+  /**
+   * Keeps the successful answers of many keys in one statement (an import's rows), in the
+   * caller's transaction. Answers the keys it could not keep: a live record of another
+   * owner holds them (then the caller's transaction must not commit its rows as they are).
+   */
+  const saveMany = (
+    workspaceId: string,
+    answers: ReadonlyArray<{ readonly key: string; readonly requestHash: string; readonly statusCode: number; readonly body: unknown }>,
+    now: Date
+  ) =>
+    answers.length === 0
+      ? Effect.succeed([] as ReadonlyArray<string>)
+      : sql<{ key: string }>`
+      INSERT INTO idempotency_keys ${sql.insert(
+        answers.map((a) => ({ workspaceId, key: a.key, requestHash: a.requestHash, statusCode: a.statusCode, response: JSON.stringify(a.body) }))
+      )}
+      ON CONFLICT (workspace_id, key) DO UPDATE SET request_hash = EXCLUDED.request_hash, status_code = EXCLUDED.status_code,
+        response = EXCLUDED.response, created_at = now()
+      WHERE idempotency_keys.created_at <= ${keptSince(now)}
+      RETURNING key`.pipe(
+          Effect.map((rows) => {
+            const kept = new Set(rows.map((r) => r.key))
+            return answers.flatMap((a) => (kept.has(a.key) ? [] : [a.key]))
+          }),
+          Effect.catchTag("SqlError", Effect.die)
+        )
+
   /** Records past their 24 hours (the scheduler's expiry job). */
   const expire = (now: Date) => sql`DELETE FROM idempotency_keys WHERE created_at < ${keptSince(now)}`.pipe(Effect.asVoid)
 
-  return { find, findMany, save, expire }
+  return { find, findMany, save, saveMany, expire }
 })
 
 export class IdempotencyRepo extends Context.Tag("posts/IdempotencyRepo")<IdempotencyRepo, Effect.Effect.Success<typeof makeIdempotencyRepo>>() {

@@ -5,7 +5,7 @@ import { canonicalJson, decideWithStored } from "../../domain/idempotency.js"
 import { normalizePostBody } from "../../domain/posts/body.js"
 import { mediaIdsOf } from "../../domain/posts/mediaByPath.js"
 import type { NormalizedPost } from "../../domain/posts/normalizedPost.js"
-import { mediaPreparationOf } from "../../domain/posts/rules.js"
+import { mediaPreparationOf, type RulesContext } from "../../domain/posts/rules.js"
 import { create, edit } from "../../domain/posts/states.js"
 import type { Principal } from "../../domain/roles.js"
 import type { CreatePosts } from "../../protocol/actors.js"
@@ -21,7 +21,7 @@ import { makeChannelMemory } from "./channelMemory.js"
 import { CreatePostRepo } from "./createPostRepo.js"
 import { IdempotencyRepo } from "./idempotencyRepo.js"
 import { PostStepsRepo } from "./postStepsRepo.js"
-import type { EntryWrite, LiveChannelPost } from "./postWrites.js"
+import type { EntryWrite, GroupFields, LiveChannelPost } from "./postWrites.js"
 import { PostsReadRepo } from "./postsReadRepo.js"
 import { shareUrl } from "./render.js"
 import { checkGiven } from "./postCheck.js"
@@ -37,7 +37,7 @@ import { SqlClient } from "@effect/sql"
 const Stale = Symbol("Stale")
 
 /** Another owner stored an answer for this key first (hand-over race): replay it. */
-class KeyTaken extends Data.TaggedError("KeyTaken") {}
+export class KeyTaken extends Data.TaggedError("KeyTaken") {}
 
 /** The answer of POST /posts as it is sent and kept for Idempotency-Key replays. */
 export interface PostsAnswer {
@@ -133,6 +133,104 @@ export const makeNewPosts = (writeInOneStatement: (post: NormalizedPost) => bool
         )
       )
 
+    /** What a checked post writes and answers, whichever path writes it. */
+    const prepared = (
+      principal: Principal,
+      defaultCreationMethod: "mcp" | undefined,
+      post: NormalizedPost,
+      context: RulesContext,
+      channels: ReadonlyArray<ChannelRow>,
+      libraryById: ReadonlyMap<string, MediaForPost>
+    ) => {
+      const approvalRequired = channels.some((c) => c.customerApproval === true)
+      const entries = new Map<string, EntryWrite>(
+        post.entries.map((e) => [
+          e.channelId,
+          {
+            settings: e.settings,
+            items: e.items.map((i) => ({ content: i.content, delay: i.delay, media: i.media.map((m) => mediaSnapshot(m, libraryById)) }))
+          }
+        ])
+      )
+      const fields: GroupFields = {
+        repeatDays: post.repeatDays,
+        shortLink: post.shortLink,
+        creationMethod: post.creationMethod ?? defaultCreationMethod ?? creationMethodOf(principal),
+        author: principal.actor
+      }
+      /** What preparation will do to a channel's files (only when it does something). */
+      const preparationOf = (channelId: string) => {
+        const lines = mediaPreparationOf(post, channelId, context)
+        return lines.length === 0 ? {} : { preparation: lines }
+      }
+      /** The answer of a saved post: its channel posts as they are now. */
+      const answerOf = (groupId: string, shareToken: string, live: ReadonlyArray<LiveChannelPost>) =>
+        live.map((r) => ({
+          postId: r.postId,
+          group: groupId,
+          integration: r.channelId,
+          // what the channel is: an edit keeps published and in-flight channels as they are
+          status: r.status,
+          previewUrl: shareUrl(publicUrl, shareToken),
+          ...preparationOf(r.channelId)
+        }))
+      return { approvalRequired, entries, fields, answerOf }
+    }
+
+    /**
+     * The transaction path's write of a checked post (tags, applyStep, the key's record), in
+     * the caller's transaction: POST /posts runs it in a transaction of its own, an import
+     * (importedPosts.ts) each row of its file in one transaction. KeyTaken: another owner
+     * kept an answer for the key first, and the caller's transaction (or savepoint) must roll back.
+     */
+    const saveChecked = (
+      input: {
+        readonly principal: Principal
+        readonly post: NormalizedPost
+        readonly channels: ReadonlyArray<ChannelRow>
+        readonly libraryById: ReadonlyMap<string, MediaForPost>
+        readonly channelIds: ReadonlyArray<string>
+        readonly key: string | null
+        readonly requestHash: string
+        readonly now: Date
+      } & ReturnType<typeof prepared>
+    ) =>
+      Effect.gen(function* () {
+        const { principal, post, channels, libraryById, channelIds, key, requestHash, now, approvalRequired, entries, fields, answerOf } = input
+        const { workspaceId } = principal
+        const tagIds = yield* tags.resolve(workspaceId, post.tags)
+        let groupId: string
+        let shareToken: string
+        let live: ReadonlyArray<LiveChannelPost>
+        if (post.groupId !== null) {
+          const loaded = yield* reads.loadOr404(workspaceId, post.groupId, true)
+          groupId = loaded.group.id
+          shareToken = loaded.group.shareToken
+          const step = edit(loaded.snapshot, {
+            type: post.type,
+            date: post.dateGiven ? post.date : null,
+            now,
+            channelIds,
+            approvalRequired,
+            actor: principal.actor
+          })
+          const existing = new Map(loaded.posts.map((p) => [p.channelId, p.id]))
+          live = yield* steps.applyStep({ workspaceId, groupId, shareToken, existing, newGroup: null, editFields: fields, step, entries, tagIds })
+          yield* retryFailedOf(post, channels, libraryById)
+        } else {
+          groupId = crypto.randomUUID()
+          shareToken = randomBytes(24).toString("base64url")
+          const step = create({ type: post.type, date: post.date, now, channelIds, approvalRequired, actor: principal.actor })
+          live = yield* steps.applyStep({ workspaceId, groupId, shareToken, newGroup: fields, step, entries, tagIds })
+        }
+        const body = answerOf(groupId, shareToken, live)
+        // only successful answers are kept; a live record of another owner wins (hand-over race)
+        if (key !== null && !(yield* idempotency.save({ workspaceId, key, requestHash, statusCode: 200, body, now }))) {
+          return yield* Effect.fail(new KeyTaken())
+        }
+        return { statusCode: 200, body, replayed: false } satisfies PostsAnswer
+      })
+
     /**
      * POST /posts: read the body, check every channel, save and answer; or replay. The key's
      * record is not looked up first: the save refuses a key with a live record (and writes
@@ -199,39 +297,7 @@ export const makeNewPosts = (writeInOneStatement: (post: NormalizedPost) => bool
       // a refusal is never answered from a remembered row: the channel may have changed since
       if (problems.length > 0) return yield* known !== undefined ? Effect.succeed(Stale) : Effect.fail(Errors.fixBeforeSaving(problems))
 
-      const approvalRequired = channels.some((c) => c.customerApproval === true)
-      const entries = new Map<string, EntryWrite>(
-        post.entries.map((e) => [
-          e.channelId,
-          {
-            settings: e.settings,
-            items: e.items.map((i) => ({ content: i.content, delay: i.delay, media: i.media.map((m) => mediaSnapshot(m, libraryById)) }))
-          }
-        ])
-      )
-      const fields = {
-        repeatDays: post.repeatDays,
-        shortLink: post.shortLink,
-        creationMethod: post.creationMethod ?? command.defaultCreationMethod ?? creationMethodOf(principal),
-        author: principal.actor
-      }
-
-      /** What preparation will do to a channel's files (only when it does something). */
-      const preparationOf = (channelId: string) => {
-        const lines = mediaPreparationOf(post, channelId, context)
-        return lines.length === 0 ? {} : { preparation: lines }
-      }
-      /** The answer of a saved post: its channel posts as they are now. */
-      const answerOf = (groupId: string, shareToken: string, live: ReadonlyArray<LiveChannelPost>) =>
-        live.map((r) => ({
-          postId: r.postId,
-          group: groupId,
-          integration: r.channelId,
-          // what the channel is: an edit keeps published and in-flight channels as they are
-          status: r.status,
-          previewUrl: shareUrl(publicUrl, shareToken),
-          ...preparationOf(r.channelId)
-        }))
+      const { entries, fields, answerOf, approvalRequired } = prepared(principal, command.defaultCreationMethod, post, context, channels, libraryById)
       /** A live record of another owner won the key (hand-over race): createPosts replays it. */
       const replayTakenKey = () => Effect.fail(Errors.idempotencyRunning())
 
@@ -266,38 +332,19 @@ export const makeNewPosts = (writeInOneStatement: (post: NormalizedPost) => bool
         return { statusCode: 200, body: answerOf(groupId, shareToken, outcome.live), replayed: false } satisfies PostsAnswer
       }
 
-      const save = Effect.gen(function* () {
-        const tagIds = yield* tags.resolve(workspaceId, post.tags)
-        let groupId: string
-        let shareToken: string
-        let live: ReadonlyArray<LiveChannelPost>
-        if (post.groupId !== null) {
-          const loaded = yield* reads.loadOr404(workspaceId, post.groupId, true)
-          groupId = loaded.group.id
-          shareToken = loaded.group.shareToken
-          const step = edit(loaded.snapshot, {
-            type: post.type,
-            date: post.dateGiven ? post.date : null,
-            now,
-            channelIds,
-            approvalRequired,
-            actor: principal.actor
-          })
-          const existing = new Map(loaded.posts.map((p) => [p.channelId, p.id]))
-          live = yield* steps.applyStep({ workspaceId, groupId, shareToken, existing, newGroup: null, editFields: fields, step, entries, tagIds })
-          yield* retryFailedOf(post, channels, libraryById)
-        } else {
-          groupId = crypto.randomUUID()
-          shareToken = randomBytes(24).toString("base64url")
-          const step = create({ type: post.type, date: post.date, now, channelIds, approvalRequired, actor: principal.actor })
-          live = yield* steps.applyStep({ workspaceId, groupId, shareToken, newGroup: fields, step, entries, tagIds })
-        }
-        const body = answerOf(groupId, shareToken, live)
-        // only successful answers are kept; a live record of another owner wins (hand-over race)
-        if (key !== null && !(yield* idempotency.save({ workspaceId, key, requestHash, statusCode: 200, body, now }))) {
-          return yield* Effect.fail(new KeyTaken())
-        }
-        return { statusCode: 200, body, replayed: false } satisfies PostsAnswer
+      const save = saveChecked({
+        principal,
+        post,
+        channels,
+        libraryById,
+        channelIds,
+        key,
+        requestHash,
+        now,
+        approvalRequired,
+        entries,
+        fields,
+        answerOf
       })
 
       return yield* transactions.run(save).pipe(
@@ -306,5 +353,5 @@ export const makeNewPosts = (writeInOneStatement: (post: NormalizedPost) => bool
       )
     })
 
-    return { keptAnswer, create: createPosts }
+    return { keptAnswer, create: createPosts, prepared, saveChecked, prepareFilesAhead }
   })

@@ -11,6 +11,20 @@ import { GroupChannelsRow, type GroupChannels } from "./rows.js"
 
 const decodeGroupChannels = Schema.decodeUnknown(Schema.Array(GroupChannelsRow))
 
+/** Records a multi-row statement of insertNewPosts takes at most. */
+const BULK_ROWS = 500
+
+/** `write` for each slice of at most BULK_ROWS records, in order. */
+const inChunks = <A, E, R>(
+  rows: ReadonlyArray<Record<string, unknown>>,
+  write: (slice: ReadonlyArray<Record<string, unknown>>) => Effect.Effect<A, E, R>
+) =>
+  Effect.forEach(
+    Array.from({ length: Math.ceil(rows.length / BULK_ROWS) }, (_, i) => rows.slice(i * BULK_ROWS, (i + 1) * BULK_ROWS)),
+    write,
+    { discard: true }
+  )
+
 /**
  * The writes of a post's changes, each in the caller's transaction: a transition of the
  * state machine (applyStep) and what some changes write beside it (retry, release, settings,
@@ -244,6 +258,102 @@ export const makePostStepsRepo = Effect.gen(function* () {
       return live
     })
 
+  /**
+   * New posts in bulk (an import's rows): for each, exactly the rows applyStep writes for a
+   * new group (the group, its tags, channel posts, items, activity, the outbox rows of its
+   * events), but each table written for all the posts in a few multi-row statements instead
+   * of several statements a post. In the caller's transaction; answers each post's channel
+   * posts in order, as applyStep does. test/system/postsImport.batch.test.ts compares the rows
+   * with those applyStep writes for the same file.
+   */
+  const insertNewPosts = (
+    workspaceId: string,
+    posts: ReadonlyArray<{
+      readonly groupId: string
+      readonly shareToken: string
+      readonly fields: GroupFields
+      readonly step: PostStep
+      readonly entries: ReadonlyMap<string, EntryWrite>
+      readonly tagIds: ReadonlyArray<string>
+    }>
+  ) =>
+    Effect.gen(function* () {
+      const groups: Array<Record<string, unknown>> = []
+      const tags: Array<Record<string, unknown>> = []
+      const channelPosts: Array<Record<string, unknown>> = []
+      const items: Array<Record<string, unknown>> = []
+      const activity: Array<Record<string, unknown>> = []
+      const events: Array<ReturnType<typeof approvalEvent>> = []
+      const lives: Array<ReadonlyArray<LiveChannelPost>> = []
+      for (const p of posts) {
+        const { groupId, step } = p
+        groups.push({
+          id: groupId,
+          workspaceId,
+          status: step.status,
+          approvalStatus: step.approval,
+          publishAt: step.publishAt,
+          repeatDays: p.fields.repeatDays,
+          shortLink: p.fields.shortLink,
+          creationMethod: p.fields.creationMethod,
+          author: p.fields.author,
+          shareToken: p.shareToken
+        })
+        for (const tagId of new Set(p.tagIds)) tags.push({ groupId, tagId })
+        const live: Array<LiveChannelPost> = []
+        let ordinal = 0
+        for (const channel of step.channels) {
+          ordinal++
+          if (channel.to === null) continue
+          if (channel.from !== null) return yield* Effect.die(new Error(`insertNewPosts was given a step of a stored post (${groupId})`))
+          const entry = p.entries.get(channel.channelId)
+          if (entry === undefined) return yield* Effect.die(new Error(`no content for new channel ${channel.channelId}`))
+          const postId = crypto.randomUUID()
+          channelPosts.push({
+            id: postId,
+            groupId,
+            workspaceId,
+            channelId: channel.channelId,
+            ordinal,
+            status: channel.to,
+            settings: JSON.stringify(entry.settings),
+            publishDate: channel.publishAt ?? step.publishAt
+          })
+          entry.items.forEach((item, position) =>
+            items.push({
+              id: crypto.randomUUID(),
+              postId,
+              workspaceId,
+              position,
+              content: item.content,
+              media: JSON.stringify(item.media),
+              delayMinutes: position === 0 ? 0 : item.delay,
+              status: channel.to,
+              dueAt: position === 0 ? channel.dueAt : null
+            })
+          )
+          live.push({ postId, channelId: channel.channelId, status: channel.to })
+        }
+        step.activity.forEach((a) => activity.push({ groupId, actor: a.actor, action: a.action, detail: a.detail }))
+        const post = {
+          groupId,
+          publishAt: step.publishAt,
+          channelIds: step.channels.filter((c) => c.to !== null).map((c) => c.channelId),
+          previewUrl: shareUrl(publicUrl, p.shareToken)
+        }
+        step.events.filter(isApprovalEvent).forEach((e) => events.push(approvalEvent(e, post)))
+        lives.push(live)
+      }
+      // at most BULK_ROWS records a statement: far below Postgres' 65535 parameters at any table's width
+      yield* inChunks(groups, (rows) => sql`INSERT INTO post_groups ${sql.insert(rows)}`)
+      yield* inChunks(tags, (rows) => sql`INSERT INTO post_tags ${sql.insert(rows)} ON CONFLICT DO NOTHING`)
+      yield* inChunks(channelPosts, (rows) => sql`INSERT INTO posts ${sql.insert(rows)}`)
+      yield* inChunks(items, (rows) => sql`INSERT INTO post_items ${sql.insert(rows)}`)
+      yield* inChunks(activity, (rows) => sql`INSERT INTO post_activity ${sql.insert(rows)}`)
+      yield* Outbox.write(workspaceId, events).pipe(Effect.provideService(SqlClient.SqlClient, sql))
+      return lives
+    })
+
   /** PUT /posts/{id}/settings: the channel post's new settings and a line of history. */
   const replaceSettings = (input: {
     readonly groupId: string
@@ -300,6 +410,7 @@ export const makePostStepsRepo = Effect.gen(function* () {
 
   return {
     applyStep,
+    insertNewPosts,
     prepareRetry,
     requeueFollowUps,
     linkRelease,

@@ -1,9 +1,10 @@
-import { Effect, Option } from "effect"
+import { Effect, Either, Option } from "effect"
 import { Errors } from "../../../domain/errors.js"
 import { checkIdempotencyKey } from "../../../domain/idempotency.js"
 import { postsPerHour } from "../../../domain/rateWindow.js"
 import type { Principal } from "../../../domain/roles.js"
-import type { CreatePosts } from "../../../protocol/actors.js"
+import type { CreatePosts, ImportPosts, ImportRow } from "../../../protocol/actors.js"
+import { refusedRow, savedRow, type ImportRowAnswer } from "../../posts/importAnswers.js"
 import { PostWriter, requestHashOf, type PostsAnswer } from "../../posts/PostWriter.js"
 import { RateWindows } from "../rateWindows.js"
 import { WorkspaceMemory } from "../workspaceMemory.js"
@@ -31,4 +32,38 @@ export const admitCreatePosts = Effect.fnUntraced(function* (principal: Principa
     return { release: Effect.void, replay: kept }
   }
   return { release: Effect.sync(() => memory.releaseKey(principal.workspaceId, key)), replay: Option.none<PostsAnswer>() }
+})
+
+/**
+ * POST /posts/import admission, in the workspace's mailbox (dispatch.ts says why): the
+ * file took its requests from the rate window at the gateway. Each row's key is claimed as
+ * POST /posts claims one; a row whose key is in flight already (a POST /posts waiting with
+ * it) is answered here from its kept answer, else 409 like POST /posts. Succeeds with the
+ * rows left to save, those answered, and the release of the claimed keys.
+ */
+export const admitImportPosts = Effect.fnUntraced(function* (principal: Principal, command: ImportPosts) {
+  const memory = yield* WorkspaceMemory
+  const writer = yield* PostWriter
+  const claimed: Array<string> = []
+  const toSave: Array<ImportRow> = []
+  const answered: Array<ImportRowAnswer> = []
+  const release = Effect.sync(() => claimed.forEach((key) => memory.releaseKey(principal.workspaceId, key)))
+  for (const row of command.rows) {
+    const key = row.idempotencyKey
+    if (key === null) toSave.push(row)
+    else if (memory.claimKey(principal.workspaceId, key)) {
+      claimed.push(key)
+      toSave.push(row)
+    } else {
+      const kept = yield* Effect.either(writer.keptAnswer(principal.workspaceId, key, requestHashOf(row.body))).pipe(Effect.onError(() => release))
+      answered.push(
+        Either.isLeft(kept)
+          ? refusedRow(row.row, kept.left)
+          : Option.isSome(kept.right)
+            ? savedRow(row.row, kept.right.value.body)
+            : refusedRow(row.row, Errors.idempotencyRunning())
+      )
+    }
+  }
+  return { release, toSave, answered }
 })
