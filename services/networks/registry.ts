@@ -6,6 +6,7 @@ import { adapters as gmb } from "./gmb/index.js"
 import { adapters as instagram } from "./instagram/index.js"
 import { adapters as linkedin } from "./linkedin/index.js"
 import { adapters as mastodon } from "./mastodon/index.js"
+import { adapters as nostr } from "./nostr/index.js"
 import { adapters as pinterest } from "./pinterest/index.js"
 import { adapters as reddit } from "./reddit/index.js"
 import { adapters as telegram } from "./telegram/index.js"
@@ -23,6 +24,7 @@ export const networkAdapterMakers = [
   ...instagram,
   ...linkedin,
   ...mastodon,
+  ...nostr,
   ...pinterest,
   ...reddit,
   ...telegram,

@@ -8,6 +8,7 @@ import { simulators as instagramSimulator } from "../../../services/networks/ins
 import { simulators as instagramStandaloneSimulator } from "../../../services/networks/instagram/standaloneSimulator.js"
 import { simulators as linkedinSimulator } from "../../../services/networks/linkedin/simulator.js"
 import { simulators as mastodonSimulator } from "../../../services/networks/mastodon/simulator.js"
+import { simulators as nostrSimulator } from "../../../services/networks/nostr/simulator.js"
 import { simulators as pinterestSimulator } from "../../../services/networks/pinterest/simulator.js"
 import { simulators as redditSimulator } from "../../../services/networks/reddit/simulator.js"
 import { simulators as telegramSimulator } from "../../../services/networks/telegram/simulator.js"
@@ -26,6 +27,7 @@ export const simulatedNetworkModules: ReadonlyArray<NetworkModule> = [
   ...instagramStandaloneSimulator,
   ...linkedinSimulator,
   ...mastodonSimulator,
+  ...nostrSimulator,
   ...pinterestSimulator,
   ...redditSimulator,
   ...telegramSimulator,

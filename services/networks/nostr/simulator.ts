@@ -1,0 +1,313 @@
+import { createHash } from "node:crypto"
+import { Option, Schema } from "effect"
+import * as nip19 from "nostr-tools/nip19"
+import { type Event, finalizeEvent, generateSecretKey, getEventHash, getPublicKey, verifyEvent } from "nostr-tools/pure"
+import { WebSocketServer, type WebSocket } from "ws"
+import {
+  type NetworkModule,
+  type SimCore,
+  type SimRequest,
+  type SimResponse,
+  type SocketLink,
+  stateOf
+} from "../../../test/support/simulator/core.js"
+
+/**
+ * Nostr relays and a Blossom media server, from the protocol documents (not from the adapter):
+ *
+ * - relays (NIP-01) over WebSocket at `<base>/relay-<name>` (ws://), each with its own store:
+ *   `["EVENT", e]` is checked (id = hash of the serialized event, Schnorr signature) and
+ *   answered `["OK", id, true, ""]`, or `["OK", id, true, "duplicate: …"]` for an event it
+ *   holds (kept once), or `["OK", id, false, "invalid: …"]`; `["REQ", sub, filters…]` answers
+ *   the stored events that match (ids, authors, kinds, #e, #p, since, until, limit), then
+ *   `["EOSE", sub]`; `["CLOSE", sub]`; anything else a `["NOTICE", …]`.
+ * - Blossom (BUD-01/02) at `<base>/blossom`: `PUT /upload` with a kind 24242 `upload`
+ *   authorization naming the blob's sha256 (`x`) and an `expiration`, answered with a blob
+ *   descriptor; `GET /<sha256>[.ext]`. Refusals carry `X-Reason`.
+ *
+ * Faults: op `connect` (the upgrade: 503, 429, reset, hang), `publish` (an EVENT: `hang` a
+ * slow relay, `reset` dropped before storing, `accept-then-reset`/`accept-then-hang` stored
+ * without OK, `reject` OK false `blocked:`, `rate-limit` OK false `rate-limited:`, `garbage`),
+ * `search` (a REQ), `media` (the upload, HTTP faults of the core).
+ * Each note a relay stores the first time is a SimPost (`extra.relay` names the relay).
+ */
+
+const NETWORK = "nostr"
+
+interface Subscription {
+  readonly id: string
+}
+
+/** Each relay's events by id (relay name → id → event). */
+const stores = new WeakMap<SimCore, Map<string, Map<string, Event>>>()
+const blobs = new WeakMap<SimCore, Map<string, { readonly bytes: Buffer; readonly mime: string; readonly owner: string }>>()
+const servers = new WeakMap<SimCore, WebSocketServer>()
+
+const relayStore = (core: SimCore, relay: string) => {
+  const all = stateOf(stores, core)
+  const found = all.get(relay) ?? new Map<string, Event>()
+  all.set(relay, found)
+  return found
+}
+
+const wsBase = (core: SimCore) => core.baseOf(NETWORK).replace(/^http/, "ws")
+
+/** An event as NIP-01 describes it: the fields and their types (checked before its hash and signature). */
+const EventShape = Schema.Struct({
+  id: Schema.String,
+  pubkey: Schema.String,
+  created_at: Schema.Number,
+  kind: Schema.Number,
+  tags: Schema.Array(Schema.Array(Schema.String)),
+  content: Schema.String,
+  sig: Schema.String
+})
+
+const asEvent = (input: unknown): Event | null =>
+  Option.match(Schema.decodeUnknownOption(EventShape)(input), {
+    onNone: () => null,
+    onSome: (e) => ({ ...e, tags: e.tags.map((t) => [...t]) })
+  })
+
+/** NIP-01: the id must be the hash of the serialized event, the signature the author's. */
+const invalidReason = (event: Event): string | null => {
+  if (getEventHash(event) !== event.id) return "invalid: event id does not match"
+  try {
+    return verifyEvent({ ...event }) ? null : "invalid: signature verification failed"
+  } catch {
+    return "invalid: signature verification failed"
+  }
+}
+
+const matches = (event: Event, filter: Record<string, unknown>): boolean => {
+  const list = (key: string) => (Array.isArray(filter[key]) ? (filter[key] as Array<unknown>) : undefined)
+  const ids = list("ids")
+  const authors = list("authors")
+  const kinds = list("kinds")
+  if (ids !== undefined && !ids.includes(event.id)) return false
+  if (authors !== undefined && !authors.includes(event.pubkey)) return false
+  if (kinds !== undefined && !kinds.includes(event.kind)) return false
+  if (typeof filter["since"] === "number" && event.created_at < filter["since"]) return false
+  if (typeof filter["until"] === "number" && event.created_at > filter["until"]) return false
+  for (const [key, values] of Object.entries(filter)) {
+    if (!key.startsWith("#") || !Array.isArray(values)) continue
+    if (!event.tags.some((t) => t[0] === key.slice(1) && values.includes(t[1]))) return false
+  }
+  return true
+}
+
+/** The note a stored event answers (NIP-10: the `reply` marker, else the `root`). */
+const replyOf = (event: Event) =>
+  event.tags.find((t) => t[0] === "e" && t[3] === "reply")?.[1] ?? event.tags.find((t) => t[0] === "e" && t[3] === "root")?.[1] ?? null
+
+const imetaOf = (event: Event) =>
+  event.tags
+    .filter((t) => t[0] === "imeta")
+    .map((t) => {
+      const field = (name: string) => t.find((v) => v.startsWith(`${name} `))?.slice(name.length + 1)
+      const alt = field("alt")
+      return { id: field("x") ?? "", mime: field("m") ?? "", size: Number(field("size") ?? 0), ...(alt === undefined ? {} : { alt }) }
+    })
+
+const store = (core: SimCore, relay: string, event: Event): "new" | "duplicate" => {
+  const events = relayStore(core, relay)
+  if (events.has(event.id)) return "duplicate"
+  events.set(event.id, event)
+  if (event.kind === 1) {
+    core.record({
+      network: NETWORK,
+      id: event.id,
+      url: `${wsBase(core)}/${relay}`,
+      account: event.pubkey,
+      text: event.content,
+      replyTo: replyOf(event),
+      media: imetaOf(event),
+      dedupeKey: null,
+      extra: { relay, tags: event.tags, createdAt: event.created_at }
+    })
+  }
+  return "new"
+}
+
+const relayConnection = (socket: WebSocket, relay: string, link: SocketLink) => {
+  const { core } = link
+  const subscriptions = new Map<string, Subscription>()
+  const send = (message: unknown) => socket.send(JSON.stringify(message))
+  socket.on("message", (data) => {
+    let message: unknown
+    try {
+      message = JSON.parse(data.toString())
+    } catch {
+      return send(["NOTICE", "error: could not parse message"])
+    }
+    if (!Array.isArray(message)) return send(["NOTICE", "error: messages are JSON arrays"])
+    if (message[0] === "EVENT") {
+      const event = asEvent(message[1])
+      if (event === null) return send(["NOTICE", "invalid: malformed event"])
+      const rule = link.take(event.kind === 0 ? "account" : "publish")
+      switch (rule?.mode) {
+        case "hang":
+          return
+        case "reset":
+          return socket.terminate()
+        case "accept-then-hang":
+          if (invalidReason(event) === null) store(core, relay, event)
+          return
+        case "accept-then-reset":
+          if (invalidReason(event) === null) store(core, relay, event)
+          return socket.terminate()
+        case "reject":
+          return send(["OK", event.id, false, "blocked: this pubkey is not admitted on this relay"])
+        case "rate-limit":
+          return send(["OK", event.id, false, "rate-limited: slow down there chief"])
+        case "5xx":
+          return socket.close(1011, "internal error")
+        case "garbage":
+          return socket.send("\u0000{not json")
+        default:
+      }
+      const invalid = invalidReason(event)
+      if (invalid !== null) return send(["OK", event.id, false, invalid])
+      const result = store(core, relay, event)
+      return send(["OK", event.id, true, result === "duplicate" ? "duplicate: already have this event" : ""])
+    }
+    if (message[0] === "REQ") {
+      const [, id, ...filters] = message
+      if (typeof id !== "string" || id === "" || id.length > 64) return send(["NOTICE", "invalid: subscription id"])
+      const objects = filters.filter((f): f is Record<string, unknown> => typeof f === "object" && f !== null && !Array.isArray(f))
+      const rule = link.take(objects.some((f) => Array.isArray(f["kinds"]) && f["kinds"].includes(0)) ? "account" : "search")
+      switch (rule?.mode) {
+        case "hang":
+          return
+        case "reset":
+          return socket.terminate()
+        case "unavailable":
+        case "5xx":
+          return send(["CLOSED", id, "error: could not run the query"])
+        case "garbage":
+          return socket.send("\u0000{not json")
+        default:
+      }
+      subscriptions.set(id, { id })
+      // notes the core's search delay still hides are not seen yet
+      const hidden = (e: Event) => e.kind === 1 && !core.visiblePosts(NETWORK, e.pubkey).some((p) => p.id === e.id)
+      const events = [...relayStore(core, relay).values()]
+        .filter((e) => objects.some((f) => matches(e, f)) && !hidden(e))
+        .sort((a, b) => b.created_at - a.created_at)
+      const limit = Math.min(...objects.map((f) => (typeof f["limit"] === "number" ? f["limit"] : 500)), 500)
+      for (const event of events.slice(0, limit)) send(["EVENT", id, event])
+      return send(["EOSE", id])
+    }
+    if (message[0] === "CLOSE") {
+      if (typeof message[1] === "string") subscriptions.delete(message[1])
+      return
+    }
+    return send(["NOTICE", `error: unknown message type ${String(message[0])}`])
+  })
+}
+
+const upgrade: NonNullable<NetworkModule["upgrade"]> = (incoming, socket, head, link) => {
+  const relay = /^\/(relay-[a-z0-9-]+)$/.exec(link.path)?.[1]
+  if (relay === undefined) return socket.end("HTTP/1.1 404 Not Found\r\nconnection: close\r\ncontent-length: 0\r\n\r\n")
+  let server = servers.get(link.core)
+  if (server === undefined) {
+    server = new WebSocketServer({ noServer: true, maxPayload: 512 * 1024 })
+    servers.set(link.core, server)
+  }
+  server.handleUpgrade(incoming, socket, head, (ws) => relayConnection(ws, relay, link))
+}
+
+/** BUD-01 authorization: `Nostr <base64 event>`, kind 24242, `t` = verb, not expired, signed. */
+const authorization = (request: SimRequest, verb: string): { readonly pubkey: string; readonly tags: Array<Array<string>> } | string => {
+  const header = request.headers["authorization"]
+  const encoded = typeof header === "string" ? /^Nostr\s+(.+)$/.exec(header)?.[1] : undefined
+  if (encoded === undefined) return "Missing Nostr authorization"
+  let event: Event | null
+  try {
+    event = asEvent(JSON.parse(Buffer.from(encoded, "base64").toString("utf8")))
+  } catch {
+    event = null
+  }
+  if (event === null || invalidReason(event) !== null) return "Invalid authorization event"
+  if (event.kind !== 24242) return "Authorization event must be kind 24242"
+  const now = Math.floor(Date.now() / 1000)
+  if (event.created_at > now + 60) return "Authorization event created_at is in the future"
+  const expiration = Number(event.tags.find((t) => t[0] === "expiration")?.[1] ?? Number.NaN)
+  if (!(expiration > now)) return "Authorization event expired"
+  if (!event.tags.some((t) => t[0] === "t" && t[1] === verb)) return `Authorization event is not for ${verb}`
+  return { pubkey: event.pubkey, tags: event.tags }
+}
+
+const refuse = (status: number, reason: string): SimResponse => ({ status, headers: { "x-reason": reason }, body: { message: reason } })
+
+const extensionOf = (mime: string) => ({ "image/png": ".png", "image/jpeg": ".jpg", "image/gif": ".gif", "video/mp4": ".mp4" })[mime] ?? ""
+
+const handle = (request: SimRequest, core: SimCore): SimResponse | undefined => {
+  if (request.method === "PUT" && request.path === "/blossom/upload") {
+    const auth = authorization(request, "upload")
+    if (typeof auth === "string") return refuse(401, auth)
+    if (request.body.length === 0) return refuse(400, "Empty body")
+    const sha256 = createHash("sha256").update(request.body).digest("hex")
+    if (!auth.tags.some((t) => t[0] === "x" && t[1] === sha256)) return refuse(403, "Authorization x tag does not match the blob's sha256")
+    const mime = (request.headers["content-type"] ?? "application/octet-stream").split(";")[0]!.trim()
+    stateOf(blobs, core).set(sha256, { bytes: request.body, mime, owner: auth.pubkey })
+    return {
+      status: 200,
+      body: {
+        url: `${core.baseOf(NETWORK)}/blossom/${sha256}${extensionOf(mime)}`,
+        sha256,
+        size: request.body.length,
+        type: mime,
+        uploaded: Math.floor(Date.now() / 1000)
+      }
+    }
+  }
+  const blob = /^\/blossom\/([0-9a-f]{64})(\.[a-z0-9]+)?$/.exec(request.path)
+  if ((request.method === "GET" || request.method === "HEAD") && blob !== null) {
+    const found = stateOf(blobs, core).get(blob[1]!)
+    return found === undefined ? refuse(404, "Blob not found") : { status: 200, headers: { "content-type": found.mime }, body: found.bytes }
+  }
+  return undefined
+}
+
+/**
+ * An account: a fresh key, its profile (kind 0) on the first relay, two relays and the
+ * media server, answered as the `--credentials` JSON (the key as nsec, NIP-19).
+ */
+export const seedNostrAccount = (core: SimCore, input: { readonly name?: string } = {}) => {
+  const secretKey = generateSecretKey()
+  const publicKey = getPublicKey(secretKey)
+  const name = input.name ?? `nostrich${stateOf(stores, core).size + 1}`
+  const profile = finalizeEvent(
+    {
+      kind: 0,
+      created_at: Math.floor(Date.now() / 1000),
+      tags: [],
+      content: JSON.stringify({ name, picture: `${core.baseOf(NETWORK)}/blossom/avatar.png` })
+    },
+    secretKey
+  )
+  store(core, "relay-a", profile)
+  return {
+    privateKey: nip19.nsecEncode(secretKey),
+    relays: [`${wsBase(core)}/relay-a`, `${wsBase(core)}/relay-b`],
+    mediaServer: `${core.baseOf(NETWORK)}/blossom`,
+    publicKey
+  }
+}
+
+/** The events a relay holds (tests: each note once per relay). */
+export const relayEvents = (core: SimCore, relay: string): ReadonlyArray<Event> => [...relayStore(core, relay).values()]
+
+export const nostrModule: NetworkModule = {
+  network: NETWORK,
+  handle,
+  upgrade,
+  opOf: ({ method, path }) => (method === "PUT" && path === "/blossom/upload" ? "media" : "account"),
+  rejectBody: (status) => refuse(status ?? 400, "Blob rejected"),
+  expiredTokenBody: () => refuse(401, "Authorization event expired"),
+  seed: (core, input) => seedNostrAccount(core, typeof input["name"] === "string" ? { name: input["name"] } : {})
+}
+
+/** The simulated networks this folder adds to the simulator (test/support/simulator/registry.ts). */
+export const simulators: ReadonlyArray<NetworkModule> = [nostrModule]
