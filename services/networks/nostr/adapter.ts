@@ -9,9 +9,10 @@ import {
   PublishAnswer,
   type PublishRequest,
   Refresh,
-  SearchAnswer
+  SearchAnswer,
+  Statistics
 } from "../adapter.js"
-import { answerOf, decodeForVerify, noStatistics, readAllMedia, readCredentials, unknownTool } from "../adapterKit.js"
+import { answerOf, decodeForVerify, metricToday, readAllMedia, readCredentials, unknownTool } from "../adapterKit.js"
 import { NetworkDeps } from "../networkDeps.js"
 import { excerpt, sameText, statusAnswer, transportAnswer } from "../networkHttp.js"
 import { uploadBlob } from "./blossom.js"
@@ -97,8 +98,51 @@ export const makeNostrAdapterWith = (options: NostrOptions) =>
     const credentialsOf = readCredentials(StoredCredentials, NAME)
     const allRelays = <A>(relays: ReadonlyArray<string>, each: (relay: string) => Effect.Effect<A>) =>
       Effect.forEach(relays, each, { concurrency: "unbounded" })
-    const query = (relays: ReadonlyArray<string>, filter: Filter) =>
-      allRelays(relays, (relay) => queryRelay(outbound, relay, filter, options.relayTimeoutMs))
+    const query = (relays: ReadonlyArray<string>, ...filters: ReadonlyArray<Filter>) =>
+      allRelays(relays, (relay) => queryRelay(outbound, relay, filters, options.relayTimeoutMs))
+
+    /** The events every relay that answered holds for `filters`, each once; None when no relay answered. */
+    const eventsOn = (relays: ReadonlyArray<string>, ...filters: ReadonlyArray<Filter>) =>
+      Effect.map(query(relays, ...filters), (results) => {
+        const answered = results.flatMap((r) => (r._tag === "Events" ? [r.events] : []))
+        return answered.length === 0 ? Option.none() : Option.some([...new Map(answered.flat().map((e) => [e.id, e])).values()])
+      })
+
+    /** Relays keep who reacts, reposts, replies and follows: counted from what they answer (at most 500 of each). */
+    const statistics: NetworkAdapter["statistics"] = {
+      channel: (credentials, days) =>
+        Effect.gen(function* () {
+          const c = yield* credentialsOf(credentials).pipe(Effect.option)
+          if (Option.isNone(c)) return Statistics.Missing({ message: "The channel's credentials cannot be read." })
+          const { publicKey, relays } = c.value
+          const since = Math.floor(Date.now() / 1000) - days * 24 * 3600
+          const events = yield* eventsOn(
+            relays,
+            { kinds: [3], "#p": [publicKey], limit: 500 },
+            { kinds: [1], authors: [publicKey], since, limit: 500 }
+          )
+          if (Option.isNone(events)) return Statistics.Missing({ message: "None of the channel's relays answered." })
+          const followers = new Set(events.value.filter((e) => e.kind === 3).map((e) => e.pubkey)).size
+          const notes = events.value.filter((e) => e.kind === 1 && e.pubkey === publicKey).length
+          return Statistics.Metrics({
+            metrics: [
+              metricToday("Followers", followers, "Accounts whose contact list on these relays follows this one"),
+              metricToday("Notes", notes, `Notes on these relays in the last ${days} days`)
+            ]
+          })
+        }),
+      post: (credentials, releaseId) =>
+        Effect.gen(function* () {
+          const c = yield* credentialsOf(credentials).pipe(Effect.option)
+          if (Option.isNone(c)) return Statistics.Missing({ message: "The channel's credentials cannot be read." })
+          const events = yield* eventsOn(c.value.relays, { kinds: [1, 6, 7], "#e": [releaseId], limit: 500 })
+          if (Option.isNone(events)) return Statistics.Missing({ message: "None of the channel's relays answered." })
+          const count = (kind: number) => events.value.filter((e) => e.kind === kind && e.tags.some((t) => t[0] === "e" && t[1] === releaseId)).length
+          return Statistics.Metrics({
+            metrics: [metricToday("Reactions", count(7)), metricToday("Reposts", count(6)), metricToday("Replies", count(1))]
+          })
+        })
+    }
     const releaseUrlOf = (event: NostrEvent, relays: ReadonlyArray<string>) =>
       `${options.viewerUrl.replace(/\/+$/, "")}/${nip19.neventEncode({ id: event.id, relays: relays.slice(0, 2), author: event.pubkey, kind: event.kind })}`
 
@@ -247,7 +291,7 @@ export const makeNostrAdapterWith = (options: NostrOptions) =>
       publish: send,
       publishFollowUp: send,
       search,
-      statistics: { channel: () => noStatistics(NAME), post: () => noStatistics(NAME) },
+      statistics,
       runTool: ({ methodName }) => unknownTool(methodName, NAME, []),
       classify: classifyNostr
     }

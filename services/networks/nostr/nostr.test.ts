@@ -1,6 +1,6 @@
 import { Effect, Either, Schema } from "effect"
 import * as nip19 from "nostr-tools/nip19"
-import { verifyEvent } from "nostr-tools/pure"
+import { finalizeEvent, generateSecretKey, verifyEvent } from "nostr-tools/pure"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import WebSocket from "ws"
 import { withDeadline } from "../../../test/support/faultMatrix.js"
@@ -182,6 +182,77 @@ describe("Nostr: the simulated relay", () => {
       ["OK", event.id, false, expect.stringMatching(/^invalid:/)],
       ["EOSE", "s1"]
     ])
+  })
+})
+
+/** Sends an event to a simulated relay as another client would, answered with the relay's OK. */
+const sendAsClient = async (relay: string, event: unknown) => {
+  const socket = new WebSocket(`${sim.baseOf("nostr").replace("http", "ws")}/${relay}`)
+  await new Promise<void>((resolve) => socket.on("open", () => resolve()))
+  const ok = new Promise<unknown>((resolve) => socket.once("message", (d) => resolve(JSON.parse(d.toString()))))
+  socket.send(JSON.stringify(["EVENT", event]))
+  const answer = await ok
+  socket.close()
+  return answer
+}
+
+describe("Nostr: statistics", () => {
+  it("counts a note's reactions, reposts and replies, and the account's followers and notes, each event once across relays", async () => {
+    const { credentials, given } = await connect()
+    const { again, event } = await signed(requestFor(credentials, { content: "count me" }))
+    published(await run(adapter.publish(again)))
+    const now = Math.floor(Date.now() / 1000)
+    const fan = generateSecretKey()
+    const reaction = finalizeEvent(
+      {
+        kind: 7,
+        created_at: now,
+        content: "+",
+        tags: [
+          ["e", event.id],
+          ["p", given.publicKey]
+        ]
+      },
+      fan
+    )
+    const repost = finalizeEvent(
+      {
+        kind: 6,
+        created_at: now,
+        content: "",
+        tags: [
+          ["e", event.id],
+          ["p", given.publicKey]
+        ]
+      },
+      fan
+    )
+    const follows = finalizeEvent({ kind: 3, created_at: now, content: "", tags: [["p", given.publicKey]] }, fan)
+    // the same reaction on both relays counts once
+    for (const e of [reaction, repost, follows]) expect(await sendAsClient("relay-a", e)).toEqual(["OK", e.id, true, ""])
+    await sendAsClient("relay-b", reaction)
+    const post = await run(adapter.statistics.post(again.channel.credentials, event.id))
+    expect(post._tag === "Metrics" && post.metrics.map((m) => [m.label, m.data[0]?.total])).toEqual([
+      ["Reactions", 1],
+      ["Reposts", 1],
+      ["Replies", 0]
+    ])
+    const channel = await run(adapter.statistics.channel(again.channel.credentials, 7))
+    expect(channel._tag === "Metrics" && channel.metrics.map((m) => [m.label, m.data[0]?.total])).toEqual([
+      ["Followers", 1],
+      ["Notes", 1]
+    ])
+  })
+
+  it("says statistics are missing when no relay answers", async () => {
+    const { credentials } = await connect()
+    sim.fail({ network: "nostr", op: "search", mode: "5xx", times: 2 })
+    try {
+      const answer = await run(adapter.statistics.post(requestFor(credentials, { content: "" }).channel.credentials, "ab".repeat(32)))
+      expect(answer).toMatchObject({ _tag: "Missing", message: expect.stringContaining("relays") })
+    } finally {
+      sim.clearFaults()
+    }
   })
 })
 

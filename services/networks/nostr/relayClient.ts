@@ -176,14 +176,23 @@ export interface Filter {
   readonly kinds?: ReadonlyArray<number>
   readonly since?: number
   readonly limit?: number
+  /** Events whose `e` tags name one of these (replies, reactions, reposts of a note). */
+  readonly "#e"?: ReadonlyArray<string>
+  /** Events whose `p` tags name one of these (contact lists that follow an account). */
+  readonly "#p"?: ReadonlyArray<string>
 }
 
-/** Reads one relay's stored events for `filter` up to its EOSE; events that do not verify are dropped. */
-export const queryRelay = (outbound: OutboundHttpShape, relay: string, filter: Filter, timeoutMs: number): Effect.Effect<QueryResult> => {
+/** Reads one relay's stored events for `filters` (any of them) up to its EOSE; events that do not verify are dropped. */
+export const queryRelay = (
+  outbound: OutboundHttpShape,
+  relay: string,
+  filters: ReadonlyArray<Filter>,
+  timeoutMs: number
+): Effect.Effect<QueryResult> => {
   const subscription = `q${crypto.randomUUID().slice(0, 8)}`
   const events: Array<NostrEvent> = []
   return session<QueryResult>(outbound, relay, timeoutMs, {
-    onOpen: (s) => s.send(["REQ", subscription, filter]),
+    onOpen: (s) => s.send(["REQ", subscription, ...filters]),
     onMessage: (message, settle) => {
       if (message[1] !== subscription) return
       if (message[0] === "EVENT") {

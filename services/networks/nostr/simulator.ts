@@ -191,11 +191,14 @@ const relayConnection = (socket: WebSocket, relay: string, link: SocketLink) => 
       subscriptions.set(id, { id })
       // notes the core's search delay still hides are not seen yet
       const hidden = (e: Event) => e.kind === 1 && !core.visiblePosts(NETWORK, e.pubkey).some((p) => p.id === e.id)
-      const events = [...relayStore(core, relay).values()]
-        .filter((e) => objects.some((f) => matches(e, f)) && !hidden(e))
-        .sort((a, b) => b.created_at - a.created_at)
-      const limit = Math.min(...objects.map((f) => (typeof f["limit"] === "number" ? f["limit"] : 500)), 500)
-      for (const event of events.slice(0, limit)) send(["EVENT", id, event])
+      // each filter's newest `limit` events (NIP-01: the limit is per filter), each event once
+      const stored = [...relayStore(core, relay).values()].filter((e) => !hidden(e)).sort((a, b) => b.created_at - a.created_at)
+      const answered = new Map<string, Event>()
+      for (const filter of objects) {
+        const limit = typeof filter["limit"] === "number" ? filter["limit"] : 500
+        for (const event of stored.filter((e) => matches(e, filter)).slice(0, limit)) answered.set(event.id, event)
+      }
+      for (const event of answered.values()) send(["EVENT", id, event])
       return send(["EOSE", id])
     }
     if (message[0] === "CLOSE") {
