@@ -1,4 +1,4 @@
-import { Effect, Either, Schema } from "effect"
+import { Effect, Either, Option, Ref, Schema } from "effect"
 import * as nip19 from "nostr-tools/nip19"
 import { finalizeEvent, generateSecretKey, verifyEvent } from "nostr-tools/pure"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -8,6 +8,7 @@ import { adapterDeps, buildAdapter, imageMedia, PNG, published, requestFor, run 
 import { startSimulatorCore, type Simulator } from "../../../test/support/simulator/core.js"
 import { watchClientSockets } from "../../platform/outbound/testing.js"
 import type { Credentials, NetworkAdapter, PublishAnswer, PublishRequest } from "../adapter.js"
+import { type NetworkCall, NetworkCallLog } from "../networkCalls.js"
 import { makeNostrAdapterWith } from "./adapter.js"
 import { NostrEvent } from "./nostrEvent.js"
 import { nostrModule, relayEvents, seedNostrAccount } from "./simulator.js"
@@ -110,6 +111,22 @@ describe("Nostr: publishing", () => {
     // the blob is on the media server, as uploaded
     const fetched = await fetch(blobUrl)
     expect(Buffer.from(await fetched.arrayBuffer())).toEqual(PNG)
+  })
+
+  it("each relay exchange is in the attempt's call log (EVENT per relay, a refusal with its reason)", async () => {
+    const { credentials } = await connect()
+    const { again } = await signed(requestFor(credentials, { content: "logged" }))
+    sim.fail({ network: "nostr", op: "publish", mode: "reject", times: 1 })
+    const calls = await Effect.runPromise(
+      Effect.gen(function* () {
+        const log = yield* Ref.make<ReadonlyArray<NetworkCall>>([])
+        yield* adapter.publish(again).pipe(Effect.locally(NetworkCallLog, Option.some(log)))
+        return yield* Ref.get(log)
+      })
+    ).finally(() => sim.clearFaults())
+    expect(calls.map((c) => `${c.method} ${c.path}`).sort()).toEqual(["EVENT /nostr/relay-a", "EVENT /nostr/relay-b"])
+    expect(calls.filter((c) => c.error === null)).toHaveLength(1)
+    expect(calls.find((c) => c.error !== null)?.error).toMatch(/^Refused: blocked:/)
   })
 
   it("a follow-up answers with NIP-10 root/reply e tags and a p tag", async () => {

@@ -1,6 +1,7 @@
 import { Effect, Either, Option, Schema } from "effect"
 import WebSocket from "ws"
 import type { OutboundHttpShape } from "../../platform/outbound/outboundHttp.js"
+import { recordedExchange } from "../networkCalls.js"
 import { type NostrEvent, verifiedEvent } from "./nostrEvent.js"
 
 /**
@@ -152,8 +153,14 @@ const session = <A>(
     })
   })
 
-/** Sends a signed note to one relay and waits for its OK. */
+/** Sends a signed note to one relay and waits for its OK (recorded in the attempt's call log as `EVENT`). */
 export const sendEvent = (outbound: OutboundHttpShape, relay: string, event: NostrEvent, timeoutMs: number): Effect.Effect<RelayVerdict> =>
+  recordedExchange("EVENT", relay, sendOnce(outbound, relay, event, timeoutMs), (verdict) => ({
+    status: null,
+    error: verdict._tag === "Accepted" ? null : `${verdict._tag}: ${verdict.reason}`
+  }))
+
+const sendOnce = (outbound: OutboundHttpShape, relay: string, event: NostrEvent, timeoutMs: number): Effect.Effect<RelayVerdict> =>
   session<RelayVerdict>(outbound, relay, timeoutMs, {
     onOpen: (s) => s.send(["EVENT", event]),
     onMessage: (message, settle) => {
@@ -191,7 +198,7 @@ export const queryRelay = (
 ): Effect.Effect<QueryResult> => {
   const subscription = `q${crypto.randomUUID().slice(0, 8)}`
   const events: Array<NostrEvent> = []
-  return session<QueryResult>(outbound, relay, timeoutMs, {
+  const run = session<QueryResult>(outbound, relay, timeoutMs, {
     onOpen: (s) => s.send(["REQ", subscription, ...filters]),
     onMessage: (message, settle) => {
       if (message[1] !== subscription) return
@@ -206,4 +213,5 @@ export const queryRelay = (
     onEnd: (_sent, reason) => ({ _tag: "Failed", relay, reason }),
     notReached: (reason) => ({ _tag: "Failed", relay, reason })
   })
+  return recordedExchange("REQ", relay, run, (result) => ({ status: null, error: result._tag === "Failed" ? result.reason : null }))
 }
