@@ -9,7 +9,7 @@ import { startSimulatorCore, type Simulator } from "../../../test/support/simula
 import { watchClientSockets } from "../../platform/outbound/testing.js"
 import type { Credentials, NetworkAdapter, PublishAnswer, PublishRequest } from "../adapter.js"
 import { type NetworkCall, NetworkCallLog } from "../networkCalls.js"
-import { makeNostrAdapterWith } from "./adapter.js"
+import { classifyNostr, makeNostrAdapterWith, verdictOf } from "./adapter.js"
 import { NostrEvent } from "./nostrEvent.js"
 import { nostrModule, relayEvents, seedNostrAccount } from "./simulator.js"
 
@@ -373,5 +373,33 @@ describe("Nostr: fault matrix", () => {
       sim.clearFaults()
     }
     expect(sim.postsOf("nostr").filter((p) => p.text.startsWith("with a picture"))).toHaveLength(0)
+  })
+})
+
+describe("Nostr: what the relays' answers mean together", () => {
+  const note = { id: "ab".repeat(32), pubkey: "cd".repeat(32), created_at: 1, kind: 1, tags: [], content: "", sig: "ef".repeat(64) }
+  const accepted = { _tag: "Accepted", relay: "wss://a" } as const
+  const refused = (reason: string) => ({ _tag: "Refused", relay: "wss://b", reason }) as const
+  const silent = { _tag: "Silent", relay: "wss://c", reason: "closed" } as const
+  const notReached = (forbidden: boolean, retryAfterMs: number | null = null) =>
+    ({ _tag: "NotReached", relay: "wss://d", reason: "refused", forbidden, retryAfterMs }) as const
+  it.each([
+    ["one OK among refusals and silence", [refused("blocked: no"), accepted, silent], "Published"],
+    ["a silent relay among refusals", [refused("blocked: no"), silent], "NoAnswer"],
+    ["every relay refuses", [refused("blocked: no"), refused("invalid: bad")], "Rejected"],
+    ["every relay rate-limits", [refused("rate-limited: slow"), refused("rate-limited: slower")], "RateLimited"],
+    ["refused here, not reached there", [refused("blocked: no"), notReached(false)], "FailedBeforeSending"],
+    ["no relay reached", [notReached(false), notReached(false)], "FailedBeforeSending"],
+    ["every relay at a refused address", [notReached(true), notReached(true)], "Rejected"],
+    ["every upgrade answered 429", [notReached(false, 3000), notReached(false, 5000)], "RateLimited"]
+  ] as const)("%s → %s", (_what, verdicts, expected) => {
+    const answer = verdictOf(note, verdicts, "https://njump.me/x")
+    expect(answer._tag).toBe(expected)
+    if (answer._tag === "RateLimited" && verdicts.every((v) => v._tag === "NotReached")) expect(answer.retryAfterMs).toBe(5000)
+  })
+
+  it("an HTTP answer is never a published note", () => {
+    const response = { status: 200, headers: {}, url: "https://relay.example", body: Buffer.from('{"id":"x"}') }
+    expect(classifyNostr({ _tag: "Response", response })._tag).toBe("NoAnswer")
   })
 })
