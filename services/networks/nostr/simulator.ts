@@ -34,10 +34,6 @@ import {
 
 const NETWORK = "nostr"
 
-interface Subscription {
-  readonly id: string
-}
-
 /** Each relay's events by id (relay name → id → event). */
 const stores = new WeakMap<SimCore, Map<string, Map<string, Event>>>()
 const blobs = new WeakMap<SimCore, Map<string, { readonly bytes: Buffer; readonly mime: string; readonly owner: string }>>()
@@ -131,7 +127,6 @@ const store = (core: SimCore, relay: string, event: Event): "new" | "duplicate" 
 
 const relayConnection = (socket: WebSocket, relay: string, link: SocketLink) => {
   const { core } = link
-  const subscriptions = new Map<string, Subscription>()
   const send = (message: unknown) => socket.send(JSON.stringify(message))
   socket.on("message", (data) => {
     let message: unknown
@@ -188,7 +183,6 @@ const relayConnection = (socket: WebSocket, relay: string, link: SocketLink) => 
           return socket.send("\u0000{not json")
         default:
       }
-      subscriptions.set(id, { id })
       // notes the core's search delay still hides are not seen yet
       const hidden = (e: Event) => e.kind === 1 && !core.visiblePosts(NETWORK, e.pubkey).some((p) => p.id === e.id)
       // each filter's newest `limit` events (NIP-01: the limit is per filter), each event once
@@ -201,10 +195,8 @@ const relayConnection = (socket: WebSocket, relay: string, link: SocketLink) => 
       for (const event of answered.values()) send(["EVENT", id, event])
       return send(["EOSE", id])
     }
-    if (message[0] === "CLOSE") {
-      if (typeof message[1] === "string") subscriptions.delete(message[1])
-      return
-    }
+    // stored events only, no live ones after EOSE: nothing to end
+    if (message[0] === "CLOSE") return
     return send(["NOTICE", `error: unknown message type ${String(message[0])}`])
   })
 }

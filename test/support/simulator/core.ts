@@ -48,7 +48,8 @@ export interface SimPost {
 /**
  * What an operation of a network can be told to do instead of answering normally.
  * `op` names a group of routes: `publish` (posting and replying), `media` (uploads),
- * `search`, `token` (code exchange and refresh), `account` (who am I, verify), `*` all.
+ * `search`, `token` (code exchange and refresh), `account` (who am I, verify), `connect` (a
+ * WebSocket upgrade: `hang`, `reset`, `rate-limit` 429, anything else 503), `*` all.
  */
 export type FaultMode =
   | "hang" // never answer, take nothing
