@@ -69,8 +69,9 @@ const settled = async (api: ReturnType<typeof client>, group: string, what: stri
   return post
 }
 
-/** How many times each relay holds the event. */
-const heldBy = (id: string | null | undefined) => ["relay-a", "relay-b"].map((relay) => relayEvents(sim, relay).filter((e) => e.id === id).length)
+/** How many times each relay took the event (a relay keeps an event once; each first arrival is a SimPost). */
+const heldBy = (id: string | null | undefined) =>
+  ["relay-a", "relay-b"].map((relay) => sim.postsOf("nostr").filter((p) => p.id === id && p.extra["relay"] === relay).length)
 
 describe("publishing to Nostr", () => {
   it("a note with an image and a follow-up reply: signed, sent to both relays, each once", async () => {

@@ -347,6 +347,7 @@ describe("Nostr: fault matrix", () => {
     // and sending it again is the same event: never a second copy on a relay
     published(await run(adapter.publish(again)))
     for (const relay of ["relay-a", "relay-b"]) expect(notesOn(relay, event.id)).toHaveLength(1)
+    expect(sim.postsOf("nostr").filter((p) => p.id === event.id)).toHaveLength(2) // taken once by each relay
   })
 
   it("publish with connections refused → nothing sent (safe to send again)", async () => {
