@@ -165,18 +165,23 @@ export const makeNostrAdapterWith = (options: NostrOptions) =>
           return yield* new ConnectFailed({ message: `Nostr mediaServer ${given.mediaServer} is not an http(s) address.` })
         }
         const { publicKey, secretHex } = keys.value
-        // the account's profile (kind 0) from its relays: proves at least one answers
-        const results = yield* query(relays, { authors: [publicKey], kinds: [0], limit: 1 })
+        // the account's profile (kind 0) and Blossom server list (kind 10063, BUD-03) from its relays: proves at least one answers
+        const results = yield* query(relays, { authors: [publicKey], kinds: [0], limit: 1 }, { authors: [publicKey], kinds: [10063], limit: 1 })
         const answered = results.flatMap((r) => (r._tag === "Events" ? [r] : []))
         if (answered.length === 0) {
           const reasons = results.map((r) => `${r.relay}: ${r._tag === "Failed" ? r.reason : ""}`).join("; ")
           return yield* new ConnectFailed({ message: `None of the Nostr relays answered (${reasons}).` })
         }
-        const newest = answered
-          .flatMap((r) => r.events)
-          .filter((e) => e.pubkey === publicKey && e.kind === 0)
-          .sort((a, b) => b.created_at - a.created_at)[0]
+        const newestOf = (kind: number) =>
+          answered
+            .flatMap((r) => r.events)
+            .filter((e) => e.pubkey === publicKey && e.kind === kind)
+            .sort((a, b) => b.created_at - a.created_at)[0]
+        const newest = newestOf(0)
         const metadata = newest === undefined ? Option.none() : Schema.decodeUnknownOption(Metadata)(newest.content)
+        // without a mediaServer given, the account's own first Blossom server (NIP-B7)
+        const listed = newestOf(10063)?.tags.find((t) => t[0] === "server" && t[1] !== undefined && isHttpAddress(t[1]))?.[1]
+        const mediaServer = given.mediaServer ?? listed
         const npub = nip19.npubEncode(publicKey)
         const name = Option.match(metadata, { onNone: () => "", onSome: (m) => m.display_name || m.name || "" })
         const connected: Connected = {
@@ -184,7 +189,7 @@ export const makeNostrAdapterWith = (options: NostrOptions) =>
             privateKey: secretHex,
             publicKey,
             relays,
-            ...(given.mediaServer === undefined ? {} : { mediaServer: given.mediaServer.replace(/\/+$/, "") })
+            ...(mediaServer === undefined ? {} : { mediaServer: mediaServer.replace(/\/+$/, "") })
           },
           profile: {
             accountId: publicKey,

@@ -51,6 +51,17 @@ const signed = async (request: PublishRequest) => {
 
 const notesOn = (relay: string, id: string) => relayEvents(sim, relay).filter((e) => e.id === id)
 
+/** Sends an event to a simulated relay as another client would, answered with the relay's OK. */
+const sendAsClient = async (relay: string, event: unknown) => {
+  const socket = new WebSocket(`${sim.baseOf("nostr").replace("http", "ws")}/${relay}`)
+  await new Promise<void>((resolve) => socket.on("open", () => resolve()))
+  const ok = new Promise<unknown>((resolve) => socket.once("message", (d) => resolve(JSON.parse(d.toString()))))
+  socket.send(JSON.stringify(["EVENT", event]))
+  const answer = await ok
+  socket.close()
+  return answer
+}
+
 describe("Nostr: connecting", () => {
   it("verify takes an nsec key and relays, keeps the key as hex and reads the profile (kind 0)", async () => {
     const { credentials, given, profile } = await connect("satoshi")
@@ -65,6 +76,27 @@ describe("Nostr: connecting", () => {
     const again = await run(adapter.verify({ privateKey: credentials["privateKey"], relays: given.relays }))
     expect(again.profile.accountId).toBe(given.publicKey)
     expect(again.credentials["mediaServer"]).toBeUndefined()
+  })
+
+  it("without a mediaServer, takes the account's first Blossom server from its kind 10063 list (NIP-B7)", async () => {
+    const { given } = await connect()
+    const decoded = nip19.decode(given.privateKey)
+    if (decoded.type !== "nsec") throw new Error("the seed answers an nsec key")
+    const list = finalizeEvent(
+      {
+        kind: 10063,
+        created_at: Math.floor(Date.now() / 1000),
+        content: "",
+        tags: [
+          ["server", given.mediaServer],
+          ["server", "https://cdn.example"]
+        ]
+      },
+      decoded.data
+    )
+    expect(await sendAsClient("relay-b", list)).toEqual(["OK", list.id, true, ""])
+    const connected = await run(adapter.verify({ privateKey: given.privateKey, relays: given.relays }))
+    expect(connected.credentials["mediaServer"]).toBe(given.mediaServer)
   })
 
   it.each([
@@ -201,17 +233,6 @@ describe("Nostr: the simulated relay", () => {
     ])
   })
 })
-
-/** Sends an event to a simulated relay as another client would, answered with the relay's OK. */
-const sendAsClient = async (relay: string, event: unknown) => {
-  const socket = new WebSocket(`${sim.baseOf("nostr").replace("http", "ws")}/${relay}`)
-  await new Promise<void>((resolve) => socket.on("open", () => resolve()))
-  const ok = new Promise<unknown>((resolve) => socket.once("message", (d) => resolve(JSON.parse(d.toString()))))
-  socket.send(JSON.stringify(["EVENT", event]))
-  const answer = await ok
-  socket.close()
-  return answer
-}
 
 describe("Nostr: statistics", () => {
   it("counts a note's reactions, reposts and replies, and the account's followers and notes, each event once across relays", async () => {
