@@ -134,6 +134,30 @@ describe("publishing to Nostr", () => {
     }
   }, 60_000)
 
+  it("a channel whose key is held by a NIP-46 remote signer: the note is signed there and arrives once at each relay", async () => {
+    const ws = await sys.admin.createWorkspace("Nostr bunker", "ultimate")
+    const credentials = await seedAccount(sim, "nostr", { bunker: true })
+    const { channelId } = await sys.admin.createChannel({
+      workspaceId: ws.workspaceId,
+      network: "nostr",
+      name: "bunker channel",
+      customerId: null,
+      postingTimes: [],
+      credentials: { bunker: credentials["bunker"], relays: credentials["relays"] }
+    })
+    const api = client(sys.url, ws.apiKey)
+    const text = `Signed remotely ${crypto.randomUUID().slice(0, 8)}`
+    const created = await api.post("/public/v1/posts", {
+      type: "now",
+      posts: [{ integration: { id: channelId }, value: [{ content: text }], settings: {} }]
+    })
+    expect(created.status, created.text).toBe(200)
+    const channel = await settled(api, createdPost(created).group, "nostr: published through the remote signer")
+    expect(channel.root.state, JSON.stringify(channel.root.error)).toBe("published")
+    expect(heldBy(channel.root.releaseId)).toEqual([1, 1])
+    expect(relayEvents(sim, "relay-a").find((e) => e.id === channel.root.releaseId)?.pubkey).toBe(credentials["publicKey"])
+  }, 60_000)
+
   it("credentials without relays are refused before a channel is saved", async () => {
     const ws = await sys.admin.createWorkspace("Nostr refused", "ultimate")
     const credentials = await seedAccount(sim, "nostr")

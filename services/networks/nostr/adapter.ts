@@ -1,6 +1,6 @@
 import { Config, Effect, Either, Option, Schema } from "effect"
 import * as nip19 from "nostr-tools/nip19"
-import { finalizeEvent } from "nostr-tools/pure"
+import { type EventTemplate, generateSecretKey } from "nostr-tools/pure"
 import {
   ConnectFailed,
   type Connected,
@@ -18,7 +18,8 @@ import { excerpt, sameText, statusAnswer, transportAnswer } from "../networkHttp
 import { uploadBlob } from "./blossom.js"
 import { GivenCredentials, isHttpAddress, isRelayAddress, keysOf, StoredCredentials } from "./keys.js"
 import { noteTemplate } from "./note.js"
-import { NostrEvent, plainEvent, verifiedEvent } from "./nostrEvent.js"
+import { NostrEvent, verifiedEvent } from "./nostrEvent.js"
+import { type BunkerLink, bunkerRequest, localSigner, parseBunkerUrl, remoteSigner, type SignFailed, type Signer } from "./signer.js"
 import { type Filter, queryRelay, type QueryResult, type RelayVerdict, sendEvent } from "./relayClient.js"
 
 /**
@@ -146,15 +147,53 @@ export const makeNostrAdapterWith = (options: NostrOptions) =>
     const releaseUrlOf = (event: NostrEvent, relays: ReadonlyArray<string>) =>
       `${options.viewerUrl.replace(/\/+$/, "")}/${nip19.neventEncode({ id: event.id, relays: relays.slice(0, 2), author: event.pubkey, kind: event.kind })}`
 
+    /** The key given, or the NIP-46 remote signer connected (`connect`, then `get_public_key`): whose notes these are and what to store. */
+    const signingOf = (given: typeof GivenCredentials.Type) =>
+      Effect.gen(function* () {
+        if (given.privateKey !== undefined) {
+          const keys = keysOf(given.privateKey)
+          if (Option.isNone(keys)) return yield* new ConnectFailed({ message: "Nostr privateKey must be 64 hex digits or an nsec1… key." })
+          return { publicKey: keys.value.publicKey, stored: { privateKey: keys.value.secretHex } }
+        }
+        if (given.bunker === undefined) {
+          return yield* new ConnectFailed({ message: "Nostr credentials need privateKey (hex or nsec…) or bunker (a NIP-46 bunker:// address)." })
+        }
+        const parsed = parseBunkerUrl(given.bunker)
+        if (Option.isNone(parsed) || !parsed.value.relays.every(isRelayAddress)) {
+          return yield* new ConnectFailed({ message: "Nostr bunker must be a bunker://<remote signer key>?relay=wss://… address (NIP-46)." })
+        }
+        const link: BunkerLink = {
+          remotePubkey: parsed.value.remotePubkey,
+          relays: parsed.value.relays,
+          clientKey: Buffer.from(generateSecretKey()).toString("hex")
+        }
+        const failed = (e: SignFailed) => new ConnectFailed({ message: `The Nostr remote signer: ${e.reason}.` })
+        yield* bunkerRequest(outbound, link, "connect", [link.remotePubkey, parsed.value.secret ?? ""], options.relayTimeoutMs).pipe(
+          Effect.mapError(failed)
+        )
+        const publicKey = yield* bunkerRequest(outbound, link, "get_public_key", [], options.relayTimeoutMs).pipe(Effect.mapError(failed))
+        if (!/^[0-9a-f]{64}$/.test(publicKey)) return yield* new ConnectFailed({ message: "The Nostr remote signer answered no public key." })
+        return { publicKey, stored: { bunker: link } }
+      })
+
+    /** The channel's signer: its key, or its remote signer; None when the credentials hold neither as they should. */
+    const signerOf = (credentials: StoredCredentials): Option.Option<Signer> => {
+      if (credentials.bunker !== undefined)
+        return Option.some(remoteSigner(outbound, credentials.bunker, credentials.publicKey, options.relayTimeoutMs))
+      return Option.filter(
+        Option.map(Option.flatMap(Option.fromNullable(credentials.privateKey), keysOf), (keys) => localSigner(keys.secretKey)),
+        (signer) => signer.publicKey === credentials.publicKey
+      )
+    }
+
     const verify = (input: unknown) =>
       Effect.gen(function* () {
         const given = yield* decodeForVerify(
           GivenCredentials,
           NAME,
-          "privateKey (hex or nsec…), relays (an array of wss:// addresses) and optionally mediaServer"
+          "privateKey (hex or nsec…) or bunker (a NIP-46 bunker:// address), relays (an array of wss:// addresses) and optionally mediaServer"
         )(input)
-        const keys = keysOf(given.privateKey)
-        if (Option.isNone(keys)) return yield* new ConnectFailed({ message: "Nostr privateKey must be 64 hex digits or an nsec1… key." })
+        const signing = yield* signingOf(given)
         const relays = [...new Set(given.relays.map((r) => r.trim()))]
         if (relays.length === 0 || relays.length > MAX_RELAYS) {
           return yield* new ConnectFailed({ message: `Nostr relays must list 1 to ${MAX_RELAYS} relay addresses.` })
@@ -164,7 +203,7 @@ export const makeNostrAdapterWith = (options: NostrOptions) =>
         if (given.mediaServer !== undefined && !isHttpAddress(given.mediaServer)) {
           return yield* new ConnectFailed({ message: `Nostr mediaServer ${given.mediaServer} is not an http(s) address.` })
         }
-        const { publicKey, secretHex } = keys.value
+        const { publicKey } = signing
         // the account's profile (kind 0) and Blossom server list (kind 10063, BUD-03) from its relays: proves at least one answers
         const results = yield* query(relays, { authors: [publicKey], kinds: [0], limit: 1 }, { authors: [publicKey], kinds: [10063], limit: 1 })
         const answered = results.flatMap((r) => (r._tag === "Events" ? [r] : []))
@@ -186,7 +225,7 @@ export const makeNostrAdapterWith = (options: NostrOptions) =>
         const name = Option.match(metadata, { onNone: () => "", onSome: (m) => m.display_name || m.name || "" })
         const connected: Connected = {
           credentials: {
-            privateKey: secretHex,
+            ...signing.stored,
             publicKey,
             relays,
             ...(mediaServer === undefined ? {} : { mediaServer: mediaServer.replace(/\/+$/, "") })
@@ -204,12 +243,24 @@ export const makeNostrAdapterWith = (options: NostrOptions) =>
     /** First step: the files uploaded, the note signed; kept as progress before anything goes to a relay. */
     const sign = (request: PublishRequest, credentials: StoredCredentials) =>
       Effect.gen(function* () {
-        const keys = keysOf(credentials.privateKey)
-        if (Option.isNone(keys) || keys.value.publicKey !== credentials.publicKey) {
+        const signer = signerOf(credentials)
+        if (Option.isNone(signer)) {
           return yield* Effect.fail(
             PublishAnswer.Rejected({ message: "The channel's Nostr key cannot be read.", fix: "Reconnect the channel, then retry." })
           )
         }
+        // nothing is on a relay before the note is signed: a signer that does not answer sent nothing
+        const signWith = (template: EventTemplate) =>
+          signer.value.sign(template).pipe(
+            Effect.mapError((e) =>
+              e.refused
+                ? PublishAnswer.Rejected({
+                    message: `The Nostr remote signer did not sign: ${e.reason}.`,
+                    fix: "Allow this server to sign notes in the remote signer, or reconnect the channel, then retry."
+                  })
+                : PublishAnswer.FailedBeforeSending({ reason: e.reason })
+            )
+          )
         const files = yield* readAllMedia(media, request.media)
         const server = credentials.mediaServer
         if (files.length > 0 && server === undefined) {
@@ -221,7 +272,7 @@ export const makeNostrAdapterWith = (options: NostrOptions) =>
           )
         }
         const uploaded = yield* Effect.forEach(files, (file, index) =>
-          Effect.map(uploadBlob(outbound, server ?? "", keys.value.secretKey, file), (u) => ({ uploaded: u, media: request.media[index] }))
+          Effect.map(uploadBlob(outbound, server ?? "", signWith, file), (u) => ({ uploaded: u, media: request.media[index] }))
         )
         const template = noteTemplate({
           content: request.item.content,
@@ -232,7 +283,7 @@ export const makeNostrAdapterWith = (options: NostrOptions) =>
           rootReleaseId: request.rootReleaseId,
           createdAt: Math.floor(Date.now() / 1000)
         })
-        const event = plainEvent(finalizeEvent(template, keys.value.secretKey))
+        const event = yield* signWith(template)
         return PublishAnswer.Pending({
           progress: { event },
           kind: "processing",

@@ -1,11 +1,12 @@
 import { createHash } from "node:crypto"
 import { Effect, Option, Schema } from "effect"
-import { finalizeEvent } from "nostr-tools/pure"
+import type { EventTemplate } from "nostr-tools/pure"
 import type { OutboundHttpShape } from "../../platform/outbound/outboundHttp.js"
 import type { OutboundResponse } from "../../platform/outbound/request.js"
 import { PublishAnswer } from "../adapter.js"
 import type { MediaFile } from "../networkDeps.js"
 import { call, decodeBody, excerpt, isSuccess, trimBase } from "../networkHttp.js"
+import type { NostrEvent } from "./nostrEvent.js"
 
 /**
  * A file on a Blossom media server (BUD-01, BUD-02): `PUT /upload` with the bytes and an
@@ -31,23 +32,17 @@ export interface UploadedFile {
 /** How long the upload's authorization is valid. */
 const AUTH_VALID_SECONDS = 300
 
-/** The BUD-01 authorization header for uploading a blob with this hash. */
-export const uploadAuthorization = (secretKey: Uint8Array, sha256: string, name: string, now = Math.floor(Date.now() / 1000)) => {
-  const event = finalizeEvent(
-    {
-      kind: 24242,
-      created_at: now,
-      content: `Upload ${name}`,
-      tags: [
-        ["t", "upload"],
-        ["x", sha256],
-        ["expiration", String(now + AUTH_VALID_SECONDS)]
-      ]
-    },
-    secretKey
-  )
-  return `Nostr ${Buffer.from(JSON.stringify(event)).toString("base64")}`
-}
+/** The BUD-01 authorization event for uploading a blob with this hash (signed by the channel's signer). */
+export const uploadAuthorization = (sha256: string, name: string, now = Math.floor(Date.now() / 1000)): EventTemplate => ({
+  kind: 24242,
+  created_at: now,
+  content: `Upload ${name}`,
+  tags: [
+    ["t", "upload"],
+    ["x", sha256],
+    ["expiration", String(now + AUTH_VALID_SECONDS)]
+  ]
+})
 
 /** The server's reason: BUD-01's X-Reason header (BUD-02 names Blossom-Upload-Message), else the body. */
 const reasonOf = (response: OutboundResponse) => {
@@ -60,15 +55,19 @@ const reasonOf = (response: OutboundResponse) => {
 export const uploadBlob = (
   outbound: OutboundHttpShape,
   server: string,
-  secretKey: Uint8Array,
+  sign: (template: EventTemplate) => Effect.Effect<NostrEvent, PublishAnswer>,
   file: MediaFile
 ): Effect.Effect<UploadedFile, PublishAnswer> =>
   Effect.gen(function* () {
     const sha256 = createHash("sha256").update(file.bytes).digest("hex")
+    const auth = yield* sign(uploadAuthorization(sha256, file.name))
     const answer = yield* call(outbound, {
       url: `${trimBase(server)}/upload`,
       method: "PUT",
-      headers: { authorization: uploadAuthorization(secretKey, sha256, file.name), "content-type": file.mime || "application/octet-stream" },
+      headers: {
+        authorization: `Nostr ${Buffer.from(JSON.stringify(auth)).toString("base64")}`,
+        "content-type": file.mime || "application/octet-stream"
+      },
       body: file.bytes,
       timeoutMs: 120_000
     })

@@ -4,14 +4,18 @@ import { getPublicKey } from "nostr-tools/pure"
 
 /** The `--credentials` of a Nostr channel (docs/networks.md, "Nostr"). */
 export const GivenCredentials = Schema.Struct({
-  privateKey: Schema.String,
+  privateKey: Schema.optional(Schema.String),
+  /** Instead of privateKey: a NIP-46 remote signer's `bunker://` address. */
+  bunker: Schema.optional(Schema.String),
   relays: Schema.Array(Schema.String),
   mediaServer: Schema.optional(Schema.String)
 })
 
 /** What is stored (sealed with SECRET_KEY like every channel's credentials): the key as hex, its public key. */
 export const StoredCredentials = Schema.Struct({
-  privateKey: Schema.String,
+  privateKey: Schema.optional(Schema.String),
+  /** A NIP-46 remote signer in place of the key: its key, its relays and this server's client key (hex). */
+  bunker: Schema.optional(Schema.Struct({ remotePubkey: Schema.String, relays: Schema.Array(Schema.String), clientKey: Schema.String })),
   publicKey: Schema.String,
   relays: Schema.Array(Schema.String),
   mediaServer: Schema.optional(Schema.String)

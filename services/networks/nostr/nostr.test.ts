@@ -10,8 +10,9 @@ import { watchClientSockets } from "../../platform/outbound/testing.js"
 import type { Credentials, NetworkAdapter, PublishAnswer, PublishRequest } from "../adapter.js"
 import { type NetworkCall, NetworkCallLog } from "../networkCalls.js"
 import { classifyNostr, makeNostrAdapterWith, verdictOf } from "./adapter.js"
+import { StoredCredentials } from "./keys.js"
 import { NostrEvent } from "./nostrEvent.js"
-import { nostrModule, relayEvents, seedNostrAccount } from "./simulator.js"
+import { nostrModule, relayEvents, seedNostrAccount, seedNostrBunkerAccount } from "./simulator.js"
 
 /** The Nostr adapter against simulated relays (NIP-01 over WebSocket) and a Blossom media server. */
 
@@ -213,6 +214,53 @@ describe("Nostr: publishing", () => {
 })
 
 const redactedWith = (credentials: Credentials, change: Credentials) => requestFor({ ...credentials, ...change }, { content: "" }).channel.credentials
+
+describe("Nostr: a NIP-46 remote signer (bunker) instead of the key", () => {
+  it("connects with the bunker address (connect, get_public_key), then signs the note and the upload there", async () => {
+    const given = seedNostrBunkerAccount(sim, { name: "bunkered" })
+    const connected = await run(adapter.verify({ bunker: given.bunker, relays: given.relays, mediaServer: given.mediaServer }))
+    expect(connected.profile).toMatchObject({ accountId: given.publicKey, name: "bunkered" })
+    expect(connected.credentials["privateKey"]).toBeUndefined()
+    expect(connected.credentials["bunker"]).toMatchObject({ remotePubkey: expect.stringMatching(/^[0-9a-f]{64}$/), relays: [given.relays[0]] })
+    const { again, event } = await signed(requestFor(connected.credentials, { content: "signed elsewhere", media: [image] }))
+    expect(published(await run(adapter.publish(again))).releaseId).toBe(event.id)
+    const stored = notesOn("relay-a", event.id)[0]
+    expect(stored && verifyEvent(stored) && stored.pubkey).toBe(given.publicKey)
+  })
+
+  it("a wrong bunker secret is refused at connect", async () => {
+    const given = seedNostrBunkerAccount(sim)
+    const result = await Effect.runPromise(
+      Effect.either(adapter.verify({ bunker: given.bunker.replace(/secret=[^&]+/, "secret=wrong"), relays: given.relays }))
+    )
+    expect(Either.isLeft(result) && result.left.message).toContain("invalid secret")
+  })
+
+  it("a signer that declines makes the item rejected, nothing sent", async () => {
+    const given = seedNostrBunkerAccount(sim, { refuses: true })
+    const connected = await run(adapter.verify({ bunker: given.bunker, relays: given.relays }))
+    const answer = await run(adapter.publish(requestFor(connected.credentials, { content: "declined" })))
+    expect(answer).toMatchObject({ _tag: "Rejected", message: expect.stringContaining("user rejected") })
+    expect(sim.postsOf("nostr").filter((p) => p.text === "declined")).toHaveLength(0)
+  })
+
+  it("a signer that does not answer is nothing sent (tried again)", async () => {
+    const given = seedNostrBunkerAccount(sim)
+    const connected = await run(adapter.verify({ bunker: given.bunker, relays: given.relays }))
+    const stored = Schema.decodeUnknownSync(StoredCredentials)(connected.credentials)
+    if (stored.bunker === undefined) throw new Error("a bunker channel stores its bunker")
+    const silent = { ...stored, bunker: { ...stored.bunker, remotePubkey: "ab".repeat(32) } }
+    expect((await run(adapter.publish(requestFor(silent, { content: "nobody signs" }))))._tag).toBe("FailedBeforeSending")
+  })
+
+  it.each([["bunker://nothex?relay=wss://r.example"], ["bunker://" + "ab".repeat(32)], ["https://example.com"]])(
+    "refuses the bunker address %s",
+    async (bunker) => {
+      const result = await Effect.runPromise(Effect.either(adapter.verify({ bunker, relays: ["wss://relay.example"] })))
+      expect(Either.isLeft(result) && result.left.message).toContain("bunker://")
+    }
+  )
+})
 
 describe("Nostr: the simulated relay", () => {
   it("refuses an event whose signature does not verify, and answers REQ with EOSE", async () => {

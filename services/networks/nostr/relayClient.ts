@@ -42,7 +42,7 @@ const OkMessage = Schema.Tuple(Schema.Literal("OK"), Schema.String, Schema.Boole
 const EventMessage = Schema.Tuple(Schema.Literal("EVENT"), Schema.String, Schema.Unknown)
 const EoseMessage = Schema.Tuple(Schema.Literal("EOSE"), Schema.String)
 const ClosedMessage = Schema.Tuple(Schema.Literal("CLOSED"), Schema.String, Schema.String)
-const RelayMessage = Schema.parseJson(Schema.Union(OkMessage, EventMessage, EoseMessage, ClosedMessage))
+export const RelayMessage = Schema.parseJson(Schema.Union(OkMessage, EventMessage, EoseMessage, ClosedMessage))
 const decodeMessage = Schema.decodeUnknownOption(RelayMessage)
 
 const textOf = (data: WebSocket.RawData): string =>
@@ -53,7 +53,7 @@ const retryAfterOf = (header: string | Array<string> | undefined): number => {
   return Number.isFinite(seconds) && seconds >= 0 ? Math.max(1000, Math.ceil(seconds * 1000)) : 60_000
 }
 
-interface Session {
+export interface Session {
   /** Sends one message; the session then counts as having sent. */
   readonly send: (message: unknown) => void
   readonly finish: () => void
@@ -63,7 +63,7 @@ interface Session {
  * Opens the relay and runs `onOpen`; `onMessage` gets each message. Settles with what the
  * callbacks decide, or `onEnd(sent, reason)` when the connection ends first or `timeoutMs` passes.
  */
-const session = <A>(
+export const session = <A>(
   outbound: OutboundHttpShape,
   relay: string,
   timeoutMs: number,

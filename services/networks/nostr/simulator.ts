@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto"
 import { Option, Schema } from "effect"
 import * as nip19 from "nostr-tools/nip19"
+import * as nip44 from "nostr-tools/nip44"
 import { type Event, finalizeEvent, generateSecretKey, getEventHash, getPublicKey, verifyEvent } from "nostr-tools/pure"
 import { WebSocketServer, type WebSocket } from "ws"
 import {
@@ -105,10 +106,26 @@ const imetaOf = (event: Event) =>
       return { id: field("x") ?? "", mime: field("m") ?? "", size: Number(field("size") ?? 0), ...(alt === undefined ? {} : { alt }) }
     })
 
+/** A connection's open subscriptions: each gets the events stored (or passed on) after its EOSE. */
+interface Listener {
+  readonly subscriptions: Map<string, ReadonlyArray<Record<string, unknown>>>
+  readonly send: (message: unknown) => void
+}
+const listeners = new WeakMap<SimCore, Map<string, Set<Listener>>>()
+const listenersOf = (core: SimCore, relay: string) => {
+  const all = stateOf(listeners, core)
+  const found = all.get(relay) ?? new Set<Listener>()
+  all.set(relay, found)
+  return found
+}
+
+/** NIP-01: kinds 20000–29999 are ephemeral, passed on to subscribers and not kept. */
+const isEphemeral = (kind: number) => kind >= 20000 && kind < 30000
+
 const store = (core: SimCore, relay: string, event: Event): "new" | "duplicate" => {
   const events = relayStore(core, relay)
   if (events.has(event.id)) return "duplicate"
-  events.set(event.id, event)
+  if (!isEphemeral(event.kind)) events.set(event.id, event)
   if (event.kind === 1) {
     core.record({
       network: NETWORK,
@@ -122,12 +139,83 @@ const store = (core: SimCore, relay: string, event: Event): "new" | "duplicate" 
       extra: { relay, tags: event.tags, createdAt: event.created_at }
     })
   }
+  for (const listener of listenersOf(core, relay)) {
+    for (const [id, filters] of listener.subscriptions) if (filters.some((f) => matches(event, f))) listener.send(["EVENT", id, event])
+  }
+  if (event.kind === 24133) answerAsBunker(core, relay, event)
   return "new"
+}
+
+/**
+ * NIP-46 remote signers listening on the relays: a request (kind 24133, NIP-44 encrypted to
+ * the signer's key) is answered on the same relay, encrypted to the client: `connect` with
+ * the bunker address's secret, then `get_public_key`, `sign_event` (with the user's key),
+ * `ping`; anything else, or a client that has not connected, an error.
+ */
+interface Bunker {
+  readonly remoteSecret: Uint8Array
+  readonly userSecret: Uint8Array
+  readonly secret: string
+  /** Answers every sign_event with an error, as a person who declines would. */
+  readonly refuses: boolean
+  readonly clients: Set<string>
+}
+const bunkers = new WeakMap<SimCore, Map<string, Bunker>>()
+const BunkerRequest = Schema.parseJson(Schema.Struct({ id: Schema.String, method: Schema.String, params: Schema.Array(Schema.String) }))
+const Template = Schema.parseJson(
+  Schema.Struct({ kind: Schema.Number, content: Schema.String, tags: Schema.Array(Schema.Array(Schema.String)), created_at: Schema.Number })
+)
+
+const answerAsBunker = (core: SimCore, relay: string, event: Event) => {
+  const remotePubkey = event.tags.find((t) => t[0] === "p")?.[1] ?? ""
+  const bunker = stateOf(bunkers, core).get(remotePubkey)
+  if (bunker === undefined) return
+  const conversation = nip44.v2.utils.getConversationKey(bunker.remoteSecret, event.pubkey)
+  let plain: string
+  try {
+    plain = nip44.v2.decrypt(event.content, conversation)
+  } catch {
+    return
+  }
+  const request = Schema.decodeUnknownOption(BunkerRequest)(plain)
+  if (Option.isNone(request)) return
+  const { id, method, params } = request.value
+  const answer = ((): { readonly result?: string; readonly error?: string } => {
+    if (method === "connect") {
+      if (params[0] !== remotePubkey || params[1] !== bunker.secret) return { error: "invalid secret" }
+      bunker.clients.add(event.pubkey)
+      return { result: "ack" }
+    }
+    if (!bunker.clients.has(event.pubkey)) return { error: "unauthorized: connect first" }
+    if (method === "ping") return { result: "pong" }
+    if (method === "get_public_key") return { result: getPublicKey(bunker.userSecret) }
+    if (method === "sign_event") {
+      if (bunker.refuses) return { error: "user rejected the request" }
+      const template = Schema.decodeUnknownOption(Template)(params[0] ?? "")
+      if (Option.isNone(template)) return { error: "invalid event template" }
+      const t = template.value
+      return { result: JSON.stringify(finalizeEvent({ ...t, tags: t.tags.map((tag) => [...tag]) }, bunker.userSecret)) }
+    }
+    return { error: `unknown method ${method}` }
+  })()
+  const response = finalizeEvent(
+    {
+      kind: 24133,
+      created_at: Math.floor(Date.now() / 1000),
+      content: nip44.v2.encrypt(JSON.stringify({ id, result: answer.result ?? "", ...answer }), conversation),
+      tags: [["p", event.pubkey]]
+    },
+    bunker.remoteSecret
+  )
+  store(core, relay, response)
 }
 
 const relayConnection = (socket: WebSocket, relay: string, link: SocketLink) => {
   const { core } = link
   const send = (message: unknown) => socket.send(JSON.stringify(message))
+  const listener: Listener = { subscriptions: new Map(), send }
+  listenersOf(core, relay).add(listener)
+  socket.on("close", () => listenersOf(core, relay).delete(listener))
   socket.on("message", (data) => {
     let message: unknown
     try {
@@ -193,10 +281,14 @@ const relayConnection = (socket: WebSocket, relay: string, link: SocketLink) => 
         for (const event of stored.filter((e) => matches(e, filter)).slice(0, limit)) answered.set(event.id, event)
       }
       for (const event of answered.values()) send(["EVENT", id, event])
-      return send(["EOSE", id])
+      send(["EOSE", id])
+      listener.subscriptions.set(id, objects)
+      return
     }
-    // stored events only, no live ones after EOSE: nothing to end
-    if (message[0] === "CLOSE") return
+    if (message[0] === "CLOSE") {
+      if (typeof message[1] === "string") listener.subscriptions.delete(message[1])
+      return
+    }
     return send(["NOTICE", `error: unknown message type ${String(message[0])}`])
   })
 }
@@ -291,6 +383,22 @@ export const seedNostrAccount = (core: SimCore, input: { readonly name?: string 
   }
 }
 
+/**
+ * An account whose key is held by a simulated NIP-46 remote signer on relay-a: answered as
+ * `--credentials` with its `bunker://` address (and its secret) in place of the key.
+ */
+export const seedNostrBunkerAccount = (core: SimCore, input: { readonly name?: string; readonly refuses?: boolean } = {}) => {
+  const { privateKey, ...account } = seedNostrAccount(core, input)
+  const userKey = nip19.decode(privateKey)
+  if (userKey.type !== "nsec") throw new Error("the seed makes nsec keys")
+  const remoteSecret = generateSecretKey()
+  const remotePubkey = getPublicKey(remoteSecret)
+  const secret = core.newId()
+  stateOf(bunkers, core).set(remotePubkey, { remoteSecret, userSecret: userKey.data, secret, refuses: input.refuses === true, clients: new Set() })
+  const relay = encodeURIComponent(`${wsBase(core)}/relay-a`)
+  return { ...account, bunker: `bunker://${remotePubkey}?relay=${relay}&secret=${secret}` }
+}
+
 /** The events a relay holds (tests: each note once per relay). */
 export const relayEvents = (core: SimCore, relay: string): ReadonlyArray<Event> => [...relayStore(core, relay).values()]
 
@@ -301,7 +409,10 @@ export const nostrModule: NetworkModule = {
   opOf: ({ method, path }) => (method === "PUT" && path === "/blossom/upload" ? "media" : "account"),
   rejectBody: (status) => refuse(status ?? 400, "Blob rejected"),
   expiredTokenBody: () => refuse(401, "Authorization event expired"),
-  seed: (core, input) => seedNostrAccount(core, typeof input["name"] === "string" ? { name: input["name"] } : {})
+  seed: (core, input) => {
+    const name = typeof input["name"] === "string" ? { name: input["name"] } : {}
+    return input["bunker"] === true ? seedNostrBunkerAccount(core, name) : seedNostrAccount(core, name)
+  }
 }
 
 /** The simulated networks this folder adds to the simulator (test/support/simulator/registry.ts). */
