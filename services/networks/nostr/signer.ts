@@ -2,6 +2,7 @@ import { Data, Effect, Either, Option, Schema } from "effect"
 import * as nip44 from "nostr-tools/nip44"
 import { type EventTemplate, finalizeEvent, getPublicKey } from "nostr-tools/pure"
 import type { OutboundHttpShape } from "../../platform/outbound/outboundHttp.js"
+import { recordedExchange } from "../networkCalls.js"
 import { type NostrEvent, plainEvent, verifiedEvent } from "./nostrEvent.js"
 import { session } from "./relayClient.js"
 
@@ -98,7 +99,11 @@ export const bunkerRequest = (
   Effect.gen(function* () {
     let last = new SignFailed({ reason: "the remote signer has no relays", refused: false })
     for (const relay of link.relays) {
-      const answer = yield* requestOn(outbound, relay, link, method, params, timeoutMs)
+      // in the attempt's call log as the NIP-46 method on the signer's relay
+      const answer = yield* recordedExchange(method, relay, requestOn(outbound, relay, link, method, params, timeoutMs), (result) => ({
+        status: null,
+        error: Either.isLeft(result) ? result.left.reason : null
+      }))
       if (Either.isRight(answer)) return answer.right
       if (answer.left.refused) return yield* answer.left
       last = answer.left
