@@ -86,3 +86,39 @@ export const recordedCall = (request: OutboundRequest, run: Effect.Effect<Networ
       Effect.onInterrupt(() => add(entry(null, "no answer before the publisher's deadline")))
     )
   })
+
+/**
+ * A call that is not one HTTP request (a WebSocket session with a Nostr relay), recorded as
+ * `method` on `url` with the status and error `describe` reads from its result.
+ */
+export const recordedExchange = <A>(
+  method: string,
+  url: string,
+  run: Effect.Effect<A>,
+  describe: (result: A) => { readonly status: number | null; readonly error: string | null }
+): Effect.Effect<A> =>
+  Effect.flatMap(FiberRef.get(NetworkCallLog), (log) => {
+    if (Option.isNone(log)) return run
+    const started = Date.now()
+    const parsed = URL.canParse(url) ? new URL(url) : null
+    const add = (status: number | null, error: string | null) =>
+      Ref.update(log.value, (calls) => [
+        ...calls,
+        {
+          method,
+          host: parsed?.host ?? "",
+          path: parsed === null ? "" : maskedPath(parsed),
+          status,
+          error: error === null ? null : error.slice(0, ERROR_TEXT_MAX),
+          startedAt: new Date(started).toISOString(),
+          durationMs: Date.now() - started
+        }
+      ])
+    return run.pipe(
+      Effect.tap((result) => {
+        const { error, status } = describe(result)
+        return add(status, error)
+      }),
+      Effect.onInterrupt(() => add(null, "no answer before the publisher's deadline"))
+    )
+  })

@@ -13,6 +13,7 @@ import { adapters as linkedin } from "./linkedin/index.js"
 import { adapters as listmonk } from "./listmonk/index.js"
 import { adapters as mastodon } from "./mastodon/index.js"
 import { adapters as medium } from "./medium/index.js"
+import { adapters as nostr } from "./nostr/index.js"
 import { adapters as pinterest } from "./pinterest/index.js"
 import { adapters as reddit } from "./reddit/index.js"
 import { adapters as slack } from "./slack/index.js"
@@ -43,6 +44,7 @@ export const networkAdapterMakers = [
   ...listmonk,
   ...mastodon,
   ...medium,
+  ...nostr,
   ...pinterest,
   ...reddit,
   ...slack,

@@ -69,7 +69,9 @@ export const makeWarpcastAdapterWith = (options: WarpcastOptions) =>
         const s = signer.value
         if (s.status !== "approved" || s.fid === undefined) {
           return yield* new ConnectFailed({
-            message: `The signer is ${s.status.replace(/_/g, " ")}, not approved${s.signer_approval_url === undefined ? "" : ` (approve it at ${s.signer_approval_url})`}: only an approved signer can cast.`
+            message:
+              `The signer is ${s.status.replace(/_/g, " ")}, not approved` +
+              `${s.signer_approval_url === undefined ? "" : ` (approve it at ${s.signer_approval_url})`}: only an approved signer can cast.`
           })
         }
         const user = yield* userOf(given.apiKey, s.fid)

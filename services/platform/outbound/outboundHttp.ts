@@ -6,11 +6,14 @@ import { fetchBuffered, openResponse, type Engine } from "./internal/fetchCore.j
 import { makeConnectionPool } from "./internal/pool.js"
 import type { OutboundRequest, OutboundResponse, OutboundStreamResponse } from "./request.js"
 import { systemResolver, type Resolver } from "./resolver.js"
+import { checkSocketTarget, type SocketTarget, type SocketTargetError } from "./socketTarget.js"
 
 /** Outbound HTTP for network adapters, webhook delivery and media import: public addresses only. */
 export interface OutboundHttpShape {
   readonly fetch: (request: OutboundRequest) => Effect.Effect<OutboundResponse, OutboundError>
   readonly stream: (request: OutboundRequest) => Effect.Effect<OutboundStreamResponse, OutboundError, Scope.Scope>
+  /** A ws:/wss: address checked like any other (Nostr relays): connect only through its pinned lookup. */
+  readonly socketTarget: (url: string) => Effect.Effect<SocketTarget, SocketTargetError>
 }
 
 export class OutboundHttp extends Context.Tag("platform/OutboundHttp")<OutboundHttp, OutboundHttpShape>() {}
@@ -39,7 +42,8 @@ export const makeOutboundHttp = (options?: {
   }
   return {
     fetch: (request) => fetchBuffered(engine, request),
-    stream: (request) => openResponse(engine, request)
+    stream: (request) => openResponse(engine, request),
+    socketTarget: (url) => checkSocketTarget(engine, url)
   }
 }
 

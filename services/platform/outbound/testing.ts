@@ -6,6 +6,7 @@ import { fetchBuffered, openResponse, type Engine } from "./internal/fetchCore.j
 import { makeConnectionPool } from "./internal/pool.js"
 import { OutboundHttp, type OutboundHttpShape } from "./outboundHttp.js"
 import type { Resolver } from "./resolver.js"
+import { checkSocketTarget } from "./socketTarget.js"
 
 /** A loopback test server that the test client may reach although it is not public. */
 export interface LoopbackOrigin {
@@ -35,7 +36,8 @@ export const makeOutboundHttpForTests = (options: {
   }
   return {
     fetch: (request) => fetchBuffered(engine, request),
-    stream: (request) => openResponse(engine, request)
+    stream: (request) => openResponse(engine, request),
+    socketTarget: (url) => checkSocketTarget(engine, url)
   }
 }
 

@@ -1,5 +1,6 @@
 import http from "node:http"
 import type { AddressInfo, Socket } from "node:net"
+import type { Duplex } from "node:stream"
 
 /**
  * The network simulator's core: one loopback HTTP server that serves each simulated
@@ -47,7 +48,8 @@ export interface SimPost {
 /**
  * What an operation of a network can be told to do instead of answering normally.
  * `op` names a group of routes: `publish` (posting and replying), `media` (uploads),
- * `search`, `token` (code exchange and refresh), `account` (who am I, verify), `*` all.
+ * `search`, `token` (code exchange and refresh), `account` (who am I, verify), `connect` (a
+ * WebSocket upgrade: `hang`, `reset`, `rate-limit` 429, anything else 503), `*` all.
  */
 export type FaultMode =
   | "hang" // never answer, take nothing
@@ -97,6 +99,20 @@ export interface NetworkModule {
   readonly seed?: (core: SimCore, input: Readonly<Record<string, unknown>>) => Promise<unknown> | unknown
   /** The service's environment that points this network's adapter at the simulator (`base` = its prefix's address). */
   readonly env?: (base: string) => Record<string, string>
+  /**
+   * Takes a WebSocket upgrade under this network's prefix (Nostr relays); the module owns the
+   * socket from then on. A fault rule for op `connect` is applied by the core before it.
+   */
+  readonly upgrade?: (incoming: http.IncomingMessage, socket: Duplex, head: Buffer, link: SocketLink) => void
+}
+
+/** What a module that took a socket uses: the core, and `take(op)` for each message it gets. */
+export interface SocketLink {
+  readonly core: SimCore
+  /** The path after the network's prefix, without the query (`/relay-a`). */
+  readonly path: string
+  /** Records a message of `op` (as a request of the network) and answers the fault rule that applies to it, if any. */
+  readonly take: (op: string) => FaultRule | undefined
 }
 
 /** State and helpers a network module gets. */
@@ -352,6 +368,27 @@ export const startSimulatorCore = async (modules: ReadonlyArray<NetworkModule>, 
         if (!res.headersSent) jsonResponse(res, { status: 500, body: { error: String(e) } })
       })
     })
+  })
+  server.on("upgrade", (req: http.IncomingMessage, socket: Duplex, head: Buffer) => {
+    const url = new URL(req.url ?? "/", "http://simulator")
+    const [, network = "", ...rest] = url.pathname.split("/")
+    const module = byNetwork.get(network)
+    const path = `/${rest.join("/")}`
+    const take = (op: string) => {
+      requests.push({ network, method: req.method ?? "GET", path, op, at: new Date() })
+      return takeRule(network, op)
+    }
+    socket.on("error", () => {})
+    if (module?.upgrade === undefined) return socket.end("HTTP/1.1 404 Not Found\r\nconnection: close\r\ncontent-length: 0\r\n\r\n")
+    const rule = take("connect")
+    if (rule?.mode === "hang") return
+    if (rule !== undefined) {
+      if (rule.mode === "reset") return socket.destroy()
+      const status = rule.mode === "rate-limit" ? "429 Too Many Requests" : "503 Service Unavailable"
+      const retry = rule.mode === "rate-limit" ? `retry-after: ${rule.retryAfterSeconds ?? 2}\r\n` : ""
+      return socket.end(`HTTP/1.1 ${status}\r\n${retry}connection: close\r\ncontent-length: 0\r\n\r\n`)
+    }
+    module.upgrade(req, socket, head, { core, path, take })
   })
   server.on("connection", (s) => {
     sockets.add(s)

@@ -15,6 +15,7 @@ import { simulators as linkedinSimulator } from "../../../services/networks/link
 import { simulators as listmonkSimulator } from "../../../services/networks/listmonk/simulator.js"
 import { simulators as mastodonSimulator } from "../../../services/networks/mastodon/simulator.js"
 import { simulators as mediumSimulator } from "../../../services/networks/medium/simulator.js"
+import { simulators as nostrSimulator } from "../../../services/networks/nostr/simulator.js"
 import { simulators as pinterestSimulator } from "../../../services/networks/pinterest/simulator.js"
 import { simulators as redditSimulator } from "../../../services/networks/reddit/simulator.js"
 import { simulators as slackSimulator } from "../../../services/networks/slack/simulator.js"
@@ -46,6 +47,7 @@ export const simulatedNetworkModules: ReadonlyArray<NetworkModule> = [
   ...listmonkSimulator,
   ...mastodonSimulator,
   ...mediumSimulator,
+  ...nostrSimulator,
   ...pinterestSimulator,
   ...redditSimulator,
   ...slackSimulator,
