@@ -84,6 +84,7 @@ describe("npm start", () => {
       expect(await portAnswers(port)).toBe(false)
       expect(output).toMatch(/handed its shards over/)
     },
-    120_000
+    // the first run compiles the whole service (tsc) before it starts: minutes on a loaded 2-core machine
+    300_000
   )
 })
