@@ -7,13 +7,15 @@ import { Effect } from "effect"
  * so each batch would scan the whole table: notifications by created_at (90 days),
  * short-link click batches by flushed_at (7 days), publish attempts by finished_at (an
  * item's attempts go together, 90 days after its last one finished; open attempts never).
- * Number 20, not 19: 19 was left to a change built at the same time.
+ * IF NOT EXISTS: an operator with large tables may build them first with CREATE INDEX
+ * CONCURRENTLY (docs/operations.md, "Retention"), as this transaction holds their writes
+ * while it builds. Number 20, not 19: 19 was left to a change built at the same time.
  */
 export default Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
   yield* sql.unsafe(`
-CREATE INDEX notifications_age ON notifications (created_at);
-CREATE INDEX short_link_flushes_age ON short_link_flushes (flushed_at);
-CREATE INDEX publish_attempts_finished ON publish_attempts (finished_at) WHERE finished_at IS NOT NULL;
+CREATE INDEX IF NOT EXISTS notifications_age ON notifications (created_at);
+CREATE INDEX IF NOT EXISTS short_link_flushes_age ON short_link_flushes (flushed_at);
+CREATE INDEX IF NOT EXISTS publish_attempts_finished ON publish_attempts (finished_at) WHERE finished_at IS NOT NULL;
 `)
 })
