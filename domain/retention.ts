@@ -29,6 +29,11 @@ export const RetentionDefaults = {
   actorPayloadSeconds: HOUR,
   /** Publish attempts of a settled item (published or failed): the attempt timeline shows them 90 days. */
   publishAttemptSeconds: 90 * DAY,
+  /**
+   * Publish jobs (one per claim of an item): the sweepers need one only while it is not
+   * acknowledged or its item still publishes under its claim; a day after that is ample.
+   */
+  publishJobSeconds: DAY,
   /** Notifications: GET /notifications pages back 90 days. */
   notificationSeconds: 90 * DAY,
   /** Short-link click batches: a batch is added once, then dropped from Redis at the next flush (seconds); a week is ample. */

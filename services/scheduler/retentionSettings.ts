@@ -24,6 +24,7 @@ export const retentionSettings = Config.all({
     commandLogSeconds: seconds("RETENTION_COMMAND_LOG_SECONDS", RetentionDefaults.commandLogSeconds),
     actorPayloadSeconds: seconds("RETENTION_ACTOR_PAYLOAD_SECONDS", RetentionDefaults.actorPayloadSeconds),
     publishAttemptSeconds: seconds("RETENTION_PUBLISH_ATTEMPT_SECONDS", RetentionDefaults.publishAttemptSeconds),
+    publishJobSeconds: seconds("RETENTION_PUBLISH_JOB_SECONDS", RetentionDefaults.publishJobSeconds),
     notificationSeconds: seconds("RETENTION_NOTIFICATION_SECONDS", RetentionDefaults.notificationSeconds),
     clickBatchSeconds: seconds("RETENTION_CLICK_BATCH_SECONDS", RetentionDefaults.clickBatchSeconds)
   })

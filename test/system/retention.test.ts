@@ -183,6 +183,32 @@ describe("the retention jobs remove only what each rule lets go", () => {
     })
   })
 
+  it("publish jobs: a day after JetStream took them, once their item no longer publishes under their claim; never one unacknowledged", async () => {
+    await withDb(world, async (c) => {
+      const [done, publishing] = await postWithItems(c, ["published", "publishing"])
+      await c.query("UPDATE post_items SET attempts = 2 WHERE id = ANY($1::uuid[])", [[done, publishing]])
+      const job = (itemId: string, claim: number, enqueuedAt: Date | null) =>
+        c.query(
+          `INSERT INTO publish_jobs (item_id, claim, workspace_id, channel_id, created_at, enqueued_at) VALUES ($1, $2, $3, $4, coalesce($5, now()), $5)`,
+          [itemId, claim, workspaceId, channelId, enqueuedAt]
+        )
+      const old = outside(W.publishJobSeconds)
+      await job(done!, 1, old)
+      await job(done!, 2, old)
+      await job(publishing!, 1, old)
+      // the claim the item still publishes under, one just inside the day, one never acknowledged
+      await job(publishing!, 2, old)
+      await job(publishing!, 3, inside(W.publishJobSeconds))
+      await job(publishing!, 4, null)
+      const removed = await runOnce()
+      expect(removed["publish_jobs"]).toBe(3)
+      const left = (
+        await c.query<{ claim: number }>("SELECT claim FROM publish_jobs WHERE item_id = ANY($1::uuid[]) ORDER BY claim", [[done, publishing]])
+      ).rows
+      expect(left.map((r) => r.claim)).toEqual([2, 3, 4])
+    })
+  })
+
   it("notifications: after 90 days", async () => {
     await withDb(world, async (c) => {
       const notification = async (at: Date) => {
@@ -266,6 +292,7 @@ describe("the retention jobs remove only what each rule lets go", () => {
         "actor_payloads",
         "idempotency_keys",
         "publish_attempts",
+        "publish_jobs",
         "notifications",
         "webhook_attempts",
         "webhook_deliveries",
