@@ -2,10 +2,12 @@ import { Effect } from "effect"
 import type pg from "pg"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { RetentionDefaults } from "../../domain/retention.js"
+import { registry } from "../../services/platform/metrics.js"
 import { makeRetentionJobs } from "../../services/scheduler/retention.js"
 import type { RetentionSettings } from "../../services/scheduler/retentionSettings.js"
 import { createWorld, startServices, type RunningServices, type TestWorld } from "../support/system.js"
 import { withDb } from "../support/tokens.js"
+import { waitFor } from "../support/wait.js"
 
 /**
  * Retention (docs/operations.md, "Retention"): for every table that grows with traffic, rows
@@ -301,3 +303,57 @@ describe("the retention jobs remove only what each rule lets go", () => {
     )
   })
 })
+
+describe("the jobs never make a writer wait, nor wait for one", () => {
+  it("a row another transaction holds is skipped, not waited for, and goes at the next run", async () => {
+    await withDb(world, async (c) => {
+      await withDb(world, async (writer) => {
+        const notification = async () => {
+          const id = crypto.randomUUID()
+          await c.query(
+            `INSERT INTO notifications (id, workspace_id, type, title, body, link, created_at) VALUES ($1, $2, 'info', 't', 'b', '', $3)`,
+            [id, workspaceId, outside(W.notificationSeconds)]
+          )
+          return id
+        }
+        const held = await notification()
+        const free = [await notification(), await notification(), await notification()]
+        // a writer in the middle of a transaction that holds one of the rows (and writes meanwhile)
+        await writer.query("BEGIN")
+        await writer.query("SELECT 1 FROM notifications WHERE id = $1 FOR UPDATE", [held])
+        await writer.query(`INSERT INTO command_log (workspace_id, command_id) VALUES ($1, $2)`, [workspaceId, crypto.randomUUID()])
+        // the run finishes while the writer still holds its row: it skipped it
+        const removed = await runOnce()
+        expect(removed["notifications"]).toBe(free.length)
+        const left = async () => ids(c, "SELECT id::text FROM notifications WHERE id = ANY($1::uuid[])", [[held, ...free]])
+        expect(await left()).toEqual([held])
+        await writer.query("COMMIT")
+        expect((await runOnce())["notifications"]).toBe(1)
+        expect(await left()).toEqual([])
+      })
+    })
+  })
+})
+
+describe("the scheduler runs the jobs on RETENTION_INTERVAL_MS", () => {
+  it("removes a row past its rule without being asked, and counts it in retention_rows_removed_total", async () => {
+    const before = await removedCounted("short_link_flushes")
+    const id = crypto.randomUUID()
+    await withDb(world, (c) => c.query(`INSERT INTO short_link_flushes (id, flushed_at) VALUES ($1, $2)`, [id, outside(W.clickBatchSeconds)]))
+    const scheduler = await startServices(world, ["gateway", "scheduler"], { RETENTION_INTERVAL_MS: "200" })
+    try {
+      await waitFor("the old click batch removed by the scheduler", () =>
+        withDb(world, async (c) => ((await c.query("SELECT 1 FROM short_link_flushes WHERE id = $1", [id])).rowCount === 0 ? true : undefined))
+      )
+      expect(await removedCounted("short_link_flushes")).toBeGreaterThan(before)
+    } finally {
+      await scheduler.stop()
+    }
+  })
+})
+
+/** retention_rows_removed_total{table} in this process's registry (the jobs above ran here too). */
+const removedCounted = async (table: string) => {
+  const metric = await registry.getSingleMetric("retention_rows_removed_total")?.get()
+  return metric?.values.find((v) => v.labels["table"] === table)?.value ?? 0
+}
