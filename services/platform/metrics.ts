@@ -73,6 +73,13 @@ export const publishAttempts = new client.Counter({
   labelNames: ["network", "outcome"] as const
 })
 
+/** The retention jobs count each row they remove here, by table (docs/operations.md, "Retention"). */
+export const retentionRowsRemoved = new client.Counter({
+  name: "retention_rows_removed_total",
+  help: "Rows removed by the retention jobs, by table",
+  labelNames: ["table"] as const
+})
+
 /** The webhook dispatcher counts each delivery attempt here: outcome delivered, failed (will retry), gave_up, … */
 export const webhookDeliveries = new client.Counter({
   name: "webhook_deliveries_total",

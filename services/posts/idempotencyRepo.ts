@@ -1,6 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { Context, Effect, Layer, Option, Schema } from "effect"
 import { IDEMPOTENCY_TTL_MS, type StoredAnswer } from "../../domain/idempotency.js"
+import { removedCount } from "../platform/pruning.js"
 
 const StoredAnswerRow = Schema.Struct({ requestHash: Schema.String, statusCode: Schema.Number, response: Schema.Unknown })
 const decodeStoredAnswers = Schema.decodeUnknown(Schema.Array(StoredAnswerRow))
@@ -90,10 +91,20 @@ export const makeIdempotencyRepo = Effect.gen(function* () {
           Effect.catchTag("SqlError", Effect.die)
         )
 
-  /** Records past their 24 hours (the scheduler's expiry job). */
-  const expire = (now: Date) => sql`DELETE FROM idempotency_keys WHERE created_at < ${keptSince(now)}`.pipe(Effect.asVoid)
+  /**
+   * Removes up to `limit` records older than `seconds` (the retention job, with the 24 hours
+   * of IDEMPOTENCY_TTL_MS): past them a key is free again, whether or not its row is gone.
+   */
+  const pruneBatch = (seconds: number, limit: number) =>
+    sql`
+      WITH gone AS (
+        DELETE FROM idempotency_keys WHERE (workspace_id, key) IN (
+          SELECT workspace_id, key FROM idempotency_keys WHERE created_at < now() - make_interval(secs => ${seconds})
+          ORDER BY created_at LIMIT ${limit} FOR UPDATE SKIP LOCKED)
+        RETURNING 1)
+      SELECT count(*)::int AS n FROM gone`.pipe(Effect.flatMap(removedCount))
 
-  return { find, findMany, save, saveMany, expire }
+  return { find, findMany, save, saveMany, pruneBatch }
 })
 
 export class IdempotencyRepo extends Context.Tag("posts/IdempotencyRepo")<IdempotencyRepo, Effect.Effect.Success<typeof makeIdempotencyRepo>>() {

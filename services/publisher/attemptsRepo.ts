@@ -4,6 +4,7 @@ import type { ActivityEntry, ChannelStatus, PostSnapshot, WholePostStatus } from
 import { PublishMessages } from "../../domain/posts/messages.js"
 import { ChannelStatusLiteral, StoredMedia } from "../posts/rows.js"
 import type { NetworkCall } from "../networks/networkCalls.js"
+import { removedCount } from "../platform/pruning.js"
 
 /** An item as its attempt needs it: what to send, where, with which credentials, in reply to what. */
 export const ItemToPublish = Schema.Struct({
@@ -324,7 +325,32 @@ export const makeAttemptsRepo = Effect.gen(function* () {
       ${activity.length === 0 ? sql`SELECT 1` : sql`INSERT INTO post_activity ${sql.insert(activity)}`}`.pipe(Effect.asVoid)
   }
 
+  /**
+   * Removes the attempts of up to `limit` settled items (the retention job): an item published
+   * or failed, with no attempt open and its last one finished more than `seconds` ago. An
+   * item's attempts go all together, never some of them: the next attempt's number is the
+   * count of those kept plus one (publishItem.ts), so a retry after the pruning starts again
+   * at 1 instead of colliding with a kept one. An unconfirmed item keeps its attempts: they
+   * are what a person reads to decide whether it went out. The item is locked (SKIP LOCKED)
+   * so a retry or a new attempt waits for this statement, and this statement skips an item
+   * they hold.
+   */
+  const pruneSettledBatch = (seconds: number, limit: number) =>
+    sql`
+      WITH settled AS (
+        SELECT i.id FROM post_items i
+        WHERE i.id IN (SELECT a.item_id FROM publish_attempts a WHERE a.finished_at < now() - make_interval(secs => ${seconds}))
+          AND i.status IN ('published', 'error')
+          AND NOT EXISTS (
+            SELECT 1 FROM publish_attempts a
+            WHERE a.item_id = i.id AND (a.finished_at IS NULL OR a.finished_at >= now() - make_interval(secs => ${seconds})))
+        LIMIT ${limit} FOR NO KEY UPDATE OF i SKIP LOCKED),
+      gone AS (
+        DELETE FROM publish_attempts a USING settled WHERE a.item_id = settled.id RETURNING 1)
+      SELECT count(*)::int AS n FROM gone`.pipe(Effect.flatMap(removedCount))
+
   return {
+    pruneSettledBatch,
     loadItem,
     takeOver,
     openAttempt,

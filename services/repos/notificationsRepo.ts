@@ -1,5 +1,6 @@
 import { SqlClient, SqlSchema } from "@effect/sql"
 import { Context, Effect, Layer, Schema } from "effect"
+import { removedCount } from "../platform/pruning.js"
 
 export const NotificationRow = Schema.Struct({
   id: Schema.String,
@@ -24,7 +25,16 @@ export const makeNotificationsRepo = Effect.gen(function* () {
       ORDER BY created_at DESC, id DESC
       LIMIT ${limit} OFFSET ${offset}`
   })
-  return { page }
+  /** Removes up to `limit` notifications older than `seconds` (the retention job, 90 days by default). */
+  const pruneBatch = (seconds: number, limit: number) =>
+    sql`
+      WITH gone AS (
+        DELETE FROM notifications WHERE id IN (
+          SELECT id FROM notifications WHERE created_at < now() - make_interval(secs => ${seconds})
+          ORDER BY created_at LIMIT ${limit} FOR UPDATE SKIP LOCKED)
+        RETURNING 1)
+      SELECT count(*)::int AS n FROM gone`.pipe(Effect.flatMap(removedCount))
+  return { page, pruneBatch }
 })
 
 export class NotificationsRepo extends Context.Tag("NotificationsRepo")<NotificationsRepo, Effect.Effect.Success<typeof makeNotificationsRepo>>() {

@@ -1,5 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { Context, Effect, Layer, Option, Schema } from "effect"
+import { removedCount } from "../platform/pruning.js"
 
 /** One claim of an item: its job on PUBLISH. */
 export const PublishJobRow = Schema.Struct({
@@ -139,7 +140,25 @@ export const makeDueItemsRepo = Effect.gen(function* () {
     Effect.map((rows) => rows[0]?.n ?? 0)
   )
 
+  /**
+   * Removes up to `limit` publish jobs the sweepers can no longer need (the retention job):
+   * enqueued more than `seconds` ago, and their item no longer publishing under their claim.
+   * A claim's number only grows (post_items.attempts), so such a job never becomes current
+   * again; one never acknowledged is left to the sweeper, whatever its age.
+   */
+  const pruneSettledJobsBatch = (seconds: number, limit: number) =>
+    sql`
+      WITH gone AS (
+        DELETE FROM publish_jobs WHERE (item_id, claim) IN (
+          SELECT j.item_id, j.claim FROM publish_jobs j JOIN post_items i ON i.id = j.item_id
+          WHERE j.enqueued_at < now() - make_interval(secs => ${seconds})
+            AND (i.status <> 'publishing' OR i.attempts <> j.claim)
+          ORDER BY j.enqueued_at LIMIT ${limit} FOR UPDATE OF j SKIP LOCKED)
+        RETURNING 1)
+      SELECT count(*)::int AS n FROM gone`.pipe(Effect.flatMap(removedCount))
+
   return {
+    pruneSettledJobsBatch,
     waitingCount,
     workspacesWithDueOrHeldItems,
     holdForBilling,

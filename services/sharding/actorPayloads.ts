@@ -1,19 +1,17 @@
 import type { SqlClient } from "@effect/sql"
-import type { SqlError } from "@effect/sql/SqlError"
 import { Context, Effect, Layer, Option } from "effect"
 import { makeActorPayloadsRepo } from "./actorPayloadsRepo.js"
 
 /**
  * Commands and answers too large for a NATS message (protocol/actors.ts
  * INLINE_PAYLOAD_BYTES), kept aside and passed by id. The reader of an answer removes it;
- * the gateway removes its request once answered; the scheduler removes what nobody came for.
+ * the gateway removes its request once answered; the scheduler's retention job removes what
+ * nobody came for (actorPayloadsRepo.ts pruneBatch).
  */
 export interface ActorPayloadsShape {
   readonly put: (body: string) => Effect.Effect<string>
   readonly get: (id: string) => Effect.Effect<Option.Option<string>>
   readonly remove: (id: string) => Effect.Effect<void>
-  /** Answers and commands nobody came for (a gateway that gave up, a crash). */
-  readonly expire: (before: Date) => Effect.Effect<void, SqlError>
 }
 
 /** The payloads in Postgres (actor_payloads). */
@@ -24,8 +22,7 @@ export const makeActorPayloads: Effect.Effect<ActorPayloadsShape, never, SqlClie
       return Effect.as(repo.insert(id, body), id)
     }).pipe(Effect.orDie),
   get: (id) => Effect.orDie(repo.get(id)),
-  remove: (id) => Effect.orDie(repo.remove(id)),
-  expire: repo.expire
+  remove: (id) => Effect.orDie(repo.remove(id))
 }))
 
 /** The payloads in memory, for tests of the engine without Postgres. */
@@ -41,11 +38,7 @@ export const makeMemoryActorPayloads = () => {
         return id
       }),
     get: (id) => Effect.sync(() => Option.map(Option.fromNullable(bodies.get(id)), (kept) => kept.body)),
-    remove: (id) => Effect.sync(() => void bodies.delete(id)),
-    expire: (before) =>
-      Effect.sync(() => {
-        for (const [id, kept] of bodies) if (kept.at < before.getTime()) bodies.delete(id)
-      })
+    remove: (id) => Effect.sync(() => void bodies.delete(id))
   }
   return {
     payloads,

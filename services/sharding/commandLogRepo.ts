@@ -1,5 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { Effect, Option } from "effect"
+import { removedCount } from "../platform/pruning.js"
 
 /** command_log: the commands that committed, with what a copy is answered. SQL only. */
 export const makeCommandLogRepo = Effect.gen(function* () {
@@ -16,7 +17,15 @@ export const makeCommandLogRepo = Effect.gen(function* () {
       Effect.map((rows) => Option.fromNullable(rows[0]))
     )
 
-  const expire = (before: Date) => sql`DELETE FROM command_log WHERE created_at < ${before}`.pipe(Effect.asVoid)
+  /** Removes up to `limit` records older than `seconds` (the retention job); a copy of their command can no longer come. */
+  const pruneBatch = (seconds: number, limit: number) =>
+    sql`
+      WITH gone AS (
+        DELETE FROM command_log WHERE (workspace_id, command_id) IN (
+          SELECT workspace_id, command_id FROM command_log WHERE created_at < now() - make_interval(secs => ${seconds})
+          ORDER BY created_at LIMIT ${limit} FOR UPDATE SKIP LOCKED)
+        RETURNING 1)
+      SELECT count(*)::int AS n FROM gone`.pipe(Effect.flatMap(removedCount))
 
-  return { insert, find, expire }
+  return { insert, find, pruneBatch }
 })

@@ -37,8 +37,6 @@ export interface FenceStoreShape {
   readonly record: (workspaceId: string, commandId: string, answer: unknown) => Effect.Effect<void, AlreadyRan | SqlError>
   /** Whether the command committed, with its kept answer (null when it keeps none). */
   readonly find: (workspaceId: string, commandId: string) => Effect.Effect<Option.Option<{ readonly answer: unknown }>, SqlError>
-  /** Commands are sent again within seconds; their records are kept an hour. */
-  readonly expire: (before: Date) => Effect.Effect<void, SqlError>
 }
 
 /** The store on Postgres: shard_fences and command_log. */
@@ -51,8 +49,7 @@ export const makeFenceStore: Effect.Effect<FenceStoreShape, never, SqlClient.Sql
       Effect.flatMap(fences.lockedEpoch(shard), (current) => (current === epoch ? Effect.void : Effect.fail(new LeaseLost({ shard })))),
     record: (workspaceId, commandId, answer) =>
       Effect.flatMap(log.insert(workspaceId, commandId, answer), (inserted) => (inserted ? Effect.void : Effect.fail(new AlreadyRan({ commandId })))),
-    find: log.find,
-    expire: log.expire
+    find: log.find
   }
 })
 
@@ -80,11 +77,7 @@ export const makeMemoryFenceStore = (): FenceStoreShape => {
         log.set(k, { answer: JSON.parse(JSON.stringify(answer ?? null)), at: Date.now() })
         return Effect.void
       }),
-    find: (workspaceId, commandId) => Effect.sync(() => Option.fromNullable(log.get(key(workspaceId, commandId)))),
-    expire: (before) =>
-      Effect.sync(() => {
-        for (const [k, record] of log) if (record.at < before.getTime()) log.delete(k)
-      })
+    find: (workspaceId, commandId) => Effect.sync(() => Option.fromNullable(log.get(key(workspaceId, commandId))))
   }
 }
 

@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto"
 import { SqlClient } from "@effect/sql"
 import { Context, Effect, Layer, Option, Schema } from "effect"
 import { withSpan } from "../platform/tracing.js"
+import { removedCount } from "../platform/pruning.js"
 
 const LinkRow = Schema.Struct({ code: Schema.String, url: Schema.String })
 const ClicksRow = Schema.Struct({ code: Schema.String, postId: Schema.String, clicks: Schema.Number })
@@ -77,7 +78,21 @@ export const makeShortLinksRepo = Effect.gen(function* () {
       ? Effect.succeed(new Set<string>())
       : sql<{ id: string }>`SELECT id FROM short_link_flushes WHERE id IN ${sql.in(ids)}`.pipe(Effect.map((rows) => new Set(rows.map((r) => r.id))))
 
-  return { codesFor, resolve, addBatch, clicksOf, enabledFor, recordedBatches }
+  /**
+   * Removes up to `limit` click batches recorded more than `seconds` ago (the retention job):
+   * their clicks are in short_links.clicks since that commit, and their Redis copy went at the
+   * next flush of any gateway (seconds later), so no flush can bring the batch again.
+   */
+  const pruneBatch = (seconds: number, limit: number) =>
+    sql`
+      WITH gone AS (
+        DELETE FROM short_link_flushes WHERE id IN (
+          SELECT id FROM short_link_flushes WHERE flushed_at < now() - make_interval(secs => ${seconds})
+          ORDER BY flushed_at LIMIT ${limit} FOR UPDATE SKIP LOCKED)
+        RETURNING 1)
+      SELECT count(*)::int AS n FROM gone`.pipe(Effect.flatMap(removedCount))
+
+  return { codesFor, resolve, addBatch, clicksOf, enabledFor, recordedBatches, pruneBatch }
 })
 
 export class ShortLinksRepo extends Context.Tag("shortLinks/ShortLinksRepo")<ShortLinksRepo, Effect.Effect.Success<typeof makeShortLinksRepo>>() {

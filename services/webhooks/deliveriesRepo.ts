@@ -2,6 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { Effect, Schema } from "effect"
 import { plans } from "../../domain/billing.js"
 import { LOG_SHOWN, MAX_ATTEMPTS } from "../../domain/webhooks.js"
+import { removedCount } from "../platform/pruning.js"
 
 /**
  * SQL of webhook deliveries (migration 0008): one row per (event, webhook), claimed by one
@@ -259,19 +260,41 @@ export const makeDeliveriesRepo = Effect.gen(function* () {
       return again.length + fresh.length
     })
 
-  /** Forgets attempts and finished deliveries older than the retention. */
-  const prune = (days: number) =>
-    Effect.gen(function* () {
-      const attempts = yield* sql`DELETE FROM webhook_attempts WHERE created_at < now() - make_interval(days => ${days})`.raw
-      const deliveries = yield* sql`
-        DELETE FROM webhook_deliveries WHERE state <> 'pending' AND finished_at < now() - make_interval(days => ${days})`.raw
-      return { attempts: rowCount(attempts), deliveries: rowCount(deliveries) }
-    })
+  /** Removes up to `limit` logged attempts older than `seconds` (the retention job, with the log's 30 days). */
+  const pruneAttempts = (seconds: number, limit: number) =>
+    sql`
+      WITH gone AS (
+        DELETE FROM webhook_attempts WHERE id IN (
+          SELECT id FROM webhook_attempts WHERE created_at < now() - make_interval(secs => ${seconds})
+          ORDER BY created_at LIMIT ${limit} FOR UPDATE SKIP LOCKED)
+        RETURNING 1)
+      SELECT count(*)::int AS n FROM gone`.pipe(Effect.flatMap(removedCount))
 
-  return { insert, insertClaimed, claim, closeInterrupted, recordAttempts, recordAttempt, finish, log, redeliver, hasDelivery, replay, prune }
+  /** Removes up to `limit` deliveries finished more than `seconds` ago (a pending one is never removed). */
+  const pruneDeliveries = (seconds: number, limit: number) =>
+    sql`
+      WITH gone AS (
+        DELETE FROM webhook_deliveries WHERE id IN (
+          SELECT id FROM webhook_deliveries WHERE state <> 'pending' AND finished_at < now() - make_interval(secs => ${seconds})
+          ORDER BY finished_at LIMIT ${limit} FOR UPDATE SKIP LOCKED)
+        RETURNING 1)
+      SELECT count(*)::int AS n FROM gone`.pipe(Effect.flatMap(removedCount))
+
+  return {
+    insert,
+    insertClaimed,
+    claim,
+    closeInterrupted,
+    recordAttempts,
+    recordAttempt,
+    finish,
+    log,
+    redeliver,
+    hasDelivery,
+    replay,
+    pruneAttempts,
+    pruneDeliveries
+  }
 })
-
-const rowCount = (raw: unknown): number =>
-  typeof raw === "object" && raw !== null && "rowCount" in raw && typeof raw.rowCount === "number" ? raw.rowCount : 0
 
 export type DeliveriesRepo = Effect.Effect.Success<typeof makeDeliveriesRepo>

@@ -1,6 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { Effect, Schema } from "effect"
 import { EVENT_LOG_DAYS } from "../../domain/eventLog.js"
+import { removedCount } from "../platform/pruning.js"
 
 /**
  * SQL of the event log (migration 0016): the outbox's rows of one workspace in the order of
@@ -30,13 +31,23 @@ export const makeEventLogRepo = Effect.map(SqlClient.SqlClient, (sql) => {
         AND created_at > now() - make_interval(days => ${EVENT_LOG_DAYS})
       ORDER BY sequence LIMIT ${limit}`.pipe(Effect.flatMap(decodeRows))
 
-  /** Forgets published events older than the log's window; answers how many. */
-  const prune = sql`
-      DELETE FROM outbox WHERE published_at IS NOT NULL AND created_at < now() - make_interval(days => ${EVENT_LOG_DAYS})`.raw.pipe(
-    Effect.map((raw) => (typeof raw === "object" && raw !== null && "rowCount" in raw && typeof raw.rowCount === "number" ? raw.rowCount : 0))
-  )
+  /**
+   * Removes up to `limit` events older than `seconds` (the retention job, with the log's
+   * 30 days): only events already on EVENTS (an unpublished one still waits for the
+   * sweeper, whatever its age) and none a delivery still pending reads its sequence from.
+   */
+  const pruneBatch = (seconds: number, limit: number) =>
+    sql`
+      WITH gone AS (
+        DELETE FROM outbox WHERE id IN (
+          SELECT o.id FROM outbox o
+          WHERE o.published_at IS NOT NULL AND o.created_at < now() - make_interval(secs => ${seconds})
+            AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = o.id AND d.state = 'pending')
+          ORDER BY o.created_at LIMIT ${limit} FOR UPDATE SKIP LOCKED)
+        RETURNING 1)
+      SELECT count(*)::int AS n FROM gone`.pipe(Effect.flatMap(removedCount))
 
-  return { after, prune }
+  return { after, pruneBatch }
 })
 
 export type EventLogRepo = Effect.Effect.Success<typeof makeEventLogRepo>

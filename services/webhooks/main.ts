@@ -1,7 +1,5 @@
-import { Chunk, Effect, FiberSet, Layer, Queue, Schedule } from "effect"
-import { LOG_RETENTION_DAYS } from "../../domain/webhooks.js"
+import { Chunk, Effect, FiberSet, Layer, Queue } from "effect"
 import { EventMessageJson } from "../../protocol/events.js"
-import { makeEventLogRepo } from "./eventLogRepo.js"
 import { AppConfig } from "../platform/config.js"
 import { consumeJobs, JobOutcome } from "../platform/jetstreamConsumer.js"
 import { Nats } from "../platform/nats.js"
@@ -22,7 +20,8 @@ import { makeWebhooksRepo } from "./webhooksRepo.js"
  *   dispatcher left; outcomes are written in batches (attemptRecorder.ts);
  * - at most WEBHOOK_CONCURRENCY attempts in flight, at most WEBHOOK_PER_RECEIVER per
  *   webhook, each bounded by the 15 s timeout, so one slow receiver delays no other;
- * - prunes the log and the event log after 30 days.
+ * The log and the event log are kept 30 days by the scheduler's retention jobs
+ * (services/scheduler/retention.ts).
  */
 /** How long the poller lets finished attempts gather before it claims for their slots. */
 const CLAIM_BATCH_MS = 5
@@ -115,15 +114,6 @@ const dispatcher = Layer.scopedDiscard(
       Effect.forever
     )
     yield* Effect.forkScoped(poll)
-
-    const eventLog = yield* makeEventLogRepo
-    // the event log (GET /public/v1/events) is kept as long as the delivery log
-    const prune = Effect.all({ log: store.prune(LOG_RETENTION_DAYS), events: eventLog.prune }).pipe(
-      Effect.map(({ events, log }) => ({ ...log, events })),
-      Effect.tap((n) => (n.attempts + n.deliveries + n.events > 0 ? Effect.logInfo("webhook log pruned", n) : Effect.void)),
-      Effect.catchAllCause((cause) => Effect.logWarning("pruning the webhook log failed", cause))
-    )
-    yield* Effect.forkScoped(prune.pipe(Effect.repeat(Schedule.spaced(settings.pruneEveryMs))))
 
     // shutdown: attempts in flight finish (each bounded by the timeout); the rest wait for their lease
     yield* Effect.addFinalizer(() => FiberSet.awaitEmpty(attempts).pipe(Effect.timeout(settings.timeoutMs + 1000), Effect.ignore))

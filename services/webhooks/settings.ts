@@ -17,9 +17,7 @@ export const webhookSettings = Config.all({
   /** A claim lasts this long past the timeout; then another dispatcher may take the delivery over. */
   leaseMarginMs: Config.integer("WEBHOOK_LEASE_MARGIN_MS").pipe(Config.withDefault(15_000)),
   /** Events fanned out at once. */
-  fanoutConcurrency: Config.integer("WEBHOOK_FANOUT_CONCURRENCY").pipe(Config.withDefault(16)),
-  /** How often the log is pruned (attempts older than 30 days). */
-  pruneEveryMs: Config.integer("WEBHOOK_PRUNE_INTERVAL_MS").pipe(Config.withDefault(3_600_000))
+  fanoutConcurrency: Config.integer("WEBHOOK_FANOUT_CONCURRENCY").pipe(Config.withDefault(16))
 })
 export type WebhookSettings = Config.Config.Success<typeof webhookSettings>
 

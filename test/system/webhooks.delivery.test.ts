@@ -35,8 +35,7 @@ beforeAll(async () => {
     WEBHOOK_POLL_MS: "100",
     WEBHOOK_LEASE_MARGIN_MS: "1000",
     WEBHOOK_CONCURRENCY: "6",
-    WEBHOOK_PER_RECEIVER: "2",
-    WEBHOOK_PRUNE_INTERVAL_MS: "300"
+    WEBHOOK_PER_RECEIVER: "2"
   })
   nc = await connect({ servers: world.natsUrl.split(",") })
 })
@@ -147,35 +146,6 @@ describe("a delivery that works", () => {
     })
     expect(await deliveryStates(h.webhook.id)).toEqual([{ state: "delivered", attempt: 1 }])
     expect(receiver.at("/once")).toHaveLength(1)
-  })
-})
-
-describe("the delivery log", () => {
-  it("keeps attempts 30 days: the pruning job removes older attempts and finished deliveries, keeps the rest", async () => {
-    const h = await hooked("/pruned")
-    await h.billing()
-    await waitForLog(h, "the delivery", (l) => l.length === 1)
-    const day = 24 * 3600_000
-    const oldDelivery = crypto.randomUUID()
-    await withDb(world, async (c) => {
-      const [d] = (await c.query<{ id: string }>("SELECT id FROM webhook_deliveries WHERE webhook_id = $1", [h.webhook.id])).rows
-      const attempt = (n: number, daysAgo: number, deliveryId = d!.id) =>
-        c.query(
-          "INSERT INTO webhook_attempts (id, delivery_id, webhook_id, event, attempt, status, error, ok, created_at) VALUES ($1, $2, $3, 'billing.changed', $4, 500, 'old', false, $5)",
-          [crypto.randomUUID(), deliveryId, h.webhook.id, n, new Date(Date.now() - daysAgo * day)]
-        )
-      await attempt(5, 31)
-      await attempt(6, 29)
-      await c.query(
-        `INSERT INTO webhook_deliveries (id, workspace_id, webhook_id, event, data, attempt, state, event_created_at, created_at, finished_at)
-         VALUES ($1, $2, $3, 'billing.changed', '{}', 1, 'delivered', $4, $4, $4)`,
-        [oldDelivery, h.workspaceId, h.webhook.id, new Date(Date.now() - 31 * day)]
-      )
-      await attempt(1, 31, oldDelivery)
-    })
-    const log = await waitForLog(h, "the 31-day-old attempts pruned", (l) => l.length === 2)
-    expect(log.map((e) => e.attempt)).toEqual([1, 6])
-    expect((await deliveryStates(h.webhook.id)).length).toBe(1)
   })
 })
 

@@ -17,6 +17,7 @@ import m0015 from "./0015_network_progress.js"
 import m0016 from "./0016_event_log.js"
 import m0017 from "./0017_attempt_timeline.js"
 import m0018 from "./0018_channel_health.js"
+import m0020 from "./0020_retention_indexes.js"
 
 /** One schema change: `id` and `name` are its file's (NNNN_name.ts). */
 export interface Migration {
@@ -51,5 +52,6 @@ export const migrations: ReadonlyArray<Migration> = [
   { id: 15, name: "network_progress", run: m0015 },
   { id: 16, name: "event_log", run: m0016 },
   { id: 17, name: "attempt_timeline", run: m0017 },
-  { id: 18, name: "channel_health", run: m0018 }
+  { id: 18, name: "channel_health", run: m0018 },
+  { id: 20, name: "retention_indexes", run: m0020 }
 ]
