@@ -27,8 +27,13 @@ afterAll(async () => {
   await world?.drop()
 })
 
-const describeRequest = (r: HammerRequest, t0: number) =>
-  `${r.path} on ${r.port} sent at +${r.sentAt - t0} ms: ${r.answer === undefined ? `no answer (${r.failure ?? "?"} at +${(r.failedAt ?? 0) - t0} ms)` : `${r.answer.status} ${r.answer.body} after ${r.answer.at - r.sentAt} ms`}`
+const describeRequest = (r: HammerRequest, t0: number) => {
+  const met =
+    r.answer === undefined
+      ? `no answer (${r.failure ?? "?"} at +${(r.failedAt ?? 0) - t0} ms)`
+      : `${r.answer.status} ${r.answer.body} after ${r.answer.at - r.sentAt} ms`
+  return `${r.path} on ${r.port} sent at +${r.sentAt - t0} ms: ${met}`
+}
 
 /** Every connected request answered in time, or cut by the process's own exit. */
 const expectEveryConnectionAnswered = (requests: ReadonlyArray<HammerRequest>, exitAt: number, t0: number) => {

@@ -84,6 +84,8 @@ describe("a production start (NODE_ENV=production)", () => {
         ready: gatewayPortLine,
         label: "production"
       })
+      // the gateway's port listens before every part is up (/readyz 503 "starting" until then)
+      await all.waitForOutput(allUpLine)
       const res = await client(`http://127.0.0.1:${all.id}`).get("/readyz")
       expect(res.status).toBe(200)
       expect(res.json).toEqual({ ready: true, checks: { postgres: true, nats: true, redis: true } })
