@@ -76,6 +76,19 @@ const expectAnswersByPhase = (requests: ReadonlyArray<HammerRequest>, { t0, read
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
+/**
+ * A client that sent half a request's head: the gateway's port waits for it when closing, until
+ * REQUEST_IDLE_TIMEOUT_MS cuts it off, so the stop lasts long enough to be asked during.
+ */
+const halfARequest = (port: number) =>
+  new Promise<net.Socket>((resolve) => {
+    const socket = net.connect(port, "127.0.0.1", () => {
+      socket.write("GET /public/v1/is-connected HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+      resolve(socket)
+    })
+    socket.on("error", () => undefined)
+  })
+
 const lifeOf = async (services: ReadonlyArray<string>, ports: { readonly health: number; readonly main?: number }) => {
   const targets = [ports.health, ...(ports.main === undefined ? [] : [ports.main])].flatMap((port) => [
     { port, path: "/healthz" },
@@ -84,20 +97,22 @@ const lifeOf = async (services: ReadonlyArray<string>, ports: { readonly health:
   const hammer = hammerHealth(targets)
   const t0 = Date.now()
   const env: Record<string, string> = { HEALTH_PORT: String(ports.health), SEED_DEMO: "false" }
-  if (ports.main !== undefined) env["PORT"] = String(ports.main)
+  if (ports.main !== undefined) Object.assign(env, { PORT: String(ports.main), REQUEST_IDLE_TIMEOUT_MS: "2000" })
   const proc = await processes.start(world, services, { ready: /all services up/, env })
   const readySeenAt = Date.now()
+  const stalled = ports.main === undefined ? null : await halfARequest(ports.main)
   await pause(1000)
   const killAt = Date.now()
   const exit = await proc.kill("SIGTERM")
   const exitAt = Date.now()
   const requests = await hammer.stop()
+  stalled?.destroy()
   return { requests, exit, moments: { t0, readySeenAt, killAt, exitAt }, output: proc.output() }
 }
 
 describe("asked every 50 ms from spawn to exit", () => {
   it(
-    "a scheduler (HEALTH_PORT): answered at every moment; 503 starting, 200 ready, 503 shutting down",
+    "a scheduler (HEALTH_PORT): answered at every moment; 503 starting, 200 ready, never 200 once stopping",
     async () => {
       const { requests, exit, moments, output } = await lifeOf(["scheduler"], { health: await closedPort() })
       expect(exit.code, output).toBe(0)
@@ -111,14 +126,16 @@ describe("asked every 50 ms from spawn to exit", () => {
   )
 
   it(
-    "a gateway: its HEALTH_PORT and its own port answered at every moment, the same way",
+    "a gateway: its HEALTH_PORT and its own port answered at every moment, the same way; 503 shutting down on both while it stops",
     async () => {
       const health = await closedPort()
       const main = await closedPort()
       const { requests, exit, moments, output } = await lifeOf(["gateway"], { health, main })
       expect(exit.code, output).toBe(0)
       expectEveryConnectionAnswered(requests, moments.exitAt, moments.t0)
-      expectAnswersByPhase(requests, moments)
+      const { stopping } = expectAnswersByPhase(requests, moments)
+      // while the stop waited for the stalled client: 503 on both ports
+      expect(new Set(stopping.map((r) => r.port))).toEqual(new Set([health, main]))
       const onMain = requests.filter((r) => r.port === main && r.path === "/readyz" && r.answer?.status === 200)
       expect(onMain.length).toBeGreaterThan(0)
       expect(requests.filter((r) => r.port === health && r.path === "/readyz" && r.answer?.status === 503).length).toBeGreaterThan(0)
