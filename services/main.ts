@@ -79,7 +79,7 @@ const program = Effect.gen(function* () {
   yield* waitFor(["postgres", "nats"])
   // configuration, Postgres and NATS first: a start they refuse is said once, before any worker thread
   const infrastructure = Context.merge(config, yield* Layer.build(Infrastructure).pipe(Effect.provide(config)))
-  yield* waitFor(here.length > 0 ? [...here, ...onWorker] : [...onWorker])
+  yield* waitFor([...here, ...onWorker])
   // then the worker thread, before the gateway, so that it stops after the gateway (whose requests may wait for its actors)
   const thread = onWorker.length > 0 ? yield* startServiceThread(new URL(import.meta.url), onWorker) : null
   yield* Layer.build(Services).pipe(Effect.provide(infrastructure))
