@@ -1,12 +1,14 @@
 import { NodeRuntime } from "@effect/platform-node"
-import { Effect, Layer } from "effect"
+import { Context, Effect, Layer } from "effect"
 import { ActorHostLive } from "./actors/host.js"
 import { seedDemoWorkspace } from "./admin/demo.js"
 import { GatewayLive } from "./gateway/server.js"
 import { AppConfig, AppConfigLive } from "./platform/config.js"
 import { DatabaseLive } from "./platform/db.js"
 import { fiberRootRegistryNotInstalled, installFiberRootRegistry } from "./platform/fiberRoots.js"
-import { HealthServerLive, natsCheck, postgresCheck, redisCheck } from "./platform/health.js"
+import { natsCheck, postgresCheck, redisCheck } from "./platform/health.js"
+import { listenForHealth } from "./platform/healthListener.js"
+import { markReady, partUp, waitFor } from "./platform/readiness.js"
 import { LoggingLive } from "./platform/logging.js"
 import { TracingLive } from "./platform/tracing.js"
 import { NatsLive } from "./platform/nats.js"
@@ -48,18 +50,14 @@ const onWorker: ReadonlyArray<ServiceName> = requested.length === 0 ? selected.f
 const here = selected.filter((s) => !onWorker.includes(s))
 const isWorker = serviceThreadData !== null
 
-// Postgres and NATS for every service; Redis only for the gateway and the actor hosts, which connect to it themselves
-const Infrastructure = Layer.mergeAll(DatabaseLive, NatsLive).pipe(Layer.provideMerge(AppConfigLive))
+// Postgres and NATS for every service; Redis only for the gateway and the actor hosts, which connect to it themselves.
+// Each says when it is up, for /readyz's reason while start waits (services/platform/readiness.ts)
+const Infrastructure = Layer.mergeAll(DatabaseLive.pipe(Layer.tap(() => partUp("postgres"))), NatsLive.pipe(Layer.tap(() => partUp("nats"))))
 /** SEED_DEMO (default on): the demo workspace on the first start with an empty database (the main thread's task). */
 const Seed = isWorker ? Layer.empty : Layer.effectDiscard(Effect.flatMap(AppConfig, (config) => (config.seedDemo ? seedDemoWorkspace : Effect.void)))
-/** The gateway answers /healthz and /readyz on its port (for the worker thread too); any other process on HEALTH_PORT. */
-const Health =
-  selected.includes("gateway") || isWorker
-    ? Layer.empty
-    : selected.includes("actors")
-      ? HealthServerLive(Effect.all([postgresCheck, natsCheck, redisCheck])).pipe(Layer.provide(RedisLive))
-      : HealthServerLive(Effect.all([postgresCheck, natsCheck]))
-const Services = Layer.mergeAll(Seed, Health, ...here.map((name) => services[name]))
+const Services = Layer.mergeAll(Seed, ...here.map((name) => services[name]))
+/** What /readyz asks once started: the servers this process uses (Redis only with the gateway or an actor host). */
+const usesRedis = selected.includes("gateway") || selected.includes("actors")
 
 const cannotStart = (e: { readonly message: string }) =>
   Effect.sync(() => {
@@ -73,12 +71,22 @@ const cannotStart = (e: { readonly message: string }) =>
  * its own SECRET_KEY, or no usable PUBLIC_URL: say what and how to fix it in one line, exit 1.
  */
 const program = Effect.gen(function* () {
+  const config = yield* Layer.build(AppConfigLive)
+  // the health listener first, before any server is asked: /healthz 200 and /readyz 503 (with what start
+  // waits for) from here until the process exits (services/platform/healthListener.ts). The worker thread
+  // has none: its process's main thread answers for it
+  if (!isWorker) yield* listenForHealth(Context.get(config, AppConfig).healthPort)
+  yield* waitFor(["postgres", "nats"])
   // configuration, Postgres and NATS first: a start they refuse is said once, before any worker thread
-  const infrastructure = yield* Layer.build(Infrastructure)
+  const infrastructure = Context.merge(config, yield* Layer.build(Infrastructure).pipe(Effect.provide(config)))
+  yield* waitFor([...here, ...onWorker])
   // then the worker thread, before the gateway, so that it stops after the gateway (whose requests may wait for its actors)
   const thread = onWorker.length > 0 ? yield* startServiceThread(new URL(import.meta.url), onWorker) : null
   yield* Layer.build(Services).pipe(Effect.provide(infrastructure))
   if (isWorker) return yield* serveUntilStopped
+  const servers = yield* Effect.all([postgresCheck, natsCheck]).pipe(Effect.provide(infrastructure))
+  const redis = usesRedis ? [yield* redisCheck.pipe(Effect.provide(yield* Layer.build(RedisLive).pipe(Effect.provide(infrastructure))))] : []
+  yield* markReady([...servers, ...redis])
   yield* Effect.logInfo(`all services up: ${selected.join(", ")}`)
   return yield* thread === null ? Effect.never : thread.stopped
 }).pipe(

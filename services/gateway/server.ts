@@ -14,7 +14,8 @@ import { Context, Effect, Layer, Option } from "effect"
 import { Errors } from "../../domain/errors.js"
 import { PublicApi } from "../../protocol/http/api.js"
 import { AppConfig, type HttpServerConfig } from "../platform/config.js"
-import { alive, natsCheck, postgresCheck, readiness, redisCheck } from "../platform/health.js"
+import { alive, readinessResponse } from "../platform/health.js"
+import { answerUntilServed } from "./answerUntilServed.js"
 import { RedisLive } from "../platform/redis.js"
 import { Notifications } from "../notifications/Notifications.js"
 import { Connections } from "../channels/Connections.js"
@@ -80,6 +81,8 @@ const makeNodeServer = (timeouts: HttpServerConfig) => () => {
   observeRequests(server)
   cutOffStalledClients(server, timeouts.requestIdleTimeoutMs)
   guardChunkedBodies(server, MAX_JSON_BODY, (url) => url.split("?")[0] === UPLOAD_PATH)
+  // last: it answers only while the routes' handler is not attached (starting, stopping)
+  answerUntilServed(server)
   return server
 }
 
@@ -122,14 +125,13 @@ const ErrorMiddlewareLive = HttpApiBuilder.middleware(
   })
 )
 
-/** /healthz (alive), /readyz (200 only when Postgres, NATS and Redis answer), the OpenAPI JSON. */
+/** /healthz (alive), /readyz (200 only once started and while Postgres, NATS and Redis answer: readiness.ts), the OpenAPI JSON. */
 const SystemRoutesLive = HttpApiBuilder.Router.use((router) =>
   Effect.gen(function* () {
-    const checks = yield* Effect.all([postgresCheck, natsCheck, redisCheck])
     // exactly what the docs page (HttpApiScalar, below) renders: both come from OpenApi.fromApi
     const document = OpenApi.fromApi(PublicApi)
     yield* router.get("/healthz", alive)
-    yield* router.get("/readyz", readiness(checks))
+    yield* router.get("/readyz", readinessResponse)
     yield* router.get("/metrics", metricsResponse)
     yield* router.get("/public/v1/openapi.json", HttpServerResponse.unsafeJson(document))
   })

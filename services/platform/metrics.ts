@@ -146,9 +146,15 @@ export const scrapeWith =
   () =>
     Runtime.runPromise(runtime)(effect)
 
-/** GET /metrics: the Prometheus text format. */
-export const metricsResponse = Effect.promise(async () => {
+/** GET /metrics: the Prometheus text format (this thread's registry, and the other threads' summed in). */
+export const metricsText = async (): Promise<string> => {
   if (otherThreads.size === 0) return registry.metrics()
   const threads = await Promise.all([registry.getMetricsAsJSON(), ...[...otherThreads].map((source) => source())])
   return client.AggregatorRegistry.aggregate(threads).metrics()
-}).pipe(Effect.map((text) => HttpServerResponse.text(text, { contentType: registry.contentType })))
+}
+
+export const metricsContentType = registry.contentType
+
+export const metricsResponse = Effect.promise(metricsText).pipe(
+  Effect.map((text) => HttpServerResponse.text(text, { contentType: registry.contentType }))
+)

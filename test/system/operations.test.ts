@@ -84,6 +84,8 @@ describe("a production start (NODE_ENV=production)", () => {
         ready: gatewayPortLine,
         label: "production"
       })
+      // the gateway's port listens before every part is up (/readyz 503 "starting" until then)
+      await all.waitForOutput(allUpLine)
       const res = await client(`http://127.0.0.1:${all.id}`).get("/readyz")
       expect(res.status).toBe(200)
       expect(res.json).toEqual({ ready: true, checks: { postgres: true, nats: true, redis: true } })
@@ -99,6 +101,8 @@ describe("/healthz and /readyz on a process without the gateway (HEALTH_PORT)", 
     "a process running only the scheduler answers both on its health port",
     async () => {
       const scheduler = await processes.start(world, ["scheduler"], { ready: healthPortLine, env: { SEED_DEMO: "false" } })
+      // the health port listens first; /readyz says 200 once every part is up
+      await scheduler.waitForOutput(allUpLine)
       const health = client(`http://127.0.0.1:${scheduler.id}`)
       const alive = await health.get("/healthz")
       expect(alive.status).toBe(200)
@@ -142,7 +146,7 @@ describe("Redis: only the gateway and the actor hosts (rate windows) use it", ()
         ready: healthPortLine,
         label: "workers"
       })
-      await workers.waitForOutput(/publisher started/)
+      await workers.waitForOutput(allUpLine)
       const ready = await client(`http://127.0.0.1:${workers.id}`).get("/readyz")
       expect(ready.status).toBe(200)
       expect(ready.json).toEqual({ ready: true, checks: { postgres: true, nats: true } })

@@ -1,51 +1,76 @@
-import type { HttpServerResponse } from "@effect/platform"
 import { Effect, Fiber, TestClock, TestContext } from "effect"
 import { describe, expect, it } from "vitest"
-import { readiness, type ReadinessCheck } from "../../services/platform/health.js"
+import { checkServers, markDraining, markReady, partUp, type ReadinessCheck, readinessAnswer, waitFor } from "../../services/platform/readiness.js"
 
 /**
- * GET /readyz, the same on every process: 200 only when every server this process
- * uses answers within 2 seconds; otherwise 503. Either way `checks` says which did.
+ * GET /readyz, the same on every process: 503 naming what start waits for until every part is up;
+ * then 200 only when every server this process uses answers within 500 ms, otherwise 503; after
+ * SIGTERM 503 at once. A server's answer is asked for only once started, and never waited for longer.
  */
 
 const answering = (name: string): ReadinessCheck => ({ name, probe: Effect.void })
 const refusing = (name: string): ReadinessCheck => ({ name, probe: Effect.fail(new Error("connection refused")) })
 const silent = (name: string): ReadinessCheck => ({ name, probe: Effect.never })
-
-const answer = (response: HttpServerResponse.HttpServerResponse) => {
-  const body = response.body
-  if (body._tag !== "Uint8Array") throw new Error(`unexpected body ${body._tag}`)
-  return { status: response.status, json: JSON.parse(new TextDecoder().decode(body.body)) }
-}
+// a probe that, once interrupted, takes long to let go (a socket stuck in a write)
+const stuck = (name: string): ReadinessCheck => ({ name, probe: Effect.uninterruptible(Effect.sleep("1 hour")) })
 
 const run = (checks: ReadonlyArray<ReadinessCheck>) =>
   Effect.runPromise(
     Effect.gen(function* () {
-      const fiber = yield* Effect.fork(readiness(checks))
-      yield* TestClock.adjust("2 seconds")
-      return answer(yield* Fiber.join(fiber))
+      const fiber = yield* Effect.fork(checkServers(checks))
+      yield* TestClock.adjust("500 millis")
+      return yield* Fiber.join(fiber)
     }).pipe(Effect.provide(TestContext.TestContext))
   )
 
-describe("GET /readyz", () => {
+describe("GET /readyz once started: the servers' probes", () => {
   it("every server answers: 200, each check true", async () => {
     expect(await run([answering("postgres"), answering("nats")])).toEqual({
       status: 200,
-      json: { ready: true, checks: { postgres: true, nats: true } }
+      body: { ready: true, checks: { postgres: true, nats: true } }
     })
   })
 
-  it("a server refuses: 503, that check false", async () => {
+  it("a server refuses: 503, that check false, named in the reason", async () => {
     expect(await run([answering("postgres"), answering("nats"), refusing("redis")])).toEqual({
       status: 503,
-      json: { ready: false, checks: { postgres: true, nats: true, redis: false } }
+      body: { ready: false, reason: "not answering: redis", checks: { postgres: true, nats: true, redis: false } }
     })
   })
 
-  it("a server does not answer within 2 seconds: 503, that check false", async () => {
+  it("a server does not answer within 500 ms: 503, that check false", async () => {
     expect(await run([silent("postgres"), answering("nats")])).toEqual({
       status: 503,
-      json: { ready: false, checks: { postgres: false, nats: true } }
+      body: { ready: false, reason: "not answering: postgres", checks: { postgres: false, nats: true } }
     })
+  })
+
+  it("a probe that does not let go when interrupted: still answered after 500 ms", async () => {
+    expect(await run([stuck("postgres"), answering("nats")])).toEqual({
+      status: 503,
+      body: { ready: false, reason: "not answering: postgres", checks: { postgres: false, nats: true } }
+    })
+  })
+})
+
+describe("GET /readyz through a process's life (one module state: these run in order)", () => {
+  it("starting: 503 naming what start still waits for, without asking any server", async () => {
+    await Effect.runPromise(waitFor(["postgres", "nats"]))
+    expect(await Effect.runPromise(readinessAnswer)).toEqual({ status: 503, body: { ready: false, reason: "starting: waiting for postgres, nats" } })
+    await Effect.runPromise(partUp("postgres"))
+    expect(await Effect.runPromise(readinessAnswer)).toEqual({ status: 503, body: { ready: false, reason: "starting: waiting for nats" } })
+  })
+
+  it("ready: the servers are asked", async () => {
+    await Effect.runPromise(markReady([answering("postgres"), answering("nats")]))
+    expect(await Effect.runPromise(readinessAnswer)).toEqual({ status: 200, body: { ready: true, checks: { postgres: true, nats: true } } })
+  })
+
+  it("draining (SIGTERM): 503 at once, and it stays so", async () => {
+    markDraining()
+    expect(await Effect.runPromise(readinessAnswer)).toEqual({ status: 503, body: { ready: false, reason: "shutting down" } })
+    await Effect.runPromise(markReady([answering("postgres")]))
+    await Effect.runPromise(waitFor(["postgres"]))
+    expect(await Effect.runPromise(readinessAnswer)).toEqual({ status: 503, body: { ready: false, reason: "shutting down" } })
   })
 })
