@@ -8,7 +8,7 @@ import { createWorld, type TestWorld } from "../support/system.js"
 /**
  * /healthz and /readyz answer at any moment of a process's life (docs/operations.md, "Health checks"):
  * asked every 50 ms from the spawn, through the start, while ready and through a SIGTERM to the exit,
- * every request that got a connection got an answer within a second: /healthz 200 throughout, /readyz
+ * every request that got a connection got an answer (ANSWER_WITHIN_MS: never hanging): /healthz 200 throughout, /readyz
  * 503 while starting (naming what start waits for), 200 once every part is up, 503 once stopping.
  */
 
