@@ -1,10 +1,11 @@
-import { Context, Data, Effect, Layer } from "effect"
+import { Context, Data, Duration, Effect, Layer, Schedule } from "effect"
 import {
   connect,
   type JetStreamClient,
   type JetStreamManager,
   type KV,
   type NatsConnection,
+  NatsError,
   RetentionPolicy,
   StorageType,
   type StreamConfig
@@ -150,6 +151,15 @@ const ensureTopology = (nc: NatsConnection, n: Names, replicas: number) =>
     }
   })
 
+/**
+ * A JetStream API call that timed out or found no responder: a cluster that has just
+ * started (no meta leader yet), or several processes creating the same streams at once.
+ */
+const transient = (e: NatsFailure) => e.cause instanceof NatsError && (e.cause.code === "TIMEOUT" || e.cause.code === "503")
+
+/** How long a start waits for JetStream to answer its topology calls. */
+const TOPOLOGY_WAIT = Duration.seconds(60)
+
 export const NatsLive = Layer.scoped(
   Nats,
   Effect.gen(function* () {
@@ -174,7 +184,10 @@ export const NatsLive = Layer.scoped(
       }),
       (nc) => Effect.promise(() => nc.drain().catch(() => undefined))
     )
-    const topology = yield* ensureTopology(connection, n, config.natsReplicas)
+    const topology = yield* ensureTopology(connection, n, config.natsReplicas).pipe(
+      Effect.tapError((e) => (transient(e) ? Effect.logWarning(`JetStream not ready (${e.message}); trying again`) : Effect.void)),
+      Effect.retry({ while: transient, schedule: Schedule.spaced(Duration.seconds(1)).pipe(Schedule.upTo(TOPOLOGY_WAIT)) })
+    )
     return { connection, names: n, replicas: config.natsReplicas, ...topology }
   })
 )
