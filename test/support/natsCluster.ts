@@ -14,13 +14,14 @@ import { waitFor } from "./wait.js"
 export const privateNatsCluster = async () => {
   const clientPorts = [await freePort(), await freePort(), await freePort()]
   const clusterPorts = [await freePort(), await freePort(), await freePort()]
+  const monitorPorts = [await freePort(), await freePort(), await freePort()]
   const storeDir = mkdtempSync(path.join(os.tmpdir(), "nats-cluster-faults-"))
   const routes = clusterPorts.map((p) => `nats://127.0.0.1:${p}`).join(",")
   const children: Array<ChildProcess> = clientPorts.map((port, i) =>
     spawn(
       "nats-server",
       [
-        ...["-a", "127.0.0.1", "-p", String(port), "-n", `n${i + 1}`, "-js", "-sd", path.join(storeDir, `n${i + 1}`)],
+        ...["-a", "127.0.0.1", "-p", String(port), "-m", String(monitorPorts[i]), "-n", `n${i + 1}`, "-js", "-sd", path.join(storeDir, `n${i + 1}`)],
         ...["--cluster_name", "faults", "--cluster", `nats://127.0.0.1:${clusterPorts[i]}`, "--routes", routes]
       ],
       { stdio: "ignore" }
@@ -48,6 +49,21 @@ export const privateNatsCluster = async () => {
   }
   return {
     url: clientPorts.map((p) => `nats://127.0.0.1:${p}`).join(","),
+    /** The node (n1, n2 or n3) a client named `name` is connected to, from the nodes' /connz. */
+    nodeOf: async (name: string) => {
+      for (const [i, port] of monitorPorts.entries()) {
+        const connz = await fetch(`http://127.0.0.1:${port}/connz?limit=1024`).then((r) => r.text())
+        if (connz.includes(`"name": "${name}"`) || connz.includes(`"name":"${name}"`)) return `n${i + 1}`
+      }
+      return undefined
+    },
+    /** SIGSTOP of the node for `ms`, then SIGCONT: a frozen VM or a long pause. */
+    pauseNode: async (name: string, ms: number) => {
+      const child = children[Number(name.slice(1)) - 1]
+      child?.kill("SIGSTOP")
+      await new Promise((resolve) => setTimeout(resolve, ms))
+      child?.kill("SIGCONT")
+    },
     /** kill -9 of the node named `name` (n1, n2 or n3). */
     killNode: (name: string) => kill(children[Number(name.slice(1)) - 1]),
     stop: async () => {
