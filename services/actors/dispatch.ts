@@ -6,6 +6,7 @@ import { PostWriter } from "../posts/PostWriter.js"
 import { admitCreatePosts, admitImportPosts } from "./commands/admission.js"
 import { AlreadyRan, CurrentCommand, CurrentLease, FenceStore, LeaseLost } from "../sharding/fencing.js"
 import type { Mailboxes } from "../sharding/mailboxes.js"
+import { WorkspaceMemory } from "./workspaceMemory.js"
 
 const PostsAnswer = Schema.Struct({ statusCode: Schema.Number, body: Schema.Unknown, replayed: Schema.Boolean })
 const decodeKeptCreate = Schema.decodeUnknown(PostsAnswer)
@@ -49,6 +50,7 @@ export const dispatch = Effect.fnUntraced(function* (envelope: ActorEnvelope, ma
 
   const writer = yield* PostWriter
   const fences = yield* FenceStore
+  const memory = yield* WorkspaceMemory
 
   /** A change of a post that committed before: answered with the post as it is now. */
   const replayChange = (kept: unknown) => decodeKeptGroup(kept).pipe(Effect.orDie, Effect.flatMap(writer.current))
@@ -81,17 +83,22 @@ export const dispatch = Effect.fnUntraced(function* (envelope: ActorEnvelope, ma
         inMailbox(once(writer.deleteChannel(command).pipe(authorize("channels.delete")), () => Effect.succeed({ success: true as const })))
       )
     case "CreatePosts":
+      // admitted outside the mailbox, so a copy sent while the first still waits or runs
+      // would find its own key in flight: it waits for that copy and is answered from its record
       return yield* reply(
         command,
-        once(
-          admitCreatePosts(principal, command).pipe(
-            Effect.flatMap(({ release, replay: kept }) =>
-              Option.isSome(kept)
-                ? Effect.succeed(kept.value)
-                : inMailbox(writer.create(command).pipe(authorize("posts.write"))).pipe(Effect.ensuring(release))
-            )
-          ),
-          (kept) => decodeKeptCreate(kept).pipe(Effect.orDie)
+        memory.oneCopyAtATime(
+          commandId,
+          once(
+            admitCreatePosts(principal, command).pipe(
+              Effect.flatMap(({ release, replay: kept }) =>
+                Option.isSome(kept)
+                  ? Effect.succeed(kept.value)
+                  : inMailbox(writer.create(command).pipe(authorize("posts.write"))).pipe(Effect.ensuring(release))
+              )
+            ),
+            (kept) => decodeKeptCreate(kept).pipe(Effect.orDie)
+          )
         )
       )
     case "ImportPosts":

@@ -4,7 +4,13 @@ import { Config, Context, Data, Effect, Layer, Option, Redacted } from "effect"
 export interface AppConfigShape {
   readonly port: number
   readonly databaseUrl: Redacted.Redacted
+  /** NATS_URL: one address, or several comma-separated (the nodes of a cluster). */
   readonly natsUrl: string
+  /**
+   * NATS_REPLICAS: copies of every stream, consumer and KV bucket the services create
+   * (1 for a single server, 3 for a 3-node cluster, so one node may die).
+   */
+  readonly natsReplicas: number
   readonly redisUrl: string
   readonly publicUrl: string
   readonly secretKey: Redacted.Redacted
@@ -155,6 +161,13 @@ export const appConfigFromEnv = Effect.gen(function* () {
     port,
     databaseUrl: yield* Config.redacted("DATABASE_URL").pipe(Config.withDefault(Redacted.make("postgres://postgres@127.0.0.1:5432/postscheduler"))),
     natsUrl: yield* Config.string("NATS_URL").pipe(Config.withDefault("nats://127.0.0.1:4222")),
+    natsReplicas: yield* Config.integer("NATS_REPLICAS").pipe(
+      Config.withDefault(1),
+      Config.validate({
+        message: "NATS_REPLICAS is the copies of each stream (1 to 5, at most the cluster's nodes)",
+        validation: (n) => n >= 1 && n <= 5
+      })
+    ),
     redisUrl: yield* Config.string("REDIS_URL").pipe(Config.withDefault("redis://127.0.0.1:6379")),
     publicUrl,
     secretKey: yield* secretKeyFromEnv,

@@ -91,18 +91,36 @@ export const ensureConsumer = (options: {
       max_deliver: options.maxDeliver ?? -1,
       ...(options.filterSubject !== undefined ? { filter_subject: options.filterSubject } : {})
     }
-    const info = yield* Effect.tryPromise({
-      try: async (): Promise<ConsumerInfo> => {
-        const existing = await nats.manager.consumers.info(options.stream, options.durable).catch(() => null)
-        if (existing === null) {
-          // two processes starting at once: the second add of the same config succeeds too
-          await nats.manager.consumers.add(options.stream, wanted).catch(() => undefined)
-        } else {
-          const { durable_name: _name, ack_policy: _policy, ...changeable } = wanted
-          await nats.manager.consumers.update(options.stream, options.durable, changeable)
+    const existing = yield* Effect.tryPromise({
+      try: () => nats.manager.consumers.info(options.stream, options.durable).catch(() => null),
+      catch: (cause) => consumerFailure(options.durable, cause)
+    })
+    if (existing === null) {
+      // two processes starting at once: the second add of the same config succeeds too
+      yield* Effect.promise(() => nats.manager.consumers.add(options.stream, { ...wanted, num_replicas: nats.replicas }).catch(() => undefined))
+    } else {
+      const { durable_name: _name, ack_policy: _policy, ...changeable } = wanted
+      const update = (config: Partial<ConsumerConfig>) =>
+        Effect.tryPromise({
+          try: () => nats.manager.consumers.update(options.stream, options.durable, config),
+          catch: (cause) => consumerFailure(options.durable, cause)
+        })
+      // 0 is "as many as the stream": a consumer made so follows its stream's copies
+      const copies = existing.config.num_replicas ?? 0
+      if (copies === 0 || copies === nats.replicas) yield* update(changeable)
+      else {
+        const moved = yield* update({ ...changeable, num_replicas: nats.replicas }).pipe(Effect.either)
+        if (moved._tag === "Left") {
+          yield* Effect.logWarning(
+            `consumer ${options.durable} has ${copies} replica(s), NATS_REPLICAS asks ${nats.replicas}: the server refused the change ` +
+              `(${moved.left.message}); it keeps ${copies}`
+          )
+          yield* update(changeable)
         }
-        return nats.manager.consumers.info(options.stream, options.durable)
-      },
+      }
+    }
+    const info = yield* Effect.tryPromise({
+      try: (): Promise<ConsumerInfo> => nats.manager.consumers.info(options.stream, options.durable),
       catch: (cause) => consumerFailure(options.durable, cause)
     })
     const kept = info.config

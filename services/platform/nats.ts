@@ -1,10 +1,11 @@
-import { Context, Data, Effect, Layer } from "effect"
+import { Context, Data, Duration, Effect, Layer, Schedule } from "effect"
 import {
   connect,
   type JetStreamClient,
   type JetStreamManager,
   type KV,
   type NatsConnection,
+  NatsError,
   RetentionPolicy,
   StorageType,
   type StreamConfig
@@ -20,6 +21,8 @@ export interface NatsShape {
   readonly jetstream: JetStreamClient
   readonly manager: JetStreamManager
   readonly names: Names
+  /** NATS_REPLICAS: consumers are created with it too (jetstreamConsumer.ts). */
+  readonly replicas: number
   readonly shardLeases: KV
   readonly actorHosts: KV
 }
@@ -29,68 +32,116 @@ export class Nats extends Context.Tag("Nats")<Nats, NatsShape>() {}
 /** Lease lifetime: a host that stops renewing loses its shards after this. */
 export const LEASE_TTL_MS = 6_000
 
-const ensureStream = (jsm: JetStreamManager, config: Partial<StreamConfig> & { name: string }) =>
-  Effect.tryPromise({
-    try: async () => {
-      const existing = await jsm.streams.info(config.name).catch(() => null)
-      if (existing === null) await jsm.streams.add(config)
-      else await jsm.streams.update(config.name, { ...existing.config, ...config })
-    },
-    catch: (cause) => new NatsFailure({ message: `stream ${config.name}: ${String(cause)}`, cause })
+/** The servers of NATS_URL: one address, or the nodes of a cluster separated by commas. */
+export const natsServers = (natsUrl: string): ReadonlyArray<string> =>
+  natsUrl
+    .split(",")
+    .map((s) => s.trim())
+    .filter((s) => s !== "")
+
+/**
+ * Creates the stream, or brings an existing one to the wanted settings. A replica count the
+ * server will not change (NATS_REPLICAS=3 on a single server, or a 2.9 server refusing a
+ * move) is not fatal: the stream keeps the copies it has, the other settings are applied,
+ * and a warning names both counts, since a cluster whose streams kept one copy loses them
+ * with that copy's node.
+ */
+const ensureStream = (jsm: JetStreamManager, config: Partial<StreamConfig> & { name: string }, replicas: number) =>
+  Effect.gen(function* () {
+    const failure = (cause: unknown) => new NatsFailure({ message: `stream ${config.name}: ${String(cause)}`, cause })
+    const existing = yield* Effect.tryPromise({ try: () => jsm.streams.info(config.name).catch(() => null), catch: failure })
+    if (existing === null) {
+      yield* Effect.tryPromise({ try: () => jsm.streams.add({ ...config, num_replicas: replicas }), catch: failure })
+      return
+    }
+    const updated = yield* Effect.tryPromise({
+      try: () => jsm.streams.update(config.name, { ...existing.config, ...config, num_replicas: replicas }),
+      catch: failure
+    }).pipe(Effect.either)
+    if (updated._tag === "Right") return
+    if (existing.config.num_replicas === replicas) return yield* Effect.fail(updated.left)
+    yield* Effect.logWarning(
+      `stream ${config.name} has ${existing.config.num_replicas} replica(s), NATS_REPLICAS asks ${replicas}: the server refused the change ` +
+        `(${updated.left.message}); it keeps ${existing.config.num_replicas}`
+    )
+    yield* Effect.tryPromise({ try: () => jsm.streams.update(config.name, { ...existing.config, ...config }), catch: failure })
   })
 
 /**
  * Creates (idempotently) the streams and KV buckets every service needs. Consumers are
  * created by the service that reads them (jetstreamConsumer.ts).
  */
-const ensureTopology = (nc: NatsConnection, n: Names) =>
+const ensureTopology = (nc: NatsConnection, n: Names, replicas: number) =>
   Effect.gen(function* () {
     const jsm = yield* Effect.tryPromise({
       try: () => nc.jetstreamManager(),
       catch: (cause) => new NatsFailure({ message: `JetStream is not enabled on the NATS server (${String(cause)})`, cause })
     })
-    yield* ensureStream(jsm, {
-      name: n.eventsStream,
-      subjects: [n.eventsSubjects],
-      retention: RetentionPolicy.Limits,
-      storage: StorageType.File,
-      max_age: 7 * 24 * 3600 * 1e9,
-      duplicate_window: 2 * 60 * 1e9
-    })
-    yield* ensureStream(jsm, {
-      name: n.publishStream,
-      subjects: [n.publishSubjects],
-      retention: RetentionPolicy.Workqueue,
-      storage: StorageType.File,
-      duplicate_window: 2 * 60 * 1e9
-    })
-    yield* ensureStream(jsm, {
-      name: n.prepareStream,
-      subjects: [n.prepareSubjects],
-      retention: RetentionPolicy.Workqueue,
-      storage: StorageType.File,
-      duplicate_window: 2 * 60 * 1e9
-    })
-    yield* ensureStream(jsm, {
-      name: n.deliveriesStream,
-      subjects: [n.deliveriesSubjects],
-      retention: RetentionPolicy.Workqueue,
-      storage: StorageType.File,
-      duplicate_window: 2 * 60 * 1e9
-    })
+    yield* ensureStream(
+      jsm,
+      {
+        name: n.eventsStream,
+        subjects: [n.eventsSubjects],
+        retention: RetentionPolicy.Limits,
+        storage: StorageType.File,
+        max_age: 7 * 24 * 3600 * 1e9,
+        duplicate_window: 2 * 60 * 1e9
+      },
+      replicas
+    )
+    yield* ensureStream(
+      jsm,
+      {
+        name: n.publishStream,
+        subjects: [n.publishSubjects],
+        retention: RetentionPolicy.Workqueue,
+        storage: StorageType.File,
+        duplicate_window: 2 * 60 * 1e9
+      },
+      replicas
+    )
+    yield* ensureStream(
+      jsm,
+      {
+        name: n.prepareStream,
+        subjects: [n.prepareSubjects],
+        retention: RetentionPolicy.Workqueue,
+        storage: StorageType.File,
+        duplicate_window: 2 * 60 * 1e9
+      },
+      replicas
+    )
+    yield* ensureStream(
+      jsm,
+      {
+        name: n.deliveriesStream,
+        subjects: [n.deliveriesSubjects],
+        retention: RetentionPolicy.Workqueue,
+        storage: StorageType.File,
+        duplicate_window: 2 * 60 * 1e9
+      },
+      replicas
+    )
     const js = nc.jetstream()
-    // an existing bucket is attached as it is: its lifetime is set again, since a bucket
-    // without one would never expire a dead host's leases
+    // a bucket is a stream (KV_<bucket>): an existing one is attached as it is, then its
+    // lifetime and copies are set again, since a bucket without a lifetime would never
+    // expire a dead host's leases
     const kv = (bucket: string) =>
-      Effect.tryPromise({
-        try: async () => {
-          const view = await js.views.kv(bucket, { ttl: LEASE_TTL_MS, history: 1 })
-          const stream = `KV_${bucket}`
-          const info = await jsm.streams.info(stream)
-          if (info.config.max_age !== LEASE_TTL_MS * 1e6) await jsm.streams.update(stream, { ...info.config, max_age: LEASE_TTL_MS * 1e6 })
-          return view
-        },
-        catch: (cause) => new NatsFailure({ message: `KV ${bucket}: ${String(cause)}`, cause })
+      Effect.gen(function* () {
+        const view = yield* Effect.tryPromise({
+          try: () => js.views.kv(bucket, { ttl: LEASE_TTL_MS, history: 1, replicas }),
+          catch: (cause) => new NatsFailure({ message: `KV ${bucket}: ${String(cause)}`, cause })
+        })
+        const stream = `KV_${bucket}`
+        const info = yield* Effect.tryPromise({
+          try: () => jsm.streams.info(stream),
+          catch: (cause) => new NatsFailure({ message: `KV ${bucket}: ${String(cause)}`, cause })
+        })
+        if (info.config.max_age !== LEASE_TTL_MS * 1e6 || info.config.num_replicas !== replicas) {
+          const { name: _name, ...kept } = info.config
+          yield* ensureStream(jsm, { ...kept, name: stream, max_age: LEASE_TTL_MS * 1e6 }, replicas)
+        }
+        return view
       })
     return {
       jetstream: js,
@@ -99,6 +150,15 @@ const ensureTopology = (nc: NatsConnection, n: Names) =>
       actorHosts: yield* kv(n.actorHostsBucket)
     }
   })
+
+/**
+ * A JetStream API call that timed out or found no responder: a cluster that has just
+ * started (no meta leader yet), or several processes creating the same streams at once.
+ */
+const transient = (e: NatsFailure) => e.cause instanceof NatsError && (e.cause.code === "TIMEOUT" || e.cause.code === "503")
+
+/** How long a start waits for JetStream to answer its topology calls. */
+const TOPOLOGY_WAIT = Duration.seconds(60)
 
 export const NatsLive = Layer.scoped(
   Nats,
@@ -109,7 +169,7 @@ export const NatsLive = Layer.scoped(
       Effect.tryPromise({
         try: () =>
           connect({
-            servers: config.natsUrl.split(",").map((s) => s.trim()),
+            servers: [...natsServers(config.natsUrl)],
             name: `post-scheduler-${process.pid}`,
             maxReconnectAttempts: -1,
             // no stack trace captured on every request and publish, in case it times out: our errors say which call it was
@@ -124,7 +184,10 @@ export const NatsLive = Layer.scoped(
       }),
       (nc) => Effect.promise(() => nc.drain().catch(() => undefined))
     )
-    const topology = yield* ensureTopology(connection, n)
-    return { connection, names: n, ...topology }
+    const topology = yield* ensureTopology(connection, n, config.natsReplicas).pipe(
+      Effect.tapError((e) => (transient(e) ? Effect.logWarning(`JetStream not ready (${e.message}); trying again`) : Effect.void)),
+      Effect.retry({ while: transient, schedule: Schedule.spaced(Duration.seconds(1)).pipe(Schedule.upTo(TOPOLOGY_WAIT)) })
+    )
+    return { connection, names: n, replicas: config.natsReplicas, ...topology }
   })
 )

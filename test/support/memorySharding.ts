@@ -10,7 +10,7 @@ import { FenceStore, makeMemoryFenceStore } from "../../services/sharding/fencin
 import { makeMemoryLeases } from "../../services/sharding/leaseStore.js"
 import type { Mailboxes } from "../../services/sharding/mailboxes.js"
 import { makeMemoryBus } from "../../services/sharding/shardBus.js"
-import { runShardHost } from "../../services/sharding/shardHost.js"
+import { runShardHost, type ShardHostOptions } from "../../services/sharding/shardHost.js"
 import { decodeLease } from "../../services/sharding/shardLeases.js"
 
 /**
@@ -37,6 +37,8 @@ export interface MemoryShardingOptions {
   readonly roundMs: number
   /** How long the entity works on a command, inside its mailbox. */
   readonly workMs?: () => number
+  /** Another entity in place of the recording one (e.g. services/actors/dispatch.ts over test stores). */
+  readonly entity?: ShardHostOptions<FenceStore>["handle"]
 }
 
 export const makeMemorySharding = (options: MemoryShardingOptions) => {
@@ -102,7 +104,7 @@ export const makeMemorySharding = (options: MemoryShardingOptions) => {
         bus: busView.bus,
         leaseTtlMs,
         roundMs,
-        handle: entity(self),
+        handle: options.entity ?? entity(self),
         shardGone: () => {}
       }).pipe(
         Scope.extend(scope),

@@ -114,7 +114,8 @@ export const testNetworkCopies = (world: TestWorld, texts: ReadonlyArray<string>
     return new Map(rows.map((r) => [r.content, r.n]))
   })
 
-const freePort = () =>
+/** A port nothing listens on now (the OS picks it). */
+export const freePort = () =>
   new Promise<number>((resolve, reject) => {
     const server = net.createServer()
     server.once("error", reject)

@@ -1,0 +1,142 @@
+import { connect } from "nats"
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest"
+import { names } from "../../protocol/names.js"
+import { created } from "../support/answers.js"
+import { privateNatsCluster } from "../support/natsCluster.js"
+import { everyItemSettles, separateServices, testNetworkCopies, type SeparateServices } from "../support/publishingProcesses.js"
+import { createWorld, type TestWorld } from "../support/system.js"
+import { withDb } from "../support/tokens.js"
+import { sleep } from "../support/wait.js"
+
+/**
+ * NATS as a 3-node cluster (issue 37) with NATS_REPLICAS=3, gateway, actors, scheduler and
+ * publisher each a process of their own, a steady load of POST /posts (each with its own
+ * Idempotency-Key, sent again on a 503 as a client would): the gateway's node paused 15 s
+ * (its commands are sent again while the first copies wait: never 409 for them), then the
+ * node leading the PUBLISH stream killed (-9). Every post is created once and published
+ * once, and every answer is 200 or a retryable 503. Never the shared server on 4222.
+ */
+
+let cluster: Awaited<ReturnType<typeof privateNatsCluster>>
+let world: TestWorld
+let services: SeparateServices
+
+beforeAll(async () => {
+  cluster = await privateNatsCluster()
+  world = await createWorld("natscluster", { ...inject("servers"), natsUrl: cluster.url })
+  services = await separateServices(world, { NATS_REPLICAS: "3" })
+}, 180_000)
+afterAll(async () => {
+  await services?.stop()
+  await world?.drop().catch(() => undefined)
+  await cluster?.stop()
+})
+
+/** Three clients, each on a workspace of its own (POST /posts is 90 an hour per workspace, resends included). */
+const steadyLoad = async () => {
+  const clientsOf = await Promise.all(
+    [1, 2, 3].map(async (worker) => {
+      const ws = await services.createWorkspace(`Cluster ${worker}`)
+      const channel = await services.createChannel({
+        workspaceId: ws.workspaceId,
+        network: "test",
+        name: "Cluster",
+        customerId: null,
+        postingTimes: []
+      })
+      return { worker, ws, channelId: channel.channelId }
+    })
+  )
+  const workspaceIds = clientsOf.map((c) => c.ws.workspaceId)
+  const statuses: Array<number> = []
+  const texts: Array<string> = []
+  const postIds = new Map<string, string>()
+  let running = true
+  /** One client: a post every 300 ms, each with its own key, sent again with it while the answer is 503. */
+  const load = async ({ worker, ws, channelId }: (typeof clientsOf)[number]) => {
+    for (let n = 0; running; n++) {
+      const content = `cluster ${worker}.${n} ${crypto.randomUUID().slice(0, 8)}`
+      texts.push(content)
+      const key = crypto.randomUUID()
+      for (;;) {
+        const res = await ws.api.post(
+          "/public/v1/posts",
+          { type: "now", posts: [{ integration: { id: channelId }, value: [{ content }], settings: {} }] },
+          { "Idempotency-Key": key }
+        )
+        statuses.push(res.status)
+        if (res.status === 200) {
+          postIds.set(content, created(res).postId)
+          break
+        }
+        if (res.status !== 503) throw new Error(`POST /posts answered ${res.status}: ${res.text}`)
+        await sleep(500)
+      }
+      await sleep(300)
+    }
+  }
+  const clients = clientsOf.map(load)
+  return {
+    workspaceIds,
+    statuses,
+    texts,
+    postIds,
+    stop: async () => {
+      running = false
+      await Promise.all(clients)
+    }
+  }
+}
+
+/** Every post created once (the one its answer named) and published once; every answer 200 or 503. */
+const expectOnceEach = async ({ workspaceIds, statuses, texts, postIds }: Awaited<ReturnType<typeof steadyLoad>>) => {
+  expect(statuses.filter((s) => s !== 200 && s !== 503)).toEqual([])
+  expect(texts.length).toBeGreaterThan(10)
+  const rows = await withDb(
+    world,
+    async (c) =>
+      (
+        await c.query<{ content: string; n: number }>(
+          "SELECT content, count(DISTINCT post_id)::int AS n FROM post_items WHERE workspace_id = ANY($1::uuid[]) GROUP BY content",
+          [workspaceIds]
+        )
+      ).rows
+  )
+  expect(rows.length).toBe(texts.length)
+  expect(rows.filter((r) => r.n !== 1)).toEqual([])
+  expect(postIds.size).toBe(texts.length)
+  const items = await everyItemSettles(world, workspaceIds, 120_000)
+  expect(items.filter((i) => i.status !== "published").map((i) => `${i.content}: ${i.status}`)).toEqual([])
+  const copies = await testNetworkCopies(world, texts)
+  expect(texts.filter((t) => copies.get(t) !== 1).map((t) => `${t}: ${copies.get(t) ?? 0}`)).toEqual([])
+}
+
+describe("a NATS cluster node paused or killed under a steady load of creates", () => {
+  it("the gateway's node paused 15 s (SIGSTOP) and resumed: every post once, no 409 for a client's only request", async () => {
+    const load = await steadyLoad()
+    await sleep(3_000)
+    const gatewayNode = await cluster.nodeOf(`post-scheduler-${services.current("gateway").pid}`)
+    expect(gatewayNode).toMatch(/^n[123]$/)
+    await cluster.pauseNode(gatewayNode ?? "", 15_000)
+    await sleep(8_000)
+    await load.stop()
+    await expectOnceEach(load)
+    console.log(`${load.texts.length} posts, ${load.statuses.filter((s) => s === 503).length} answers 503, node ${gatewayNode} paused 15 s`)
+  }, 240_000)
+
+  it("the PUBLISH stream leader's node killed (-9): every post once; answers are 200 or a retryable 503", async () => {
+    const load = await steadyLoad()
+    await sleep(3_000)
+    // the node leading the PUBLISH stream: its jobs' stream elects another leader
+    const nc = await connect({ servers: cluster.url.split(",") })
+    const n = names(world.namespace)
+    const leader = (await (await nc.jetstreamManager()).streams.info(n.publishStream)).cluster?.leader
+    await nc.close()
+    expect(leader).toMatch(/^n[123]$/)
+    await cluster.killNode(leader ?? "")
+    await sleep(12_000)
+    await load.stop()
+    await expectOnceEach(load)
+    console.log(`${load.texts.length} posts, ${load.statuses.filter((s) => s === 503).length} answers 503, node ${leader} killed`)
+  }, 240_000)
+})
