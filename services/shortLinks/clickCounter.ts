@@ -112,6 +112,8 @@ export class ClickCounter extends Context.Tag("shortLinks/ClickCounter")<
 
       const flush = Effect.gen(function* () {
         const fromMemory = yield* flushBuffered
+        // Redis away: nothing of it to move now; its counters and batches wait for it (or were lost with it)
+        if (redis.status !== "ready") return fromMemory
         const id = crypto.randomUUID()
         yield* Effect.tryPromise(() => redis.eval(moveToBatch, 3, dirty, batches, batchKey(id), counter, id))
         const open = yield* Effect.tryPromise(() => redis.smembers(batches)).pipe(Effect.flatMap(decodeIds))

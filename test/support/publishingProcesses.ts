@@ -114,7 +114,7 @@ export const testNetworkCopies = (world: TestWorld, texts: ReadonlyArray<string>
     return new Map(rows.map((r) => [r.content, r.n]))
   })
 
-const freePort = () =>
+export const freePort = () =>
   new Promise<number>((resolve, reject) => {
     const server = net.createServer()
     server.once("error", reject)
