@@ -15,8 +15,8 @@ export const isRedisUnavailable = (u: unknown): u is RedisUnavailable => u insta
 export const redisCommand = <A>(f: () => Promise<A>): Effect.Effect<A, RedisUnavailable> =>
   Effect.tryPromise({ try: f, catch: (cause) => new RedisUnavailable({ message: `Redis command failed: ${String(cause)}` }) })
 
-/** A command that may not answer for longer than this (a Redis that hangs, a lost connection not yet noticed). */
-const COMMAND_TIMEOUT_MS = 1000
+/** A command that may not answer for longer than this (a Redis that hangs); 2 s, not less, so an event loop busy for a second does not time out answers already received. */
+const COMMAND_TIMEOUT_MS = 2000
 /** Reconnect attempts while Redis is away: every 100 ms at first, then every half second, so its return is seen at once. */
 const reconnectDelayMs = (attempt: number) => Math.min(attempt * 100, 500)
 
@@ -37,7 +37,7 @@ export const RedisLive = Layer.scoped(
             lazyConnect: true,
             // fail fast while Redis is away: no queue of commands waiting for a reconnect (a
             // request would hang on it), no command resent on the next connection, every
-            // command answered or failed within a second; the callers decide what a failure
+            // command answered or failed within 2 s; the callers decide what a failure
             // means (a local window, a buffered click, 503 with Retry-After)
             enableOfflineQueue: false,
             maxRetriesPerRequest: 0,
