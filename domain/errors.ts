@@ -23,7 +23,7 @@ const wire = {
   fix: Schema.optional(Schema.String),
   code: Schema.optional(Schema.String),
   errors: Schema.optional(Schema.Array(RuleProblem)),
-  /** Seconds, sent as the Retry-After header (429). */
+  /** Seconds, sent as the Retry-After header (429, 503). */
   retryAfter: Schema.optional(Schema.Number)
 }
 
@@ -69,6 +69,9 @@ export class PayloadTooLarge extends Schema.TaggedError<PayloadTooLarge>()("Payl
 export class TooManyRequests extends Schema.TaggedError<TooManyRequests>()("TooManyRequests", wire) {}
 // ---- 500 ----
 export class ServerError extends Schema.TaggedError<ServerError>()("ServerError", wire) {}
+// ---- 503 ----
+/** A part the request needs (Redis: sessions, sign-in states, OAuth codes) is away for a moment; Retry-After says when to try again. */
+export class ServiceUnavailable extends Schema.TaggedError<ServiceUnavailable>()("ServiceUnavailable", wire) {}
 
 /** Every failure answered to a client, one class per case; also the schema commands fail with over NATS. */
 export const ApiError = Schema.Union(
@@ -99,6 +102,7 @@ export const ApiError = Schema.Union(
   PayloadTooLarge,
   TooManyRequests,
   ServerError,
+  ServiceUnavailable,
   WebhookNotFound
 )
 export type ApiError = typeof ApiError.Type
@@ -203,6 +207,12 @@ export const Errors = {
       retryAfter: seconds
     })
   },
+  /** 503: nothing was done; the same request succeeds once the part is back (seconds, sent as Retry-After). */
+  serviceUnavailable: (retryAfterSeconds = 2) =>
+    make(ServiceUnavailable, "The service is briefly unavailable: a part it needs for this request is restarting.", {
+      fix: `Nothing was done. Send the same request again in ${retryAfterSeconds} seconds.`,
+      retryAfter: retryAfterSeconds
+    }),
   serverError: (supportEmail: string) =>
     make(ServerError, Messages.serverError, {
       fix: `Try again in a minute. If it keeps happening, email ${supportEmail} with the time of the request.`

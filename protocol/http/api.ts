@@ -1,6 +1,6 @@
 import { HttpApi, OpenApi } from "@effect/platform"
 import { AccountApi } from "./account.js"
-import { InvalidRequest, PayloadTooLarge, ServerError } from "./errors.js"
+import { InvalidRequest, PayloadTooLarge, ServerError, ServiceUnavailable } from "./errors.js"
 import { MediaApi } from "./media.js"
 import { NetworksApi } from "./networks.js"
 import { PostsApi } from "./posts.js"
@@ -73,6 +73,12 @@ const withResponseHeaders = (spec: Json): void => {
           "Retry-After": { description: "Seconds until the window restarts", required: true, schema: { type: "integer", minimum: 0 } }
         }
       }
+      const unavailable = responses["503"]
+      if (isJson(unavailable)) {
+        unavailable["headers"] = {
+          "Retry-After": { description: "Seconds to wait before sending the request again", required: true, schema: { type: "integer", minimum: 0 } }
+        }
+      }
       const ok = responses["200"]
       if (path === "/public/v1/posts/export" && method === "get" && isJson(ok) && isJson(ok["content"])) {
         ok["content"]["application/x-ndjson"] = { schema: { ...exportLineJsonSchema, description: "format=jsonl: one ExportLine a line" } }
@@ -109,6 +115,7 @@ export class PublicApi extends HttpApi.make("public")
   .addError(InvalidRequest)
   .addError(PayloadTooLarge)
   .addError(ServerError)
+  .addError(ServiceUnavailable)
   .prefix("/public/v1")
   .annotate(OpenApi.Title, "Social Post Scheduling Service: Public API")
   .annotate(OpenApi.Version, "1.0.0")

@@ -39,6 +39,7 @@ export const restStatus = {
   PayloadTooLarge: 413,
   TooManyRequests: 429,
   ServerError: 500,
+  ServiceUnavailable: 503,
   WebhookNotFound: 404
 } as const satisfies Record<E.ApiErrorTag, number>
 
@@ -140,3 +141,8 @@ export const PayloadTooLarge = documented(
 )
 export const TooManyRequests = documented(E.TooManyRequests, "TooManyRequests", "Over a rate limit; Retry-After holds the seconds to wait")
 export const ServerError = documented(E.ServerError, "ServerError", "Server-side failure", M.serverError)
+export const ServiceUnavailable = documented(
+  E.ServiceUnavailable,
+  "ServiceUnavailable",
+  "A part the request needs is restarting (Redis: sign-in links, sessions, OAuth codes); nothing was done, Retry-After holds the seconds to wait"
+)

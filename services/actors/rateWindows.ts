@@ -4,11 +4,16 @@ import { decideWindow, type RateDecision, type RateLimit } from "../../domain/ra
 import { names } from "../../protocol/names.js"
 import { AppConfig } from "../platform/config.js"
 import { Redis, RedisLive } from "../platform/redis.js"
+import { makeLocalWindows } from "./localWindows.js"
 
 /**
  * One window per workspace and limit, in Redis: counted atomically by every actor host,
  * so a workspace that moves to another host (a hand-over, a crash) keeps its window.
  * The key expires when the window ends; the first request of the next one starts it.
+ *
+ * Redis away: the request is neither refused nor let through uncounted; it is counted in
+ * this process's own window (localWindows.ts), so a limit still holds during an outage
+ * (a rate limit is no reason to refuse work, and no outage a reason to drop the limit).
  */
 const takeScript = `
 local count = redis.call('INCRBY', KEYS[1], ARGV[2])
@@ -36,10 +41,16 @@ export class RateWindows extends Context.Tag("actors/RateWindows")<
       const redis = yield* Redis
       const { namespace } = yield* AppConfig
       const key = names(namespace).redisKey
+      const local = makeLocalWindows()
+      const takeLocal = (windowKey: string, rate: RateLimit, counted: number) => Effect.sync(() => local.take(windowKey, rate, counted))
       return {
-        take: (workspaceId, name, rate, requests = 1) =>
-          Effect.tryPromise(() => {
-            const args = [key("rate", name, workspaceId), String(rate.periodMs), String(Math.max(1, Math.floor(requests)))] as const
+        take: (workspaceId, name, rate, requests = 1) => {
+          const windowKey = key("rate", name, workspaceId)
+          const counted = Math.max(1, Math.floor(requests))
+          // not connected (or reconnecting): straight to the local window, no command sent to fail
+          if (redis.status !== "ready") return takeLocal(windowKey, rate, counted)
+          return Effect.tryPromise(() => {
+            const args = [windowKey, String(rate.periodMs), String(counted)] as const
             // a Redis that does not hold the script yet (restarted, flushed) is sent it once
             return redis
               .evalsha(takeSha, 1, ...args)
@@ -47,9 +58,13 @@ export class RateWindows extends Context.Tag("actors/RateWindows")<
           }).pipe(
             Effect.flatMap(decodeCounted),
             Effect.map(([count, msLeft]) => decideWindow(count, msLeft, rate)),
-            // Redis unreachable: the request is let through (a limit is no reason to refuse work) and it is logged
-            Effect.catchAll((e) => Effect.logWarning("rate window unavailable; request allowed", e).pipe(Effect.as({ allowed: true } as const)))
+            Effect.catchAll((e) =>
+              Effect.logWarning("rate window in Redis unavailable; counted in this process", e).pipe(
+                Effect.zipRight(takeLocal(windowKey, rate, counted))
+              )
+            )
           )
+        }
       }
     })
   ).pipe(Layer.provide(RedisLive))

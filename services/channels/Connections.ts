@@ -10,6 +10,7 @@ import { openCredentials } from "../networks/credentials.js"
 import { NetworkAdapters } from "../networks/NetworkAdapters.js"
 import { AppConfig } from "../platform/config.js"
 import { policyRequire } from "../platform/policy.js"
+import { isRedisUnavailable } from "../platform/redis.js"
 import { storageDefects } from "../platform/storageDefects.js"
 import { findChannelForChoice, findChannelOnNetwork } from "../repos/channelsRepo.js"
 import { customerExists } from "../repos/customersRepo.js"
@@ -38,6 +39,8 @@ export type CallbackOutcome =
       readonly choices: ReadonlyArray<Choice>
     }
   | { readonly _tag: "Failed"; readonly message: string }
+  /** Redis was away: nothing was taken, the same page works again in a moment (503, Retry-After). */
+  | { readonly _tag: "Unavailable"; readonly message: string }
 
 /** Keys a network's adapter reads from another network's when unset (LinkedIn Pages may use the LinkedIn app). */
 const KEY_FALLBACKS: Readonly<Record<string, string>> = {
@@ -130,7 +133,8 @@ export class Connections extends Effect.Service<Connections>()("channels/Connect
         const url = yield* adapter.value.connect
           .authorizeUrl({ state, redirectUri: signIn.redirectUri, codeVerifier: signIn.codeVerifier, instance: signIn.instance })
           .pipe(Effect.mapError((e) => Errors.badRequest(e.message)))
-        yield* states.put(state, signIn)
+        // Redis away: no link without its state; 503 and the same request works in a moment
+        yield* states.put(state, signIn).pipe(Effect.catchTag("RedisUnavailable", () => Effect.fail(Errors.serviceUnavailable())))
         return { url }
       }).pipe(withRepos, storageDefects, withSpan("Connections.signInLink"), policyRequire("channels.connect"))
 
@@ -210,6 +214,9 @@ export class Connections extends Effect.Service<Connections>()("channels/Connect
   dependencies: [NetworkAdapters.Default, SignInStates.Live, ChoiceTokens.Live]
 }) {}
 
+/** While Redis is away the state of the sign-in is neither found nor lost: the same address works once it is back. */
+const UNAVAILABLE_MESSAGE = "This sign-in cannot be checked right now: a part of the service is restarting. Reload this page in a few seconds."
+
 /** What a refused sign-in or choice says on the page. */
 const messageOf = (e: unknown): string => {
   if (e instanceof PlanLimit) return `${e.error} ${e.fix ?? ""}`.trim()
@@ -221,7 +228,11 @@ const messageOf = (e: unknown): string => {
 const outcomeOf = <E, R>(effect: Effect.Effect<CallbackOutcome, E, R>): Effect.Effect<CallbackOutcome, never, R> =>
   effect.pipe(
     storageDefects,
-    Effect.catchAll((e) => Effect.succeed<CallbackOutcome>({ _tag: "Failed", message: messageOf(e) })),
+    Effect.catchAll((e) =>
+      Effect.succeed<CallbackOutcome>(
+        isRedisUnavailable(e) ? { _tag: "Unavailable", message: UNAVAILABLE_MESSAGE } : { _tag: "Failed", message: messageOf(e) }
+      )
+    ),
     Effect.catchAllDefect((defect) =>
       Effect.logError("sign-in callback failed", defect).pipe(
         Effect.as<CallbackOutcome>({ _tag: "Failed", message: "Something went wrong on our side. Start connecting again." })

@@ -1,7 +1,7 @@
 import { Context, Effect, Layer, Option, Schema } from "effect"
 import { names } from "../../protocol/names.js"
 import { AppConfig } from "../platform/config.js"
-import { Redis } from "../platform/redis.js"
+import { Redis, redisCommand, type RedisUnavailable } from "../platform/redis.js"
 
 /** What a choice link's token stands for: the channel saved at sign-in and what it may be connected to. */
 export const PendingChoice = Schema.Struct({
@@ -27,8 +27,8 @@ const decode = Schema.decodeUnknownOption(Schema.parseJson(PendingChoice))
 export class ChoiceTokens extends Context.Tag("channels/ChoiceTokens")<
   ChoiceTokens,
   {
-    readonly put: (token: string, choice: PendingChoice) => Effect.Effect<void>
-    readonly take: (token: string) => Effect.Effect<Option.Option<PendingChoice>>
+    readonly put: (token: string, choice: PendingChoice) => Effect.Effect<void, RedisUnavailable>
+    readonly take: (token: string) => Effect.Effect<Option.Option<PendingChoice>, RedisUnavailable>
   }
 >() {
   static readonly Live = Layer.effect(
@@ -42,10 +42,10 @@ export class ChoiceTokens extends Context.Tag("channels/ChoiceTokens")<
           Effect.gen(function* () {
             const seconds = Math.ceil((choice.expiresAt - Date.now()) / 1000)
             if (seconds <= 0) return
-            yield* Effect.promise(() => redis.set(key(token), JSON.stringify(choice), "EX", seconds))
+            yield* redisCommand(() => redis.set(key(token), JSON.stringify(choice), "EX", seconds))
           }),
         take: (token) =>
-          Effect.promise(() => redis.getdel(key(token))).pipe(
+          redisCommand(() => redis.getdel(key(token))).pipe(
             Effect.map((text) => (text === null ? Option.none() : Option.filter(decode(text), (c) => c.expiresAt > Date.now())))
           )
       }

@@ -1,7 +1,7 @@
 import { Context, Effect, Layer, Option, Schema } from "effect"
 import { names } from "../../protocol/names.js"
 import { AppConfig } from "../platform/config.js"
-import { Redis } from "../platform/redis.js"
+import { Redis, redisCommand, type RedisUnavailable } from "../platform/redis.js"
 
 /** What a sign-in link's `state` stands for until the network sends the person back. */
 export const SignIn = Schema.Struct({
@@ -24,8 +24,9 @@ const decode = Schema.decodeUnknownOption(Schema.parseJson(SignIn))
 export class SignInStates extends Context.Tag("channels/SignInStates")<
   SignInStates,
   {
-    readonly put: (state: string, signIn: SignIn) => Effect.Effect<void>
-    readonly take: (state: string) => Effect.Effect<Option.Option<SignIn>>
+    readonly put: (state: string, signIn: SignIn) => Effect.Effect<void, RedisUnavailable>
+    /** Redis away: RedisUnavailable, and the state is still there for the same callback once it is back. */
+    readonly take: (state: string) => Effect.Effect<Option.Option<SignIn>, RedisUnavailable>
   }
 >() {
   static readonly Live = Layer.effect(
@@ -35,8 +36,8 @@ export class SignInStates extends Context.Tag("channels/SignInStates")<
       const { namespace } = yield* AppConfig
       const key = (state: string) => names(namespace).redisKey("signin", state)
       return {
-        put: (state, signIn) => Effect.promise(() => redis.set(key(state), JSON.stringify(signIn), "EX", SIGN_IN_TTL_SECONDS)).pipe(Effect.asVoid),
-        take: (state) => Effect.promise(() => redis.getdel(key(state))).pipe(Effect.map((text) => (text === null ? Option.none() : decode(text))))
+        put: (state, signIn) => redisCommand(() => redis.set(key(state), JSON.stringify(signIn), "EX", SIGN_IN_TTL_SECONDS)).pipe(Effect.asVoid),
+        take: (state) => redisCommand(() => redis.getdel(key(state))).pipe(Effect.map((text) => (text === null ? Option.none() : decode(text))))
       }
     })
   )

@@ -4,6 +4,7 @@ import { type ApiError, Errors, errorBody, isApiError, Messages } from "../../do
 import { INVALID_ID } from "../../domain/ids.js"
 import { decodeIssueProblem } from "../../domain/fieldProblem.js"
 import { statusOf } from "../../protocol/http/errors.js"
+import { isRedisUnavailable } from "../platform/redis.js"
 
 /**
  * The REST surface's one mapping: every failure becomes the spec's error body, with the
@@ -57,6 +58,8 @@ export const toApiError = (failure: unknown): ApiError | null => {
   if (failure instanceof HttpApiError.HttpApiDecodeError) return decodeErrorToApiError(failure)
   if (failure instanceof HttpServerError.RequestError) return requestError(failure)
   if (Predicate.isTagged(failure, "MultipartError")) return multipartError(failure)
+  // a request that needed Redis while it was away (a session, a sign-in state): 503 with Retry-After, never 500
+  if (isRedisUnavailable(failure)) return Errors.serviceUnavailable()
   return null
 }
 

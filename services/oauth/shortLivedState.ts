@@ -5,7 +5,7 @@ import { userCodeFrom } from "../../domain/oauth/deviceFlow.js"
 import { OAuthRules } from "../../domain/oauth/rules.js"
 import { names } from "../../protocol/names.js"
 import { AppConfig } from "../platform/config.js"
-import { Redis } from "../platform/redis.js"
+import { Redis, redisCommand } from "../platform/redis.js"
 import { tokenHash } from "../platform/secrets.js"
 
 /**
@@ -107,7 +107,8 @@ export class ShortLivedState extends Context.Tag("oauth/ShortLivedState")<
       const deviceKey = (hash: string) => key("oauth", "device", hash)
       const knownKey = (hash: string) => key("oauth", "device-known", hash)
       const userCodeKey = (userCode: string) => key("oauth", "user-code", userCode)
-      const redisCall = <A>(f: () => Promise<A>) => Effect.tryPromise(f).pipe(Effect.orDie)
+      // Redis away: a RedisUnavailable defect, which every edge answers 503 with Retry-After (docs/operations.md, "When Redis is lost")
+      const redisCall = <A>(f: () => Promise<A>) => redisCommand(f).pipe(Effect.orDie)
 
       const deviceOf = (userCode: string) => redisCall(() => redis.get(userCodeKey(userCode))).pipe(Effect.map(Option.fromNullable))
 

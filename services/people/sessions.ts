@@ -2,7 +2,7 @@ import { randomBytes, timingSafeEqual } from "node:crypto"
 import { Context, Effect, Layer, Option, Schema } from "effect"
 import { names } from "../../protocol/names.js"
 import { AppConfig } from "../platform/config.js"
-import { Redis } from "../platform/redis.js"
+import { Redis, redisCommand } from "../platform/redis.js"
 import { tokenHash } from "../platform/secrets.js"
 
 /**
@@ -44,7 +44,8 @@ export class Sessions extends Context.Tag("people/Sessions")<
       const redis = yield* Redis
       const { namespace } = yield* AppConfig
       const key = (id: string) => names(namespace).redisKey("session", tokenHash(id).toString("hex"))
-      const redisCall = <A>(f: () => Promise<A>) => Effect.tryPromise(f).pipe(Effect.orDie)
+      // Redis away: a RedisUnavailable defect, which every edge answers 503 with Retry-After (docs/operations.md, "When Redis is lost")
+      const redisCall = <A>(f: () => Promise<A>) => redisCommand(f).pipe(Effect.orDie)
       return {
         find: (id) =>
           id === undefined || !isSessionId(id)

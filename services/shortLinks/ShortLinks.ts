@@ -31,8 +31,8 @@ export class ShortLinks extends Effect.Service<ShortLinks>()("shortLinks/ShortLi
         const url = known !== undefined ? Option.some(known) : yield* repo.resolve(code).pipe(storageDefects)
         if (Option.isNone(url)) return url
         if (known === undefined) remember(code, url.value)
-        // a click that cannot be counted (Redis away) still gets its redirect
-        yield* counter.count(code).pipe(Effect.catchAll((e) => Effect.logWarning("short link click not counted", e)))
+        // Redis away: the click is counted in memory and flushed from there (clickCounter.ts); the redirect never waits on it
+        yield* counter.count(code)
         return url
       }).pipe(withSpan("ShortLinks.follow"))
 

@@ -12,7 +12,16 @@ import { withSpan } from "../platform/tracing.js"
  * adds the batch in Postgres (once, by its id) and only then drops it from Redis, so a
  * gateway that stops or dies at any point leaves either the counters or a batch that the
  * next flush of any replica finishes: nothing is lost and nothing is counted twice.
+ *
+ * Redis away (docs/operations.md, "When Redis is lost"): a click is counted in this
+ * process's memory instead, and each flush adds those counts to Postgres as a batch of
+ * their own (the same once-by-id rule: a batch whose answer was lost is sent again with its
+ * id), whether Redis is back or not. Lost with a Redis restart: the clicks counted in Redis
+ * since the last flush (SHORT_LINK_FLUSH_MS, 5 s by default) and not yet moved to Postgres.
  */
+
+/** Distinct codes held in memory while Redis is away; a click of one more code is dropped (and logged at the next flush). */
+export const MAX_BUFFERED_CODES = 100_000
 
 // KEYS: dirty set, batches set, batch hash; ARGV: counter prefix, batch id
 const moveToBatch = `
@@ -37,8 +46,8 @@ const decodeIds = Schema.decodeUnknown(Schema.Array(Schema.String))
 export class ClickCounter extends Context.Tag("shortLinks/ClickCounter")<
   ClickCounter,
   {
-    /** Counts one click of a code. */
-    readonly count: (code: string) => Effect.Effect<void, unknown>
+    /** Counts one click of a code: in Redis, else in this process's memory (never fails). */
+    readonly count: (code: string) => Effect.Effect<void>
     /** Moves the counted clicks to Postgres (and finishes batches left by a stopped replica). */
     readonly flush: Effect.Effect<number, unknown>
     /** Clicks counted in Redis and not in Postgres yet, per code. */
@@ -56,7 +65,42 @@ export class ClickCounter extends Context.Tag("shortLinks/ClickCounter")<
       const batches = key("clicks", "batches")
       const batchKey = (id: string) => key("clicks", "batch", id)
 
-      const count = (code: string) => Effect.tryPromise(() => redis.multi().incr(`${counter}${code}`).sadd(dirty, code).exec()).pipe(Effect.asVoid)
+      /** Clicks counted while Redis was away, not yet in a batch; the batch being added to Postgres (kept until it is). */
+      const buffered = new Map<string, number>()
+      let sending: { readonly id: string; readonly clicks: ReadonlyArray<readonly [string, number]> } | null = null
+      let dropped = 0
+      const buffer = (code: string) =>
+        Effect.sync(() => {
+          const n = buffered.get(code)
+          if (n !== undefined) buffered.set(code, n + 1)
+          else if (buffered.size < MAX_BUFFERED_CODES) buffered.set(code, 1)
+          else dropped += 1
+        })
+
+      const count = (code: string) =>
+        redis.status !== "ready"
+          ? buffer(code)
+          : Effect.tryPromise(() => redis.multi().incr(`${counter}${code}`).sadd(dirty, code).exec()).pipe(
+              Effect.asVoid,
+              Effect.catchAll(() => buffer(code))
+            )
+
+      /** The memory's clicks to Postgres, as one batch with its own id (sent again with the same id until Postgres has it). */
+      const flushBuffered = Effect.gen(function* () {
+        if (dropped > 0) {
+          yield* Effect.logWarning(`${dropped} short-link clicks not counted: more than ${MAX_BUFFERED_CODES} codes clicked while Redis was away`)
+          dropped = 0
+        }
+        if (sending === null && buffered.size > 0) {
+          sending = { id: crypto.randomUUID(), clicks: [...buffered] }
+          buffered.clear()
+        }
+        const batch = sending
+        if (batch === null) return 0
+        yield* repo.addBatch(batch.id, batch.clicks)
+        sending = null
+        return batch.clicks.reduce((a, [, n]) => a + n, 0)
+      })
 
       const finishBatch = (id: string) =>
         Effect.gen(function* () {
@@ -67,11 +111,14 @@ export class ClickCounter extends Context.Tag("shortLinks/ClickCounter")<
         })
 
       const flush = Effect.gen(function* () {
+        const fromMemory = yield* flushBuffered
+        // Redis away: nothing of it to move now; its counters and batches wait for it (or were lost with it)
+        if (redis.status !== "ready") return fromMemory
         const id = crypto.randomUUID()
         yield* Effect.tryPromise(() => redis.eval(moveToBatch, 3, dirty, batches, batchKey(id), counter, id))
         const open = yield* Effect.tryPromise(() => redis.smembers(batches)).pipe(Effect.flatMap(decodeIds))
         const flushed = yield* Effect.forEach(open, finishBatch)
-        return flushed.reduce((a, b) => a + b, 0)
+        return flushed.reduce((a, b) => a + b, fromMemory)
       }).pipe(withSpan("ClickCounter.flush"))
 
       const pending = (codes: ReadonlyArray<string>) =>
@@ -79,6 +126,9 @@ export class ClickCounter extends Context.Tag("shortLinks/ClickCounter")<
           const out = new Map<string, number>()
           if (codes.length === 0) return out
           const add = (code: string, n: number | null) => out.set(code, (out.get(code) ?? 0) + (n ?? 0))
+          // this process's clicks counted while Redis was away (other replicas' show once flushed)
+          const inMemory = new Map(sending?.clicks)
+          codes.forEach((c) => add(c, (buffered.get(c) ?? 0) + (inMemory.get(c) ?? 0)))
           const counted = yield* Effect.tryPromise(() => redis.mget(codes.map((c) => `${counter}${c}`))).pipe(Effect.flatMap(decodeCounts))
           codes.forEach((c, i) => add(c, counted[i] ?? null))
           const open = yield* Effect.tryPromise(() => redis.smembers(batches)).pipe(Effect.flatMap(decodeIds))

@@ -1,5 +1,5 @@
 import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { Effect } from "effect"
+import { Effect, Option } from "effect"
 import { type ApiError, Errors } from "../../../domain/errors.js"
 import { OAuthErrors, OAuthMessages, type OAuthProblem } from "../../../domain/oauth/errors.js"
 import { deviceCodePerHour, oauthRegisterPerHour, oauthTokenPerHour, type RateLimit } from "../../../domain/rateWindow.js"
@@ -9,6 +9,7 @@ import { RateWindows } from "../../actors/rateWindows.js"
 import { clientIp } from "../../oauth/clientIp.js"
 import { OAuth, type Fields } from "../../oauth/OAuth.js"
 import { AppConfig } from "../../platform/config.js"
+import { isRedisUnavailable } from "../../platform/redis.js"
 
 /**
  * The OAuth endpoints that answer JSON (spec: OAuth 2.0 for apps): discovery metadata,
@@ -86,7 +87,9 @@ export const OAuthRoutesLive = HttpApiBuilder.Router.use((router) =>
     const answer = <A>(effect: Effect.Effect<A, OAuthProblem | ApiError, HttpServerRequest.HttpServerRequest>, status = 200) =>
       effect.pipe(
         Effect.map((body) => json(body, status)),
-        Effect.catchAll((e) => Effect.succeed(failure(e)))
+        Effect.catchAll((e) => Effect.succeed(failure(e))),
+        // codes and device codes live in Redis: while it is away, OAuth's own temporarily_unavailable (503, Retry-After)
+        Effect.catchSomeDefect((d) => (isRedisUnavailable(d) ? Option.some(Effect.succeed(failure(Errors.serviceUnavailable()))) : Option.none()))
       )
 
     const asMetadata = json(authorizationServerMetadata(publicUrl))

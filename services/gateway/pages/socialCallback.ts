@@ -14,13 +14,17 @@ export const callbackPage = (outcome: CallbackOutcome): string =>
       )
     : outcome._tag === "Choose"
       ? choosePage(outcome)
-      : page("Not connected", `<h1>Not connected</h1><p>${escapeHtml(outcome.message)}</p>`)
+      : outcome._tag === "Unavailable"
+        ? page("Try again in a moment", `<h1>Try again in a moment</h1><p>${escapeHtml(outcome.message)}</p>`)
+        : page("Not connected", `<h1>Not connected</h1><p>${escapeHtml(outcome.message)}</p>`)
+
+const pageHeaders = { "cache-control": "no-store", "referrer-policy": "no-referrer", "x-frame-options": "DENY" }
 
 const respond = (outcome: CallbackOutcome) =>
   HttpServerResponse.text(callbackPage(outcome), {
-    status: outcome._tag === "Failed" ? 400 : 200,
+    status: outcome._tag === "Failed" ? 400 : outcome._tag === "Unavailable" ? 503 : 200,
     contentType: "text/html; charset=utf-8",
-    headers: { "cache-control": "no-store", "referrer-policy": "no-referrer", "x-frame-options": "DENY" }
+    headers: outcome._tag === "Unavailable" ? { ...pageHeaders, "retry-after": "2" } : pageHeaders
   })
 
 /**
