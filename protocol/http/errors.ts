@@ -39,6 +39,7 @@ export const restStatus = {
   PayloadTooLarge: 413,
   TooManyRequests: 429,
   ServerError: 500,
+  ServiceUnavailable: 503,
   WebhookNotFound: 404
 } as const satisfies Record<E.ApiErrorTag, number>
 
@@ -140,3 +141,9 @@ export const PayloadTooLarge = documented(
 )
 export const TooManyRequests = documented(E.TooManyRequests, "TooManyRequests", "Over a rate limit; Retry-After holds the seconds to wait")
 export const ServerError = documented(E.ServerError, "ServerError", "Server-side failure", M.serverError)
+export const ServiceUnavailable = documented(
+  E.ServiceUnavailable,
+  "ServiceUnavailable",
+  "The database (or every worker) is briefly out of reach, for example during a restart; Retry-After holds the seconds to wait (code service_unavailable)",
+  M.serviceUnavailable
+)

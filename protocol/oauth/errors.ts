@@ -35,6 +35,7 @@ export const oauthErrorCode = {
   PayloadTooLarge: "invalid_request",
   TooManyRequests: "slow_down",
   ServerError: "server_error",
+  ServiceUnavailable: "temporarily_unavailable",
   WebhookNotFound: "invalid_request"
 } as const satisfies Record<ApiErrorTag, string>
 
