@@ -1,8 +1,10 @@
 import { SqlError } from "@effect/sql"
+import { OpenApi } from "@effect/platform"
 import { Cause, Effect, Schema } from "effect"
 import pg from "pg"
 import { describe, expect, it } from "vitest"
 import { Errors, errorBody } from "../../domain/errors.js"
+import { PublicApi } from "../../protocol/http/api.js"
 import { statusOf } from "../../protocol/http/errors.js"
 import { oauthError } from "../../protocol/oauth/errors.js"
 import { causeToResponse, toApiError } from "../../services/gateway/errorResponse.js"
@@ -101,5 +103,31 @@ describe("the REST answer: 503 with Retry-After, other failures unchanged", () =
   it("the case's status on every surface: REST 503, OAuth temporarily_unavailable", () => {
     expect(statusOf(Errors.databaseUnavailable(5))).toBe(503)
     expect(oauthError(Errors.databaseUnavailable(5))).toMatchObject({ status: 503, body: { error: "temporarily_unavailable" } })
+  })
+})
+
+describe("the OpenAPI document", () => {
+  const Responses = Schema.Record({
+    key: Schema.String,
+    value: Schema.Struct({
+      headers: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.Struct({ required: Schema.optional(Schema.Boolean) }) }))
+    })
+  })
+  const Operation = Schema.optional(Schema.Struct({ responses: Responses }))
+  const Document = Schema.Struct({
+    paths: Schema.Record({
+      key: Schema.String,
+      value: Schema.Struct({ get: Operation, post: Operation, put: Operation, patch: Operation, delete: Operation })
+    })
+  })
+
+  it("every operation may answer 503, with a required Retry-After header", () => {
+    const { paths } = Schema.decodeUnknownSync(Document)(OpenApi.fromApi(PublicApi))
+    const operations = Object.entries(paths).flatMap(([path, item]) =>
+      Object.entries(item).flatMap(([method, op]) => (op === undefined ? [] : [[`${method} ${path}`, op] as const]))
+    )
+    expect(operations.length).toBeGreaterThan(20)
+    const without = operations.filter(([, op]) => op.responses["503"]?.headers?.["Retry-After"]?.required !== true).map(([name]) => name)
+    expect(without).toEqual([])
   })
 })
