@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest"
-import { client, errorOf, type Answer } from "../support/http.js"
+import { Schema } from "effect"
+import { answerFrom, client, decode, errorOf, type Answer } from "../support/http.js"
 import { everyItemSettles, testNetworkCopies } from "../support/publishingProcesses.js"
 import { privatePostgres } from "../support/privatePostgres.js"
 import { createWorld, startServices, type RunningServices, type TestWorld } from "../support/system.js"
@@ -15,6 +16,13 @@ import { sleep, waitFor } from "../support/wait.js"
  * after the restart makes its post, and every request ends with exactly one post; posts
  * that fell due during the outage go out after it, each once.
  */
+
+/** A tools/call answer, as far as this test reads it. */
+const ToolResult = Schema.Struct({
+  jsonrpc: Schema.Literal("2.0"),
+  id: Schema.Number,
+  result: Schema.Struct({ isError: Schema.Boolean, structuredContent: Schema.Struct({ code: Schema.optional(Schema.String) }) })
+})
 
 let pg: Awaited<ReturnType<typeof privatePostgres>>
 let world: TestWorld
@@ -54,7 +62,7 @@ const send = async (s: Sent): Promise<Answer | "no answer"> => {
 
 describe("Postgres stopped and started again under POST /posts", () => {
   it("answers 200 or 503 with Retry-After, never 500; a resent 503 makes its post once; due posts go out once after", async () => {
-    const channels: Array<{ api: ReturnType<typeof client>; channelId: string; workspaceId: string }> = []
+    const channels: Array<{ api: ReturnType<typeof client>; key: string; channelId: string; workspaceId: string }> = []
     // three workspaces share the stream: each stays under the 90-an-hour window of POST /posts
     for (let n = 0; n < 3; n++) {
       const ws = await services.admin.createWorkspace(`Outage ${n}`, "ultimate")
@@ -65,7 +73,7 @@ describe("Postgres stopped and started again under POST /posts", () => {
         customerId: null,
         postingTimes: []
       })
-      channels.push({ api: client(services.url, ws.apiKey), channelId, workspaceId: ws.workspaceId })
+      channels.push({ api: client(services.url, ws.apiKey), key: ws.apiKey, channelId, workspaceId: ws.workspaceId })
     }
     const run = crypto.randomUUID().slice(0, 8)
 
@@ -107,7 +115,16 @@ describe("Postgres stopped and started again under POST /posts", () => {
 
     await sleep(1_500)
     await pg.stop()
-    await sleep(6_000)
+    await sleep(3_000)
+    // MCP meanwhile: the REST 503 (the key could not be checked) or the tool's service_unavailable, never an internal error
+    const mcp = await answerFrom(
+      await fetch(`${services.url}/mcp`, {
+        method: "POST",
+        headers: { "content-type": "application/json", accept: "application/json, text/event-stream", authorization: `Bearer ${channels[0]!.key}` },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "list_channels", arguments: {} } })
+      })
+    )
+    await sleep(3_000)
     await pg.start()
     // the stream goes on a while after the restart: the pool and the listener come back
     await sleep(4_000)
@@ -127,6 +144,16 @@ describe("Postgres stopped and started again under POST /posts", () => {
       expect(body.msg).toBe(body.error)
       expect(body.code).toBe("service_unavailable")
       expect(body.fix).toMatch(/retry after \d+ seconds/)
+    }
+    if (mcp.status === 503) {
+      expect(Number(mcp.headers.get("retry-after"))).toBeGreaterThan(0)
+      expect(errorOf(mcp).code).toBe("service_unavailable")
+    } else {
+      expect(mcp.status).toBe(200)
+      expect(decode(ToolResult, mcp.json, "the MCP answer", { exact: false }).result).toMatchObject({
+        isError: true,
+        structuredContent: { code: "service_unavailable" }
+      })
     }
     // requests after the restart are answered again
     expect(statuses.slice(-5)).toEqual([200, 200, 200, 200, 200])
