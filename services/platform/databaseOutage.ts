@@ -1,4 +1,5 @@
 import { Cause, Data, Predicate } from "effect"
+import pg from "pg"
 
 /**
  * Postgres gone away or not taking work for a moment (a restart, a switch-over to another
@@ -29,19 +30,32 @@ const PG_MESSAGES: ReadonlyArray<string> = [
 
 const codeOf = (u: unknown): string | undefined => (Predicate.hasProperty(u, "code") && typeof u.code === "string" ? u.code : undefined)
 
-/**
- * Whether `u` (an SqlError, a pg error, a Node socket error, or the DatabaseOutage defect an
- * actor host sends back) says Postgres could not be reached. Follows `cause` links (SqlError
- * keeps pg's error there) and the `errors` of an AggregateError (one per address tried).
- */
-export const isDatabaseOutage = (u: unknown, depth = 0): boolean => {
+/** A SQLSTATE of the server going away (a pg DatabaseError carries it in `code`). */
+const outageState = (code: string | undefined) => code !== undefined && (OUTAGE_STATES.has(code) || /^08[0-9A-Z]{3}$/.test(code))
+
+/** Inside a database failure: the connection could not be made, was cut, or the server went away. */
+const connectionLost = (u: unknown, depth: number): boolean => {
   if (depth > 6 || !Predicate.isObject(u)) return false
-  if (u instanceof DatabaseOutage || (u instanceof Error && u.name === DATABASE_OUTAGE)) return true
   const code = codeOf(u)
-  if (code !== undefined && (OUTAGE_STATES.has(code) || SOCKET_CODES.has(code) || /^08[0-9A-Z]{3}$/.test(code))) return true
+  if (outageState(code) || (code !== undefined && SOCKET_CODES.has(code))) return true
   if (u instanceof Error && PG_MESSAGES.some((m) => u.message.includes(m))) return true
-  if (Predicate.hasProperty(u, "errors") && Array.isArray(u.errors) && u.errors.some((e: unknown) => isDatabaseOutage(e, depth + 1))) return true
-  return Predicate.hasProperty(u, "cause") && isDatabaseOutage(u.cause, depth + 1)
+  if (Predicate.hasProperty(u, "errors") && Array.isArray(u.errors) && u.errors.some((e: unknown) => connectionLost(e, depth + 1))) return true
+  return Predicate.hasProperty(u, "cause") && connectionLost(u.cause, depth + 1)
+}
+
+/**
+ * Whether `u` says Postgres could not be reached: an SqlError whose cause (pg's error, or
+ * Node's socket error, or an AggregateError with one per address tried) is one of the
+ * above, a pg error with such a SQLSTATE or message, or the DatabaseOutage defect an actor
+ * host sends back. A socket error outside a database failure (an outbound call, Redis) is
+ * not one: those keep their own answers.
+ */
+export const isDatabaseOutage = (u: unknown): boolean => {
+  if (!Predicate.isObject(u)) return false
+  if (u instanceof DatabaseOutage || (u instanceof Error && u.name === DATABASE_OUTAGE)) return true
+  if (Predicate.isTagged(u, "SqlError")) return connectionLost(u, 0)
+  if (u instanceof pg.DatabaseError) return outageState(u.code)
+  return u instanceof Error && PG_MESSAGES.some((m) => u.message.includes(m))
 }
 
 /** Whether a failed effect's cause holds an outage (as a failure or as a defect). */

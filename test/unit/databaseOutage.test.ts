@@ -27,11 +27,11 @@ describe("Postgres out of reach, told apart from a refused statement", () => {
     ],
     ["08006 connection failure", pgError("08006", "connection failure")],
     ["08001 cannot establish", pgError("08001", "could not connect")],
-    ["ECONNREFUSED", socketError("ECONNREFUSED")],
-    ["ECONNRESET", socketError("ECONNRESET")],
+    ["an SqlError around ECONNREFUSED", sqlError(socketError("ECONNREFUSED"))],
+    ["an SqlError around ECONNRESET", sqlError(socketError("ECONNRESET"))],
     ["pg: connection terminated", new Error("Connection terminated unexpectedly")],
     ["pg-pool: connect timeout", new Error("timeout exceeded when trying to connect")],
-    ["an SqlError around a refused connection", sqlError(socketError("ECONNREFUSED"))],
+    ["an SqlError around pg's connection timeout", sqlError(new Error("Connection terminated due to connection timeout"))],
     ["an SqlError around 57P01", sqlError(pgError("57P01", "terminating connection due to administrator command"))],
     ["an AggregateError of every address tried", sqlError(new AggregateError([socketError("ECONNREFUSED"), socketError("ECONNREFUSED")], "x"))],
     ["the defect an actor host answers with", new DatabaseOutage({ message: "x" })]
@@ -44,6 +44,8 @@ describe("Postgres out of reach, told apart from a refused statement", () => {
     ["40001 serialization failure", sqlError(pgError("40001", "could not serialize access"))],
     ["55P03 lock not available", sqlError(pgError("55P03", "canceling statement due to lock timeout"))],
     ["a row that does not decode", new Error("Expected string, actual null")],
+    ["a socket error of an outbound call (no database failure around it)", socketError("ECONNREFUSED")],
+    ["a Redis error", Object.assign(new Error("Connection is closed."), { code: "ECONNRESET" })],
     ["a string", "ECONNREFUSED"],
     ["nothing", undefined]
   ])("%s is not", (_name, error) => {
