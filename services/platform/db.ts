@@ -69,7 +69,8 @@ const acquirePool = (url: Redacted.Redacted, maxConnections: number) =>
         idleTimeoutMillis: IDLE_CONNECTION_MS,
         application_name: "post-scheduler",
         // a connection that cannot be made in this time fails (503 at the gateway) instead of
-        // holding the request: pg's default is to wait for ever (a switch-over, a cut network)
+        // holding the request: pg's default is to wait for ever (a switch-over, a cut network).
+        // pg-pool also gives up a wait for a free connection of a full pool after it
         connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
         // a peer that vanished without closing (a failed-over primary) is noticed by TCP keepalive
         keepAlive: true,
