@@ -1,4 +1,4 @@
-import { execFile } from "node:child_process"
+import { execFile, execFileSync } from "node:child_process"
 import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs"
 import net from "node:net"
 import os from "node:os"
@@ -56,12 +56,11 @@ export const privatePostgres = async () => {
   const stop = () => pgCommand("pg_ctl", ["-D", data, "-m", "fast", "-w", "-t", "60", "stop"])
   await start()
   process.once("exit", () => {
-    // a test run that ends early must not leave the cluster running
+    // a test run that ends early must not leave the cluster running (synchronous: the process is exiting)
+    const stopArgs = ["-D", data, "-m", "immediate", "stop"]
     try {
-      execFile(
-        asRoot ? "runuser" : path.join(bin, "pg_ctl"),
-        asRoot ? ["-u", "postgres", "--", path.join(bin, "pg_ctl"), "-D", data, "-m", "immediate", "stop"] : ["-D", data, "-m", "immediate", "stop"]
-      )
+      if (asRoot) execFileSync("runuser", ["-u", "postgres", "--", path.join(bin, "pg_ctl"), ...stopArgs], { stdio: "ignore" })
+      else execFileSync(path.join(bin, "pg_ctl"), stopArgs, { stdio: "ignore" })
     } catch {
       // already stopped
     }
