@@ -70,7 +70,11 @@ export class TooManyRequests extends Schema.TaggedError<TooManyRequests>()("TooM
 // ---- 500 ----
 export class ServerError extends Schema.TaggedError<ServerError>()("ServerError", wire) {}
 // ---- 503 ----
-/** A part the request needs (Redis: sessions, sign-in states, OAuth codes) is away for a moment; Retry-After says when to try again. */
+/**
+ * A part the request needs is out of reach for a moment (Postgres or every actor host; Redis
+ * for sessions, sign-in states, OAuth codes): nothing was done, Retry-After says when to send
+ * it again.
+ */
 export class ServiceUnavailable extends Schema.TaggedError<ServiceUnavailable>()("ServiceUnavailable", wire) {}
 
 /** Every failure answered to a client, one class per case; also the schema commands fail with over NATS. */
@@ -176,6 +180,7 @@ export const Messages = {
   uploadTooLargeFix: "Send a smaller file.",
   uploadNameRefused: "The file name cannot be used. Send the file with a plain name, for example photo.jpg.",
   webhookNotFound: "Webhook not found",
+  serviceUnavailable: "The service is briefly unavailable. Send the request again in a few seconds.",
   deliveryNotFound: "Delivery not found"
 } as const
 
@@ -216,6 +221,24 @@ export const Errors = {
   serverError: (supportEmail: string) =>
     make(ServerError, Messages.serverError, {
       fix: `Try again in a minute. If it keeps happening, email ${supportEmail} with the time of the request.`
+    }),
+  /**
+   * 503 while Postgres cannot be reached (a restart, a switch-over): nothing in the request
+   * may be relied on as saved, and the same request sent again is safe (with its
+   * Idempotency-Key, a post that did commit is answered, not made twice).
+   */
+  databaseUnavailable: (retryAfterSeconds: number) =>
+    make(ServiceUnavailable, Messages.serviceUnavailable, {
+      code: "service_unavailable",
+      fix: `The database is briefly unavailable; retry after ${retryAfterSeconds} seconds, with the same Idempotency-Key for POST /posts.`,
+      retryAfter: retryAfterSeconds
+    }),
+  /** 503 when no actor host answered the command within the client's bound (none owns the workspace's shard). */
+  actorsUnavailable: (retryAfterSeconds: number) =>
+    make(ServiceUnavailable, Messages.serviceUnavailable, {
+      code: "service_unavailable",
+      fix: `No worker answered in time; retry after ${retryAfterSeconds} seconds, with the same Idempotency-Key for POST /posts.`,
+      retryAfter: retryAfterSeconds
     }),
   /** 402: more than the plan allows; domain/plans.ts writes the sentence and the fix. */
   planLimit: (message: string, fix: string) => make(PlanLimit, message, { fix }),

@@ -60,7 +60,7 @@ const withoutRepeatedIds = (node: unknown): void => {
 
 /**
  * Response headers HttpApi cannot declare: `Retry-After` on every 429 (spec: Limits rule
- * 1) and `Idempotent-Replayed` on a replayed POST /posts (spec: POST /posts rule 4); and
+ * 1) and 503 (docs/operations.md, "When Postgres goes away"), and `Idempotent-Replayed` on a replayed POST /posts (spec: POST /posts rule 4); and
  * the JSON lines of GET /posts/export beside its CSV (HttpApi declares one content type a status).
  */
 const withResponseHeaders = (spec: Json): void => {
@@ -101,7 +101,8 @@ const withResponseHeaders = (spec: Json): void => {
  * HttpApi every handler, the OpenAPI document, the docs page and the typed test client
  * are built from. Every endpoint declares the error cases it can answer; every one can
  * answer InvalidRequest from the edge checks (two Authorization headers, U+0000, a body
- * nested too deep: services/gateway/requestGuard.ts), 413 and 500.
+ * nested too deep: services/gateway/requestGuard.ts), 413, 500 and 503 (the database briefly
+ * out of reach, with Retry-After).
  */
 export class PublicApi extends HttpApi.make("public")
   .add(AccountApi)

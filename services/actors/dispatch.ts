@@ -2,6 +2,7 @@ import { Cause, Context, Effect, Exit, Option, type ParseResult, Schema } from "
 import { type ActorEnvelope, ImportPosts } from "../../protocol/actors.js"
 import { CurrentPrincipal } from "../../protocol/http/security.js"
 import { authorize } from "../platform/policy.js"
+import { causeIsDatabaseOutage, DatabaseOutage } from "../platform/databaseOutage.js"
 import { PostWriter } from "../posts/PostWriter.js"
 import { admitCreatePosts, admitImportPosts } from "./commands/admission.js"
 import { AlreadyRan, CurrentCommand, CurrentLease, FenceStore, LeaseLost } from "../sharding/fencing.js"
@@ -43,7 +44,9 @@ export const dispatch = Effect.fnUntraced(function* (envelope: ActorEnvelope, ma
       Effect.exit,
       Effect.flatMap(
         (exit): Effect.Effect<unknown, ParseResult.ParseError | LeaseLost> =>
-          Exit.isFailure(exit) && lostLease(exit.cause) ? Effect.fail(new LeaseLost({ shard: -1 })) : Schema.serializeExit(request, exit)
+          Exit.isFailure(exit) && lostLease(exit.cause)
+            ? Effect.fail(new LeaseLost({ shard: -1 }))
+            : Schema.serializeExit(request, Exit.isFailure(exit) && causeIsDatabaseOutage(exit.cause) ? outage : exit)
       ),
       Effect.provide(commandContext)
     )
@@ -137,6 +140,13 @@ export const dispatch = Effect.fnUntraced(function* (envelope: ActorEnvelope, ma
       return yield* reply(command, inMailbox(once(writer.link(command).pipe(authorize("posts.write")), replayChange)))
   }
 })
+
+/**
+ * A command that met Postgres out of reach: a defect the gateway knows by its name (a
+ * serialized Exit keeps only a defect's name and message) and answers with 503 and
+ * Retry-After. What the command wrote is whatever committed: nothing, or all of it.
+ */
+const outage = Exit.die(new DatabaseOutage({ message: "Postgres could not be reached while the command ran" }))
 
 /** Whether a failed command's cause is a lease this host lost while it ran (it committed nothing). */
 export const lostLease = (cause: Cause.Cause<unknown>): boolean => Option.exists(Cause.dieOption(cause), (defect) => defect instanceof LeaseLost)

@@ -5,6 +5,15 @@ import { INVALID_ID } from "../../domain/ids.js"
 import { decodeIssueProblem } from "../../domain/fieldProblem.js"
 import { statusOf } from "../../protocol/http/errors.js"
 import { isRedisUnavailable } from "../platform/redis.js"
+import { isDatabaseOutage } from "../platform/databaseOutage.js"
+import { NoAnswer, NoOwner } from "../sharding/actorRequests.js"
+
+/**
+ * Seconds a client is told to wait when Postgres or the actors are out of reach: a restart
+ * or a switch-over takes a few seconds, a new actor host takes a lost shard within its
+ * lease's 6 s.
+ */
+export const UNAVAILABLE_RETRY_AFTER_SECONDS = 5
 
 /**
  * The REST surface's one mapping: every failure becomes the spec's error body, with the
@@ -60,6 +69,10 @@ export const toApiError = (failure: unknown): ApiError | null => {
   if (Predicate.isTagged(failure, "MultipartError")) return multipartError(failure)
   // a request that needed Redis while it was away (a session, a sign-in state): 503 with Retry-After, never 500
   if (isRedisUnavailable(failure)) return Errors.serviceUnavailable()
+  // Postgres out of reach, here or in the actor that ran the command: 503, not 500
+  if (isDatabaseOutage(failure)) return Errors.databaseUnavailable(UNAVAILABLE_RETRY_AFTER_SECONDS)
+  // no actor host answered within the client's bound (services/sharding/actorClient.ts)
+  if (failure instanceof NoOwner || failure instanceof NoAnswer) return Errors.actorsUnavailable(UNAVAILABLE_RETRY_AFTER_SECONDS)
   return null
 }
 
@@ -77,6 +90,9 @@ export const causeToResponse = (cause: Cause.Cause<unknown>, supportEmail: strin
     return Effect.succeed(apiErrorResponse(Errors.serverError(supportEmail)))
   }
   const mapped = toApiError(failure.value)
+  // one short line, not the cause: an outage answers many requests so, all alike
+  if (mapped !== null && mapped._tag === "ServiceUnavailable")
+    return Effect.logWarning(`answered 503: ${mapped.fix ?? ""}`).pipe(Effect.as(apiErrorResponse(mapped)))
   if (mapped !== null) return Effect.succeed(apiErrorResponse(mapped))
   return Effect.logError("request failed", cause).pipe(Effect.as(apiErrorResponse(Errors.serverError(supportEmail))))
 }

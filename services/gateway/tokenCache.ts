@@ -107,7 +107,13 @@ export const makeTokenCache = (databaseUrl: string) =>
 
       const listen = () => {
         retry = null
-        const next = new pg.Client({ connectionString: databaseUrl, application_name: "post-scheduler-auth-listener" })
+        // a connect that hangs (a switch-over) is given up and tried again, like a refused one
+        const next = new pg.Client({
+          connectionString: databaseUrl,
+          application_name: "post-scheduler-auth-listener",
+          connectionTimeoutMillis: 5_000,
+          keepAlive: true
+        })
         client = next
         next.on("notification", (n) => {
           if (n.channel === AUTH_CHANGED_CHANNEL) invalidate()

@@ -50,6 +50,9 @@ export const ensureDatabase = (url: string) =>
 
 export const redactUrl = (url: string) => url.replace(/\/\/([^:@/]+):[^@/]*@/, "//$1:***@")
 
+/** How long making a new connection may take (docs/operations.md, "When Postgres goes away"). */
+const CONNECT_TIMEOUT_MS = 5_000
+
 /** How long a pooled connection may sit unused before it is closed. */
 const IDLE_CONNECTION_MS = 60_000
 
@@ -65,8 +68,16 @@ const acquirePool = (url: Redacted.Redacted, maxConnections: number) =>
         max: maxConnections,
         idleTimeoutMillis: IDLE_CONNECTION_MS,
         application_name: "post-scheduler",
+        // a connection that cannot be made in this time fails (503 at the gateway) instead of
+        // holding the request: pg's default is to wait for ever (a switch-over, a cut network).
+        // pg-pool also gives up a wait for a free connection of a full pool after it
+        connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+        // a peer that vanished without closing (a failed-over primary) is noticed by TCP keepalive
+        keepAlive: true,
         types
       })
+      // an idle connection that a restart or switch-over ended errors here; pg-pool has already
+      // dropped it, and the next query opens a new one: nothing to do, but the process must not crash
       pool.on("error", () => undefined)
       const untrack = trackPool(pool)
       yield* Effect.tryPromise({

@@ -6,6 +6,7 @@ import type { PostStep } from "../../domain/posts/states.js"
 import { AppConfig } from "../platform/config.js"
 import { makeGroupCommit } from "../platform/groupCommit.js"
 import * as Outbox from "../platform/outbox.js"
+import { isDatabaseOutage } from "../platform/databaseOutage.js"
 import { PgPool } from "../platform/pgPool.js"
 import { currentTraceparent } from "../platform/tracing.js"
 import type { Fence, FencedOutcome } from "../platform/transactions.js"
@@ -175,6 +176,12 @@ export const makeCreatePostBatches = (pool: pg.Pool) => {
   const run = async (batch: ReadonlyArray<CreatePostParams>): Promise<ReadonlyArray<CreatedFlags>> => {
     const client = await pool.connect()
     let broken: Error | undefined
+    // pg-pool listens for a checked-out client's errors no more: a connection the server ends
+    // (a restart) while this batch holds it would otherwise throw from the socket and crash
+    const onError = (error: Error) => {
+      broken = error
+    }
+    client.on("error", onError)
     try {
       if (!withFunction.has(client)) {
         await client.query(createPostFunctionSql)
@@ -188,10 +195,12 @@ export const makeCreatePostBatches = (pool: pg.Pool) => {
         return flags
       })
     } catch (error) {
-      // a statement Postgres refused leaves the connection usable; anything else ends it
-      if (!(error instanceof pg.DatabaseError)) broken = error instanceof Error ? error : new Error(String(error))
+      // a statement Postgres refused leaves the connection usable; anything else ends it, and so
+      // does the server going away (57P01 and the like are DatabaseErrors too)
+      if (!(error instanceof pg.DatabaseError) || isDatabaseOutage(error)) broken = error instanceof Error ? error : new Error(String(error))
       throw error
     } finally {
+      client.off("error", onError)
       client.release(broken)
     }
   }
@@ -199,7 +208,8 @@ export const makeCreatePostBatches = (pool: pg.Pool) => {
     maxInFlight: MAX_IN_FLIGHT,
     maxBatch: MAX_BATCH,
     run,
-    refused: (cause) => cause instanceof pg.DatabaseError,
+    // Postgres out of reach is no refusal of one post: running each post alone would only fail again
+    refused: (cause) => cause instanceof pg.DatabaseError && !isDatabaseOutage(cause),
     failure: (cause) => new SqlError.SqlError({ cause, message: "Failed to create posts" })
   })
 }

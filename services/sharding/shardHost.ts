@@ -2,6 +2,7 @@ import { Cause, Effect, Option, type ParseResult, Runtime, Schedule, Schema, typ
 import { type ActorEnvelope, ActorEnvelopeJson, ActorReplyJson, ActorRequestJson, INLINE_PAYLOAD_BYTES } from "../../protocol/actors.js"
 import { observeMailboxDepth, observeShardsOwned } from "../platform/metrics.js"
 import { withRemoteParent } from "../platform/tracing.js"
+import { causeIsDatabaseOutage, encodedDatabaseOutage } from "../platform/databaseOutage.js"
 import { ActorPayloads } from "./actorPayloads.js"
 import { observeCommand } from "./commandMetrics.js"
 import { FenceStore, LeaseLost } from "./fencing.js"
@@ -14,6 +15,10 @@ const decodeRequest = Schema.decodeUnknown(ActorRequestJson)
 const decodeEnvelope = Schema.decodeUnknown(ActorEnvelopeJson)
 const encodeReply = Schema.encodeSync(ActorReplyJson)
 const notOwner = encodeReply({ _tag: "NotOwner" })
+const outageReply = encodeReply({
+  _tag: "Answer",
+  exit: { _tag: "Failure", cause: { _tag: "Die", defect: encodedDatabaseOutage("Postgres could not be reached while the command ran") } }
+})
 
 export interface ShardHostOptions<R> {
   readonly shardCount: number
@@ -104,9 +109,12 @@ export const runShardHost = <R>(options: ShardHostOptions<R>) =>
         Effect.catchAllCause((cause) =>
           Option.exists(Cause.failureOption(cause), (e) => e instanceof LeaseLost)
             ? Effect.succeed(notOwner)
-            : Effect.logError("actor command failed", cause).pipe(
-                Effect.as(encodeReply({ _tag: "Answer", exit: { _tag: "Failure", cause: { _tag: "Die", defect: "actor command failed" } } }))
-              )
+            : causeIsDatabaseOutage(cause)
+              ? // a stored command or answer that could not be read or written: the gateway answers 503
+                Effect.logWarning("actor command met Postgres out of reach").pipe(Effect.as(outageReply))
+              : Effect.logError("actor command failed", cause).pipe(
+                  Effect.as(encodeReply({ _tag: "Answer", exit: { _tag: "Failure", cause: { _tag: "Die", defect: "actor command failed" } } }))
+                )
         ),
         Effect.flatMap((reply) => Effect.sync(() => msg.respond(reply))),
         withRemoteParent(msg.headers?.get("traceparent"), "actor.command", { shard }),

@@ -1,4 +1,5 @@
 import { Effect, Exit, Logger, LogLevel, Schema, Scope } from "effect"
+import { SqlError } from "@effect/sql/SqlError"
 import { InvalidRequest } from "../../domain/errors.js"
 import { WorkspaceId } from "../../domain/ids.js"
 import type { Principal } from "../../domain/roles.js"
@@ -54,7 +55,10 @@ export const makeMemorySharding = (options: MemoryShardingOptions) => {
   const scopes: Array<Scope.CloseableScope> = []
   const wakes: Array<() => void> = []
 
-  /** The entity: DeletePost succeeds, SetPostSettings fails with its settings echoed back (a large answer). */
+  /**
+   * The entity: DeletePost succeeds, SetPostSettings fails with its settings echoed back (a
+   * large answer), RetryPost dies as a write does when Postgres cannot be reached.
+   */
   const entity =
     (host: { id: string }) => (envelope: ActorEnvelope, mailboxes: Mailboxes, lease: { readonly shard: number; readonly epoch: number }) =>
       Effect.suspend(() => {
@@ -81,6 +85,14 @@ export const makeMemorySharding = (options: MemoryShardingOptions) => {
                 return yield* Schema.serializeExit(command, Exit.succeed({ error: false as const, success: true as const }))
               case "SetPostSettings":
                 return yield* Schema.serializeExit(command, Exit.fail(new InvalidRequest({ error: JSON.stringify(command.settings) })))
+              case "RetryPost":
+                // the write met Postgres out of reach (a refused connection, as during a restart)
+                return yield* Effect.die(
+                  new SqlError({
+                    cause: Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:5432"), { code: "ECONNREFUSED" }),
+                    message: "Failed to execute statement"
+                  })
+                )
               default:
                 return yield* Effect.dieMessage(`the test entity does not run ${command._tag}`)
             }

@@ -7,11 +7,12 @@ import {
   ListToolsRequestSchema,
   ReadResourceRequestSchema
 } from "@modelcontextprotocol/sdk/types.js"
-import { Effect, Exit, Runtime } from "effect"
+import { Cause, Effect, Exit, Option, Runtime } from "effect"
 import { Errors } from "../../../domain/errors.js"
 import type { Principal } from "../../../domain/roles.js"
 import { CurrentPrincipal } from "../../../protocol/http/security.js"
-import { jsonRpcError } from "../../../protocol/mcp/errors.js"
+import { jsonRpcError, toolError } from "../../../protocol/mcp/errors.js"
+import { toApiError } from "../errorResponse.js"
 import { readRuleResource, RESOURCE_NOT_FOUND, ruleResources } from "./resources.js"
 import type { Tool } from "./tool.js"
 
@@ -73,6 +74,14 @@ export const answerMcpRequest = <R>(
       if (tool === undefined) throw new JsonRpcFailure(ErrorCode.InvalidParams, `Unknown tool: ${call.params.name}`, undefined)
       const exit = await Runtime.runPromiseExit(runtime)(tool.call(call.params.arguments).pipe(Effect.provideService(CurrentPrincipal, principal)))
       if (Exit.isSuccess(exit)) return { ...exit.value, content: [...exit.value.content] }
+      // Postgres (or every actor host) out of reach: the REST 503 body as a tool error, which the client may retry
+      const failed = Cause.failureOption(exit.cause).pipe(Option.orElse(() => Cause.dieOption(exit.cause)))
+      const unavailable = Option.isSome(failed) ? toApiError(failed.value) : null
+      if (unavailable?._tag === "ServiceUnavailable") {
+        await Runtime.runPromise(runtime)(Effect.logWarning(`MCP tool ${tool.name} answered service_unavailable: ${unavailable.fix ?? ""}`))
+        const result = toolError(unavailable)
+        return { ...result, content: [...result.content] }
+      }
       // a defect: the REST 500 body (with the support address) as a JSON-RPC internal error; the cause goes to the log
       await Runtime.runPromise(runtime)(Effect.logError(`MCP tool ${tool.name} failed`, exit.cause))
       const internal = jsonRpcError(Errors.serverError(supportEmail))

@@ -2,7 +2,9 @@ import { Effect, Exit, Schema } from "effect"
 import { afterEach, describe, expect, it } from "vitest"
 import { InvalidRequest } from "../../../domain/errors.js"
 import type { Principal } from "../../../domain/roles.js"
-import { ActorReplyJson, ActorRequestJson, DeletePost, SetPostSettings } from "../../../protocol/actors.js"
+import { ActorReplyJson, ActorRequestJson, DeletePost, RetryPost, SetPostSettings } from "../../../protocol/actors.js"
+import { causeToResponse } from "../../../services/gateway/errorResponse.js"
+import { DatabaseOutage } from "../../../services/platform/databaseOutage.js"
 import { makeMemorySharding } from "../../support/memorySharding.js"
 
 /**
@@ -186,5 +188,28 @@ describe("shard hosts on memory stores", () => {
     // a small one travels inline
     await deletePost(s, principal)
     expect(s.payloads.written()).toBe(2)
+  })
+})
+
+describe("Postgres out of reach under an actor's command", () => {
+  it("the host answers a command that met it so that the gateway answers 503 with Retry-After", async () => {
+    const s = start()
+    await s.startHost()
+    await s.waitFor(s.owners, (m) => m.size === SHARDS, 10_000, "the host did not take every shard")
+    const [principal] = [...s.workspaces(1).values()].flat()
+    if (principal === undefined) throw new Error("a workspace expected")
+    const exit = await Effect.runPromiseExit(s.client.send(principal, new RetryPost({ postId: crypto.randomUUID() })))
+    if (Exit.isSuccess(exit)) throw new Error("the command should have failed")
+    const response = await Effect.runPromise(causeToResponse(exit.cause, "support@example.com"))
+    expect(response.status).toBe(503)
+    expect(response.headers["retry-after"]).toBe("5")
+  })
+
+  it("the Exit dispatch sends for it keeps the outage through the command's own schemas", async () => {
+    const command = new DeletePost({ postId: crypto.randomUUID() })
+    const encoded = await Effect.runPromise(Schema.serializeExit(command, Exit.die(new DatabaseOutage({ message: "m" }))))
+    const exit = await Effect.runPromise(Schema.deserializeExit(command, JSON.parse(JSON.stringify(encoded))))
+    if (Exit.isSuccess(exit)) throw new Error("a failure expected")
+    expect((await Effect.runPromise(causeToResponse(exit.cause, "support@example.com"))).status).toBe(503)
   })
 })
