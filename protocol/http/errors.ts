@@ -144,6 +144,7 @@ export const ServerError = documented(E.ServerError, "ServerError", "Server-side
 export const ServiceUnavailable = documented(
   E.ServiceUnavailable,
   "ServiceUnavailable",
-  "A part the request needs is briefly out of reach (the database or every worker during a restart; Redis for sign-in links, sessions, OAuth codes); nothing was done, Retry-After holds the seconds to wait",
+  "A part the request needs is briefly out of reach (the database or every worker during a restart; " +
+    "Redis for sign-in links, sessions, OAuth codes); nothing was done, Retry-After holds the seconds to wait",
   M.serviceUnavailable
 )
