@@ -27,8 +27,8 @@ const STDERR_TAIL = 4_000
 /**
  * Runs `binary args…` with an empty environment (no proxy variables, no inherited
  * secrets), no stdin, and a time limit after which the process is killed (SIGKILL).
- * Interrupting the effect (a pool's time limit, a shutdown) kills it too, so a transcode
- * never outlives the fiber that wanted it.
+ * Interrupting the effect (a pool's time limit, a shutdown) kills it too and waits for its
+ * exit, so a transcode never outlives the fiber that wanted it, nor writes after it.
  */
 export const runTool = (
   binary: string,
@@ -51,15 +51,20 @@ export const runTool = (
     }
     const fail = (reason: ToolFailed["reason"], exitCode: number | null) =>
       finish(Effect.fail(new ToolFailed({ tool, reason, exitCode, stderr: stderr.slice(-STDERR_TAIL) })))
-    const timer = setTimeout(() => {
-      child.kill("SIGKILL")
-      fail("timeout", null)
-    }, options.timeoutMs)
+    // answered once the process is gone, so nothing it writes outlives the answer
+    let killed = false
+    const killThen = (then: () => void) => {
+      if (child.exitCode !== null || child.signalCode !== null) return then()
+      child.once("exit", then)
+      if (!killed) child.kill("SIGKILL")
+      killed = true
+    }
+    const timer = setTimeout(() => killThen(() => fail("timeout", null)), options.timeoutMs)
     child.stdout.on("data", (chunk: Buffer) => {
+      if (killed) return
       stdoutBytes += chunk.length
       if (stdoutBytes > maxStdout) {
-        child.kill("SIGKILL")
-        fail("output", null)
+        killThen(() => fail("output", null))
         return
       }
       stdout.push(chunk)
@@ -72,9 +77,10 @@ export const runTool = (
       if (code === 0) finish(Effect.succeed({ stdout: Buffer.concat(stdout), stderr }))
       else fail("exit", code)
     })
-    return Effect.sync(() => {
+    // interrupted: the interruption completes once the process has exited
+    return Effect.async<void>((exited) => {
       settled = true
       clearTimeout(timer)
-      child.kill("SIGKILL")
+      killThen(() => exited(Effect.void))
     })
   })
