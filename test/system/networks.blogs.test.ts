@@ -1,13 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import type { WholePost } from "../../protocol/http/postResources.js"
-import { answerOf, created as createdPost, present, wholePost } from "../support/answers.js"
-import { type Answer, client, decoded } from "../support/http.js"
-import { png } from "../support/mediaFiles.js"
-import type { Simulator } from "../support/simulator/core.js"
-import { seedAccount, simulatorEnv, startSimulator } from "../support/simulator/index.js"
-import { createWorld, type RunningServices, startServices, type TestWorld } from "../support/system.js"
-import { withDb } from "../support/tokens.js"
+import { describe, expect, it } from "vitest"
+import { created as createdPost, present, wholePost } from "../support/answers.js"
+import type { client } from "../support/http.js"
+import { seedAccount } from "../support/simulator/index.js"
 import { waitFor } from "../support/wait.js"
+import { useNetworksWorld, firstChannel, channelsOf, connectUrlOf } from "../support/networksWorld.js"
 
 /**
  * Tumblr, WordPress and Medium end to end: Tumblr connected through its sign-in link and
@@ -18,60 +14,8 @@ import { waitFor } from "../support/wait.js"
  * list posts, so the post ends unconfirmed and is never sent twice.
  */
 
-let sim: Simulator & { readonly networks: ReadonlyArray<string> }
-let world: TestWorld
-let sys: RunningServices
-
-beforeAll(async () => {
-  sim = await startSimulator()
-  world = await createWorld("blogs")
-  sys = await startServices(world, ["gateway", "actors", "scheduler", "publisher"], { ...simulatorEnv(sim), PUBLISH_TIMEOUT_MS: "5000" })
-})
-afterAll(async () => {
-  await sys?.stop()
-  await world?.drop()
-  await sim?.close()
-})
-
-const firstChannel = (post: WholePost) => present(post.channels[0], "the post's first channel")
-const channelsOf = (answer: Answer) => decoded(answer, answerOf("account", "listIntegrations"))
-const connectUrlOf = (answer: Answer) => decoded(answer, answerOf("account", "socialConnect")).url
-
-const newWorkspace = async () => {
-  const ws = await sys.admin.createWorkspace("Blogs", "ultimate")
-  return { ...ws, api: client(sys.url, ws.apiKey) }
-}
-
-const channelOf = async (workspaceId: string, network: string, input: Record<string, unknown> = {}) => {
-  const credentials = await seedAccount(sim, network, input)
-  const { channelId } = await sys.admin.createChannel({
-    workspaceId,
-    network,
-    name: `${network} channel`,
-    customerId: null,
-    postingTimes: [],
-    credentials
-  })
-  return { channelId, credentials }
-}
-
-const upload = async (apiKey: string) => {
-  const form = new FormData()
-  form.append("file", new Blob([png(32, 32)], { type: "image/png" }), "cover.png")
-  const res = await fetch(`${sys.url}/public/v1/upload`, { method: "POST", headers: { authorization: apiKey }, body: form })
-  expect(res.status).toBe(200)
-  return (await res.json()) as { id: string; path: string }
-}
-
-const counts = (workspaceId: string) =>
-  withDb(world, async (c) => {
-    const r = await c.query(
-      `SELECT (SELECT count(*)::int FROM post_groups WHERE workspace_id = $1) AS groups,
-              (SELECT count(*)::int FROM post_items WHERE workspace_id = $1) AS items`,
-      [workspaceId]
-    )
-    return r.rows[0] as { groups: number; items: number }
-  })
+const networks = useNetworksWorld("blogs")
+const { newWorkspace, channelOf, upload, counts } = networks
 
 const settled = async (api: ReturnType<typeof client>, group: string, what: string, states: ReadonlyArray<string> = ["published", "error"]) =>
   waitFor(
@@ -98,14 +42,14 @@ const postNow = (
 describe("publishing to Tumblr, WordPress and Medium", () => {
   it("Tumblr: connected by its sign-in link; a photo post on the channel's blog, once", async () => {
     const w = await newWorkspace()
-    await seedAccount(sim, "tumblr", { username: "blogsy" })
+    await seedAccount(networks.sim, "tumblr", { username: "blogsy" })
     const link = await w.api.get("/public/v1/social/tumblr")
     expect(link.status, link.text).toBe(200)
     const url = new URL(connectUrlOf(link))
-    expect(url.origin + url.pathname).toBe(`${sim.baseOf("tumblr")}/oauth2/authorize`)
+    expect(url.origin + url.pathname).toBe(`${networks.sim.baseOf("tumblr")}/oauth2/authorize`)
     const back = new URL((await fetch(url, { redirect: "manual" })).headers.get("location") ?? "")
     expect(back.pathname).toBe("/integrations/social/tumblr")
-    const page = await fetch(`${sys.url}${back.pathname}${back.search}`)
+    const page = await fetch(`${networks.sys.url}${back.pathname}${back.search}`)
     expect(await page.text()).toContain("is connected")
     const channel = present(channelsOf(await w.api.get("/public/v1/integrations"))[0], "the Tumblr channel")
     const image = await upload(w.apiKey)
@@ -114,7 +58,7 @@ describe("publishing to Tumblr, WordPress and Medium", () => {
     expect(created.status, created.text).toBe(200)
     const root = await settled(w.api, createdPost(created).group, "tumblr: published")
     expect(root.state, JSON.stringify(root.error)).toBe("published")
-    const arrived = sim.postsOf("tumblr").filter((p) => p.text === text)
+    const arrived = networks.sim.postsOf("tumblr").filter((p) => p.text === text)
     expect(arrived).toHaveLength(1)
     expect(arrived[0]).toMatchObject({ id: root.releaseId, extra: { tags: ["photos", "test"], blocks: ["image", "text"] } })
     expect(arrived[0]?.media[0]?.mime).toBe("image/png")
@@ -129,7 +73,7 @@ describe("publishing to Tumblr, WordPress and Medium", () => {
     expect(created.status, created.text).toBe(200)
     const root = await settled(w.api, createdPost(created).group, "wordpress: published")
     expect(root.state, JSON.stringify(root.error)).toBe("published")
-    const arrived = sim.postsOf("wordpress").filter((p) => p.text === text)
+    const arrived = networks.sim.postsOf("wordpress").filter((p) => p.text === text)
     expect(arrived).toHaveLength(1)
     expect(arrived[0]).toMatchObject({ id: root.releaseId, extra: { title: "Harbour news", status: "publish", categories: [2] } })
     expect(arrived[0]?.media[0]?.mime).toBe("image/png")
@@ -144,7 +88,7 @@ describe("publishing to Tumblr, WordPress and Medium", () => {
     expect(created.status, created.text).toBe(200)
     const root = await settled(w.api, createdPost(created).group, "medium: published")
     expect(root.state, JSON.stringify(root.error)).toBe("published")
-    const arrived = sim.postsOf("medium").filter((p) => p.text === text)
+    const arrived = networks.sim.postsOf("medium").filter((p) => p.text === text)
     expect(arrived).toHaveLength(1)
     expect(arrived[0]).toMatchObject({ id: root.releaseId, extra: { title: "On harbours", tags: ["sea", "ships"], contentFormat: "markdown" } })
     expect(arrived[0]?.media[0]?.mime).toBe("image/png")
@@ -162,11 +106,11 @@ describe("a lost answer: searched where the network lists posts, unconfirmed whe
       const w = await newWorkspace()
       const { channelId } = await channelOf(w.workspaceId, network)
       const text = `lost answer ${crypto.randomUUID().slice(0, 8)}`
-      sim.fail({ network, op: "publish", mode, times: 1 })
+      networks.sim.fail({ network, op: "publish", mode, times: 1 })
       const created = await postNow(w.api, channelId, text, [], network === "tumblr" ? {} : { title: "Lost" })
       expect(created.status, created.text).toBe(200)
       const root = await settled(w.api, createdPost(created).group, `${network}: settled`, ["published", "unconfirmed", "error"])
-      const held = sim.postsOf(network).filter((p) => p.text === text)
+      const held = networks.sim.postsOf(network).filter((p) => p.text === text)
       expect(held).toHaveLength(1)
       expect(root.state, JSON.stringify(root.error)).toBe(state)
       if (state === "published") expect(root.releaseId).toBe(held[0]?.id)

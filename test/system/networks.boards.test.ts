@@ -1,14 +1,8 @@
-import net from "node:net"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import type { WholePost } from "../../protocol/http/postResources.js"
-import { created as createdPost, present, wholePost } from "../support/answers.js"
-import { client } from "../support/http.js"
-import { png } from "../support/mediaFiles.js"
-import type { Simulator } from "../support/simulator/core.js"
-import { seedAccount, simulatorEnv, startSimulator } from "../support/simulator/index.js"
-import { createWorld, type RunningServices, startServices, type TestWorld } from "../support/system.js"
-import { withDb } from "../support/tokens.js"
+import { describe, expect, it } from "vitest"
+import { created as createdPost, wholePost } from "../support/answers.js"
+import type { client } from "../support/http.js"
 import { waitFor } from "../support/wait.js"
+import { useNetworksWorld, firstChannel } from "../support/networksWorld.js"
 
 /**
  * Pinterest, Google Business Profile and Reddit end to end: channels created with the admin
@@ -19,75 +13,8 @@ import { waitFor } from "../support/wait.js"
  * refused with the spec's 400 and nothing is saved.
  */
 
-let sim: Simulator & { readonly networks: ReadonlyArray<string> }
-let world: TestWorld
-let sys: RunningServices
-
-/** A free port for the gateway, so that PUBLIC_URL can name it. */
-const freePort = () =>
-  new Promise<number>((resolve, reject) => {
-    const server = net.createServer()
-    server.once("error", reject)
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address()
-      server.close(() => resolve(typeof address === "object" && address !== null ? address.port : 0))
-    })
-  })
-
-beforeAll(async () => {
-  sim = await startSimulator()
-  world = await createWorld("boards")
-  const port = await freePort()
-  sys = await startServices(world, ["gateway", "actors", "scheduler", "publisher"], {
-    ...simulatorEnv(sim),
-    PORT: String(port),
-    PUBLIC_URL: `http://127.0.0.1:${port}`,
-    PUBLISH_TIMEOUT_MS: "5000"
-  })
-})
-afterAll(async () => {
-  await sys?.stop()
-  await world?.drop()
-  await sim?.close()
-})
-
-const firstChannel = (post: WholePost) => present(post.channels[0], "the post's first channel")
-
-const newWorkspace = async () => {
-  const ws = await sys.admin.createWorkspace("Boards", "ultimate")
-  return { ...ws, api: client(sys.url, ws.apiKey) }
-}
-
-const channelOf = async (workspaceId: string, network: string, input: Record<string, unknown> = {}) => {
-  const credentials = await seedAccount(sim, network, input)
-  const { channelId } = await sys.admin.createChannel({
-    workspaceId,
-    network,
-    name: `${network} channel`,
-    customerId: null,
-    postingTimes: [],
-    credentials
-  })
-  return { channelId, credentials }
-}
-
-const upload = async (apiKey: string) => {
-  const form = new FormData()
-  form.append("file", new Blob([png(32, 32)], { type: "image/png" }), "cover.png")
-  const res = await fetch(`${sys.url}/public/v1/upload`, { method: "POST", headers: { authorization: apiKey }, body: form })
-  expect(res.status).toBe(200)
-  return (await res.json()) as { id: string; path: string }
-}
-
-const counts = (workspaceId: string) =>
-  withDb(world, async (c) => {
-    const r = await c.query(
-      `SELECT (SELECT count(*)::int FROM post_groups WHERE workspace_id = $1) AS groups,
-              (SELECT count(*)::int FROM post_items WHERE workspace_id = $1) AS items`,
-      [workspaceId]
-    )
-    return r.rows[0] as { groups: number; items: number }
-  })
+const networks = useNetworksWorld("boards")
+const { newWorkspace, channelOf, upload, counts } = networks
 
 const publishedPost = async (api: ReturnType<typeof client>, group: string, what: string) => {
   const post = await waitFor(
@@ -118,7 +45,7 @@ describe("publishing to Pinterest, Google Business Profile and Reddit", () => {
     expect(created.status, created.text).toBe(200)
     const channel = await publishedPost(w.api, createdPost(created).group, "pinterest: published")
     expect(channel.root.state, JSON.stringify(channel.root.error)).toBe("published")
-    const arrived = sim.postsOf("pinterest").filter((p) => p.text === text)
+    const arrived = networks.sim.postsOf("pinterest").filter((p) => p.text === text)
     expect(arrived).toHaveLength(1)
     expect(arrived[0]?.id).toBe(channel.root.releaseId)
     expect(arrived[0]?.extra).toMatchObject({ board_id: credentials["boardId"], title: "Cats", source_type: "image_url" })
@@ -143,7 +70,7 @@ describe("publishing to Pinterest, Google Business Profile and Reddit", () => {
     expect(created.status, created.text).toBe(200)
     const channel = await publishedPost(w.api, createdPost(created).group, "gmb: published")
     expect(channel.root.state, JSON.stringify(channel.root.error)).toBe("published")
-    const arrived = sim.postsOf("gmb").filter((p) => p.text === text)
+    const arrived = networks.sim.postsOf("gmb").filter((p) => p.text === text)
     expect(arrived).toHaveLength(1)
     expect(arrived[0]).toMatchObject({ id: channel.root.releaseId, account: credentials["location"] })
     expect(arrived[0]?.media[0]?.mime).toBe("image/png")
@@ -172,8 +99,8 @@ describe("publishing to Pinterest, Google Business Profile and Reddit", () => {
     const channel = await publishedPost(w.api, createdPost(created).group, "reddit: published with its comment")
     expect(channel.root.state, JSON.stringify(channel.root.error)).toBe("published")
     expect(channel.thread.map((t) => t.state)).toEqual(["published"])
-    const posts = sim.postsOf("reddit").filter((p) => p.extra["title"] === title)
-    const replies = sim.postsOf("reddit").filter((p) => p.text === comment)
+    const posts = networks.sim.postsOf("reddit").filter((p) => p.extra["title"] === title)
+    const replies = networks.sim.postsOf("reddit").filter((p) => p.text === comment)
     expect(posts).toHaveLength(1)
     expect(replies).toHaveLength(1)
     expect(posts[0]).toMatchObject({ id: channel.root.releaseId, extra: { kind: "image", subreddit: "test" } })
@@ -194,7 +121,7 @@ describe("a lost answer is settled by the network's search, never a second copy"
       const text = `lost answer ${crypto.randomUUID().slice(0, 8)}`
       const image = network === "pinterest" ? [await upload(w.apiKey)] : []
       const settings = network === "reddit" ? { subreddit: [{ subreddit: "test", title: text }] } : {}
-      sim.fail({ network, op: "publish", mode, times: 1 })
+      networks.sim.fail({ network, op: "publish", mode, times: 1 })
       const created = await w.api.post("/public/v1/posts", {
         type: "now",
         posts: [{ integration: { id: channelId }, value: [{ content: text, image: image.map((f) => ({ id: f.id, path: f.path })) }], settings }]
@@ -208,7 +135,7 @@ describe("a lost answer is settled by the network's search, never a second copy"
         },
         30_000
       )
-      const held = sim.postsOf(network).filter((p) => p.text === text)
+      const held = networks.sim.postsOf(network).filter((p) => p.text === text)
       expect(held).toHaveLength(1)
       expect(root.state, JSON.stringify(root.error)).toBe("published")
       expect(root.releaseId).toBe(held[0]?.id)

@@ -1,13 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import type { WholePost } from "../../protocol/http/postResources.js"
-import { answerOf, created as createdPost, present, wholePost } from "../support/answers.js"
-import { client, decoded, type Answer } from "../support/http.js"
-import { png } from "../support/mediaFiles.js"
-import type { Simulator } from "../support/simulator/core.js"
-import { seedAccount, simulatorEnv, startSimulator } from "../support/simulator/index.js"
-import { createWorld, type RunningServices, startServices, type TestWorld } from "../support/system.js"
-import { withDb } from "../support/tokens.js"
+import { describe, expect, it } from "vitest"
+import { created as createdPost, wholePost } from "../support/answers.js"
+import type { client } from "../support/http.js"
 import { waitFor } from "../support/wait.js"
+import { useNetworksWorld, firstChannel, channelsOf, connectUrlOf } from "../support/networksWorld.js"
 
 /**
  * Slack, Twitch and Kick end to end: channels connected with the admin CLI's credentials
@@ -17,50 +12,8 @@ import { waitFor } from "../support/wait.js"
  * text only: a post with a file is refused with the spec's 400 and nothing is saved.
  */
 
-let sim: Simulator & { readonly networks: ReadonlyArray<string> }
-let world: TestWorld
-let sys: RunningServices
-
-beforeAll(async () => {
-  sim = await startSimulator()
-  world = await createWorld("chatnetworks")
-  sys = await startServices(world, ["gateway", "actors", "scheduler", "publisher"], { ...simulatorEnv(sim), PUBLISH_TIMEOUT_MS: "5000" })
-})
-afterAll(async () => {
-  await sys?.stop()
-  await world?.drop()
-  await sim?.close()
-})
-
-const firstChannel = (post: WholePost) => present(post.channels[0], "the post's first channel")
-const channelsOf = (answer: Answer) => decoded(answer, answerOf("account", "listIntegrations"))
-const connectUrlOf = (answer: Answer) => decoded(answer, answerOf("account", "socialConnect")).url
-
-const newWorkspace = async () => {
-  const ws = await sys.admin.createWorkspace("Chat", "ultimate")
-  return { ...ws, api: client(sys.url, ws.apiKey) }
-}
-
-const channelOf = async (workspaceId: string, network: string, input: Record<string, unknown> = {}) => {
-  const credentials = await seedAccount(sim, network, input)
-  const { channelId } = await sys.admin.createChannel({
-    workspaceId,
-    network,
-    name: `${network} channel`,
-    customerId: null,
-    postingTimes: [],
-    credentials
-  })
-  return { channelId, credentials }
-}
-
-const upload = async (apiKey: string) => {
-  const form = new FormData()
-  form.append("file", new Blob([png(32, 32)], { type: "image/png" }), "chat.png")
-  const res = await fetch(`${sys.url}/public/v1/upload`, { method: "POST", headers: { authorization: apiKey }, body: form })
-  expect(res.status).toBe(200)
-  return (await res.json()) as { id: string; path: string }
-}
+const networks = useNetworksWorld("chatnetworks")
+const { newWorkspace, channelOf, upload, counts } = networks
 
 const settled = async (api: ReturnType<typeof client>, group: string, what: string) => {
   const post = await waitFor(
@@ -75,16 +28,6 @@ const settled = async (api: ReturnType<typeof client>, group: string, what: stri
   )
   return firstChannel(post)
 }
-
-const counts = (workspaceId: string) =>
-  withDb(world, async (c) => {
-    const r = await c.query(
-      `SELECT (SELECT count(*)::int FROM post_groups WHERE workspace_id = $1) AS groups,
-              (SELECT count(*)::int FROM post_items WHERE workspace_id = $1) AS items`,
-      [workspaceId]
-    )
-    return r.rows[0] as { groups: number; items: number }
-  })
 
 describe("publishing to Slack, Twitch and Kick", () => {
   it("Slack: a message with its file in the channel, and a follow-up in its thread, once each", async () => {
@@ -110,8 +53,8 @@ describe("publishing to Slack, Twitch and Kick", () => {
     const channel = await settled(w.api, createdPost(created).group, "slack: published with its follow-up")
     expect(channel.root.state, JSON.stringify(channel.root.error)).toBe("published")
     expect(channel.thread.map((t) => t.state)).toEqual(["published"])
-    const posts = sim.postsOf("slack").filter((p) => p.text === text)
-    const replies = sim.postsOf("slack").filter((p) => p.text === comment)
+    const posts = networks.sim.postsOf("slack").filter((p) => p.text === text)
+    const replies = networks.sim.postsOf("slack").filter((p) => p.text === comment)
     expect(posts).toHaveLength(1)
     expect(replies).toHaveLength(1)
     expect(posts[0]).toMatchObject({
@@ -140,8 +83,8 @@ describe("publishing to Slack, Twitch and Kick", () => {
       const channel = await settled(w.api, createdPost(created).group, `${network}: published with its follow-up`)
       expect(channel.root.state, JSON.stringify(channel.root.error)).toBe("published")
       expect(channel.thread.map((t) => t.state)).toEqual(["published"])
-      const posts = sim.postsOf(network).filter((p) => p.text === text)
-      const replies = sim.postsOf(network).filter((p) => p.text === comment)
+      const posts = networks.sim.postsOf(network).filter((p) => p.text === text)
+      const replies = networks.sim.postsOf(network).filter((p) => p.text === comment)
       expect(posts).toHaveLength(1)
       expect(replies).toHaveLength(1)
       expect(posts[0]?.id).toBe(channel.root.releaseId)
@@ -161,7 +104,7 @@ describe("publishing to Slack, Twitch and Kick", () => {
     expect(created.status, created.text).toBe(200)
     const channel = await settled(w.api, createdPost(created).group, "twitch: announcement published")
     expect(channel.root.state, JSON.stringify(channel.root.error)).toBe("published")
-    expect(sim.postsOf("twitch").filter((p) => p.text === text)).toEqual([
+    expect(networks.sim.postsOf("twitch").filter((p) => p.text === text)).toEqual([
       expect.objectContaining({ extra: { kind: "announcement", color: "green" } })
     ])
   }, 60_000)
@@ -172,14 +115,14 @@ describe("lost answers: Slack searches its channel; Twitch and Kick chat cannot 
     const w = await newWorkspace()
     const { channelId } = await channelOf(w.workspaceId, "slack")
     const text = `lost answer ${crypto.randomUUID().slice(0, 8)}`
-    sim.fail({ network: "slack", op: "publish", mode: "accept-then-reset", times: 1 })
+    networks.sim.fail({ network: "slack", op: "publish", mode: "accept-then-reset", times: 1 })
     const created = await w.api.post("/public/v1/posts", {
       type: "now",
       posts: [{ integration: { id: channelId }, value: [{ content: text }], settings: {} }]
     })
     expect(created.status, created.text).toBe(200)
     const channel = await settled(w.api, createdPost(created).group, "slack: settled")
-    const held = sim.postsOf("slack").filter((p) => p.text === text)
+    const held = networks.sim.postsOf("slack").filter((p) => p.text === text)
     expect(held).toHaveLength(1)
     expect(channel.root.state, JSON.stringify(channel.root.error)).toBe("published")
     expect(channel.root.releaseId).toBe(held[0]?.id)
@@ -191,7 +134,7 @@ describe("lost answers: Slack searches its channel; Twitch and Kick chat cannot 
       const w = await newWorkspace()
       const { channelId } = await channelOf(w.workspaceId, network)
       const text = `lost chat ${crypto.randomUUID().slice(0, 8)}`
-      sim.fail({ network, op: "publish", mode: "accept-then-5xx", times: 1 })
+      networks.sim.fail({ network, op: "publish", mode: "accept-then-5xx", times: 1 })
       const created = await w.api.post("/public/v1/posts", {
         type: "now",
         posts: [{ integration: { id: channelId }, value: [{ content: text }], settings: {} }]
@@ -199,7 +142,7 @@ describe("lost answers: Slack searches its channel; Twitch and Kick chat cannot 
       expect(created.status, created.text).toBe(200)
       const channel = await settled(w.api, createdPost(created).group, `${network}: settled`)
       expect(channel.root.state).toBe("unconfirmed")
-      expect(sim.postsOf(network).filter((p) => p.text === text)).toHaveLength(1)
+      expect(networks.sim.postsOf(network).filter((p) => p.text === text)).toHaveLength(1)
     },
     60_000
   )
@@ -252,7 +195,7 @@ describe("GET /public/v1/social/{network} and the callback", () => {
       if (network === "kick") expect(url.searchParams.get("code_challenge_method")).toBe("S256")
       const back = new URL((await fetch(url, { redirect: "manual" })).headers.get("location") ?? "")
       expect(back.pathname).toBe(`/integrations/social/${network}`)
-      const page = await fetch(`${sys.url}${back.pathname}${back.search}`)
+      const page = await fetch(`${networks.sys.url}${back.pathname}${back.search}`)
       expect(page.status, await page.clone().text()).toBe(200)
       expect(await page.text()).toContain("is connected")
       const channels = channelsOf(await w.api.get("/public/v1/integrations"))

@@ -1,14 +1,8 @@
-import net from "node:net"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import type { WholePost } from "../../protocol/http/postResources.js"
-import { created as createdPost, present, wholePost } from "../support/answers.js"
-import { client } from "../support/http.js"
-import { png } from "../support/mediaFiles.js"
-import type { Simulator } from "../support/simulator/core.js"
-import { seedAccount, simulatorEnv, startSimulator } from "../support/simulator/index.js"
-import { createWorld, type RunningServices, startServices, type TestWorld } from "../support/system.js"
-import { withDb } from "../support/tokens.js"
+import { describe, expect, it } from "vitest"
+import { created as createdPost, wholePost } from "../support/answers.js"
+import type { client } from "../support/http.js"
 import { waitFor } from "../support/wait.js"
+import { useNetworksWorld, firstChannel } from "../support/networksWorld.js"
 
 /**
  * dev.to, Hashnode and Listmonk end to end: channels connected with the admin CLI's
@@ -20,77 +14,8 @@ import { waitFor } from "../support/wait.js"
  * the spec's 400 before anything is saved.
  */
 
-let sim: Simulator & { readonly networks: ReadonlyArray<string> }
-let world: TestWorld
-let sys: RunningServices
-let publicUrl: string
-
-/** A free port for the gateway, so that PUBLIC_URL can name it. */
-const freePort = () =>
-  new Promise<number>((resolve, reject) => {
-    const server = net.createServer()
-    server.once("error", reject)
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address()
-      server.close(() => resolve(typeof address === "object" && address !== null ? address.port : 0))
-    })
-  })
-
-beforeAll(async () => {
-  sim = await startSimulator()
-  world = await createWorld("devs")
-  const port = await freePort()
-  publicUrl = `http://127.0.0.1:${port}`
-  sys = await startServices(world, ["gateway", "actors", "scheduler", "publisher"], {
-    ...simulatorEnv(sim),
-    PORT: String(port),
-    PUBLIC_URL: publicUrl,
-    PUBLISH_TIMEOUT_MS: "5000"
-  })
-})
-afterAll(async () => {
-  await sys?.stop()
-  await world?.drop()
-  await sim?.close()
-})
-
-const firstChannel = (post: WholePost) => present(post.channels[0], "the post's first channel")
-
-const newWorkspace = async () => {
-  const ws = await sys.admin.createWorkspace("Devs", "ultimate")
-  return { ...ws, api: client(sys.url, ws.apiKey) }
-}
-
-const channelOf = async (workspaceId: string, network: string) => {
-  const credentials = await seedAccount(sim, network)
-  const { channelId } = await sys.admin.createChannel({
-    workspaceId,
-    network,
-    name: `${network} channel`,
-    customerId: null,
-    postingTimes: [],
-    credentials
-  })
-  return { channelId, credentials }
-}
-
-const upload = async (apiKey: string) => {
-  const form = new FormData()
-  form.append("file", new Blob([png(32, 32)], { type: "image/png" }), "cover.png")
-  const res = await fetch(`${sys.url}/public/v1/upload`, { method: "POST", headers: { authorization: apiKey }, body: form })
-  expect(res.status).toBe(200)
-  return (await res.json()) as { id: string; path: string }
-}
-
-const counts = (workspaceId: string) =>
-  withDb(world, async (c) => {
-    const r = await c.query(
-      `SELECT (SELECT count(*)::int FROM post_groups WHERE workspace_id = $1) AS groups,
-              (SELECT count(*)::int FROM post_items WHERE workspace_id = $1) AS items`,
-      [workspaceId]
-    )
-    return r.rows[0] as { groups: number; items: number }
-  })
+const networks = useNetworksWorld("devs")
+const { newWorkspace, channelOf, upload, counts } = networks
 
 const settledRoot = async (api: ReturnType<typeof client>, group: string, what: string) =>
   waitFor(
@@ -126,13 +51,13 @@ describe("publishing to dev.to, Hashnode and Listmonk", () => {
     const settings = { title: "Effects in practice", tags: ["typescript", "effect"], series: "Notes", canonical_url: "https://blog.example/effects" }
     const root = await settledRoot(w.api, await postNow(w, channelId, text, settings, true), "devto: published")
     expect(root.state, JSON.stringify(root.error)).toBe("published")
-    const arrived = sim.postsOf("devto").filter((p) => p.text === text)
+    const arrived = networks.sim.postsOf("devto").filter((p) => p.text === text)
     expect(arrived).toHaveLength(1)
     expect(arrived[0]).toMatchObject({
       id: root.releaseId,
       extra: { title: "Effects in practice", tags: ["typescript", "effect"], series: "Notes", canonical_url: "https://blog.example/effects" }
     })
-    expect(arrived[0]?.media[0]?.id.startsWith(`${publicUrl}/media-files/`)).toBe(true)
+    expect(arrived[0]?.media[0]?.id.startsWith(`${networks.publicUrl}/media-files/`)).toBe(true)
     expect(arrived[0]?.media[0]?.size).toBeGreaterThan(0)
   }, 60_000)
 
@@ -146,14 +71,14 @@ describe("publishing to dev.to, Hashnode and Listmonk", () => {
       "hashnode: published"
     )
     expect(root.state, JSON.stringify(root.error)).toBe("published")
-    const arrived = sim.postsOf("hashnode").filter((p) => p.text === text)
+    const arrived = networks.sim.postsOf("hashnode").filter((p) => p.text === text)
     expect(arrived).toHaveLength(1)
     expect(arrived[0]).toMatchObject({
       id: root.releaseId,
       account: credentials["publicationId"],
       extra: { title: "On Hashnode", subtitle: "Hello", tags: [{ slug: "web-dev", name: "Web Dev" }] }
     })
-    expect(arrived[0]?.media[0]?.id.startsWith(`${publicUrl}/media-files/`)).toBe(true)
+    expect(arrived[0]?.media[0]?.id.startsWith(`${networks.publicUrl}/media-files/`)).toBe(true)
   }, 60_000)
 
   it("Listmonk: a campaign to the channel's list with its subject and image, started once", async () => {
@@ -162,7 +87,7 @@ describe("publishing to dev.to, Hashnode and Listmonk", () => {
     const text = `Newsletter ${crypto.randomUUID().slice(0, 8)}\n\nWhat happened.`
     const root = await settledRoot(w.api, await postNow(w, channelId, text, { subject: "Our news" }, true), "listmonk: published")
     expect(root.state, JSON.stringify(root.error)).toBe("published")
-    const arrived = sim.postsOf("listmonk").filter((p) => p.text === text)
+    const arrived = networks.sim.postsOf("listmonk").filter((p) => p.text === text)
     expect(arrived).toHaveLength(1)
     expect(arrived[0]).toMatchObject({
       id: root.releaseId,
@@ -185,9 +110,9 @@ describe("a lost answer is settled by the network's search, never a second copy"
       const w = await newWorkspace()
       const { channelId } = await channelOf(w.workspaceId, network)
       const text = `lost answer ${crypto.randomUUID().slice(0, 8)}`
-      sim.fail({ network, op, mode, times: 1 })
+      networks.sim.fail({ network, op, mode, times: 1 })
       const root = await settledRoot(w.api, await postNow(w, channelId, text, settings, false), `${network}: settled`)
-      const held = sim.postsOf(network).filter((p) => p.text === text)
+      const held = networks.sim.postsOf(network).filter((p) => p.text === text)
       expect(held).toHaveLength(1)
       expect(root.state, JSON.stringify(root.error)).toBe("published")
       expect(root.releaseId).toBe(held[0]?.id)
@@ -228,7 +153,7 @@ describe("what the networks cannot take is refused with the spec's 400 before an
   ] as const)("the admin CLI refuses %s credentials missing a field, naming it", async (network, credentials, message) => {
     const w = await newWorkspace()
     await expect(
-      sys.admin.createChannel({ workspaceId: w.workspaceId, network, name: "missing", customerId: null, postingTimes: [], credentials })
+      networks.sys.admin.createChannel({ workspaceId: w.workspaceId, network, name: "missing", customerId: null, postingTimes: [], credentials })
     ).rejects.toThrow(message)
   })
 })

@@ -1,13 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import type { WholePost } from "../../protocol/http/postResources.js"
+import { describe, expect, it } from "vitest"
 import { answerOf, created as createdPost, present, wholePost } from "../support/answers.js"
-import { type Answer, client, decoded } from "../support/http.js"
-import { png } from "../support/mediaFiles.js"
-import type { Simulator } from "../support/simulator/core.js"
-import { seedAccount, simulatorEnv, startSimulator } from "../support/simulator/index.js"
-import { createWorld, type RunningServices, startServices, type TestWorld } from "../support/system.js"
+import { decoded } from "../support/http.js"
+import { seedAccount } from "../support/simulator/index.js"
 import { withDb } from "../support/tokens.js"
 import { waitFor } from "../support/wait.js"
+import { useNetworksWorld, connectUrlOf, firstChannel } from "../support/networksWorld.js"
 
 /**
  * Lemmy and the Fediverse servers beyond Mastodon end to end: a Lemmy channel created with the
@@ -17,38 +14,9 @@ import { waitFor } from "../support/wait.js"
  * real scheduler and publisher to the simulator, each item arriving once.
  */
 
-let sim: Simulator & { readonly networks: ReadonlyArray<string> }
-let world: TestWorld
-let sys: RunningServices
+const networks = useNetworksWorld("fediverse")
+const { newWorkspace, upload } = networks
 
-beforeAll(async () => {
-  sim = await startSimulator()
-  world = await createWorld("fediverse")
-  sys = await startServices(world, ["gateway", "actors", "scheduler", "publisher"], { ...simulatorEnv(sim), PUBLISH_TIMEOUT_MS: "5000" })
-})
-afterAll(async () => {
-  await sys?.stop()
-  await world?.drop()
-  await sim?.close()
-})
-
-const connectUrlOf = (answer: Answer) => decoded(answer, answerOf("account", "socialConnect")).url
-const firstChannel = (post: WholePost) => present(post.channels[0], "the post's first channel")
-
-const newWorkspace = async () => {
-  const ws = await sys.admin.createWorkspace("Fediverse", "ultimate")
-  return { ...ws, api: client(sys.url, ws.apiKey) }
-}
-
-const upload = async (apiKey: string) => {
-  const form = new FormData()
-  form.append("file", new Blob([png(32, 32)], { type: "image/png" }), "photo.png")
-  const res = await fetch(`${sys.url}/public/v1/upload`, { method: "POST", headers: { authorization: apiKey }, body: form })
-  expect(res.status).toBe(200)
-  return (await res.json()) as { id: string; path: string }
-}
-
-/** A post of one channel with an image and a follow-up, published now; its channel once every item is settled. */
 const publishWithFollowUp = async (
   w: Awaited<ReturnType<typeof newWorkspace>>,
   channelId: string,
@@ -91,8 +59,8 @@ const unique = (what: string) => `${what} ${crypto.randomUUID().slice(0, 8)}`
 describe("Lemmy", () => {
   it("a channel from the admin CLI (instance, username, password) posts an image post in the community, then a comment on it, once each", async () => {
     const w = await newWorkspace()
-    const credentials = await seedAccount(sim, "lemmy", { username: "fedi_lemming", password: "correct horse" })
-    const { channelId } = await sys.admin.createChannel({
+    const credentials = await seedAccount(networks.sim, "lemmy", { username: "fedi_lemming", password: "correct horse" })
+    const { channelId } = await networks.sys.admin.createChannel({
       workspaceId: w.workspaceId,
       network: "lemmy",
       name: "Lemmy",
@@ -103,8 +71,8 @@ describe("Lemmy", () => {
     const title = unique("A title")
     const texts = { post: unique("The body"), followUp: unique("A comment") }
     const channel = await publishWithFollowUp(w, channelId, texts, { subreddit: [{ value: { subreddit: "technology", title } }] })
-    const posts = sim.postsOf("lemmy").filter((p) => p.text === texts.post)
-    const comments = sim.postsOf("lemmy").filter((p) => p.text === texts.followUp)
+    const posts = networks.sim.postsOf("lemmy").filter((p) => p.text === texts.post)
+    const comments = networks.sim.postsOf("lemmy").filter((p) => p.text === texts.followUp)
     expect(posts).toHaveLength(1)
     expect(comments).toHaveLength(1)
     expect(posts[0]).toMatchObject({ url: channel.root.releaseUrl, extra: { title, community: "technology" } })
@@ -114,13 +82,13 @@ describe("Lemmy", () => {
 
   it("a Lemmy post without a title is refused with the spec's 400 before anything is saved", async () => {
     const w = await newWorkspace()
-    const { channelId } = await sys.admin.createChannel({
+    const { channelId } = await networks.sys.admin.createChannel({
       workspaceId: w.workspaceId,
       network: "lemmy",
       name: "Lemmy",
       customerId: null,
       postingTimes: [],
-      credentials: await seedAccount(sim, "lemmy", {})
+      credentials: await seedAccount(networks.sim, "lemmy", {})
     })
     const res = await w.api.post("/public/v1/posts", {
       type: "now",
@@ -128,7 +96,7 @@ describe("Lemmy", () => {
     })
     expect(res.status, res.text).toBe(400)
     expect(res.text).toMatch(/entry 1 of the setting subreddit needs a title/)
-    const groups = await withDb(world, async (c) =>
+    const groups = await withDb(networks.world, async (c) =>
       Number((await c.query("SELECT count(*)::int AS n FROM post_groups WHERE workspace_id = $1", [w.workspaceId])).rows[0]?.n)
     )
     expect(groups).toBe(0)
@@ -138,15 +106,15 @@ describe("Lemmy", () => {
 describe("Fediverse servers through the Mastodon adapter", () => {
   it("Pixelfed: signed in with the Mastodon link on the Pixelfed instance, a photo post and a reply, once each", async () => {
     const w = await newWorkspace()
-    const instance = `${sim.baseOf("mastodon")}/pixelfed`
-    await seedAccount(sim, "mastodon", { username: "pixie", software: "pixelfed" })
+    const instance = `${networks.sim.baseOf("mastodon")}/pixelfed`
+    await seedAccount(networks.sim, "mastodon", { username: "pixie", software: "pixelfed" })
     const res = await w.api.get(`/public/v1/social/mastodon?instance=${encodeURIComponent(instance)}`)
     expect(res.status, res.text).toBe(200)
     const url = new URL(connectUrlOf(res))
     expect(url.origin + url.pathname).toBe(`${instance}/oauth/authorize`)
     url.searchParams.set("account", "pixie")
     const back = new URL((await fetch(url, { redirect: "manual" })).headers.get("location") ?? "")
-    const page = await fetch(`${sys.url}${back.pathname}${back.search}`)
+    const page = await fetch(`${networks.sys.url}${back.pathname}${back.search}`)
     expect(page.status).toBe(200)
     const channels = decoded(await w.api.get("/public/v1/integrations"), answerOf("account", "listIntegrations"))
     const pixelfed = present(
@@ -161,8 +129,8 @@ describe("Fediverse servers through the Mastodon adapter", () => {
     expect(textOnly.status, textOnly.text).toBe(400)
     const texts = { post: unique("A photo"), followUp: unique("About the photo") }
     const channel = await publishWithFollowUp(w, pixelfed.id, texts)
-    const posts = sim.postsOf("mastodon").filter((p) => p.text === texts.post)
-    const replies = sim.postsOf("mastodon").filter((p) => p.text === texts.followUp)
+    const posts = networks.sim.postsOf("mastodon").filter((p) => p.text === texts.post)
+    const replies = networks.sim.postsOf("mastodon").filter((p) => p.text === texts.followUp)
     expect(posts).toHaveLength(1)
     expect(replies).toHaveLength(1)
     expect(posts[0]).toMatchObject({ id: channel.root.releaseId, extra: { software: "pixelfed" } })
@@ -172,8 +140,8 @@ describe("Fediverse servers through the Mastodon adapter", () => {
 
   it("GoToSocial: a channel from the admin CLI takes the instance's 5000 characters; a post with an image and a reply, once each", async () => {
     const w = await newWorkspace()
-    const credentials = await seedAccount(sim, "mastodon", { username: "gotosocialite", software: "gotosocial" })
-    const { channelId } = await sys.admin.createChannel({
+    const credentials = await seedAccount(networks.sim, "mastodon", { username: "gotosocialite", software: "gotosocial" })
+    const { channelId } = await networks.sys.admin.createChannel({
       workspaceId: w.workspaceId,
       network: "mastodon",
       name: "GoToSocial",
@@ -184,8 +152,8 @@ describe("Fediverse servers through the Mastodon adapter", () => {
     // longer than Mastodon's 500: GoToSocial announced 5000 at connect
     const texts = { post: `${unique("Long")} ${"words ".repeat(150)}`.trim(), followUp: unique("A reply") }
     const channel = await publishWithFollowUp(w, channelId, texts)
-    const posts = sim.postsOf("mastodon").filter((p) => p.text === texts.post)
-    const replies = sim.postsOf("mastodon").filter((p) => p.text === texts.followUp)
+    const posts = networks.sim.postsOf("mastodon").filter((p) => p.text === texts.post)
+    const replies = networks.sim.postsOf("mastodon").filter((p) => p.text === texts.followUp)
     expect(posts).toHaveLength(1)
     expect(replies).toHaveLength(1)
     expect(posts[0]).toMatchObject({ id: channel.root.releaseId, extra: { software: "gotosocial" }, dedupeKey: null })
@@ -203,8 +171,8 @@ describe("a lost answer is settled by the search where the server has no duplica
     async (which, mode) => {
       const w = await newWorkspace()
       const network = which === "lemmy" ? "lemmy" : "mastodon"
-      const seeded = await seedAccount(sim, network, which === "lemmy" ? {} : { software: "gotosocial" })
-      const { channelId } = await sys.admin.createChannel({
+      const seeded = await seedAccount(networks.sim, network, which === "lemmy" ? {} : { software: "gotosocial" })
+      const { channelId } = await networks.sys.admin.createChannel({
         workspaceId: w.workspaceId,
         network,
         name: which,
@@ -214,7 +182,7 @@ describe("a lost answer is settled by the search where the server has no duplica
       })
       const text = unique("lost answer")
       const settings = which === "lemmy" ? { subreddit: [{ subreddit: "scheduling", title: text }] } : {}
-      sim.fail({ network, op: "publish", mode, times: 1 })
+      networks.sim.fail({ network, op: "publish", mode, times: 1 })
       const created = await w.api.post("/public/v1/posts", {
         type: "now",
         posts: [{ integration: { id: channelId }, value: [{ content: text }], settings }]
@@ -228,7 +196,7 @@ describe("a lost answer is settled by the search where the server has no duplica
         },
         30_000
       )
-      const held = sim.postsOf(network).filter((p) => p.text === text)
+      const held = networks.sim.postsOf(network).filter((p) => p.text === text)
       expect(held).toHaveLength(1)
       expect(root.state, JSON.stringify(root.error)).toBe("published")
       expect(root.releaseUrl).toBe(held[0]?.url)

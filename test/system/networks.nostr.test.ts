@@ -1,13 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import type { WholePost } from "../../protocol/http/postResources.js"
+import { describe, expect, it } from "vitest"
 import { relayEvents } from "../../services/networks/nostr/simulator.js"
-import { created as createdPost, present, wholePost } from "../support/answers.js"
+import { created as createdPost, wholePost } from "../support/answers.js"
 import { client } from "../support/http.js"
-import { png } from "../support/mediaFiles.js"
-import type { Simulator } from "../support/simulator/core.js"
-import { seedAccount, simulatorEnv, startSimulator } from "../support/simulator/index.js"
-import { createWorld, type RunningServices, startServices, type TestWorld } from "../support/system.js"
+import { seedAccount } from "../support/simulator/index.js"
 import { waitFor } from "../support/wait.js"
+import { useNetworksWorld, firstChannel } from "../support/networksWorld.js"
 
 /**
  * Nostr end to end: a channel created with the admin CLI's `--credentials` (a key and two
@@ -17,27 +14,13 @@ import { waitFor } from "../support/wait.js"
  * also when a relay's answer is lost.
  */
 
-let sim: Simulator & { readonly networks: ReadonlyArray<string> }
-let world: TestWorld
-let sys: RunningServices
-
-beforeAll(async () => {
-  sim = await startSimulator()
-  world = await createWorld("nostr")
-  sys = await startServices(world, ["gateway", "actors", "scheduler", "publisher"], { ...simulatorEnv(sim), PUBLISH_TIMEOUT_MS: "5000" })
-})
-afterAll(async () => {
-  await sys?.stop()
-  await world?.drop()
-  await sim?.close()
-})
-
-const firstChannel = (post: WholePost) => present(post.channels[0], "the post's first channel")
+const networks = useNetworksWorld("nostr")
+const { upload } = networks
 
 const newChannel = async () => {
-  const ws = await sys.admin.createWorkspace("Nostr", "ultimate")
-  const credentials = await seedAccount(sim, "nostr", { name: "nostrich" })
-  const { channelId } = await sys.admin.createChannel({
+  const ws = await networks.sys.admin.createWorkspace("Nostr", "ultimate")
+  const credentials = await seedAccount(networks.sim, "nostr", { name: "nostrich" })
+  const { channelId } = await networks.sys.admin.createChannel({
     workspaceId: ws.workspaceId,
     network: "nostr",
     name: "nostr channel",
@@ -45,15 +28,7 @@ const newChannel = async () => {
     postingTimes: [],
     credentials
   })
-  return { ...ws, api: client(sys.url, ws.apiKey), channelId, credentials }
-}
-
-const upload = async (apiKey: string) => {
-  const form = new FormData()
-  form.append("file", new Blob([png(32, 32)], { type: "image/png" }), "picture.png")
-  const res = await fetch(`${sys.url}/public/v1/upload`, { method: "POST", headers: { authorization: apiKey }, body: form })
-  expect(res.status).toBe(200)
-  return (await res.json()) as { id: string; path: string }
+  return { ...ws, api: client(networks.sys.url, ws.apiKey), channelId, credentials }
 }
 
 const settled = async (api: ReturnType<typeof client>, group: string, what: string) => {
@@ -71,7 +46,7 @@ const settled = async (api: ReturnType<typeof client>, group: string, what: stri
 
 /** How many times each relay took the event (a relay keeps an event once; each first arrival is a SimPost). */
 const heldBy = (id: string | null | undefined) =>
-  ["relay-a", "relay-b"].map((relay) => sim.postsOf("nostr").filter((p) => p.id === id && p.extra["relay"] === relay).length)
+  ["relay-a", "relay-b"].map((relay) => networks.sim.postsOf("nostr").filter((p) => p.id === id && p.extra["relay"] === relay).length)
 
 describe("publishing to Nostr", () => {
   it("a note with an image and a follow-up reply: signed, sent to both relays, each once", async () => {
@@ -101,7 +76,7 @@ describe("publishing to Nostr", () => {
     expect(channel.root.releaseUrl).toMatch(/nevent1/)
     expect(heldBy(rootId)).toEqual([1, 1])
     expect(heldBy(replyId)).toEqual([1, 1])
-    const note = relayEvents(sim, "relay-a").find((e) => e.id === rootId)
+    const note = relayEvents(networks.sim, "relay-a").find((e) => e.id === rootId)
     expect(note?.pubkey).toBe(credentials["publicKey"])
     expect(note?.content.startsWith(text)).toBe(true)
     const imeta = note?.tags.find((t) => t[0] === "imeta") ?? []
@@ -110,7 +85,7 @@ describe("publishing to Nostr", () => {
     const address = imeta[1]?.slice(4) ?? ""
     expect(note?.content).toContain(address)
     expect((await fetch(address)).status).toBe(200)
-    const answer = relayEvents(sim, "relay-b").find((e) => e.id === replyId)
+    const answer = relayEvents(networks.sim, "relay-b").find((e) => e.id === replyId)
     expect(answer?.content).toBe(reply)
     expect(answer?.tags).toEqual(expect.arrayContaining([["e", rootId, expect.any(String), "root", credentials["publicKey"]]]))
   }, 60_000)
@@ -118,7 +93,7 @@ describe("publishing to Nostr", () => {
   it("relays that took the note but dropped the connection before OK: settled by asking for its id, once each", async () => {
     const { api, channelId } = await newChannel()
     const text = `lost OK ${crypto.randomUUID().slice(0, 8)}`
-    sim.fail({ network: "nostr", op: "publish", mode: "accept-then-reset", times: 2 })
+    networks.sim.fail({ network: "nostr", op: "publish", mode: "accept-then-reset", times: 2 })
     try {
       const created = await api.post("/public/v1/posts", {
         type: "now",
@@ -128,16 +103,16 @@ describe("publishing to Nostr", () => {
       const channel = await settled(api, createdPost(created).group, "nostr: settled after a lost answer")
       expect(channel.root.state, JSON.stringify(channel.root.error)).toBe("published")
       expect(heldBy(channel.root.releaseId)).toEqual([1, 1])
-      expect(sim.postsOf("nostr").filter((p) => p.text === text)).toHaveLength(2)
+      expect(networks.sim.postsOf("nostr").filter((p) => p.text === text)).toHaveLength(2)
     } finally {
-      sim.clearFaults()
+      networks.sim.clearFaults()
     }
   }, 60_000)
 
   it("a channel whose key is held by a NIP-46 remote signer: the note is signed there and arrives once at each relay", async () => {
-    const ws = await sys.admin.createWorkspace("Nostr bunker", "ultimate")
-    const credentials = await seedAccount(sim, "nostr", { bunker: true })
-    const { channelId } = await sys.admin.createChannel({
+    const ws = await networks.sys.admin.createWorkspace("Nostr bunker", "ultimate")
+    const credentials = await seedAccount(networks.sim, "nostr", { bunker: true })
+    const { channelId } = await networks.sys.admin.createChannel({
       workspaceId: ws.workspaceId,
       network: "nostr",
       name: "bunker channel",
@@ -145,7 +120,7 @@ describe("publishing to Nostr", () => {
       postingTimes: [],
       credentials: { bunker: credentials["bunker"], relays: credentials["relays"] }
     })
-    const api = client(sys.url, ws.apiKey)
+    const api = client(networks.sys.url, ws.apiKey)
     const text = `Signed remotely ${crypto.randomUUID().slice(0, 8)}`
     const created = await api.post("/public/v1/posts", {
       type: "now",
@@ -155,14 +130,14 @@ describe("publishing to Nostr", () => {
     const channel = await settled(api, createdPost(created).group, "nostr: published through the remote signer")
     expect(channel.root.state, JSON.stringify(channel.root.error)).toBe("published")
     expect(heldBy(channel.root.releaseId)).toEqual([1, 1])
-    expect(relayEvents(sim, "relay-a").find((e) => e.id === channel.root.releaseId)?.pubkey).toBe(credentials["publicKey"])
+    expect(relayEvents(networks.sim, "relay-a").find((e) => e.id === channel.root.releaseId)?.pubkey).toBe(credentials["publicKey"])
   }, 60_000)
 
   it("credentials without relays are refused before a channel is saved", async () => {
-    const ws = await sys.admin.createWorkspace("Nostr refused", "ultimate")
-    const credentials = await seedAccount(sim, "nostr")
+    const ws = await networks.sys.admin.createWorkspace("Nostr refused", "ultimate")
+    const credentials = await seedAccount(networks.sim, "nostr")
     await expect(
-      sys.admin.createChannel({
+      networks.sys.admin.createChannel({
         workspaceId: ws.workspaceId,
         network: "nostr",
         name: "no relays",

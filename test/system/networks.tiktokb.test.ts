@@ -1,13 +1,9 @@
-import net from "node:net"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import type { WholePost } from "../../protocol/http/postResources.js"
-import { answerOf, created as createdPost, present, wholePost } from "../support/answers.js"
-import { type Answer, client, decoded } from "../support/http.js"
-import { png } from "../support/mediaFiles.js"
-import type { Simulator } from "../support/simulator/core.js"
-import { seedAccount, simulatorEnv, startSimulator } from "../support/simulator/index.js"
-import { createWorld, type RunningServices, startServices, type TestWorld } from "../support/system.js"
+import { describe, expect, it } from "vitest"
+import { created as createdPost, present, wholePost } from "../support/answers.js"
+import type { client } from "../support/http.js"
+import { seedAccount } from "../support/simulator/index.js"
 import { waitFor } from "../support/wait.js"
+import { useNetworksWorld, channelsOf, connectUrlOf, firstChannel } from "../support/networksWorld.js"
 
 /**
  * TikTok Business and Dribbble end to end: channels connected by signing in through
@@ -18,45 +14,9 @@ import { waitFor } from "../support/wait.js"
  * Dribbble processes the shot after its 202. Each item arrives once, a lost answer included.
  */
 
-let sim: Simulator & { readonly networks: ReadonlyArray<string> }
-let world: TestWorld
-let sys: RunningServices
+const networks = useNetworksWorld("tiktokb")
+const { newWorkspace, upload } = networks
 
-const freePort = () =>
-  new Promise<number>((resolve, reject) => {
-    const server = net.createServer()
-    server.once("error", reject)
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address()
-      server.close(() => resolve(typeof address === "object" && address !== null ? address.port : 0))
-    })
-  })
-
-beforeAll(async () => {
-  sim = await startSimulator()
-  world = await createWorld("tiktokb")
-  const port = await freePort()
-  sys = await startServices(world, ["gateway", "actors", "scheduler", "publisher"], {
-    ...simulatorEnv(sim),
-    PORT: String(port),
-    PUBLIC_URL: `http://127.0.0.1:${port}`,
-    PUBLISH_TIMEOUT_MS: "5000"
-  })
-})
-afterAll(async () => {
-  await sys?.stop()
-  await world?.drop()
-  await sim?.close()
-})
-
-const channelsOf = (answer: Answer) => decoded(answer, answerOf("account", "listIntegrations"))
-const connectUrlOf = (answer: Answer) => decoded(answer, answerOf("account", "socialConnect")).url
-const firstChannel = (post: WholePost) => present(post.channels[0], "the post's first channel")
-
-const newWorkspace = async () => {
-  const ws = await sys.admin.createWorkspace("TikTok and Dribbble", "ultimate")
-  return { ...ws, api: client(sys.url, ws.apiKey) }
-}
 type Workspace = Awaited<ReturnType<typeof newWorkspace>>
 
 /** Signs in through GET /social and the network's page (which approves at once); the channel it saved. */
@@ -64,7 +24,7 @@ const signIn = async (w: Workspace, network: string) => {
   const url = new URL(connectUrlOf(await w.api.get(`/public/v1/social/${network}`)))
   const back = new URL((await fetch(url, { redirect: "manual" })).headers.get("location") ?? "")
   expect(back.pathname).toBe(`/integrations/social/${network}`)
-  const page = await fetch(`${sys.url}${back.pathname}${back.search}`)
+  const page = await fetch(`${networks.sys.url}${back.pathname}${back.search}`)
   expect(page.status, await page.text()).toBe(200)
   return present(
     channelsOf(await w.api.get("/public/v1/integrations")).find((c) => c.identifier === network),
@@ -73,8 +33,8 @@ const signIn = async (w: Workspace, network: string) => {
 }
 
 const cliChannel = async (workspaceId: string, network: string) => {
-  const credentials = await seedAccount(sim, network)
-  const { channelId } = await sys.admin.createChannel({
+  const credentials = await seedAccount(networks.sim, network)
+  const { channelId } = await networks.sys.admin.createChannel({
     workspaceId,
     network,
     name: `${network} channel`,
@@ -83,14 +43,6 @@ const cliChannel = async (workspaceId: string, network: string) => {
     credentials
   })
   return channelId
-}
-
-const upload = async (apiKey: string, width: number, height: number) => {
-  const form = new FormData()
-  form.append("file", new Blob([png(width, height)], { type: "image/png" }), "picture.png")
-  const res = await fetch(`${sys.url}/public/v1/upload`, { method: "POST", headers: { authorization: apiKey }, body: form })
-  expect(res.status).toBe(200)
-  return (await res.json()) as { id: string; path: string }
 }
 
 const settledPost = async (api: ReturnType<typeof client>, group: string, what: string) => {
@@ -130,12 +82,12 @@ describe("TikTok Business", () => {
     const c = await settledPost(w.api, createdPost(created).group, "tiktok-business: published with its comment")
     expect(c.root.state, JSON.stringify(c.root.error)).toBe("published")
     expect(c.thread.map((t) => t.state)).toEqual(["published"])
-    const posts = sim.postsOf("tiktok-business").filter((p) => p.text === text)
+    const posts = networks.sim.postsOf("tiktok-business").filter((p) => p.text === text)
     expect(posts).toHaveLength(1)
     expect(posts[0]).toMatchObject({ id: c.root.releaseId, extra: { kind: "photo", disable_comment: false } })
     // TikTok takes JPEG or WEBP photos: the PNGs were prepared as JPEG before TikTok fetched them
     expect(posts[0]?.media.map((m) => m.mime)).toEqual(["image/jpeg", "image/jpeg"])
-    const comments = sim.postsOf("tiktok-business").filter((p) => p.text === comment)
+    const comments = networks.sim.postsOf("tiktok-business").filter((p) => p.text === comment)
     expect(comments).toHaveLength(1)
     expect(comments[0]?.replyTo).toBe(c.root.releaseId)
   }, 90_000)
@@ -145,14 +97,14 @@ describe("TikTok Business", () => {
     const channelId = await cliChannel(w.workspaceId, "tiktok-business")
     const image = await upload(w.apiKey, 40, 30)
     const text = `lost answer ${crypto.randomUUID().slice(0, 8)}`
-    sim.fail({ network: "tiktok-business", op: "publish", mode: "accept-then-5xx", times: 1 })
+    networks.sim.fail({ network: "tiktok-business", op: "publish", mode: "accept-then-5xx", times: 1 })
     const created = await w.api.post("/public/v1/posts", {
       type: "now",
       posts: [{ integration: { id: channelId }, value: [{ content: text, image: [{ id: image.id, path: image.path }] }] }]
     })
     expect(created.status, created.text).toBe(200)
     const c = await settledPost(w.api, createdPost(created).group, "tiktok-business: settled")
-    const held = sim.postsOf("tiktok-business").filter((p) => p.text === text)
+    const held = networks.sim.postsOf("tiktok-business").filter((p) => p.text === text)
     expect(held).toHaveLength(1)
     expect(c.root.state, JSON.stringify(c.root.error)).toBe("published")
     expect(c.root.releaseId).toBe(held[0]?.id)
@@ -173,7 +125,7 @@ describe("Dribbble", () => {
     expect(created.status, created.text).toBe(200)
     const c = await settledPost(w.api, createdPost(created).group, "dribbble: published")
     expect(c.root.state, JSON.stringify(c.root.error)).toBe("published")
-    const shots = sim.postsOf("dribbble").filter((p) => p.text === text)
+    const shots = networks.sim.postsOf("dribbble").filter((p) => p.text === text)
     expect(shots).toHaveLength(1)
     expect(shots[0]).toMatchObject({ id: c.root.releaseId, extra: { title, tags: ["ui", "dashboard"] } })
     expect(c.root.releaseUrl).toContain(`/shots/${shots[0]?.id}`)
@@ -184,14 +136,14 @@ describe("Dribbble", () => {
     const channelId = await cliChannel(w.workspaceId, "dribbble")
     const image = await upload(w.apiKey, 400, 300)
     const text = `Lost shot ${crypto.randomUUID().slice(0, 8)}`
-    sim.fail({ network: "dribbble", op: "publish", mode: "accept-then-reset", times: 1 })
+    networks.sim.fail({ network: "dribbble", op: "publish", mode: "accept-then-reset", times: 1 })
     const created = await w.api.post("/public/v1/posts", {
       type: "now",
       posts: [{ integration: { id: channelId }, value: [{ content: text, image: [{ id: image.id, path: image.path }] }] }]
     })
     expect(created.status, created.text).toBe(200)
     const c = await settledPost(w.api, createdPost(created).group, "dribbble: settled")
-    const held = sim.postsOf("dribbble").filter((p) => p.text === text)
+    const held = networks.sim.postsOf("dribbble").filter((p) => p.text === text)
     expect(held).toHaveLength(1)
     expect(c.root.state, JSON.stringify(c.root.error)).toBe("published")
     expect(c.root.releaseId).toBe(held[0]?.id)
@@ -220,7 +172,7 @@ describe("Dribbble", () => {
       })
       expect(res.status, res.text).toBe(400)
       expect(res.text).toMatch(message)
-      expect(sim.postsOf("dribbble").filter((p) => p.text === "Refused shot")).toHaveLength(0)
+      expect(networks.sim.postsOf("dribbble").filter((p) => p.text === "Refused shot")).toHaveLength(0)
     },
     60_000
   )

@@ -1,14 +1,9 @@
-import net from "node:net"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import type { WholePost } from "../../protocol/http/postResources.js"
-import { answerOf, created as createdPost, present, wholePost } from "../support/answers.js"
-import { client, decoded } from "../support/http.js"
-import { png } from "../support/mediaFiles.js"
-import type { Simulator } from "../support/simulator/core.js"
-import { seedAccount, simulatorEnv, startSimulator } from "../support/simulator/index.js"
-import { createWorld, type RunningServices, startServices, type TestWorld } from "../support/system.js"
-import { withDb } from "../support/tokens.js"
+import { describe, expect, it } from "vitest"
+import { answerOf, created as createdPost, wholePost } from "../support/answers.js"
+import { type client, decoded } from "../support/http.js"
+import { seedAccount } from "../support/simulator/index.js"
 import { waitFor } from "../support/wait.js"
+import { useNetworksWorld, firstChannel } from "../support/networksWorld.js"
 
 /**
  * VK and Farcaster end to end: channels connected with the admin CLI's credentials from the
@@ -19,75 +14,8 @@ import { waitFor } from "../support/wait.js"
  * it but its answer was lost.
  */
 
-let sim: Simulator & { readonly networks: ReadonlyArray<string> }
-let world: TestWorld
-let sys: RunningServices
-
-/** A free port for the gateway, so that PUBLIC_URL can name it. */
-const freePort = () =>
-  new Promise<number>((resolve, reject) => {
-    const server = net.createServer()
-    server.once("error", reject)
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address()
-      server.close(() => resolve(typeof address === "object" && address !== null ? address.port : 0))
-    })
-  })
-
-beforeAll(async () => {
-  sim = await startSimulator()
-  world = await createWorld("vkfc")
-  const port = await freePort()
-  sys = await startServices(world, ["gateway", "actors", "scheduler", "publisher"], {
-    ...simulatorEnv(sim),
-    PORT: String(port),
-    PUBLIC_URL: `http://127.0.0.1:${port}`,
-    PUBLISH_TIMEOUT_MS: "5000"
-  })
-})
-afterAll(async () => {
-  await sys?.stop()
-  await world?.drop()
-  await sim?.close()
-})
-
-const firstChannel = (post: WholePost) => present(post.channels[0], "the post's first channel")
-
-const newWorkspace = async () => {
-  const ws = await sys.admin.createWorkspace("VK and Farcaster", "ultimate")
-  return { ...ws, api: client(sys.url, ws.apiKey) }
-}
-
-const channelOf = async (workspaceId: string, network: string, input: Record<string, unknown> = {}) => {
-  const credentials = await seedAccount(sim, network, input)
-  const { channelId } = await sys.admin.createChannel({
-    workspaceId,
-    network,
-    name: `${network} channel`,
-    customerId: null,
-    postingTimes: [],
-    credentials
-  })
-  return { channelId, credentials }
-}
-
-const upload = async (apiKey: string) => {
-  const form = new FormData()
-  form.append("file", new Blob([png(32, 32)], { type: "image/png" }), "photo.png")
-  const res = await fetch(`${sys.url}/public/v1/upload`, { method: "POST", headers: { authorization: apiKey }, body: form })
-  expect(res.status).toBe(200)
-  return (await res.json()) as { id: string; path: string }
-}
-
-const counts = (workspaceId: string) =>
-  withDb(world, async (c) => {
-    const r = await c.query(
-      `SELECT (SELECT count(*)::int FROM post_groups WHERE workspace_id = $1) AS groups,
-              (SELECT count(*)::int FROM post_items WHERE workspace_id = $1) AS items`,
-      [workspaceId]
-    )
-    return r.rows[0] as { groups: number; items: number }
-  })
+const networks = useNetworksWorld("vkfc")
+const { newWorkspace, channelOf, upload, counts } = networks
 
 const settledPost = async (api: ReturnType<typeof client>, group: string, what: string) => {
   const post = await waitFor(
@@ -112,7 +40,7 @@ describe("connecting VK and Farcaster with the admin CLI's credentials", () => {
     async (network, credentials, message) => {
       const w = await newWorkspace()
       await expect(
-        sys.admin.createChannel({ workspaceId: w.workspaceId, network, name: "Nope", customerId: null, postingTimes: [], credentials })
+        networks.sys.admin.createChannel({ workspaceId: w.workspaceId, network, name: "Nope", customerId: null, postingTimes: [], credentials })
       ).rejects.toThrow(message)
       expect((await w.api.get("/public/v1/integrations")).json).toEqual([])
     },
@@ -121,9 +49,16 @@ describe("connecting VK and Farcaster with the admin CLI's credentials", () => {
 
   it("Farcaster: a signer not yet approved is refused with where to approve it", async () => {
     const w = await newWorkspace()
-    const credentials = await seedAccount(sim, "warpcast", { status: "pending_approval" })
+    const credentials = await seedAccount(networks.sim, "warpcast", { status: "pending_approval" })
     await expect(
-      sys.admin.createChannel({ workspaceId: w.workspaceId, network: "warpcast", name: "Pending", customerId: null, postingTimes: [], credentials })
+      networks.sys.admin.createChannel({
+        workspaceId: w.workspaceId,
+        network: "warpcast",
+        name: "Pending",
+        customerId: null,
+        postingTimes: [],
+        credentials
+      })
     ).rejects.toThrow(/not approved/)
   }, 60_000)
 })
@@ -137,7 +72,7 @@ describe("VK: signing in with VK ID", () => {
     const back = new URL((await fetch(link, { redirect: "manual" })).headers.get("location") ?? "")
     expect(back.pathname).toBe("/integrations/social/vk")
     expect(back.searchParams.get("device_id")).not.toBeNull()
-    const page = await fetch(`${sys.url}${back.pathname}${back.search}`)
+    const page = await fetch(`${networks.sys.url}${back.pathname}${back.search}`)
     expect(page.status, await page.clone().text()).toBe(200)
     const [channel] = decoded(await w.api.get("/public/v1/integrations"), answerOf("account", "listIntegrations"))
     expect(channel).toMatchObject({ identifier: "vk", name: "Signed Person" })
@@ -149,7 +84,7 @@ describe("VK: signing in with VK ID", () => {
     expect(created.status, created.text).toBe(200)
     const posted = await settledPost(w.api, createdPost(created).group, "vk (VK ID): published")
     expect(posted.root.state, JSON.stringify(posted.root.error)).toBe("published")
-    expect(sim.postsOf("vk").filter((p) => p.text === text)).toHaveLength(1)
+    expect(networks.sim.postsOf("vk").filter((p) => p.text === text)).toHaveLength(1)
   }, 60_000)
 })
 
@@ -182,8 +117,8 @@ describe("publishing to VK and Farcaster", () => {
       const channel = await settledPost(w.api, createdPost(created).group, `${network}: published with its follow-up`)
       expect(channel.root.state, JSON.stringify(channel.root.error)).toBe("published")
       expect(channel.thread.map((t) => t.state)).toEqual(["published"])
-      const roots = sim.postsOf(network).filter((p) => p.text === text)
-      const replies = sim.postsOf(network).filter((p) => p.text === reply)
+      const roots = networks.sim.postsOf(network).filter((p) => p.text === text)
+      const replies = networks.sim.postsOf(network).filter((p) => p.text === reply)
       expect(roots).toHaveLength(1)
       expect(replies).toHaveLength(1)
       expect(roots[0]?.id).toBe(channel.root.releaseId)
@@ -203,14 +138,14 @@ describe("publishing to VK and Farcaster", () => {
       const w = await newWorkspace()
       const { channelId } = await channelOf(w.workspaceId, network)
       const text = `lost answer ${crypto.randomUUID().slice(0, 8)}`
-      sim.fail({ network, op: "publish", mode, times: 1 })
+      networks.sim.fail({ network, op: "publish", mode, times: 1 })
       const created = await w.api.post("/public/v1/posts", {
         type: "now",
         posts: [{ integration: { id: channelId }, value: [{ content: text }], settings: {} }]
       })
       expect(created.status, created.text).toBe(200)
       const channel = await settledPost(w.api, createdPost(created).group, `${network}: settled`)
-      const held = sim.postsOf(network).filter((p) => p.text === text)
+      const held = networks.sim.postsOf(network).filter((p) => p.text === text)
       expect(held).toHaveLength(1)
       expect(channel.root.state, JSON.stringify(channel.root.error)).toBe("published")
       expect(channel.root.releaseId).toBe(held[0]?.id)
