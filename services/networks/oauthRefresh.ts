@@ -1,5 +1,5 @@
 import { Effect, Option, Schema } from "effect"
-import { type Credentials, type NetworkAnswer, Refresh } from "./adapter.js"
+import { ConnectFailed, type Credentials, type NetworkAnswer, Refresh } from "./adapter.js"
 import { decodeBody, excerpt, isSuccess } from "./networkHttp.js"
 
 /** An OAuth 2.0 token answer (RFC 6749 §5.1), as X and LinkedIn give it. */
@@ -46,4 +46,24 @@ export const refreshOAuth = <C extends OAuthCredentials>(
     if (Option.isNone(t)) return Refresh.Failed({ reason: `HTTP ${response.status}: ${excerpt(response, 120)}` })
     const fresh: Credentials = { ...current, ...fromTokenAnswer(t.value, current.refreshToken, options.defaultLifetimeSeconds) }
     return Refresh.Refreshed({ credentials: fresh })
+  })
+
+/**
+ * The admin CLI's credentials of an OAuth network as `verify` takes them: `expiresAt` must
+ * be a date, and a token that expires soon is refreshed first, as before a publish, so the
+ * channel is saved with tokens that work. A refused refresh (or the network unreachable) is
+ * a ConnectFailed naming `refusedBy`; the answer is the refreshed credentials, else the given.
+ */
+export const verifiedTokens = <C extends OAuthCredentials, I>(
+  given: C,
+  schema: Schema.Schema<C, I>,
+  options: { readonly network: string; readonly refusedBy: string; readonly refresh: (c: C) => Effect.Effect<Refresh> }
+): Effect.Effect<C, ConnectFailed> =>
+  Effect.gen(function* () {
+    if (Number.isNaN(Date.parse(given.expiresAt)))
+      return yield* new ConnectFailed({ message: `${options.network} credentials: expiresAt is not an ISO 8601 date.` })
+    const refreshed = yield* options.refresh(given)
+    if (refreshed._tag === "Failed" || refreshed._tag === "Unavailable")
+      return yield* new ConnectFailed({ message: `${options.refusedBy} refused to refresh the token: ${refreshed.reason}` })
+    return refreshed._tag === "Refreshed" ? Option.getOrElse(Schema.decodeUnknownOption(schema)(refreshed.credentials), () => given) : given
   })

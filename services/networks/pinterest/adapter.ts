@@ -14,7 +14,7 @@ import {
 } from "../adapter.js"
 import { answerOf, connectFailedFrom, decodeForVerify, readCredentials, unknownTool, networkAppConfig } from "../adapterKit.js"
 import { NetworkDeps, PUBLIC_MEDIA_TTL_SECONDS } from "../networkDeps.js"
-import { fromTokenAnswer, refreshOAuth, TokenAnswer } from "../oauthRefresh.js"
+import { fromTokenAnswer, refreshOAuth, verifiedTokens, TokenAnswer } from "../oauthRefresh.js"
 import {
   bearerJson,
   call,
@@ -198,13 +198,7 @@ export const makePinterestAdapterWith = (options: PinterestOptions) =>
     const verify = (input: unknown) =>
       Effect.gen(function* () {
         const given = yield* decodeForVerify(Stored, NAME, "accessToken, refreshToken, expiresAt (ISO 8601) and boardId (the default board)")(input)
-        if (Number.isNaN(Date.parse(given.expiresAt)))
-          return yield* new ConnectFailed({ message: "Pinterest credentials: expiresAt is not an ISO 8601 date." })
-        const refreshed = yield* refreshStored(given)
-        if (refreshed._tag === "Failed" || refreshed._tag === "Unavailable")
-          return yield* new ConnectFailed({ message: `Pinterest refused to refresh the token: ${refreshed.reason}` })
-        const current =
-          refreshed._tag === "Refreshed" ? Option.getOrElse(Schema.decodeUnknownOption(Stored)(refreshed.credentials), () => given) : given
+        const current = yield* verifiedTokens(given, Stored, { network: "Pinterest", refusedBy: "Pinterest", refresh: refreshStored })
         return yield* connected({ accessToken: current.accessToken, refreshToken: current.refreshToken, expiresAt: current.expiresAt }, given.boardId)
       })
 

@@ -13,7 +13,7 @@ import {
 } from "../adapter.js"
 import { answerOf, connectFailedFrom, decodeForVerify, metricToday, readCredentials, unknownTool, networkAppConfig } from "../adapterKit.js"
 import { type MediaFile, type MediaUnavailable, NetworkDeps } from "../networkDeps.js"
-import { fromTokenAnswer, refreshOAuth, TokenAnswer } from "../oauthRefresh.js"
+import { fromTokenAnswer, refreshOAuth, verifiedTokens, TokenAnswer } from "../oauthRefresh.js"
 import { call, decodeBody, excerpt, isSuccess, multipart, retryAfterMs, sameText, statusAnswer, transportAnswer, trimBase } from "../networkHttp.js"
 import { type Awaited, type Entry, entriesOf, type Posted, RedditProgress, redditUrl, type Submitted, submitAnswerOf } from "./submit.js"
 
@@ -191,13 +191,7 @@ export const makeRedditAdapterWith = (options: RedditOptions) =>
     const verify = (input: unknown) =>
       Effect.gen(function* () {
         const given = yield* decodeForVerify(Stored, NAME, "accessToken, refreshToken and expiresAt (ISO 8601)")(input)
-        if (Number.isNaN(Date.parse(given.expiresAt)))
-          return yield* new ConnectFailed({ message: "Reddit credentials: expiresAt is not an ISO 8601 date." })
-        const refreshed = yield* refreshStored(given)
-        if (refreshed._tag === "Failed" || refreshed._tag === "Unavailable")
-          return yield* new ConnectFailed({ message: `Reddit refused to refresh the token: ${refreshed.reason}` })
-        const current =
-          refreshed._tag === "Refreshed" ? Option.getOrElse(Schema.decodeUnknownOption(Stored)(refreshed.credentials), () => given) : given
+        const current = yield* verifiedTokens(given, Stored, { network: "Reddit", refusedBy: "Reddit", refresh: refreshStored })
         return yield* connected({ accessToken: current.accessToken, refreshToken: current.refreshToken, expiresAt: current.expiresAt })
       })
 

@@ -23,7 +23,7 @@ import {
   unknownTool
 } from "../adapterKit.js"
 import { NetworkDeps } from "../networkDeps.js"
-import { fromTokenAnswer, refreshOAuth, TokenAnswer } from "../oauthRefresh.js"
+import { fromTokenAnswer, refreshOAuth, verifiedTokens, TokenAnswer } from "../oauthRefresh.js"
 import { call, decodeBody, excerpt, isSuccess, multipart, retryAfterMs, sameText, statusAnswer, transportAnswer, trimBase } from "../networkHttp.js"
 import { isVideo, mediaBlocks, textBlocks, textOf } from "./npf.js"
 
@@ -222,13 +222,7 @@ export const makeTumblrAdapterWith = (options: TumblrOptions) =>
     const verify = (input: unknown) =>
       Effect.gen(function* () {
         const given = yield* decodeForVerify(Stored, NAME, "accessToken, refreshToken, expiresAt (ISO 8601) and blog (the blog's name)")(input)
-        if (Number.isNaN(Date.parse(given.expiresAt)))
-          return yield* new ConnectFailed({ message: "Tumblr credentials: expiresAt is not an ISO 8601 date." })
-        const refreshed = yield* refreshStored(given)
-        if (refreshed._tag === "Failed" || refreshed._tag === "Unavailable")
-          return yield* new ConnectFailed({ message: `Tumblr refused to refresh the token: ${refreshed.reason}` })
-        const current =
-          refreshed._tag === "Refreshed" ? Option.getOrElse(Schema.decodeUnknownOption(Stored)(refreshed.credentials), () => given) : given
+        const current = yield* verifiedTokens(given, Stored, { network: "Tumblr", refusedBy: "Tumblr", refresh: refreshStored })
         return yield* connected({ accessToken: current.accessToken, refreshToken: current.refreshToken, expiresAt: current.expiresAt }, given.blog)
       })
 

@@ -13,7 +13,7 @@ import {
 } from "../adapter.js"
 import { answerOf, connectFailedFrom, decodeForVerify, metricToday, readAllMedia, readCredentials, unknownTool } from "../adapterKit.js"
 import { NetworkDeps } from "../networkDeps.js"
-import { fromTokenAnswer, refreshOAuth, TokenAnswer } from "../oauthRefresh.js"
+import { fromTokenAnswer, refreshOAuth, verifiedTokens, TokenAnswer } from "../oauthRefresh.js"
 import {
   bearerJson,
   call,
@@ -183,14 +183,7 @@ export const makeXAdapterWith = (options: XOptions) =>
     const verify = (input: unknown) =>
       Effect.gen(function* () {
         const given = yield* decodeForVerify(Stored, NAME, "accessToken, refreshToken and expiresAt (ISO 8601)")(input)
-        if (Number.isNaN(Date.parse(given.expiresAt)))
-          return yield* new ConnectFailed({ message: "X credentials: expiresAt is not an ISO 8601 date." })
-        // an expired access token is refreshed first, like before a publish
-        const refreshed = yield* refreshStored(given)
-        if (refreshed._tag === "Failed" || refreshed._tag === "Unavailable")
-          return yield* new ConnectFailed({ message: `X refused to refresh the token: ${refreshed.reason}` })
-        const current =
-          refreshed._tag === "Refreshed" ? Option.getOrElse(Schema.decodeUnknownOption(Stored)(refreshed.credentials), () => given) : given
+        const current = yield* verifiedTokens(given, Stored, { network: "X", refusedBy: "X", refresh: refreshStored })
         return yield* connected({ accessToken: current.accessToken, refreshToken: current.refreshToken, expiresAt: current.expiresAt })
       })
 

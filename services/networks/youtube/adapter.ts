@@ -12,7 +12,7 @@ import {
 } from "../adapter.js"
 import { answerOf, connectFailedFrom, decodeForVerify, metricToday, readAllMedia, readCredentials, unknownTool } from "../adapterKit.js"
 import { NetworkDeps } from "../networkDeps.js"
-import { fromTokenAnswer, refreshOAuth, TokenAnswer } from "../oauthRefresh.js"
+import { fromTokenAnswer, refreshOAuth, verifiedTokens, TokenAnswer } from "../oauthRefresh.js"
 import { call, decodeBody, excerpt, isSuccess, retryAfterMs, sameText, statusAnswer, transportAnswer, trimBase } from "../networkHttp.js"
 import type { OutboundResponse } from "../../platform/outbound/request.js"
 import type { StoredMedia } from "../storedMedia.js"
@@ -171,13 +171,7 @@ export const makeYouTubeAdapterWith = (options: YouTubeOptions) =>
     const verify = (input: unknown) =>
       Effect.gen(function* () {
         const given = yield* decodeForVerify(Stored, NAME, "accessToken, refreshToken and expiresAt (ISO 8601)")(input)
-        if (Number.isNaN(Date.parse(given.expiresAt)))
-          return yield* new ConnectFailed({ message: "YouTube credentials: expiresAt is not an ISO 8601 date." })
-        const refreshed = yield* refreshStored(given)
-        if (refreshed._tag === "Failed" || refreshed._tag === "Unavailable")
-          return yield* new ConnectFailed({ message: `Google refused to refresh the token: ${refreshed.reason}` })
-        const current =
-          refreshed._tag === "Refreshed" ? Option.getOrElse(Schema.decodeUnknownOption(Stored)(refreshed.credentials), () => given) : given
+        const current = yield* verifiedTokens(given, Stored, { network: "YouTube", refusedBy: "Google", refresh: refreshStored })
         return yield* connected(current)
       })
 
