@@ -1,5 +1,5 @@
 import { connect } from "nats"
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest"
+import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from "vitest"
 import { names } from "../../protocol/names.js"
 import { created } from "../support/answers.js"
 import { privateNatsCluster } from "../support/natsCluster.js"
@@ -32,6 +32,13 @@ afterAll(async () => {
   await cluster?.stop()
 })
 
+/** A request not answered for this long fails the test; 503s sent again for this long at most (both far past an election). */
+const REQUEST_TIMEOUT_MS = 45_000
+const RETRY_FOR_MS = 45_000
+/** The running load's stop: afterEach ends it whatever the test's end, so no client outlives its test. */
+let stopLoad = async () => {}
+afterEach(() => stopLoad())
+
 /** Three clients, each on a workspace of its own (POST /posts is 90 an hour per workspace, resends included). */
 const steadyLoad = async () => {
   const clientsOf = await Promise.all(
@@ -51,39 +58,62 @@ const steadyLoad = async () => {
   const statuses: Array<number> = []
   const texts: Array<string> = []
   const postIds = new Map<string, string>()
+  const failures: Array<string> = []
+  let longestMs = 0
   let running = true
-  /** One client: a post every 300 ms, each with its own key, sent again with it while the answer is 503. */
+  /** One request, given up (as a failure the test reports) after REQUEST_TIMEOUT_MS: never a hang that hides what happened. */
+  const post = (channelId: string, api: (typeof clientsOf)[number]["ws"]["api"], content: string, key: string) =>
+    Promise.race([
+      api.post(
+        "/public/v1/posts",
+        { type: "now", posts: [{ integration: { id: channelId }, value: [{ content }], settings: {} }] },
+        { "Idempotency-Key": key }
+      ),
+      sleep(REQUEST_TIMEOUT_MS).then(() => {
+        throw new Error(`POST /posts "${content}" not answered within ${REQUEST_TIMEOUT_MS} ms`)
+      })
+    ])
+  /** One client: a post every 300 ms, each with its own key, sent again with it while the answer is 503 (for RETRY_FOR_MS at most). */
   const load = async ({ worker, ws, channelId }: (typeof clientsOf)[number]) => {
     for (let n = 0; running; n++) {
       const content = `cluster ${worker}.${n} ${crypto.randomUUID().slice(0, 8)}`
       texts.push(content)
       const key = crypto.randomUUID()
+      const since = Date.now()
       for (;;) {
-        const res = await ws.api.post(
-          "/public/v1/posts",
-          { type: "now", posts: [{ integration: { id: channelId }, value: [{ content }], settings: {} }] },
-          { "Idempotency-Key": key }
-        )
+        const sent = Date.now()
+        const res = await post(channelId, ws.api, content, key)
+        longestMs = Math.max(longestMs, Date.now() - sent)
         statuses.push(res.status)
         if (res.status === 200) {
           postIds.set(content, created(res).postId)
           break
         }
         if (res.status !== 503) throw new Error(`POST /posts answered ${res.status}: ${res.text}`)
+        if (Date.now() - since > RETRY_FOR_MS) throw new Error(`POST /posts "${content}" answered 503 for ${RETRY_FOR_MS} ms: ${res.text}`)
         await sleep(500)
       }
       await sleep(300)
     }
   }
-  const clients = clientsOf.map(load)
+  const clients = clientsOf.map((c) =>
+    load(c).catch((e: unknown) => {
+      failures.push(e instanceof Error ? e.message : String(e))
+    })
+  )
+  stopLoad = async () => {
+    running = false
+    await Promise.all(clients)
+  }
   return {
     workspaceIds,
     statuses,
     texts,
     postIds,
+    longestMs: () => longestMs,
     stop: async () => {
-      running = false
-      await Promise.all(clients)
+      await stopLoad()
+      expect(failures).toEqual([])
     }
   }
 }
@@ -121,7 +151,9 @@ describe("a NATS cluster node paused or killed under a steady load of creates", 
     await sleep(8_000)
     await load.stop()
     await expectOnceEach(load)
-    console.log(`${load.texts.length} posts, ${load.statuses.filter((s) => s === 503).length} answers 503, node ${gatewayNode} paused 15 s`)
+    console.log(
+      `${load.texts.length} posts, ${load.statuses.filter((s) => s === 503).length} answers 503, longest answer ${load.longestMs()} ms, node ${gatewayNode} paused 15 s`
+    )
   }, 240_000)
 
   it("the PUBLISH stream leader's node killed (-9): every post once; answers are 200 or a retryable 503", async () => {
@@ -137,6 +169,8 @@ describe("a NATS cluster node paused or killed under a steady load of creates", 
     await sleep(12_000)
     await load.stop()
     await expectOnceEach(load)
-    console.log(`${load.texts.length} posts, ${load.statuses.filter((s) => s === 503).length} answers 503, node ${leader} killed`)
+    console.log(
+      `${load.texts.length} posts, ${load.statuses.filter((s) => s === 503).length} answers 503, longest answer ${load.longestMs()} ms, node ${leader} killed`
+    )
   }, 240_000)
 })
