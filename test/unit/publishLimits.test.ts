@@ -1,4 +1,4 @@
-import { Effect } from "effect"
+import { Effect, Fiber } from "effect"
 import { describe, expect, it } from "vitest"
 import { defaultPublishLimits, publishLimitsOf, windowWaitMs } from "../../domain/networks/publishLimits.js"
 import { makePublishLimiter, publishLimitsConfig, SLOT_RETRY_MS } from "../../services/publisher/publishLimiter.js"
@@ -70,5 +70,45 @@ describe("publish limiter: slots per network and per channel", () => {
     expect(admit(limiter, "telegram", "other chat")._tag).toBe("Admitted")
     now += 60_000
     expect(admit(limiter, "telegram", "chat")._tag).toBe("Admitted")
+  })
+})
+
+describe("publish limiter: jobs that wait their turn in the process", () => {
+  it("a full network queues the next jobs, first come first served, each woken when a slot is given back", async () => {
+    const limiter = makePublishLimiter({ default: { concurrency: 1, channelConcurrency: 4 } })
+    const first = Effect.runSync(limiter.acquire("mastodon", "a"))
+    expect(first._tag).toBe("Admitted")
+    const order: Array<string> = []
+    const waiters = ["b", "c"].map((channel) =>
+      Effect.runPromise(
+        limiter.acquire("mastodon", channel).pipe(
+          Effect.tap(() => Effect.sync(() => order.push(channel))),
+          Effect.flatMap((a) => (a._tag === "Admitted" ? a.release : Effect.void))
+        )
+      )
+    )
+    await new Promise((r) => setTimeout(r, 10))
+    expect(limiter.waitingFor("mastodon")).toBe(2)
+    expect(order).toEqual([])
+    if (first._tag === "Admitted") Effect.runSync(first.release)
+    await Promise.all(waiters)
+    expect(order).toEqual(["b", "c"])
+    expect(limiter.waitingFor("mastodon")).toBe(0)
+  })
+
+  it("a job whose channel is full lets a later job of a free channel go first; an interrupted wait leaves the queue", async () => {
+    const limiter = makePublishLimiter({ default: { concurrency: 2, channelConcurrency: 1 } })
+    const a = Effect.runSync(limiter.acquire("mastodon", "a"))
+    const b = Effect.runSync(limiter.acquire("mastodon", "b"))
+    expect([a._tag, b._tag]).toEqual(["Admitted", "Admitted"])
+    const fiber = Effect.runFork(limiter.acquire("mastodon", "a"))
+    const other = Effect.runPromise(limiter.acquire("mastodon", "c"))
+    await new Promise((r) => setTimeout(r, 10))
+    expect(limiter.waitingFor("mastodon")).toBe(2)
+    // b's slot frees the network, not channel a: the job for c goes
+    if (b._tag === "Admitted") Effect.runSync(b.release)
+    expect((await other)._tag).toBe("Admitted")
+    await Effect.runPromise(Fiber.interrupt(fiber))
+    expect(limiter.waitingFor("mastodon")).toBe(0)
   })
 })
