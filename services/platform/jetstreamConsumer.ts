@@ -1,4 +1,4 @@
-import { Data, Duration, Effect, FiberSet, Queue, Schema, type Scope } from "effect"
+import { Data, Duration, Effect, Fiber, FiberSet, Queue, Schema, type Scope } from "effect"
 import { AckPolicy, type ConsumerConfig, type ConsumerInfo, type JsMsg } from "nats"
 import { Nats, NatsFailure } from "./nats.js"
 import { withRemoteParent } from "./tracing.js"
@@ -65,6 +65,11 @@ export interface ConsumerOptions<A, R> {
 }
 
 const nanos = (ms: number) => ms * 1_000_000
+
+/** Messages one pull asks for at most: a burst is taken in several pulls under way at once. */
+const PULL_BATCH = 64
+/** Pulls under way at once in one process. */
+const MAX_PULLS = 4
 
 const consumerFailure = (durable: string, cause: unknown) => new NatsFailure({ message: `consumer ${durable}: ${String(cause)}`, cause })
 
@@ -212,13 +217,24 @@ export const consumeJobs = <A, R>(options: ConsumerOptions<A, R>): Effect.Effect
     let stopping = false
     const jobs = yield* FiberSet.make<void, never>()
     const run = yield* FiberSet.runtime(jobs)<R>()
+    // the pulls waiting for their messages (several at once: see pullOnce)
+    const pulls = yield* FiberSet.make<void, never>()
+    // a few pulls at most: the server keeps a bounded number of waiting pulls per consumer
+    const pullPermits = yield* Effect.makeSemaphore(MAX_PULLS)
 
+    /**
+     * Takes the free slots (at least one, at most PULL_BATCH) and asks the server for as
+     * many messages; the pull is waited for on a fiber of its own, so the next pull starts as
+     * soon as more slots are free instead of after this one's expiry. Slots a pull did not
+     * fill are given back when it ends; a failed pull keeps its slots a second first.
+     */
     const pullOnce = Effect.gen(function* () {
-      yield* Queue.take(slots)
-      const more = yield* Queue.takeUpTo(slots, concurrency - 1)
+      yield* pullPermits.take(1)
+      yield* Queue.take(slots).pipe(Effect.onInterrupt(() => pullPermits.release(1)))
+      const more = yield* Queue.takeUpTo(slots, Math.min(concurrency, PULL_BATCH) - 1)
       const asked = 1 + more.length
       let received = 0
-      const outcome = yield* Effect.tryPromise({
+      const pulled = Effect.tryPromise({
         try: async () => {
           const batch = await consumer.fetch({
             max_messages: asked,
@@ -241,15 +257,23 @@ export const consumeJobs = <A, R>(options: ConsumerOptions<A, R>): Effect.Effect
           return batch.closed()
         },
         catch: (cause) => consumerFailure(options.durable, cause)
-      }).pipe(Effect.either)
-      yield* Queue.offerAll(
-        slots,
-        Array.from({ length: Math.max(0, asked - received) }, () => true as const)
+      }).pipe(
+        Effect.either,
+        Effect.flatMap((outcome) =>
+          outcome._tag === "Left"
+            ? Effect.logWarning("pull failed; trying again", outcome.left.message).pipe(log, Effect.zipRight(Effect.sleep("1 second")))
+            : Effect.void
+        ),
+        Effect.ensuring(
+          Effect.suspend(() =>
+            Queue.offerAll(
+              slots,
+              Array.from({ length: Math.max(0, asked - received) }, () => true as const)
+            )
+          ).pipe(Effect.zipRight(pullPermits.release(1)))
+        )
       )
-      if (outcome._tag === "Left") {
-        yield* Effect.logWarning("pull failed; trying again", outcome.left.message).pipe(log)
-        yield* Effect.sleep("1 second")
-      }
+      yield* FiberSet.run(pulls, pulled)
     })
 
     const loop = yield* Effect.forkScoped(pullOnce.pipe(Effect.repeat({ while: () => !stopping }), Effect.asVoid))
@@ -258,8 +282,9 @@ export const consumeJobs = <A, R>(options: ConsumerOptions<A, R>): Effect.Effect
     yield* Effect.addFinalizer(() =>
       Effect.gen(function* () {
         stopping = true
-        // the pull under way ends within its expiry; what arrives meanwhile is handed back
-        yield* loop.await.pipe(Effect.timeout(pullExpiresMs * 2), Effect.ignore)
+        // the pulls under way end within their expiry; what arrives meanwhile is handed back
+        yield* Fiber.interrupt(loop)
+        yield* FiberSet.awaitEmpty(pulls).pipe(Effect.timeout(pullExpiresMs * 2), Effect.ignore)
         const drained = yield* FiberSet.awaitEmpty(jobs).pipe(Effect.timeout(options.drainTimeoutMs ?? 30_000), Effect.either)
         if (drained._tag === "Left") yield* Effect.logWarning("jobs still running at shutdown are handed back").pipe(log)
         yield* Effect.logInfo("consumer stopped").pipe(log)

@@ -1,4 +1,4 @@
-import { SqlClient } from "@effect/sql"
+import { SqlClient, type Statement } from "@effect/sql"
 import { Context, Effect, Layer, Option, Schema } from "effect"
 import type { ActivityEntry, ChannelStatus, PostSnapshot, WholePostStatus } from "../../domain/posts/states.js"
 import { PublishMessages } from "../../domain/posts/messages.js"
@@ -42,6 +42,8 @@ export const ItemForAttempt = Schema.extend(
   Schema.Struct({
     /** The channel must be reconnected: its refresh failed. */
     refreshNeeded: Schema.Boolean,
+    /** Why the item waits, if it does (`preparation`: its files are being prepared). */
+    held: Schema.NullOr(Schema.String),
     /** How long until the item is due (0: due): the scheduler claims a little ahead of it. */
     dueInMs: Schema.Number,
     /** Follow-ups after this item (their scheduling is skipped for a post without any). */
@@ -112,10 +114,10 @@ export const makeAttemptsRepo = Effect.gen(function* () {
    * The item with what its attempt needs, its open attempt and its history, in one
    * statement and without a lock (a job's first round trip; see openAttempt and takeOver).
    */
-  const loadItem = (itemId: string) =>
+  const itemsWhere = (where: Statement.Fragment) =>
     sql`
       SELECT i.id, i.post_id, p.group_id, i.workspace_id, p.channel_id, c.name AS channel_name, c.network,
-             i.position, i.content, i.media, i.status, p.settings, c.credentials, c.refresh_needed,
+             i.position, i.content, i.media, i.status, i.held, p.settings, c.credentials, c.refresh_needed,
              (SELECT prev.release_id FROM post_items prev WHERE prev.post_id = i.post_id AND prev.position = i.position - 1) AS reply_to,
              (SELECT root.release_id FROM post_items root WHERE root.post_id = i.post_id AND root.position = 0 AND i.position > 0) AS root_release_id,
              EXISTS (SELECT 1 FROM post_items nxt WHERE nxt.post_id = i.post_id AND nxt.position > i.position) AS has_next,
@@ -131,10 +133,12 @@ export const makeAttemptsRepo = Effect.gen(function* () {
       LEFT JOIN LATERAL (
         SELECT id, lease_owner, lease_until FROM publish_attempts
         WHERE item_id = i.id AND outcome IS NULL ORDER BY attempt DESC LIMIT 1) o ON true
-      WHERE i.id = ${itemId} AND p.deleted_at IS NULL`.pipe(
-      Effect.flatMap(decodeItems),
-      Effect.map((rows) => Option.fromNullable(rows[0]))
-    )
+      WHERE ${where} AND p.deleted_at IS NULL`.pipe(Effect.flatMap(decodeItems))
+
+  const loadItem = (itemId: string) => itemsWhere(sql`i.id = ${itemId}`).pipe(Effect.map((rows) => Option.fromNullable(rows[0])))
+
+  /** loadItem for several items in one statement (publishBatches.ts); an item deleted or unknown is left out. */
+  const loadItems = (itemIds: ReadonlyArray<string>) => (itemIds.length === 0 ? Effect.succeed([]) : itemsWhere(sql`i.id IN ${sql.in(itemIds)}`))
 
   /**
    * Makes an open attempt whose job died ours, with a fresh lease: only while it is still
@@ -179,6 +183,57 @@ export const makeAttemptsRepo = Effect.gen(function* () {
       Effect.flatMap(decodeIds),
       Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), (r) => r.id))
     )
+
+  /**
+   * openAttempt for several items in one statement (publishBatches.ts), each with the same
+   * guards: the item still publishing with the search-first flag its job read and its post
+   * not deleted, no attempt open and none numbered as this one or later. Items are locked
+   * in id order, so two batches never wait on each other crosswise. An item appears once
+   * per call (the caller keeps the others for a later batch). The attempt ids that opened.
+   */
+  const openAttempts = (
+    inputs: ReadonlyArray<{
+      readonly attemptId: string
+      readonly itemId: string
+      readonly workspaceId: string
+      readonly attempt: number
+      readonly searchFirst: boolean
+      readonly owner: string
+      readonly leaseMs: number
+    }>
+  ) =>
+    inputs.length === 0
+      ? Effect.succeed(new Set<string>())
+      : sql`
+      WITH wanted AS (
+        SELECT * FROM jsonb_to_recordset(${JSON.stringify(
+          inputs.map((i) => ({
+            attempt_id: i.attemptId,
+            item_id: i.itemId,
+            workspace_id: i.workspaceId,
+            attempt: i.attempt,
+            search_first: i.searchFirst,
+            owner: i.owner,
+            lease_ms: i.leaseMs
+          }))
+        )}::jsonb) AS t(attempt_id uuid, item_id uuid, workspace_id uuid, attempt int, search_first boolean, owner uuid, lease_ms int)),
+      item AS (
+        SELECT i.id, w.attempt_id, w.workspace_id, w.attempt, w.owner, w.lease_ms
+        FROM wanted w JOIN post_items i ON i.id = w.item_id AND i.status = 'publishing' AND i.search_first = w.search_first
+        JOIN posts p ON p.id = i.post_id AND p.deleted_at IS NULL
+        ORDER BY i.id FOR UPDATE OF i),
+      opened AS (
+        INSERT INTO publish_attempts (id, item_id, workspace_id, attempt, lease_owner, lease_until)
+        SELECT item.attempt_id, item.id, item.workspace_id, item.attempt, item.owner, now() + item.lease_ms * interval '1 millisecond' FROM item
+        WHERE NOT EXISTS (SELECT 1 FROM publish_attempts a WHERE a.item_id = item.id AND (a.attempt >= item.attempt OR a.outcome IS NULL))
+        ON CONFLICT (item_id, attempt) DO NOTHING
+        RETURNING id, item_id),
+      spent AS (
+        UPDATE post_items SET search_first = false FROM opened WHERE post_items.id = opened.item_id AND post_items.search_first)
+      SELECT id FROM opened`.pipe(
+          Effect.flatMap(decodeIds),
+          Effect.map((rows) => new Set(rows.map((r) => r.id)))
+        )
 
   /** Extends the lease while the attempt is still ours and open; changes nothing otherwise. */
   const renewLease = (attemptId: string, owner: string, leaseMs: number) =>
@@ -352,8 +407,10 @@ export const makeAttemptsRepo = Effect.gen(function* () {
   return {
     pruneSettledBatch,
     loadItem,
+    loadItems,
     takeOver,
     openAttempt,
+    openAttempts,
     renewLease,
     closeUnsent,
     closePending,

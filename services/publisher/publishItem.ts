@@ -1,22 +1,18 @@
 import { Data, Duration, Effect, Either, Option, Ref, Schedule } from "effect"
 import { findNetwork } from "../../domain/networks/index.js"
 import { PublishMessages } from "../../domain/posts/messages.js"
-import { nextOccurrenceAt } from "../../domain/posts/repeat.js"
-import { afterAttempt, type AttemptOutcome } from "../../domain/posts/states.js"
 import { type NetworkAdapter, type Progress, PublishAnswer, type PublishRequest, SearchAnswer } from "../networks/adapter.js"
 import { NetworkAdapters } from "../networks/NetworkAdapters.js"
 import { JobOutcome } from "../platform/jetstreamConsumer.js"
 import { pausePoint } from "../platform/testHooks.js"
-import * as Outbox from "../platform/outbox.js"
 import { freshCredentials, storedCredentials } from "../networks/credentials.js"
-import { isPublishingEvent, publishingEvent } from "../posts/postEvents.js"
 import { decodeSettings } from "../posts/rows.js"
-import { AttemptsRepo, type AttemptResult, type AttemptTrace, type ItemForAttempt } from "./attemptsRepo.js"
+import { AttemptsRepo, type AttemptTrace, type ItemForAttempt } from "./attemptsRepo.js"
 import { NetworkCallLog, type NetworkCall } from "../networks/networkCalls.js"
 import { textToSend } from "./shortenLinks.js"
 import { PublishLimiter } from "./publishLimiter.js"
-import { RepeatsRepo } from "../posts/repeatsRepo.js"
-import { publishAttempts } from "../platform/metrics.js"
+import { PublishBatches } from "./publishBatches.js"
+import type { Conclusion } from "./recordOutcome.js"
 import { withSpan } from "../platform/tracing.js"
 import { itemMedia } from "../media/renditions.js"
 import { RenditionsRepo } from "../media/renditionsRepo.js"
@@ -27,6 +23,8 @@ export interface PublishSettings {
   readonly leaseMs: number
   /** How long a network may take to answer a publish before it counts as no answer. */
   readonly networkTimeoutMs: number
+  /** A job whose item is due within this waits for it in this process (its message kept alive); later, in JetStream. */
+  readonly holdUntilDueMs: number
 }
 
 /** Sends that reached nothing (connection refused …) before the item fails with a plain error. */
@@ -57,12 +55,6 @@ type Start = Data.TaggedEnum<{
 }>
 const Start = Data.taggedEnum<Start>()
 
-/** What an attempt concludes, recorded with the item's state change. */
-type Conclusion =
-  | { readonly _tag: "Published"; readonly releaseId: string; readonly releaseUrl: string }
-  | { readonly _tag: "Rejected"; readonly message: string; readonly fix: string }
-  | { readonly _tag: "Unconfirmed" }
-
 /** What a search found: a conclusion, or (the network knows for sure) a publish in several steps to continue. */
 type SearchResult = Conclusion | { readonly _tag: "Unfinished"; readonly progress: Progress }
 
@@ -73,8 +65,6 @@ const unreadableCredentials: Conclusion = { _tag: "Rejected", ...PublishMessages
 
 const unreachable = (networkName: string, reason: string): Conclusion => ({ _tag: "Rejected", ...PublishMessages.unreachable(networkName, reason) })
 
-const lostAnswer = { error: PublishMessages.lostAnswer.message, fix: PublishMessages.lostAnswer.fix }
-
 /** How often a job whose files are still being prepared looks again. */
 const PREPARATION_POLL_MS = 3_000
 
@@ -82,25 +72,32 @@ const PREPARATION_POLL_MS = 3_000
 const CHANGED_RETRY_MS = 50
 
 /**
- * Finds the item's open attempt or opens one, in two round trips: the item as it stands
- * (one read, no lock), then one guarded statement that opens the attempt only if the item
- * is still publishing and nobody opened one since (attemptsRepo.openAttempt), or takes
- * over an open attempt only if its lease ran out (attemptsRepo.takeOver). An open attempt
- * whose lease another job still holds is left alone (its answer may still come); one whose
- * lease ran out belongs to a job that died: we take it over and search, never send.
+ * Finds the item's open attempt or opens one, in two round trips shared with the other
+ * jobs of the moment (publishBatches.ts): the item as it stands (one read, no lock), then
+ * one guarded statement that opens the attempt only if the item is still publishing and
+ * nobody opened one since (attemptsRepo.openAttempts), or takes over an open attempt only
+ * if its lease ran out (attemptsRepo.takeOver). An open attempt whose lease another job
+ * still holds is left alone (its answer may still come); one whose lease ran out belongs
+ * to a job that died: we take it over and search, never send.
  */
-const startAttempt = (itemId: string, owner: string, leaseMs: number) =>
+const startAttempt = (itemId: string, owner: string, settings: PublishSettings) =>
   Effect.gen(function* () {
     const attempts = yield* AttemptsRepo
+    const batches = yield* PublishBatches
     const limiter = yield* PublishLimiter
-    const loaded = yield* attempts.loadItem(itemId)
+    const { leaseMs } = settings
+    const loaded = yield* batches.load(itemId)
     if (Option.isNone(loaded) || loaded.value.status !== "publishing") return Start.Nothing()
     const item = loaded.value
     const { reachedNothing } = item
     const leaseLeftMs = item.openLeaseLeftMs ?? 0
     if (item.openAttemptId !== null && leaseLeftMs > 0 && item.openLeaseOwner !== owner) return Start.Busy({ leaseLeftMs })
-    // claimed ahead of its due time (scheduler CLAIM_LEAD_MS): the job waits in JetStream, not in a worker slot
-    if (item.openAttemptId === null && item.dueInMs > 0) return Start.Wait({ delayMs: item.dueInMs })
+    if (item.openAttemptId === null && item.dueInMs > 0) {
+      // claimed ahead of its due time (scheduler CLAIM_LEAD_MS): due soon, the job waits here and sends
+      // on the second, its item already read; due later, it waits in JetStream, not in a worker slot
+      if (item.dueInMs > settings.holdUntilDueMs) return Start.Wait({ delayMs: item.dueInMs })
+      yield* Effect.sleep(Duration.millis(item.dueInMs))
+    }
     // nothing new goes to a channel the network asked to wait (429 Retry-After); a search may
     if (item.openAttemptId === null && item.pausedMs > 0) return Start.Wait({ delayMs: item.pausedMs })
     // files still being prepared for this network: the job waits in JetStream, the item shows held "preparation"
@@ -108,7 +105,8 @@ const startAttempt = (itemId: string, owner: string, leaseMs: number) =>
       yield* Effect.flatMap(RenditionsRepo, (r) => r.holdItem(item.id))
       return Start.Wait({ delayMs: PREPARATION_POLL_MS })
     }
-    const admission = yield* limiter.admit(item.network, item.channelId)
+    // a full network or channel: the job waits its turn here; a full per-minute window sends it back to JetStream
+    const admission = yield* limiter.acquire(item.network, item.channelId)
     if (admission._tag === "Wait") return Start.Wait({ delayMs: admission.delayMs })
     const release = admission.release
     // the slot is given back unless the attempt is ours
@@ -118,7 +116,7 @@ const startAttempt = (itemId: string, owner: string, leaseMs: number) =>
         const ours = yield* attempts.takeOver(item.openAttemptId, owner, leaseMs)
         return ours ? Start.Run({ item, attemptId: item.openAttemptId, mode: "search", reachedNothing, release }) : yield* changed
       }
-      const opened = yield* attempts.openAttempt({
+      const opened = yield* batches.open({
         itemId,
         workspaceId: item.workspaceId,
         attempt: item.attempts + 1,
@@ -166,7 +164,7 @@ const CONTINUE_AFTER_MS = 100
 export const publishItem = (itemId: string, settings: PublishSettings) =>
   Effect.gen(function* () {
     const owner = crypto.randomUUID()
-    const start = yield* startAttempt(itemId, owner, settings.leaseMs)
+    const start = yield* startAttempt(itemId, owner, settings)
     if (start._tag === "Nothing") return JobOutcome.Done()
     if (start._tag === "Busy") return JobOutcome.Retry({ delayMs: start.leaseLeftMs + 250 })
     // back to JetStream with a delay: a worker slot never sleeps through another network's wait
@@ -215,7 +213,9 @@ const attemptWith = (
     const adapter = adapters.find(item.network)
     const networkName = Option.match(findNetwork(item.network), { onNone: () => item.network, onSome: (n) => n.name })
     const conclude = (conclusion: Conclusion) =>
-      Effect.flatMap(trace, (t) => recordOutcome(item, attemptId, conclusion, t)).pipe(Effect.as<JobOutcome>(JobOutcome.Done()))
+      Effect.flatMap(trace, (t) => Effect.flatMap(PublishBatches, (batches) => batches.record({ item, attemptId, conclusion, trace: t }))).pipe(
+        Effect.as<JobOutcome>(JobOutcome.Done())
+      )
     if (Option.isNone(adapter)) return yield* conclude(noAdapter(networkName))
     // tokens that never expire are used as read with the item; others are refreshed first when they
     // expire soon (under the channel's lock), and a refused refresh disconnects the channel
@@ -242,7 +242,7 @@ const attemptWith = (
         Effect.as(JobOutcome.Retry({ delayMs: PREPARATION_POLL_MS }))
       )
     }
-    yield* Effect.flatMap(RenditionsRepo, (r) => r.releaseItem(item.id))
+    if (item.held === "preparation") yield* Effect.flatMap(RenditionsRepo, (r) => r.releaseItem(item.id))
     if (media._tag === "Failed") return yield* conclude({ _tag: "Rejected", message: media.message, fix: media.fix })
     const request: PublishRequest = {
       item: { id: item.id, position: item.position, content: yield* textToSend(item) },
@@ -258,9 +258,11 @@ const attemptWith = (
         Effect.flatMap(AttemptsRepo, (attempts) => attempts.closePending({ attemptId, itemId: item.id, progress, kind, waitingFor, trace: t }))
       ).pipe(Effect.as<JobOutcome>(JobOutcome.Retry({ delayMs: Math.max(0, retryAfterMs) })))
     const concludeSearch = (result: SearchResult) =>
-      result._tag === "Unfinished"
-        ? pending(result.progress, "processing", "continuing the publish on the network", CONTINUE_AFTER_MS)
-        : conclude(result)
+      Effect.gen(function* () {
+        if (result._tag === "Unfinished")
+          return yield* pending(result.progress, "processing", "continuing the publish on the network", CONTINUE_AFTER_MS)
+        return yield* conclude(result)
+      })
     // we may have sent it before: ask the network, never send again
     if (mode === "search") return yield* concludeSearch(yield* searchConclusion(adapter.value, request))
     if (mode === "search-first") {
@@ -294,76 +296,4 @@ const attemptWith = (
       NoAnswer: () => searchConclusion(adapter.value, request).pipe(Effect.flatMap(concludeSearch)),
       Pending: ({ kind, progress, retryAfterMs, waitingFor }) => pending(progress, kind, waitingFor, retryAfterMs)
     })
-  })
-
-const outcomeOf = (result: Conclusion): AttemptOutcome =>
-  result._tag === "Published"
-    ? { kind: "published", releaseUrl: result.releaseUrl }
-    : result._tag === "Rejected"
-      ? { kind: "rejected", error: result.message, fix: result.fix }
-      : { kind: "unconfirmed", ...lostAnswer }
-
-/** What the attempt writes: its outcome, the release or the error. */
-const resultOf = (conclusion: Conclusion, outcome: AttemptOutcome): AttemptResult => ({
-  outcome: outcome.kind,
-  releaseId: conclusion._tag === "Published" ? conclusion.releaseId : null,
-  releaseUrl: conclusion._tag === "Published" ? conclusion.releaseUrl : null,
-  error: outcome.kind === "published" ? null : { message: outcome.error, fix: outcome.fix }
-})
-
-/** The outcome, the item, its channel's post, the whole post and the events, in one transaction. */
-const recordOutcome = (item: ItemForAttempt, attemptId: string, conclusion: Conclusion, trace: AttemptTrace) =>
-  Effect.gen(function* () {
-    const attempts = yield* AttemptsRepo
-    const outcome = outcomeOf(conclusion)
-    const result = resultOf(conclusion, outcome)
-    publishAttempts.inc({ network: item.network, outcome: outcome.kind })
-    yield* Outbox.transaction(
-      Effect.gen(function* () {
-        // only the item's latest attempt moves it: after a retry the new attempt decides
-        const moved = yield* attempts.concludeAttempt(item.id, attemptId, result, trace)
-        if (Option.isNone(moved)) return // concluded already, or moved meanwhile (deleted, linked by hand): nothing changes
-        // the next follow-up becomes due `delay` minutes after this one went live; behind an
-        // item that did not go out, the follow-ups end `error` saying why (a retry queues them)
-        if (item.hasNext) {
-          yield* outcome.kind === "published"
-            ? attempts.scheduleNextFollowUp(item.postId, item.position)
-            : attempts.stopFollowUpsAfter(item.postId, item.position)
-        }
-        // a follow-up's outcome stays on the follow-up: it does not fail its post (retried alone)
-        if (item.position !== 0) return
-        const post = yield* attempts.loadGroupForOutcome(item.groupId)
-        if (Option.isNone(post)) return
-        const step = afterAttempt(post.value, item.channelId, outcome)
-        const channel = step.channels.find((c) => c.channelId === item.channelId)
-        if (channel === undefined || channel.to === null || channel.to === channel.from) return
-        yield* attempts.moveChannelPost({
-          postId: item.postId,
-          groupId: item.groupId,
-          status: channel.to,
-          groupStatus: step.status,
-          result,
-          activity: step.activity
-        })
-        // a repeating post's first channel to go live makes its next occurrence (once: unique repeat_of)
-        if (channel.to === "published" && post.value.repeatDays !== null) {
-          const repeats = yield* RepeatsRepo
-          yield* repeats.createNextOccurrence(item.groupId, nextOccurrenceAt(post.value.publishAt, post.value.repeatDays, new Date()))
-        }
-        const publishedAt = moved.value.publishedAt ?? new Date()
-        const channelAttempt = {
-          postId: item.postId,
-          groupId: item.groupId,
-          channelId: item.channelId,
-          provider: item.network,
-          content: item.content,
-          release: conclusion._tag === "Published" ? { releaseId: conclusion.releaseId, releaseUrl: conclusion.releaseUrl, publishedAt } : null
-        }
-        // the notifications (a failed post, …) are derived from these events by the writer
-        yield* Outbox.write(
-          item.workspaceId,
-          step.events.filter(isPublishingEvent).map((e) => publishingEvent(e, channelAttempt))
-        )
-      })
-    )
   })

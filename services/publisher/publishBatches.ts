@@ -1,0 +1,105 @@
+import type { SqlClient } from "@effect/sql"
+import { SqlError } from "@effect/sql/SqlError"
+import { Context, Effect, Layer, Option, Runtime } from "effect"
+import { makeGroupCommit } from "../platform/groupCommit.js"
+import { publishAttempts } from "../platform/metrics.js"
+import type { RepeatsRepo } from "../posts/repeatsRepo.js"
+import * as Outbox from "../platform/outbox.js"
+import { AttemptsRepo, type ItemForAttempt } from "./attemptsRepo.js"
+import { type OutcomeToRecord, outcomeOf, outcomeStatements } from "./recordOutcome.js"
+
+/**
+ * The publisher's statements, grouped (platform/groupCommit.ts): the jobs of a busy minute
+ * read their items, open their attempts and record their outcomes many to a statement or
+ * a transaction instead of one round trip (and one commit) each. Each job still decides
+ * alone from what it read, and each statement keeps the guards of the single-item one
+ * (attemptsRepo.ts), so "an attempt committed before the network is called, never two
+ * sends" holds batch or not. A batch that fails runs its calls again one by one: every
+ * call is safe to repeat (a read; an open guarded by "no attempt open"; an outcome guarded
+ * by "the attempt has none yet").
+ */
+
+/** Batches in flight at once per kind: while they run the next calls gather. */
+const MAX_IN_FLIGHT = 2
+/** Items per read or open statement. */
+const MAX_READ_BATCH = 200
+/** Outcomes per transaction: enough to share the commit, few enough that a lock is not held long. */
+const MAX_OUTCOME_BATCH = 64
+
+/** An attempt to open (attemptsRepo.openAttempts). */
+export interface AttemptToOpen {
+  readonly itemId: string
+  readonly workspaceId: string
+  readonly attempt: number
+  readonly searchFirst: boolean
+  readonly owner: string
+  readonly leaseMs: number
+}
+
+const failure = (message: string) => (cause: unknown) => new SqlError({ cause, message })
+
+export const makePublishBatches = Effect.gen(function* () {
+  const attempts = yield* AttemptsRepo
+  const runtime = yield* Effect.runtime<AttemptsRepo | RepeatsRepo | SqlClient.SqlClient>()
+  const run = Runtime.runPromise(runtime)
+
+  const reads = makeGroupCommit({
+    maxInFlight: MAX_IN_FLIGHT,
+    maxBatch: MAX_READ_BATCH,
+    run: async (itemIds: ReadonlyArray<string>) => {
+      const rows = await run(attempts.loadItems([...new Set(itemIds)]))
+      const byId = new Map(rows.map((r) => [r.id, r]))
+      return itemIds.map((id) => Option.fromNullable(byId.get(id)))
+    },
+    refused: () => true,
+    failure: failure("Failed to read items to publish")
+  })
+
+  const opens = makeGroupCommit({
+    maxInFlight: MAX_IN_FLIGHT,
+    maxBatch: MAX_READ_BATCH,
+    run: async (wanted: ReadonlyArray<AttemptToOpen>) => {
+      // an item once per statement: a second job of the same item finds it changed and comes back
+      const seen = new Set<string>()
+      const batch = wanted.map((w) => {
+        const first = !seen.has(w.itemId)
+        seen.add(w.itemId)
+        return { ...w, attemptId: crypto.randomUUID(), first }
+      })
+      const opened = await run(attempts.openAttempts(batch.filter((b) => b.first)))
+      return batch.map((b) => (b.first && opened.has(b.attemptId) ? Option.some(b.attemptId) : Option.none<string>()))
+    },
+    refused: () => true,
+    failure: failure("Failed to open attempts")
+  })
+
+  const outcomes = makeGroupCommit({
+    maxInFlight: MAX_IN_FLIGHT,
+    maxBatch: MAX_OUTCOME_BATCH,
+    run: async (batch: ReadonlyArray<OutcomeToRecord>) => {
+      // whole posts locked in one order by every batch (loadGroupForOutcome), so two never wait crosswise
+      const ordered = [...batch].sort((a, b) => (a.item.groupId < b.item.groupId ? -1 : a.item.groupId > b.item.groupId ? 1 : 0))
+      await run(Outbox.transaction(Effect.forEach(ordered, outcomeStatements, { discard: true })))
+      return batch.map(() => undefined)
+    },
+    refused: () => true,
+    failure: failure("Failed to record outcomes")
+  })
+
+  return {
+    /** The item as its job first reads it (attemptsRepo.loadItem), read with the other jobs' items. */
+    load: (itemId: string): Effect.Effect<Option.Option<ItemForAttempt>, SqlError> => reads.submit(itemId),
+    /** Opens the attempt (attemptsRepo.openAttempt's guards) with the other jobs' attempts; its id, or None when the item changed. */
+    open: (attempt: AttemptToOpen): Effect.Effect<Option.Option<string>, SqlError> => opens.submit(attempt),
+    /** Records the outcome (recordOutcome.ts) in a transaction shared with other jobs' outcomes. */
+    record: (outcome: OutcomeToRecord): Effect.Effect<void, SqlError> =>
+      Effect.suspend(() => {
+        publishAttempts.inc({ network: outcome.item.network, outcome: outcomeOf(outcome.conclusion).kind })
+        return outcomes.submit(outcome)
+      })
+  }
+})
+
+export class PublishBatches extends Context.Tag("publisher/PublishBatches")<PublishBatches, Effect.Effect.Success<typeof makePublishBatches>>() {
+  static readonly Live = Layer.effect(PublishBatches, makePublishBatches)
+}
