@@ -116,8 +116,12 @@ const publishRows = (nats: NatsShape, rows: ReadonlyArray<OutboxRow>) =>
       const message = { id: row.id, workspaceId: row.workspaceId, event: row.event, data: row.data, createdAt: row.createdAt.toISOString() }
       return Effect.tryPromise(() => nats.jetstream.publish(nats.names.eventsSubject(row.event), JSON.stringify(message), { headers: h }))
     },
-    { discard: true }
+    // sent in order on the one connection (each started in turn), acknowledged together
+    { discard: true, concurrency: PUBLISH_CONCURRENCY }
   )
+
+/** Outbox rows on their way to EVENTS at once. */
+const PUBLISH_CONCURRENCY = 32
 
 /**
  * After a commit: publishes the given rows that are still unpublished, then marks them.

@@ -240,6 +240,26 @@ export const makeAttemptsRepo = Effect.gen(function* () {
     sql`UPDATE publish_attempts SET lease_until = ${leaseFor(leaseMs)}
       WHERE id = ${attemptId} AND lease_owner = ${owner} AND outcome IS NULL`.pipe(Effect.asVoid)
 
+  /**
+   * The channels' last successful call (GET /integrations/{id}/health), stamped once for the
+   * published items of an outcome transaction, in id order (two transactions never wait on
+   * each other crosswise for the same channels).
+   */
+  const stampSuccess = (channelIds: ReadonlyArray<string>) =>
+    channelIds.length === 0
+      ? Effect.void
+      : sql`UPDATE channels SET last_success_at = now() WHERE id IN (
+          SELECT id FROM channels WHERE id IN ${sql.in([...new Set(channelIds)].sort())} ORDER BY id FOR NO KEY UPDATE)`.pipe(Effect.asVoid)
+
+  /** renewLease for every attempt this process holds, in one statement (publishBatches.ts). */
+  const renewLeases = (held: ReadonlyArray<{ readonly attemptId: string; readonly owner: string; readonly leaseMs: number }>) =>
+    held.length === 0
+      ? Effect.void
+      : sql`UPDATE publish_attempts a SET lease_until = now() + t.lease_ms * interval '1 millisecond'
+          FROM jsonb_to_recordset(${JSON.stringify(held.map((h) => ({ id: h.attemptId, owner: h.owner, lease_ms: h.leaseMs })))}::jsonb)
+            AS t(id uuid, owner uuid, lease_ms int)
+          WHERE a.id = t.id AND a.lease_owner = t.owner AND a.outcome IS NULL`.pipe(Effect.asVoid)
+
   /** Closes an attempt that sent nothing; the item is left as it is. */
   const closeUnsent = (attemptId: string, outcome: "rate_limited" | "not_sent", reason: string, trace?: AttemptTrace) =>
     sql`UPDATE publish_attempts SET finished_at = now(), outcome = ${outcome}, error = ${JSON.stringify({ message: reason, fix: "" })},
@@ -279,8 +299,7 @@ export const makeAttemptsRepo = Effect.gen(function* () {
    * while it has no outcome, except that a real "published" wins over the "unconfirmed" a
    * search recorded meanwhile (a job that took over an attempt whose answer was only late).
    * The item: only if the attempt is its latest and the item still waits for it
-   * (publishing, or unconfirmed when it was published after all). A published item also
-   * stamps its channel's last successful call. Its publish time, or None when the attempt
+   * (publishing, or unconfirmed when it was published after all). Its publish time, or None when the attempt
    * was concluded already or the item had moved meanwhile.
    */
   const concludeAttempt = (itemId: string, attemptId: string, result: AttemptResult, trace?: AttemptTrace) => {
@@ -304,15 +323,7 @@ export const makeAttemptsRepo = Effect.gen(function* () {
         FROM concluded
         WHERE post_items.id = ${itemId} AND (post_items.status = 'publishing' ${published ? sql`OR post_items.status = 'unconfirmed'` : sql``})
           AND NOT EXISTS (SELECT 1 FROM publish_attempts later WHERE later.item_id = ${itemId} AND later.attempt > concluded.attempt)
-        RETURNING post_items.published_at, post_items.post_id)${
-          published
-            ? sql`,
-      -- the channel's last successful call (GET /integrations/{id}/health), in the same statement
-      succeeded AS (
-        UPDATE channels SET last_success_at = now()
-        FROM moved JOIN posts ON posts.id = moved.post_id WHERE channels.id = posts.channel_id)`
-            : sql``
-        }
+        RETURNING post_items.published_at, post_items.post_id)
       SELECT EXISTS (SELECT 1 FROM moved) AS moved, (SELECT published_at FROM moved) AS published_at`.pipe(
       Effect.flatMap(decodeConcluded),
       Effect.map((rows) => (rows[0]?.moved === true ? Option.some({ publishedAt: rows[0].publishedAt }) : Option.none()))
@@ -412,6 +423,8 @@ export const makeAttemptsRepo = Effect.gen(function* () {
     openAttempt,
     openAttempts,
     renewLease,
+    renewLeases,
+    stampSuccess,
     closeUnsent,
     closePending,
     pauseChannel,

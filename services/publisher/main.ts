@@ -15,10 +15,10 @@ import { PreparationWorkerLive } from "../media/preparationWorker.js"
 import { RenditionsRepo } from "../media/renditionsRepo.js"
 
 /** Jobs one publisher process holds at once (PUBLISHER_CONCURRENCY's default). */
-export const DEFAULT_PUBLISHER_CONCURRENCY = 512
+export const DEFAULT_PUBLISHER_CONCURRENCY = 8192
 
 /** Unacknowledged PUBLISH messages across every publisher process. */
-const PUBLISH_MAX_ACK_PENDING = 20_000
+const PUBLISH_MAX_ACK_PENDING = 50_000
 
 /**
  * The publisher: consumes PUBLISH with the platform's consumer (bounded concurrency,

@@ -1,6 +1,6 @@
 import type { SqlClient } from "@effect/sql"
 import { SqlError } from "@effect/sql/SqlError"
-import { Context, Effect, Layer, Option, Runtime } from "effect"
+import { Context, Duration, Effect, Layer, Option, Runtime, type Scope } from "effect"
 import { makeGroupCommit } from "../platform/groupCommit.js"
 import { publishAttempts } from "../platform/metrics.js"
 import type { RepeatsRepo } from "../posts/repeatsRepo.js"
@@ -19,12 +19,15 @@ import { type OutcomeToRecord, outcomeOf, outcomeStatements } from "./recordOutc
  * by "the attempt has none yet").
  */
 
-/** Batches in flight at once per kind: while they run the next calls gather. */
+/** Read and open batches in flight at once: while they run the next calls gather. */
 const MAX_IN_FLIGHT = 2
 /** Items per read or open statement. */
 const MAX_READ_BATCH = 200
-/** Outcomes per transaction: enough to share the commit, few enough that a lock is not held long. */
-const MAX_OUTCOME_BATCH = 64
+/** Outcomes per transaction (one in flight): enough to share the commit, few enough that a lock is not held long. */
+const MAX_OUTCOME_BATCH = 128
+
+/** How often the lease renewal looks again while this process holds no attempt. */
+const IDLE_RENEW_MS = 1000
 
 /** An attempt to open (attemptsRepo.openAttempts). */
 export interface AttemptToOpen {
@@ -74,19 +77,46 @@ export const makePublishBatches = Effect.gen(function* () {
   })
 
   const outcomes = makeGroupCommit({
-    maxInFlight: MAX_IN_FLIGHT,
+    // one at a time: two outcome transactions would take the same workspaces' event counters and posts
+    maxInFlight: 1,
     maxBatch: MAX_OUTCOME_BATCH,
     run: async (batch: ReadonlyArray<OutcomeToRecord>) => {
-      // whole posts locked in one order by every batch (loadGroupForOutcome), so two never wait crosswise
-      const ordered = [...batch].sort((a, b) => (a.item.groupId < b.item.groupId ? -1 : a.item.groupId > b.item.groupId ? 1 : 0))
-      await run(Outbox.transaction(Effect.forEach(ordered, outcomeStatements, { discard: true })))
+      // workspaces' event counters (outbox) and whole posts (loadGroupForOutcome) locked in one order
+      const key = (o: OutcomeToRecord) => `${o.item.workspaceId}/${o.item.groupId}`
+      const ordered = [...batch].sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0))
+      await run(
+        Outbox.transaction(
+          Effect.gen(function* () {
+            const published = yield* Effect.forEach(ordered, outcomeStatements)
+            yield* attempts.stampSuccess(ordered.filter((_, i) => published[i]).map((o) => o.item.channelId))
+          })
+        )
+      )
       return batch.map(() => undefined)
     },
     refused: () => true,
     failure: failure("Failed to record outcomes")
   })
 
+  // the attempts this process holds open, their leases renewed together (one statement for all)
+  const held = new Map<string, { readonly attemptId: string; readonly owner: string; readonly leaseMs: number }>()
+  const renewEvery = () => (held.size === 0 ? IDLE_RENEW_MS : Math.max(50, Math.floor(Math.min(...[...held.values()].map((h) => h.leaseMs)) / 3)))
+  yield* Effect.suspend(() => attempts.renewLeases([...held.values()]).pipe(Effect.ignore, Effect.delay(Duration.millis(renewEvery())))).pipe(
+    Effect.forever,
+    Effect.forkScoped
+  )
+
   return {
+    /**
+     * Keeps the attempt's lease while the scope lasts: renewed with every other attempt this
+     * process holds, at a third of the shortest lease, while it is still open and ours (a
+     * job that took it over owns it now: the renewal changes nothing).
+     */
+    holdLease: (attemptId: string, owner: string, leaseMs: number): Effect.Effect<void, never, Scope.Scope> =>
+      Effect.acquireRelease(
+        Effect.sync(() => void held.set(attemptId, { attemptId, owner, leaseMs })),
+        () => Effect.sync(() => void held.delete(attemptId))
+      ),
     /** The item as its job first reads it (attemptsRepo.loadItem), read with the other jobs' items. */
     load: (itemId: string): Effect.Effect<Option.Option<ItemForAttempt>, SqlError> => reads.submit(itemId),
     /** Opens the attempt (attemptsRepo.openAttempt's guards) with the other jobs' attempts; its id, or None when the item changed. */
@@ -101,5 +131,5 @@ export const makePublishBatches = Effect.gen(function* () {
 })
 
 export class PublishBatches extends Context.Tag("publisher/PublishBatches")<PublishBatches, Effect.Effect.Success<typeof makePublishBatches>>() {
-  static readonly Live = Layer.effect(PublishBatches, makePublishBatches)
+  static readonly Live = Layer.scoped(PublishBatches, makePublishBatches)
 }

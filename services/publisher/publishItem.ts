@@ -1,4 +1,4 @@
-import { Data, Duration, Effect, Either, Option, Ref, Schedule } from "effect"
+import { Data, Duration, Effect, Either, Option, Ref } from "effect"
 import { findNetwork } from "../../domain/networks/index.js"
 import { PublishMessages } from "../../domain/posts/messages.js"
 import { type NetworkAdapter, type Progress, PublishAnswer, type PublishRequest, SearchAnswer } from "../networks/adapter.js"
@@ -105,17 +105,9 @@ const startAttempt = (itemId: string, owner: string, settings: PublishSettings) 
       yield* Effect.flatMap(RenditionsRepo, (r) => r.holdItem(item.id))
       return Start.Wait({ delayMs: PREPARATION_POLL_MS })
     }
-    // a full network or channel: the job waits its turn here; a full per-minute window sends it back to JetStream
-    const admission = yield* limiter.acquire(item.network, item.channelId)
-    if (admission._tag === "Wait") return Start.Wait({ delayMs: admission.delayMs })
-    const release = admission.release
-    // the slot is given back unless the attempt is ours
-    const changed = release.pipe(Effect.as(Start.Wait({ delayMs: CHANGED_RETRY_MS })))
-    return yield* Effect.gen(function* () {
-      if (item.openAttemptId !== null) {
-        const ours = yield* attempts.takeOver(item.openAttemptId, owner, leaseMs)
-        return ours ? Start.Run({ item, attemptId: item.openAttemptId, mode: "search", reachedNothing, release }) : yield* changed
-      }
+    // the attempt first, shared with the other jobs of the second (a statement for many), then the network's slot
+    const attemptId = yield* Effect.gen(function* () {
+      if (item.openAttemptId !== null) return (yield* attempts.takeOver(item.openAttemptId, owner, leaseMs)) ? item.openAttemptId : null
       const opened = yield* batches.open({
         itemId,
         workspaceId: item.workspaceId,
@@ -124,17 +116,21 @@ const startAttempt = (itemId: string, owner: string, settings: PublishSettings) 
         owner,
         leaseMs
       })
-      if (Option.isNone(opened)) return yield* changed
-      return Start.Run({ item, attemptId: opened.value, mode: item.searchFirst ? "search-first" : "send", reachedNothing, release })
-    }).pipe(Effect.onError(() => release))
+      return Option.getOrNull(opened)
+    })
+    if (attemptId === null) return Start.Wait({ delayMs: CHANGED_RETRY_MS })
+    // ours until the job ends (its scope), renewed with the process's other attempts, the wait for a slot included
+    yield* batches.holdLease(attemptId, owner, leaseMs)
+    const mode: AttemptMode = item.openAttemptId !== null ? "search" : item.searchFirst ? "search-first" : "send"
+    // a full network or channel: the job waits its turn here; a full per-minute window closes the attempt
+    // unsent and sends the job back to JetStream with the window's wait
+    const admission = yield* limiter.acquire(item.network, item.channelId)
+    if (admission._tag === "Wait") {
+      yield* attempts.closeUnsent(attemptId, "rate_limited", `the channel's calls a minute are used up for ${admission.delayMs} ms`)
+      return Start.Wait({ delayMs: admission.delayMs })
+    }
+    return Start.Run({ item, attemptId, mode, reachedNothing, release: admission.release })
   })
-
-/** Keeps the attempt ours while its job runs; stops quietly if another job took it over. */
-const holdLease = (attemptId: string, owner: string, leaseMs: number) =>
-  Effect.flatMap(AttemptsRepo, (attempts) => attempts.renewLease(attemptId, owner, leaseMs).pipe(Effect.ignore)).pipe(
-    Effect.delay(Duration.millis(Math.max(50, Math.floor(leaseMs / 3)))),
-    Effect.repeat(Schedule.forever)
-  )
 
 const retryDelayAfter = (reachedNothing: number) => Math.min(60_000, 2000 * 2 ** reachedNothing)
 
@@ -170,13 +166,12 @@ export const publishItem = (itemId: string, settings: PublishSettings) =>
     // back to JetStream with a delay: a worker slot never sleeps through another network's wait
     if (start._tag === "Wait") return JobOutcome.Retry({ delayMs: start.delayMs })
     const { attemptId, item, mode, reachedNothing, release } = start
-    return yield* Effect.forkScoped(holdLease(attemptId, owner, settings.leaseMs)).pipe(
-      Effect.zipRight(pausePoint("publisher.attemptRecorded")),
-      Effect.zipRight(runAttempt(item, attemptId, mode, reachedNothing, settings)),
-      Effect.scoped,
+    return yield* pausePoint("publisher.attemptRecorded").pipe(
+      Effect.zipRight(runAttempt(item, attemptId, mode, reachedNothing, settings, release)),
       Effect.ensuring(release)
     )
-  }).pipe(withSpan("publisher.publishItem", { attributes: { itemId } }))
+    // the scope holds the attempt's lease (startAttempt) until the job ends
+  }).pipe(Effect.scoped, withSpan("publisher.publishItem", { attributes: { itemId } }))
 
 /** What the attempt asks of the network, for the timeline (GET /posts/{id}/attempts). */
 const operationOf = (item: ItemForAttempt, mode: AttemptMode) =>
@@ -191,10 +186,19 @@ const operationOf = (item: ItemForAttempt, mode: AttemptMode) =>
           : "publish"
 
 /** One attempt, with every network call it makes recorded for the timeline (services/networks/networkCalls.ts). */
-const runAttempt = (item: ItemForAttempt, attemptId: string, mode: AttemptMode, reachedNothing: number, settings: PublishSettings) =>
+const runAttempt = (
+  item: ItemForAttempt,
+  attemptId: string,
+  mode: AttemptMode,
+  reachedNothing: number,
+  settings: PublishSettings,
+  release: Effect.Effect<void>
+) =>
   Effect.flatMap(Ref.make<ReadonlyArray<NetworkCall>>([]), (calls) => {
     const trace = Effect.map(Ref.get(calls), (recorded): AttemptTrace => ({ operation: operationOf(item, mode), calls: recorded }))
-    return attemptWith(item, attemptId, mode, reachedNothing, settings, trace).pipe(Effect.locally(NetworkCallLog, Option.some(calls)))
+    // the network's slot is given back once its calls are done: recording what they said calls nothing
+    const recorded = Effect.zipRight(release, trace)
+    return attemptWith(item, attemptId, mode, reachedNothing, settings, recorded).pipe(Effect.locally(NetworkCallLog, Option.some(calls)))
   })
 
 const attemptWith = (
@@ -203,6 +207,7 @@ const attemptWith = (
   mode: AttemptMode,
   reachedNothing: number,
   settings: PublishSettings,
+  /** What the attempt asked of the network, read when it is recorded (its calls are over: the slot is given back). */
   trace: Effect.Effect<AttemptTrace>
 ) =>
   Effect.gen(function* () {

@@ -7,6 +7,10 @@ export type Admission = { readonly _tag: "Admitted"; readonly release: Effect.Ef
 /** A job turned away for a full slot comes back after this (plus jitter), without holding a worker slot. */
 export const SLOT_RETRY_MS = 200
 
+/** Jobs of one network that may wait for a slot in one process; more go back to JetStream for QUEUE_FULL_RETRY_MS. */
+export const MAX_WAITING_PER_NETWORK = 4096
+const QUEUE_FULL_RETRY_MS = 1000
+
 const LimitsOverride = Schema.Record({
   key: Schema.String,
   value: Schema.partial(
@@ -125,6 +129,8 @@ export const makePublishLimiter = (overrides: Readonly<Record<string, Partial<Pu
       // a free slot now is no queue-jumping: every release gives the waiters that fit theirs first
       const now = tryAdmit(network, channelId)
       if (now !== "full") return Effect.succeed(now)
+      // one slow network does not hold every job slot of the process: past this many waiting, back to JetStream
+      if (waitingFor(network) >= MAX_WAITING_PER_NETWORK) return Effect.succeed({ _tag: "Wait", delayMs: QUEUE_FULL_RETRY_MS + jitter() } as const)
       return Effect.async<Admission>((resume) => {
         const waiter: Waiter = { channelId, resume: (admission) => resume(Effect.succeed(admission)) }
         const queue = waiting.get(network) ?? []

@@ -40,17 +40,18 @@ const resultOf = (conclusion: Conclusion, outcome: AttemptOutcome): AttemptResul
 
 /**
  * The outcome, the item, its channel's post, the whole post and the events, in the
- * caller's outbox transaction (publishBatches.ts runs several outcomes in one).
+ * caller's outbox transaction (publishBatches.ts runs several outcomes in one). Whether it
+ * published the item: the caller stamps the channel's last successful call.
  */
 export const outcomeStatements = ({ item, attemptId, conclusion, trace }: OutcomeToRecord) =>
   Effect.gen(function* () {
     const attempts = yield* AttemptsRepo
     const outcome = outcomeOf(conclusion)
     const result = resultOf(conclusion, outcome)
+    // only the item's latest attempt moves it: after a retry the new attempt decides
+    const moved = yield* attempts.concludeAttempt(item.id, attemptId, result, trace)
+    if (Option.isNone(moved)) return false // concluded already, or moved meanwhile (deleted, linked by hand): nothing changes
     yield* Effect.gen(function* () {
-      // only the item's latest attempt moves it: after a retry the new attempt decides
-      const moved = yield* attempts.concludeAttempt(item.id, attemptId, result, trace)
-      if (Option.isNone(moved)) return // concluded already, or moved meanwhile (deleted, linked by hand): nothing changes
       // the next follow-up becomes due `delay` minutes after this one went live; behind an
       // item that did not go out, the follow-ups end `error` saying why (a retry queues them)
       if (item.hasNext) {
@@ -93,4 +94,5 @@ export const outcomeStatements = ({ item, attemptId, conclusion, trace }: Outcom
         step.events.filter(isPublishingEvent).map((e) => publishingEvent(e, channelAttempt))
       )
     })
+    return outcome.kind === "published"
   })

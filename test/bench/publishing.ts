@@ -24,8 +24,10 @@
  *                                         (the gateway on the main thread, the others on a worker thread)
  *   BENCH_LAYOUT=processes                one scheduler and [publishers] publisher processes (tsx)
  *   BENCH_SCALE=0.1                       every shape's posts and workspaces × 0.1, for a quick check
- *   PUBLISHER_CONCURRENCY                 jobs per publisher (processes: default 32 here; npm-start: the service's default)
+ *   PUBLISHER_CONCURRENCY                 jobs a publisher holds (default: the service's)
+ *   BENCH_IN_FLIGHT                       calls to the network in flight, the baseline's and the service's (default 64)
  *   BENCH_DEBUG=1                         per shape: where the time went, lateness by ten-second slice, warnings
+ *   BENCH_NODE_FLAGS                      more node flags for the npm-start process (e.g. --cpu-prof --cpu-prof-dir=/tmp/prof)
  *
  * The posts are written straight to Postgres (as POST /posts would leave them, queued):
  * the API's 90 posts an hour per workspace would otherwise take hours to fill the minute.
@@ -61,15 +63,14 @@ if (layout !== "npm-start" && layout !== "processes") throw new Error(`BENCH_LAY
 const scale = Number(process.env["BENCH_SCALE"] ?? 1)
 if (!(scale > 0)) throw new Error(`BENCH_SCALE must be a number above 0, not ${process.env["BENCH_SCALE"]}`)
 const shapes = shapesFromEnv(process.env)
-/** PUBLISHER_CONCURRENCY as given; the processes layout sets 32 when it is not, npm start keeps the service's default. */
+/** PUBLISHER_CONCURRENCY (jobs a publisher holds) as given; otherwise the service's default. */
 const concurrencyGiven = process.env["PUBLISHER_CONCURRENCY"]
-const PUBLISHER_CONCURRENCY = Number(concurrencyGiven ?? 32)
 /**
- * The baseline's calls in flight: as many as the publishers may make in the processes layout; in
- * npm start's, PUBLISHER_CONCURRENCY when given, otherwise 64 (the processes layout's default, 2 × 32),
- * so that both layouts' baselines match by default.
+ * Calls to the network in flight: the baseline's, and the service's (PUBLISH_LIMITS' Telegram
+ * `concurrency`, per publisher process), so that the two send alike (BENCH_IN_FLIGHT, default 64).
  */
-const inFlight = layout === "processes" ? PUBLISHER_CONCURRENCY * publishers : Number(concurrencyGiven ?? 64)
+const inFlight = Number(process.env["BENCH_IN_FLIGHT"] ?? 64)
+const callsPerProcess = layout === "processes" ? Math.max(1, Math.ceil(inFlight / publishers)) : inFlight
 const TIMEOUT_MS = Number(process.env["BENCH_TIMEOUT_MS"] ?? 15 * 60_000)
 const debug = process.env["BENCH_DEBUG"] === "1"
 
@@ -86,7 +87,8 @@ const startServices = (
   layout === "npm-start"
     ? Promise.all([
         group.start(world, [], {
-          nodeArgs: [...npmStartNodeFlags(), "dist/services/main.js"], // as npm start runs it
+          // as npm start runs it; BENCH_NODE_FLAGS adds flags (e.g. --cpu-prof --cpu-prof-dir=/tmp/prof)
+          nodeArgs: [...(process.env["BENCH_NODE_FLAGS"]?.split(" ").filter((f) => f !== "") ?? []), ...npmStartNodeFlags(), "dist/services/main.js"],
           env,
           ready: /all services up/,
           label: "service (npm start)",
@@ -106,9 +108,9 @@ const runShape = async (sim: Sim, plan: ShapePlan): Promise<ShapeOutcome> => {
   const env: Record<string, string> = {
     ...simulatorEnv(sim),
     // the simulator has no per-chat limit; Telegram's real 20 a minute would only measure itself
-    PUBLISH_LIMITS: JSON.stringify({ telegram: { channelPerMinute: 0 } }),
+    PUBLISH_LIMITS: JSON.stringify({ telegram: { channelPerMinute: 0, concurrency: callsPerProcess } }),
     SEED_DEMO: "false",
-    ...(layout === "processes" || concurrencyGiven !== undefined ? { PUBLISHER_CONCURRENCY: String(PUBLISHER_CONCURRENCY) } : {})
+    ...(concurrencyGiven !== undefined ? { PUBLISHER_CONCURRENCY: concurrencyGiven } : {})
   }
   const world = await createWorld(`benchpub${plan.name}`, urlsFromEnv())
   const admin = ManagedRuntime.make(infrastructure(world, env))
@@ -198,8 +200,8 @@ const runShape = async (sim: Sim, plan: ShapePlan): Promise<ShapeOutcome> => {
     const layoutText =
       layout === "npm-start"
         ? `every service in one process as npm start runs them${concurrencyGiven === undefined ? "" : ` (PUBLISHER_CONCURRENCY ${concurrencyGiven})`}`
-        : `a scheduler and ${publishers} publisher processes with ${PUBLISHER_CONCURRENCY} jobs each`
-    console.log(`\n[${plan.name}] ${plan.description}, from ${new Date(minute).toISOString()}; ${layoutText}`)
+        : `a scheduler and ${publishers} publisher processes${concurrencyGiven === undefined ? "" : ` with ${concurrencyGiven} jobs each`}`
+    console.log(`\n[${plan.name}] ${plan.description}, from ${new Date(minute).toISOString()}; ${layoutText}; ${inFlight} calls in flight at most`)
 
     const deadline = Date.now() + TIMEOUT_MS
     for (;;) {
