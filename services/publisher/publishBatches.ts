@@ -23,7 +23,9 @@ import { type OutcomeToRecord, outcomeOf, outcomeStatements } from "./recordOutc
 const MAX_IN_FLIGHT = 2
 /** Items per read or open statement. */
 const MAX_READ_BATCH = 200
-/** Outcomes per transaction (one in flight): enough to share the commit, few enough that a lock is not held long. */
+/** Outcome transactions in flight at once, one per lane (see outcomeLane). */
+const OUTCOME_LANES = 4
+/** Outcomes per transaction: enough to share the commit, few enough that a lock is not held long. */
 const MAX_OUTCOME_BATCH = 128
 
 /** How often the lease renewal looks again while this process holds no attempt. */
@@ -76,27 +78,34 @@ export const makePublishBatches = Effect.gen(function* () {
     failure: failure("Failed to open attempts")
   })
 
-  const outcomes = makeGroupCommit({
-    // one at a time: two outcome transactions would take the same workspaces' event counters and posts
-    maxInFlight: 1,
-    maxBatch: MAX_OUTCOME_BATCH,
-    run: async (batch: ReadonlyArray<OutcomeToRecord>) => {
-      // workspaces' event counters (outbox) and whole posts (loadGroupForOutcome) locked in one order
-      const key = (o: OutcomeToRecord) => `${o.item.workspaceId}/${o.item.groupId}`
-      const ordered = [...batch].sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0))
-      await run(
-        Outbox.transaction(
-          Effect.gen(function* () {
-            const published = yield* Effect.forEach(ordered, outcomeStatements)
-            yield* attempts.stampSuccess(ordered.filter((_, i) => published[i]).map((o) => o.item.channelId))
-          })
+  /**
+   * Outcome lanes: a workspace's outcomes always go through the same lane, one transaction
+   * at a time, so two transactions in flight never take the same workspace's event counter,
+   * posts or channels (they would wait on each other crosswise); the lanes run side by side.
+   */
+  const outcomeLane = () =>
+    makeGroupCommit({
+      maxInFlight: 1,
+      maxBatch: MAX_OUTCOME_BATCH,
+      run: async (batch: ReadonlyArray<OutcomeToRecord>) => {
+        // workspaces' event counters (outbox) and whole posts (loadGroupForOutcome) locked in one order
+        const key = (o: OutcomeToRecord) => `${o.item.workspaceId}/${o.item.groupId}`
+        const ordered = [...batch].sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0))
+        await run(
+          Outbox.transaction(
+            Effect.gen(function* () {
+              const published = yield* Effect.forEach(ordered, outcomeStatements)
+              yield* attempts.stampSuccess(ordered.filter((_, i) => published[i]).map((o) => o.item.channelId))
+            })
+          )
         )
-      )
-      return batch.map(() => undefined)
-    },
-    refused: () => true,
-    failure: failure("Failed to record outcomes")
-  })
+        return batch.map(() => undefined)
+      },
+      refused: () => true,
+      failure: failure("Failed to record outcomes")
+    })
+  const lanes = Array.from({ length: OUTCOME_LANES }, outcomeLane)
+  const laneOf = (workspaceId: string) => lanes[Number.parseInt(workspaceId.slice(0, 8), 16) % OUTCOME_LANES] ?? lanes[0]!
 
   // the attempts this process holds open, their leases renewed together (one statement for all)
   const held = new Map<string, { readonly attemptId: string; readonly owner: string; readonly leaseMs: number }>()
@@ -125,7 +134,7 @@ export const makePublishBatches = Effect.gen(function* () {
     record: (outcome: OutcomeToRecord): Effect.Effect<void, SqlError> =>
       Effect.suspend(() => {
         publishAttempts.inc({ network: outcome.item.network, outcome: outcomeOf(outcome.conclusion).kind })
-        return outcomes.submit(outcome)
+        return laneOf(outcome.item.workspaceId).submit(outcome)
       })
   }
 })
