@@ -21,7 +21,8 @@ import { WebhooksLive } from "./webhooks/main.js"
 /**
  * Runs any subset of the five services in one process:
  *   node dist/services/main.js                 all of them (npm start builds dist/ first): the
- *                                              gateway on this thread, the others on a worker thread
+ *                                              gateway on this thread, the publisher on a worker thread,
+ *                                              the others on another
  *   node dist/services/main.js gateway actors  just these, on this thread (tsx services/main.ts … in development)
  */
 // before any fiber runs on this thread (both threads run this module); said at start when it could not be done
@@ -45,8 +46,16 @@ if (unknown.length > 0) {
   process.exit(2)
 }
 const selected: ReadonlyArray<ServiceName> = requested.length > 0 ? requested.filter(isServiceName) : Object.keys(services).filter(isServiceName)
-/** No service named (npm start): every one but the gateway goes to a worker thread (services/platform/serviceThread.ts). */
-const onWorker: ReadonlyArray<ServiceName> = requested.length === 0 ? selected.filter((s) => s !== "gateway") : []
+/**
+ * No service named (npm start): every one but the gateway goes to a worker thread
+ * (services/platform/serviceThread.ts), the publisher to one of its own: at the top of the
+ * hour its sends and outcomes would otherwise share one core with the claims and the webhooks.
+ */
+const workerThreads: ReadonlyArray<ReadonlyArray<ServiceName>> =
+  requested.length === 0
+    ? [selected.filter((s) => s !== "gateway" && s !== "publisher"), selected.filter((s) => s === "publisher")].filter((t) => t.length > 0)
+    : []
+const onWorker: ReadonlyArray<ServiceName> = workerThreads.flat()
 const here = selected.filter((s) => !onWorker.includes(s))
 const isWorker = serviceThreadData !== null
 
@@ -80,15 +89,15 @@ const program = Effect.gen(function* () {
   // configuration, Postgres and NATS first: a start they refuse is said once, before any worker thread
   const infrastructure = Context.merge(config, yield* Layer.build(Infrastructure).pipe(Effect.provide(config)))
   yield* waitFor([...here, ...onWorker])
-  // then the worker thread, before the gateway, so that it stops after the gateway (whose requests may wait for its actors)
-  const thread = onWorker.length > 0 ? yield* startServiceThread(new URL(import.meta.url), onWorker) : null
+  // then the worker threads, before the gateway, so that they stop after the gateway (whose requests may wait for their actors)
+  const threads = yield* Effect.forEach(workerThreads, (services) => startServiceThread(new URL(import.meta.url), services))
   yield* Layer.build(Services).pipe(Effect.provide(infrastructure))
   if (isWorker) return yield* serveUntilStopped
   const servers = yield* Effect.all([postgresCheck, natsCheck]).pipe(Effect.provide(infrastructure))
   const redis = usesRedis ? [yield* redisCheck.pipe(Effect.provide(yield* Layer.build(RedisLive).pipe(Effect.provide(infrastructure))))] : []
   yield* markReady([...servers, ...redis])
   yield* Effect.logInfo(`all services up: ${selected.join(", ")}`)
-  return yield* thread === null ? Effect.never : thread.stopped
+  return yield* threads.length === 0 ? Effect.never : Effect.raceAll(threads.map((t) => t.stopped))
 }).pipe(
   Effect.scoped,
   Effect.catchTags({
@@ -110,7 +119,7 @@ const program = Effect.gen(function* () {
   })
 )
 
-Effect.logInfo(`starting ${here.join(", ")}${onWorker.length > 0 ? ` (and ${onWorker.join(", ")} on a worker thread)` : ""}`).pipe(
+Effect.logInfo(`starting ${here.join(", ")}${workerThreads.map((t) => ` (and ${t.join(", ")} on a worker thread)`).join("")}`).pipe(
   Effect.zipRight(fiberRootRegistryInstalled ? Effect.void : Effect.logWarning(fiberRootRegistryNotInstalled)),
   Effect.zipRight(program),
   // JSON lines or pretty (LOG_FORMAT, LOG_LEVEL), secrets redacted: services/platform/logging.ts

@@ -3,11 +3,12 @@ import { Data, Effect, Option, Schema } from "effect"
 import { addMetricsSource, registry } from "./metrics.js"
 
 /**
- * `npm start` (every service in one process) runs on two threads: the gateway on the main
- * thread, the actor host, scheduler, publisher and webhook dispatcher on a worker thread.
- * They talk as separate processes do (NATS, Postgres, Redis); the thread only lets the
- * second core do the actors' half of each request (docs/operations.md, "Two threads"). One thread was the
- * limit of POST /posts on a 2-core machine while the other core sat half idle.
+ * `npm start` (every service in one process) runs on three threads: the gateway on the main
+ * thread, the actor host, scheduler and webhook dispatcher on a worker thread, the publisher
+ * on another. They talk as separate processes do (NATS, Postgres, Redis); the threads only
+ * let the second core do the actors' half of each request and the publisher's work at the
+ * top of the hour (docs/operations.md, "Worker threads"). One thread was the limit of POST
+ * /posts on a 2-core machine while the other core sat half idle.
  *
  * Between the threads: `up` once the worker's services have started (or the worker exits,
  * having said why it cannot start), `stop` to stop them cleanly, and its /metrics
