@@ -87,7 +87,11 @@ describe("every service in one process", () => {
       // each thread's heap is its own: one sample each, the main thread's and the worker's
       for (const name of ["thread_heap_used_bytes", "thread_heap_size_bytes"]) {
         const heaps = family(families, name).samples
-        expect(heaps.map((s) => s.labels["thread"]).sort()).toEqual(["main", expect.stringMatching(/^worker \d+$/), expect.stringMatching(/^worker \d+$/)])
+        expect(heaps.map((s) => s.labels["thread"]).sort()).toEqual([
+          "main",
+          expect.stringMatching(/^worker \d+$/),
+          expect.stringMatching(/^worker \d+$/)
+        ])
         for (const heap of heaps) expect(heap.value).toBeGreaterThan(1_000_000)
       }
 
