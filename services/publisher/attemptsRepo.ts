@@ -79,6 +79,17 @@ const decodeConcluded = Schema.decodeUnknown(Schema.Array(ConcludedRow))
 const decodeGroups = Schema.decodeUnknown(Schema.Array(GroupForOutcomeRow))
 const decodeChannels = Schema.decodeUnknown(Schema.Array(ChannelOfGroupRow))
 
+/** An attempt to open: its id, the item and its number, the search-first flag the job read, its lease's owner and length. */
+export interface AttemptToOpen {
+  readonly attemptId: string
+  readonly itemId: string
+  readonly workspaceId: string
+  readonly attempt: number
+  readonly searchFirst: boolean
+  readonly owner: string
+  readonly leaseMs: number
+}
+
 /** What an attempt asked of its network (the attempt timeline): written with its outcome. */
 export interface AttemptTrace {
   readonly operation: string
@@ -160,29 +171,8 @@ export const makeAttemptsRepo = Effect.gen(function* () {
    * (item, attempt) makes ours insert nothing. The attempt's id, or None when the item
    * changed under us.
    */
-  const openAttempt = (input: {
-    readonly itemId: string
-    readonly workspaceId: string
-    readonly attempt: number
-    readonly searchFirst: boolean
-    readonly owner: string
-    readonly leaseMs: number
-  }) =>
-    sql`
-      WITH item AS (
-        SELECT id FROM post_items WHERE id = ${input.itemId} AND status = 'publishing' AND search_first = ${input.searchFirst} FOR UPDATE),
-      opened AS (
-        INSERT INTO publish_attempts (id, item_id, workspace_id, attempt, lease_owner, lease_until)
-        SELECT ${crypto.randomUUID()}, item.id, ${input.workspaceId}, ${input.attempt}, ${input.owner}, ${leaseFor(input.leaseMs)} FROM item
-        WHERE NOT EXISTS (SELECT 1 FROM publish_attempts a WHERE a.item_id = item.id AND (a.attempt >= ${input.attempt} OR a.outcome IS NULL))
-        ON CONFLICT (item_id, attempt) DO NOTHING
-        RETURNING id, item_id),
-      spent AS (
-        UPDATE post_items SET search_first = false FROM opened WHERE post_items.id = opened.item_id AND post_items.search_first)
-      SELECT id FROM opened`.pipe(
-      Effect.flatMap(decodeIds),
-      Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), (r) => r.id))
-    )
+  const openAttempt = (input: Omit<AttemptToOpen, "attemptId">) =>
+    Effect.map(openAttempts([{ ...input, attemptId: crypto.randomUUID() }]), (opened) => Option.fromNullable([...opened][0]))
 
   /**
    * openAttempt for several items in one statement (publishBatches.ts), each with the same
@@ -191,17 +181,7 @@ export const makeAttemptsRepo = Effect.gen(function* () {
    * in id order, so two batches never wait on each other crosswise. An item appears once
    * per call (the caller keeps the others for a later batch). The attempt ids that opened.
    */
-  const openAttempts = (
-    inputs: ReadonlyArray<{
-      readonly attemptId: string
-      readonly itemId: string
-      readonly workspaceId: string
-      readonly attempt: number
-      readonly searchFirst: boolean
-      readonly owner: string
-      readonly leaseMs: number
-    }>
-  ) =>
+  const openAttempts = (inputs: ReadonlyArray<AttemptToOpen>) =>
     inputs.length === 0
       ? Effect.succeed(new Set<string>())
       : sql`

@@ -5,7 +5,7 @@ import { makeGroupCommit } from "../platform/groupCommit.js"
 import { publishAttempts } from "../platform/metrics.js"
 import type { RepeatsRepo } from "../posts/repeatsRepo.js"
 import * as Outbox from "../platform/outbox.js"
-import { AttemptsRepo, type ItemForAttempt } from "./attemptsRepo.js"
+import { AttemptsRepo, type AttemptToOpen, type ItemForAttempt } from "./attemptsRepo.js"
 import { type OutcomeToRecord, outcomeOf, outcomeStatements } from "./recordOutcome.js"
 
 /**
@@ -31,16 +31,6 @@ const MAX_OUTCOME_BATCH = 128
 /** How often the lease renewal looks again while this process holds no attempt. */
 const IDLE_RENEW_MS = 1000
 
-/** An attempt to open (attemptsRepo.openAttempts). */
-export interface AttemptToOpen {
-  readonly itemId: string
-  readonly workspaceId: string
-  readonly attempt: number
-  readonly searchFirst: boolean
-  readonly owner: string
-  readonly leaseMs: number
-}
-
 const failure = (message: string) => (cause: unknown) => new SqlError({ cause, message })
 
 export const makePublishBatches = Effect.gen(function* () {
@@ -63,7 +53,7 @@ export const makePublishBatches = Effect.gen(function* () {
   const opens = makeGroupCommit({
     maxInFlight: MAX_IN_FLIGHT,
     maxBatch: MAX_READ_BATCH,
-    run: async (wanted: ReadonlyArray<AttemptToOpen>) => {
+    run: async (wanted: ReadonlyArray<Omit<AttemptToOpen, "attemptId">>) => {
       // an item once per statement: a second job of the same item finds it changed and comes back
       const seen = new Set<string>()
       const batch = wanted.map((w) => {
@@ -129,7 +119,7 @@ export const makePublishBatches = Effect.gen(function* () {
     /** The item as its job first reads it (attemptsRepo.loadItem), read with the other jobs' items. */
     load: (itemId: string): Effect.Effect<Option.Option<ItemForAttempt>, SqlError> => reads.submit(itemId),
     /** Opens the attempt (attemptsRepo.openAttempt's guards) with the other jobs' attempts; its id, or None when the item changed. */
-    open: (attempt: AttemptToOpen): Effect.Effect<Option.Option<string>, SqlError> => opens.submit(attempt),
+    open: (attempt: Omit<AttemptToOpen, "attemptId">): Effect.Effect<Option.Option<string>, SqlError> => opens.submit(attempt),
     /** Records the outcome (recordOutcome.ts) in a transaction shared with other jobs' outcomes. */
     record: (outcome: OutcomeToRecord): Effect.Effect<void, SqlError> =>
       Effect.suspend(() => {

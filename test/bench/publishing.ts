@@ -41,6 +41,7 @@ import { urlsFromEnv } from "../support/servers.js"
 import { seedAccount, simulatorEnv, startSimulator } from "../support/simulator/index.js"
 import { createWorld, infrastructure } from "../support/system.js"
 import { npmStartNodeFlags } from "./support/npmStart.js"
+import { writeQueuedPosts } from "./support/queuedPosts.js"
 import {
   allOnce,
   formatLateness,
@@ -165,38 +166,15 @@ const runShape = async (sim: Sim, plan: ShapePlan): Promise<ShapeOutcome> => {
     const dueOf = (i: number) => minute + plan.posts[i]!.offsetMs
     const prefix = `bench ${plan.name} post `
     const text = (i: number) => `${prefix}${i}`
-    for (let from = 0; from < total; from += 1000) {
-      const batch = Array.from({ length: Math.min(1000, total - from) }, (_, k) => {
-        const i = from + k
-        return {
-          group: crypto.randomUUID(),
-          post: crypto.randomUUID(),
-          item: crypto.randomUUID(),
-          workspace: workspaces[plan.posts[i]!.workspace]!.workspaceId,
-          channel: channelOf(i).channelId,
-          text: text(i),
-          due: new Date(dueOf(i)).toISOString()
-        }
-      })
-      const col = <K extends keyof (typeof batch)[number]>(k: K) => batch.map((b) => b[k])
-      await db.query("BEGIN")
-      await db.query(
-        `INSERT INTO post_groups (id, workspace_id, status, publish_at, creation_method, share_token)
-         SELECT g, w, 'scheduled', d, 'api', g::text FROM unnest($1::uuid[], $2::uuid[], $3::timestamptz[]) AS t(g, w, d)`,
-        [col("group"), col("workspace"), col("due")]
-      )
-      await db.query(
-        `INSERT INTO posts (id, group_id, workspace_id, channel_id, ordinal, status, publish_date)
-         SELECT p, g, w, c, 1, 'queued', d FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::uuid[], $5::timestamptz[]) AS t(p, g, w, c, d)`,
-        [col("post"), col("group"), col("workspace"), col("channel"), col("due")]
-      )
-      await db.query(
-        `INSERT INTO post_items (id, post_id, workspace_id, position, content, status, due_at)
-         SELECT i, p, w, 0, x, 'queued', d FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::text[], $5::timestamptz[]) AS t(i, p, w, x, d)`,
-        [col("item"), col("post"), col("workspace"), col("text"), col("due")]
-      )
-      await db.query("COMMIT")
-    }
+    await writeQueuedPosts(
+      db,
+      plan.posts.map((p, i) => ({
+        workspace: workspaces[p.workspace]!.workspaceId,
+        channel: channelOf(i).channelId,
+        text: text(i),
+        due: new Date(dueOf(i))
+      }))
+    )
     const layoutText =
       layout === "npm-start"
         ? `every service in one process as npm start runs them${concurrencyGiven === undefined ? "" : ` (PUBLISHER_CONCURRENCY ${concurrencyGiven})`}`

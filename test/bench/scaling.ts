@@ -42,6 +42,7 @@ import { createWorld, infrastructure } from "../support/system.js"
 import { startReceiver } from "../support/webhookReceiver.js"
 import { cpuTicks } from "./support/cpuTime.js"
 import { npmStartNodeFlags } from "./support/npmStart.js"
+import { writeQueuedPosts } from "./support/queuedPosts.js"
 
 const windowS = Number(process.env["BENCH_SECONDS"] ?? 60)
 const idleS = Number(process.env["BENCH_IDLE_SECONDS"] ?? 15)
@@ -362,39 +363,13 @@ const main = async () => {
     // ---- publishes: rows as POST /posts leaves them, queued, due at the given times ----
     const text = (i: number) => `scaling publish ${i}`
     const insertDue = async (from: number, count: number, dueOf: (k: number) => Date) => {
-      for (let offset = 0; offset < count; offset += 1000) {
-        const batch = Array.from({ length: Math.min(1000, count - offset) }, (_, j) => {
-          const k = offset + j
+      await writeQueuedPosts(
+        db,
+        Array.from({ length: count }, (_, k) => {
           const c = publishers[(from + k) % publishers.length]!
-          return {
-            group: crypto.randomUUID(),
-            post: crypto.randomUUID(),
-            item: crypto.randomUUID(),
-            workspace: c.workspaceId,
-            channel: c.channelId,
-            text: text(from + k),
-            due: dueOf(k).toISOString()
-          }
+          return { workspace: c.workspaceId, channel: c.channelId, text: text(from + k), due: dueOf(k) }
         })
-        const col = <K extends keyof (typeof batch)[number]>(k: K) => batch.map((b) => b[k])
-        await db.query("BEGIN")
-        await db.query(
-          `INSERT INTO post_groups (id, workspace_id, status, publish_at, creation_method, share_token)
-           SELECT g, w, 'scheduled', d, 'api', g::text FROM unnest($1::uuid[], $2::uuid[], $3::timestamptz[]) AS t(g, w, d)`,
-          [col("group"), col("workspace"), col("due")]
-        )
-        await db.query(
-          `INSERT INTO posts (id, group_id, workspace_id, channel_id, ordinal, status, publish_date)
-           SELECT p, g, w, c, 1, 'queued', d FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::uuid[], $5::timestamptz[]) AS t(p, g, w, c, d)`,
-          [col("post"), col("group"), col("workspace"), col("channel"), col("due")]
-        )
-        await db.query(
-          `INSERT INTO post_items (id, post_id, workspace_id, position, content, status, due_at)
-           SELECT i, p, w, 0, x, 'queued', d FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::text[], $5::timestamptz[]) AS t(i, p, w, x, d)`,
-          [col("item"), col("post"), col("workspace"), col("text"), col("due")]
-        )
-        await db.query("COMMIT")
-      }
+      )
     }
     const settled = async () =>
       (await db.query<{ n: number }>("SELECT count(*)::int AS n FROM post_items WHERE status IN ('published','error','unconfirmed')")).rows[0]!.n
