@@ -89,39 +89,18 @@ const ensureTopology = (nc: NatsConnection, n: Names, replicas: number) =>
       },
       replicas
     )
-    yield* ensureStream(
-      jsm,
-      {
-        name: n.publishStream,
-        subjects: [n.publishSubjects],
-        retention: RetentionPolicy.Workqueue,
-        storage: StorageType.File,
-        duplicate_window: 2 * 60 * 1e9
-      },
-      replicas
-    )
-    yield* ensureStream(
-      jsm,
-      {
-        name: n.prepareStream,
-        subjects: [n.prepareSubjects],
-        retention: RetentionPolicy.Workqueue,
-        storage: StorageType.File,
-        duplicate_window: 2 * 60 * 1e9
-      },
-      replicas
-    )
-    yield* ensureStream(
-      jsm,
-      {
-        name: n.deliveriesStream,
-        subjects: [n.deliveriesSubjects],
-        retention: RetentionPolicy.Workqueue,
-        storage: StorageType.File,
-        duplicate_window: 2 * 60 * 1e9
-      },
-      replicas
-    )
+    // the work queues (jobs each taken by one worker): publishing, media preparation, webhook deliveries
+    for (const [name, subjects] of [
+      [n.publishStream, n.publishSubjects],
+      [n.prepareStream, n.prepareSubjects],
+      [n.deliveriesStream, n.deliveriesSubjects]
+    ] as const) {
+      yield* ensureStream(
+        jsm,
+        { name, subjects: [subjects], retention: RetentionPolicy.Workqueue, storage: StorageType.File, duplicate_window: 2 * 60 * 1e9 },
+        replicas
+      )
+    }
     const js = nc.jetstream()
     // a bucket is a stream (KV_<bucket>): an existing one is attached as it is, then its
     // lifetime and copies are set again, since a bucket without a lifetime would never
