@@ -68,7 +68,8 @@ const expectAnswersByPhase = (requests: ReadonlyArray<HammerRequest>, { t0, read
   // starting only before the ready line, 200 only before the stop, shutting down only after it
   expect(starting.filter((r) => r.sentAt > readySeenAt).map(wrong)).toEqual([])
   expect(up.filter((r) => r.sentAt > killAt + SIGNAL_DELIVERY_MS).map(wrong)).toEqual([])
-  expect(stopping.filter((r) => r.sentAt < killAt).map(wrong)).toEqual([])
+  // (a request still in flight when the signal was sent may meet the stop: only one answered before it may not)
+  expect(stopping.filter((r) => (r.answer?.at ?? 0) < killAt).map(wrong)).toEqual([])
   // between the ready line and the stop: ready
   expect(ready.filter((r) => r.sentAt > readySeenAt && r.sentAt < killAt && !up.includes(r)).map(wrong)).toEqual([])
   return { starting, stopping, up }
