@@ -69,6 +69,28 @@ export const prepare = Effect.fnUntraced(function* (
   return { outbox, notifications }
 })
 
+/**
+ * `write` for the events of several workspaces at once, in one statement for the events
+ * and one for their notifications (the publisher's outcomes, many to a transaction). Rows
+ * go in the order given, so each workspace's sequence follows its events' order; the
+ * channel names a notification shows come from the caller.
+ */
+export const writeAll = (
+  entries: ReadonlyArray<{ readonly workspaceId: string; readonly events: ReadonlyArray<ServiceEvent> }>,
+  channelName: (id: string) => string | undefined
+) =>
+  Effect.gen(function* () {
+    const prepared = yield* Effect.forEach(entries, (e) => prepare(e.workspaceId, e.events, channelName))
+    const rows = prepared.flatMap((p) => p.outbox)
+    if (rows.length === 0) return []
+    yield* OutboxRepo.insertEvents(rows.map((r) => ({ ...r, data: JSON.stringify(r.data) })))
+    const notifications = prepared.flatMap((p) => p.notifications)
+    if (notifications.length > 0) yield* OutboxRepo.insertNotifications(notifications)
+    const ids = rows.map((r) => r.id)
+    yield* track(ids)
+    return ids
+  })
+
 /** The rows a statement of the caller's wrote: published once it has committed. */
 export const track = (rowIds: ReadonlyArray<string>) => Effect.map(OutboxTransaction, (pending) => void pending.rowIds.push(...rowIds))
 

@@ -61,16 +61,17 @@ export type ItemForAttempt = typeof ItemForAttempt.Type
 
 const IdRow = Schema.Struct({ id: Schema.String })
 
-/** A concluded attempt: whether it moved its item, and the item's publish time. */
-const ConcludedRow = Schema.Struct({ moved: Schema.Boolean, publishedAt: Schema.NullOr(Schema.DateFromSelf) })
+/** A concluded attempt that moved its item, and the item's publish time. */
+const ConcludedRow = Schema.Struct({ attemptId: Schema.String, publishedAt: Schema.NullOr(Schema.DateFromSelf) })
 
 /** The whole post as the outcome of its root item sees it (domain/posts/states.ts afterAttempt). */
 const GroupForOutcomeRow = Schema.Struct({
+  id: Schema.String,
   publishAt: Schema.DateFromSelf,
   approvalStatus: Schema.NullOr(Schema.Literal("requested", "approved", "changes")),
   repeatDays: Schema.NullOr(Schema.Number)
 })
-const ChannelOfGroupRow = Schema.Struct({ channelId: Schema.String, status: ChannelStatusLiteral })
+const ChannelOfGroupRow = Schema.Struct({ groupId: Schema.String, channelId: Schema.String, status: ChannelStatusLiteral })
 
 // decoders built once: building a schema on every query costs more than the query's decode
 const decodeItems = Schema.decodeUnknown(Schema.Array(ItemForAttempt))
@@ -90,6 +91,9 @@ export interface AttemptToOpen {
   readonly leaseMs: number
 }
 
+/** A whole post as an outcome of its root item sees it (domain/posts/states.ts afterAttempt), with its repeat. */
+export type GroupForOutcome = PostSnapshot & { readonly repeatDays: number | null }
+
 /** What an attempt asked of its network (the attempt timeline): written with its outcome. */
 export interface AttemptTrace {
   readonly operation: string
@@ -105,8 +109,6 @@ export interface AttemptResult {
   readonly releaseUrl: string | null
   readonly error: { readonly message: string; readonly fix: string } | null
 }
-
-const errorJson = (error: AttemptResult["error"]) => (error === null ? null : JSON.stringify(error))
 
 /** The error of follow-ups stopped behind an item that did not go out (compared as jsonb to find them again). */
 const stoppedError = JSON.stringify(PublishMessages.previousItemNotLive)
@@ -275,40 +277,57 @@ export const makeAttemptsRepo = Effect.gen(function* () {
       WHERE id = ${channelId}`.pipe(Effect.asVoid)
 
   /**
-   * Records the attempt's outcome and moves its item, in one statement. The attempt: only
-   * while it has no outcome, except that a real "published" wins over the "unconfirmed" a
-   * search recorded meanwhile (a job that took over an attempt whose answer was only late).
-   * The item: only if the attempt is its latest and the item still waits for it
-   * (publishing, or unconfirmed when it was published after all). Its publish time, or None when the attempt
-   * was concluded already or the item had moved meanwhile.
+   * Records the attempts' outcomes and moves their items, in one statement for many
+   * (recordOutcome.ts; an item at most once per call). An attempt: only while it has no
+   * outcome, except that a real "published" wins over the "unconfirmed" a search recorded
+   * meanwhile (a job that took over an attempt whose answer was only late). Its item: only
+   * if the attempt is its latest and the item still waits for it (publishing, or
+   * unconfirmed when it was published after all). The attempts that moved their item, with
+   * the item's publish time; one concluded already, or whose item had moved, is left out.
    */
-  const concludeAttempt = (itemId: string, attemptId: string, result: AttemptResult, trace?: AttemptTrace) => {
-    const published = result.outcome === "published"
-    const status = published ? "published" : result.outcome === "rejected" ? "error" : "unconfirmed"
-    return sql`
-      WITH concluded AS (
-        UPDATE publish_attempts SET finished_at = now(), outcome = ${result.outcome},
-          release_id = ${result.releaseId}, release_url = ${result.releaseUrl}, error = ${errorJson(result.error)},
-          operation = coalesce(${trace?.operation ?? null}, operation), calls = coalesce(${callsJson(trace)}::jsonb, calls)
-        WHERE id = ${attemptId} AND (outcome IS NULL ${published ? sql`OR outcome = 'unconfirmed'` : sql``})
-        RETURNING attempt),
+  const concludeAttempts = (
+    inputs: ReadonlyArray<{ readonly itemId: string; readonly attemptId: string; readonly result: AttemptResult; readonly trace: AttemptTrace }>
+  ) =>
+    inputs.length === 0
+      ? Effect.succeed(new Map<string, { readonly publishedAt: Date | null }>())
+      : sql`
+      WITH input AS (
+        SELECT * FROM jsonb_to_recordset(${JSON.stringify(
+          inputs.map((i) => ({
+            item_id: i.itemId,
+            attempt_id: i.attemptId,
+            outcome: i.result.outcome,
+            release_id: i.result.releaseId,
+            release_url: i.result.releaseUrl,
+            error: i.result.error,
+            operation: i.trace.operation,
+            calls: i.trace.calls
+          }))
+        )}::jsonb) AS t(item_id uuid, attempt_id uuid, outcome text, release_id text, release_url text, error jsonb, operation text, calls jsonb)),
+      concluded AS (
+        UPDATE publish_attempts a SET finished_at = now(), outcome = t.outcome, release_id = t.release_id, release_url = t.release_url,
+          error = t.error, operation = coalesce(t.operation, a.operation), calls = coalesce(t.calls, a.calls)
+        FROM input t
+        WHERE a.id = t.attempt_id AND a.item_id = t.item_id AND (a.outcome IS NULL OR (t.outcome = 'published' AND a.outcome = 'unconfirmed'))
+        RETURNING a.id, a.item_id, a.attempt, t.outcome, t.release_id, t.release_url, t.error),
       moved AS (
-        UPDATE post_items SET status = ${status}, release_id = ${result.releaseId}, release_url = ${result.releaseUrl},
-          published_at = ${published ? sql`now()` : null}, error = ${errorJson(result.error)},
+        UPDATE post_items SET
+          status = CASE c.outcome WHEN 'published' THEN 'published' WHEN 'rejected' THEN 'error' ELSE 'unconfirmed' END,
+          release_id = c.release_id, release_url = c.release_url,
+          published_at = CASE WHEN c.outcome = 'published' THEN now() END, error = c.error,
           -- an unconfirmed item keeps its progress: the retry's search asks its container or session
-          network_progress = ${result.outcome === "unconfirmed" ? sql`post_items.network_progress` : null},
+          network_progress = CASE WHEN c.outcome = 'unconfirmed' THEN post_items.network_progress END,
           held = CASE WHEN post_items.held IN ('processing', 'network-limit') THEN NULL ELSE post_items.held END,
           held_at = CASE WHEN post_items.held IN ('processing', 'network-limit') THEN NULL ELSE post_items.held_at END,
           waiting_for = NULL
-        FROM concluded
-        WHERE post_items.id = ${itemId} AND (post_items.status = 'publishing' ${published ? sql`OR post_items.status = 'unconfirmed'` : sql``})
-          AND NOT EXISTS (SELECT 1 FROM publish_attempts later WHERE later.item_id = ${itemId} AND later.attempt > concluded.attempt)
-        RETURNING post_items.published_at, post_items.post_id)
-      SELECT EXISTS (SELECT 1 FROM moved) AS moved, (SELECT published_at FROM moved) AS published_at`.pipe(
-      Effect.flatMap(decodeConcluded),
-      Effect.map((rows) => (rows[0]?.moved === true ? Option.some({ publishedAt: rows[0].publishedAt }) : Option.none()))
-    )
-  }
+        FROM concluded c
+        WHERE post_items.id = c.item_id AND (post_items.status = 'publishing' OR (c.outcome = 'published' AND post_items.status = 'unconfirmed'))
+          AND NOT EXISTS (SELECT 1 FROM publish_attempts later WHERE later.item_id = c.item_id AND later.attempt > c.attempt)
+        RETURNING c.id AS attempt_id, post_items.published_at)
+      SELECT attempt_id, published_at FROM moved`.pipe(
+          Effect.flatMap(decodeConcluded),
+          Effect.map((rows) => new Map(rows.map((r) => [r.attemptId, { publishedAt: r.publishedAt }])))
+        )
 
   /**
    * The item at `position` went live: follow-ups stopped because it had not (a late answer
@@ -331,45 +350,69 @@ export const makeAttemptsRepo = Effect.gen(function* () {
     sql`UPDATE post_items SET status = 'error', error = ${stoppedError}::jsonb, due_at = NULL
       WHERE post_id = ${postId} AND position > ${position} AND status = 'queued'`.pipe(Effect.asVoid)
 
-  /** The whole post, locked, with the status of each of its channels and its repeat; None when it is gone. */
-  const loadGroupForOutcome = (groupId: string) =>
+  /**
+   * The whole posts, locked in id order, each with the status of its channels and its
+   * repeat; a post that is gone is left out.
+   */
+  const loadGroupsForOutcome = (groupIds: ReadonlyArray<string>) =>
     Effect.gen(function* () {
-      const groups = yield* sql`SELECT publish_at, approval_status, repeat_days FROM post_groups WHERE id = ${groupId} FOR UPDATE`.pipe(
-        Effect.flatMap(decodeGroups)
-      )
-      const channels = yield* sql`SELECT channel_id, status FROM posts WHERE group_id = ${groupId} AND deleted_at IS NULL`.pipe(
+      const ids = [...new Set(groupIds)].sort()
+      if (ids.length === 0) return new Map<string, GroupForOutcome>()
+      const groups =
+        yield* sql`SELECT id, publish_at, approval_status, repeat_days FROM post_groups WHERE id IN ${sql.in(ids)} ORDER BY id FOR UPDATE`.pipe(
+          Effect.flatMap(decodeGroups)
+        )
+      const channels = yield* sql`SELECT group_id, channel_id, status FROM posts WHERE group_id IN ${sql.in(ids)} AND deleted_at IS NULL`.pipe(
         Effect.flatMap(decodeChannels)
       )
-      return Option.map(Option.fromNullable(groups[0]), (g): PostSnapshot & { readonly repeatDays: number | null } => ({
-        publishAt: g.publishAt,
-        approval: g.approvalStatus,
-        channels,
-        repeatDays: g.repeatDays
-      }))
+      return new Map(
+        groups.map((g): [string, GroupForOutcome] => [
+          g.id,
+          {
+            publishAt: g.publishAt,
+            approval: g.approvalStatus,
+            channels: channels.filter((c) => c.groupId === g.id).map((c) => ({ channelId: c.channelId, status: c.status })),
+            repeatDays: g.repeatDays
+          }
+        ])
+      )
     })
 
   /**
-   * Moves the channel's post to its new status with the attempt's release or error, sets
-   * the whole post's status and appends its activity, in one statement.
+   * Moves channels' posts to their new status with their attempt's release or error, sets
+   * the whole posts' status and appends their activity (in the order given), in one statement.
    */
-  const moveChannelPost = (input: {
-    readonly postId: string
-    readonly groupId: string
-    readonly status: ChannelStatus
-    readonly groupStatus: WholePostStatus
-    readonly result: AttemptResult
-    readonly activity: ReadonlyArray<ActivityEntry>
-  }) => {
-    const { groupId, result } = input
-    const activity = input.activity.map((a) => ({ groupId, actor: a.actor, action: a.action, detail: a.detail }))
-    return sql`
-      WITH post AS (
-        UPDATE posts SET status = ${input.status}, release_id = ${result.releaseId}, release_url = ${result.releaseUrl},
-          error = ${errorJson(result.error)}, updated_at = now() WHERE id = ${input.postId}),
+  const moveChannelPosts = (input: {
+    readonly posts: ReadonlyArray<{ readonly postId: string; readonly status: ChannelStatus; readonly result: AttemptResult }>
+    readonly groups: ReadonlyArray<{ readonly groupId: string; readonly status: WholePostStatus }>
+    readonly activity: ReadonlyArray<ActivityEntry & { readonly groupId: string }>
+  }) =>
+    input.posts.length === 0 && input.groups.length === 0 && input.activity.length === 0
+      ? Effect.void
+      : sql`
+      WITH moved AS (
+        UPDATE posts SET status = t.status, release_id = t.release_id, release_url = t.release_url, error = t.error, updated_at = now()
+        FROM jsonb_to_recordset(${JSON.stringify(
+          input.posts.map((p) => ({
+            id: p.postId,
+            status: p.status,
+            release_id: p.result.releaseId,
+            release_url: p.result.releaseUrl,
+            error: p.result.error
+          }))
+        )}::jsonb) AS t(id uuid, status text, release_id text, release_url text, error jsonb)
+        WHERE posts.id = t.id),
       grp AS (
-        UPDATE post_groups SET status = ${input.groupStatus}, updated_at = now() WHERE id = ${groupId})
-      ${activity.length === 0 ? sql`SELECT 1` : sql`INSERT INTO post_activity ${sql.insert(activity)}`}`.pipe(Effect.asVoid)
-  }
+        UPDATE post_groups SET status = t.status, updated_at = now()
+        FROM jsonb_to_recordset(${JSON.stringify(input.groups.map((g) => ({ id: g.groupId, status: g.status })))}::jsonb) AS t(id uuid, status text)
+        WHERE post_groups.id = t.id)
+      INSERT INTO post_activity (group_id, actor, action, detail)
+      SELECT t.group_id, t.actor, t.action, t.detail
+      FROM ROWS FROM (jsonb_to_recordset(${JSON.stringify(
+        input.activity.map((a) => ({ group_id: a.groupId, actor: a.actor, action: a.action, detail: a.detail }))
+      )}::jsonb) AS (group_id uuid, actor text, action text, detail text))
+        WITH ORDINALITY AS t(group_id, actor, action, detail, n)
+      ORDER BY t.n`.pipe(Effect.asVoid)
 
   /**
    * Removes the attempts of up to `limit` settled items (the retention job): an item published
@@ -408,11 +451,11 @@ export const makeAttemptsRepo = Effect.gen(function* () {
     closeUnsent,
     closePending,
     pauseChannel,
-    concludeAttempt,
+    concludeAttempts,
     scheduleNextFollowUp,
     stopFollowUpsAfter,
-    loadGroupForOutcome,
-    moveChannelPost
+    loadGroupsForOutcome,
+    moveChannelPosts
   }
 })
 

@@ -84,8 +84,7 @@ export const makePublishBatches = Effect.gen(function* () {
         await run(
           Outbox.transaction(
             Effect.gen(function* () {
-              const published = yield* Effect.forEach(ordered, outcomeStatements)
-              yield* attempts.stampSuccess(ordered.filter((_, i) => published[i]).map((o) => o.item.channelId))
+              yield* attempts.stampSuccess(yield* outcomeStatements(ordered))
             })
           )
         )
