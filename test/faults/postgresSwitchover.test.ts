@@ -22,7 +22,8 @@ import { sleep, waitFor } from "../support/wait.js"
  * 500 and never a hang; each 503'd request sent again with its Idempotency-Key makes its
  * post, every request ends with exactly one post (GET /posts lists them), posts due
  * during the switch-over go out after it, each once, on the built-in test network and on a
- * simulated Mastodon, and the outbox drains: every published post has its one event.
+ * simulated Mastodon, and the outbox drains: every settled post has its one outcome event.
+ * No process is restarted: each one reconnects by itself.
  */
 
 let sim: Simulator
@@ -152,6 +153,9 @@ describe("the primary switched over to a promoted standby under POST /posts, ser
     await sleep(5_000)
     streaming = false
     await stream
+
+    // every process lived through it (none died and was replaced)
+    expect((["gateway", "actors", "scheduler", "publisher"] as const).filter((p) => !services.current(p).running())).toEqual([])
 
     const first = sent.map((s) => s.answers[0]!)
     const statuses = first.map((a) => (a === "no answer" ? "no answer" : a.status))
