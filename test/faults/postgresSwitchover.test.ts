@@ -1,0 +1,249 @@
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest"
+import { answerOf } from "../support/answers.js"
+import { decoded, errorOf, type Answer, type client } from "../support/http.js"
+import { privatePostgres, standbyOf, type PrivateCluster } from "../support/privatePostgres.js"
+import { everyItemSettles, separateServices, testNetworkCopies, type SeparateServices } from "../support/publishingProcesses.js"
+import { seedAccount, simulatorEnv, startSimulator } from "../support/simulator/index.js"
+import type { Simulator } from "../support/simulator/core.js"
+import { switchableProxy } from "../support/switchableProxy.js"
+import { createWorld, type TestWorld } from "../support/system.js"
+import { withDb } from "../support/tokens.js"
+import { sleep, waitFor } from "../support/wait.js"
+
+/**
+ * A switch-over of the primary to a promoted standby under a steady stream of POST /posts
+ * (issue 37), with gateway, actors, scheduler and publisher as separate processes. The
+ * services reach Postgres through one stable address, a TCP proxy (as a virtual IP,
+ * PgBouncer target or DNS name would give them) in front of a PRIVATE primary and its hot
+ * standby (pg_basebackup). The switch-over: the primary stops (`pg_ctl stop -m fast`), the
+ * address still leads to it for a while (connections refused), then moves to the standby
+ * before it is promoted (reads answer, writes meet 25006 read_only_sql_transaction), then
+ * the standby is promoted. Every answer meanwhile is 200 or 503 with Retry-After, never a
+ * 500 and never a hang; each 503'd request sent again with its Idempotency-Key makes its
+ * post, every request ends with exactly one post (GET /posts lists them), posts due
+ * during the switch-over go out after it, each once, on the built-in test network and on a
+ * simulated Mastodon, and the outbox drains: every settled post has its one outcome event.
+ * No process is restarted: each one reconnects by itself.
+ */
+
+let sim: Simulator
+let primary: PrivateCluster
+let standby: PrivateCluster
+let proxy: Awaited<ReturnType<typeof switchableProxy>>
+let world: TestWorld
+let services: SeparateServices
+
+beforeAll(async () => {
+  sim = await startSimulator()
+  primary = await privatePostgres()
+  proxy = await switchableProxy(primary.port)
+  world = await createWorld("pgswitch", { ...inject("servers"), databaseUrl: proxy.url })
+  standby = await standbyOf(primary)
+  services = await separateServices(world, simulatorEnv(sim))
+}, 180_000)
+afterAll(async () => {
+  await services?.stop()
+  await world?.drop().catch(() => undefined)
+  await proxy?.close()
+  await standby?.remove()
+  await primary?.remove()
+  await sim?.close()
+}, 120_000)
+
+/** One POST /posts of the stream: its key, its body, and every answer it got. */
+interface Sent {
+  readonly key: string
+  readonly content: string
+  readonly api: ReturnType<typeof client>
+  readonly body: unknown
+  readonly answers: Array<Answer | "no answer">
+}
+
+/** No request may hang: a client gives up after this (far above any bound of the service). */
+const CLIENT_TIMEOUT_MS = 20_000
+
+const send = async (s: Sent): Promise<Answer | "no answer"> => {
+  const answer = await Promise.race([
+    s.api.post("/public/v1/posts", s.body, { "idempotency-key": s.key }),
+    sleep(CLIENT_TIMEOUT_MS).then(() => "no answer" as const)
+  ]).catch((): "no answer" => "no answer")
+  s.answers.push(answer)
+  return answer
+}
+
+/** Whether the answer is the spec's retryable 503. */
+const expectRetryable = (a: Answer) => {
+  expect(Number(a.headers.get("retry-after"))).toBeGreaterThan(0)
+  const body = errorOf(a)
+  expect(body.code).toBe("service_unavailable")
+  expect(body.fix).toMatch(/retry after \d+ seconds/)
+}
+
+describe("the primary switched over to a promoted standby under POST /posts, services as separate processes", () => {
+  it("answers 200 or 503 with Retry-After, never 500 or a hang; a resent 503 makes its post once; due posts go out once; the outbox drains", async () => {
+    const workspaces = await Promise.all(
+      Array.from({ length: 4 }, async (_, n) => {
+        // four workspaces share the stream: each stays under the 90-an-hour window of POST /posts
+        const ws = await services.createWorkspace(`Switch-over ${n}`)
+        const channel = async (network: string) =>
+          (
+            await services.createChannel({
+              workspaceId: ws.workspaceId,
+              network,
+              name: `${network} ${n}`,
+              customerId: null,
+              postingTimes: [],
+              ...(network === "test" ? {} : { credentials: await seedAccount(sim, network) })
+            })
+          ).channelId
+        return { ...ws, channels: [await channel("test"), await channel("mastodon")] as const }
+      })
+    )
+    const run = crypto.randomUUID().slice(0, 8)
+
+    // due at moments of the switch-over (it starts about 1.5 s into the stream and lasts about 6 s)
+    const start = Date.now()
+    const dueSent = await Promise.all(
+      workspaces.flatMap(({ api, channels, workspaceId }, n) =>
+        channels.map(async (channelId, c) => {
+          const content = `due in the switch-over ${n}.${c} ${run}`
+          const r = await api.post("/public/v1/posts", {
+            type: "schedule",
+            date: new Date(start + 3_000 + n * 1_500).toISOString(),
+            posts: [{ integration: { id: channelId }, value: [{ content }] }]
+          })
+          expect(r.status, r.text).toBe(200)
+          return { workspaceId, content }
+        })
+      )
+    )
+
+    const due = dueSent.map((d) => d.content)
+    const sent: Array<Sent> = []
+    let streaming = true
+    const stream = (async () => {
+      const inFlight: Array<Promise<unknown>> = []
+      for (let n = 0; streaming; n++) {
+        const { api, channels } = workspaces[n % workspaces.length]!
+        const content = `stream ${n} ${run}`
+        const s: Sent = {
+          key: `switch-${run}-${n}`,
+          content,
+          api,
+          body: { type: "now", posts: [{ integration: { id: channels[Math.floor(n / workspaces.length) % 2]! }, value: [{ content }] }] },
+          answers: []
+        }
+        sent.push(s)
+        inFlight.push(send(s))
+        await sleep(150)
+      }
+      await Promise.all(inFlight)
+    })()
+
+    await sleep(1_500)
+    await primary.stop()
+    // the address still leads to the stopped primary: every connection is refused
+    await sleep(2_000)
+    // the address moves before the standby is promoted: reads answer, writes meet 25006
+    proxy.switchTo(standby.port)
+    await sleep(3_000)
+    const readOnly = await workspaces[0]!.api.get("/public/v1/posts")
+    await standby.promote()
+    // the stream goes on a while after the promotion: pools and listeners settle on the new primary
+    await sleep(5_000)
+    streaming = false
+    await stream
+
+    // every process lived through it (none died and was replaced)
+    expect((["gateway", "actors", "scheduler", "publisher"] as const).filter((p) => !services.current(p).running())).toEqual([])
+
+    const first = sent.map((s) => s.answers[0]!)
+    const statuses = first.map((a) => (a === "no answer" ? "no answer" : a.status))
+    // none hung, none was a 500: each is a success or a retryable 503
+    expect(statuses.filter((s) => s !== 200 && s !== 503)).toEqual([])
+    const unavailable = first.filter((a): a is Answer => a !== "no answer" && a.status === 503)
+    // the switch-over was seen (the test would prove nothing otherwise)
+    expect(unavailable.length).toBeGreaterThan(0)
+    for (const a of unavailable) expectRetryable(a)
+    // writes did reach the standby before its promotion, and it refused them as read-only (25006)
+    expect(standby.log()).toMatch(/ERROR: +cannot execute \w+ in a read-only transaction/)
+    // a read on the standby before its promotion: answered, or a retryable 503
+    expect([200, 503]).toContain(readOnly.status)
+    if (readOnly.status === 503) expectRetryable(readOnly)
+    // requests after the promotion are answered again
+    expect(statuses.slice(-5)).toEqual([200, 200, 200, 200, 200])
+
+    // every 503'd request sent again with its key: it makes its post (or answers the one it made)
+    for (const s of sent.filter((s) => s.answers[0] !== "no answer" && s.answers[0]!.status === 503)) {
+      await waitFor(`${s.key} answered 200 when sent again`, async () => {
+        const again = await send(s)
+        return again !== "no answer" && again.status === 200 ? again : undefined
+      })
+    }
+    // and the answers to the resends were 200 or 503 too
+    expect(sent.flatMap((s) => s.answers.map((a) => (a === "no answer" ? "no answer" : a.status))).filter((s) => s !== 200 && s !== 503)).toEqual([])
+
+    const contents = sent.map((s) => s.content)
+    const posts = await withDb(
+      world,
+      async (c) =>
+        (
+          await c.query<{ content: string; groups: number }>(
+            `SELECT i.content, count(DISTINCT p.group_id)::int AS groups FROM post_items i
+           JOIN posts p ON p.id = i.post_id AND p.deleted_at IS NULL WHERE i.content = ANY($1) GROUP BY i.content`,
+            [contents]
+          )
+        ).rows
+    )
+    const groupsOf = new Map(posts.map((r) => [r.content, r.groups]))
+    // exactly one post for every request of the stream, none twice, none lost
+    expect(contents.filter((c) => groupsOf.get(c) !== 1)).toEqual([])
+    // GET /posts lists the same: each workspace's stream and due posts, once each
+    for (const ws of workspaces) {
+      const listed = decoded(await ws.api.get("/public/v1/posts"), answerOf("posts", "listPosts"))
+        .posts.map((p) => p.content)
+        .filter((c) => c.endsWith(run))
+      const own = [
+        ...sent.filter((s) => s.api === ws.api).map((s) => s.content),
+        ...dueSent.filter((d) => d.workspaceId === ws.workspaceId).map((d) => d.content)
+      ]
+      expect([...listed].sort()).toEqual(own.sort())
+    }
+
+    // everything goes out: due posts once, after the switch-over; nothing twice
+    const items = await everyItemSettles(
+      world,
+      workspaces.map((w) => w.workspaceId),
+      120_000
+    )
+    const copiesOnTest = await testNetworkCopies(world, [...due, ...contents])
+    const copiesOf = (content: string) => (copiesOnTest.get(content) ?? 0) + sim.postsOf("mastodon").filter((p) => p.text === content).length
+    for (const content of due) {
+      expect(items.find((i) => i.content === content)?.status, content).toBe("published")
+      expect(copiesOf(content), content).toBe(1)
+    }
+    // each stream post is out once (published) or, where the outcome was lost, at most once (unconfirmed)
+    expect(contents.filter((c) => copiesOf(c) > 1)).toEqual([])
+    expect(items.filter((i) => i.status === "published" && copiesOf(i.content) !== 1)).toEqual([])
+    expect(items.filter((i) => i.status === "error")).toEqual([])
+
+    // the outbox carries on: every row is published (the sweeper takes what the commit could not), and
+    // each settled post has its one outcome event (post.published or post.unconfirmed), none twice
+    const outcomes = await waitFor(
+      "outbox rows left unpublished",
+      () =>
+        withDb(world, async (c) => {
+          if ((await c.query("SELECT 1 FROM outbox WHERE published_at IS NULL LIMIT 1")).rows.length > 0) return undefined
+          const rows = (
+            await c.query<{ postId: string; events: Array<string> }>(
+              `SELECT data->>'postId' AS "postId", array_agg(event ORDER BY created_at) AS events FROM outbox
+               WHERE event IN ('post.published', 'post.unconfirmed', 'post.failed') GROUP BY 1`
+            )
+          ).rows
+          return new Map(rows.map((r) => [r.postId, r.events]))
+        }),
+      60_000
+    )
+    expect(items.filter((i) => outcomes.get(i.postId)?.join() !== (i.status === "published" ? "post.published" : "post.unconfirmed"))).toEqual([])
+  }, 240_000)
+})
