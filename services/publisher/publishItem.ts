@@ -87,27 +87,30 @@ const startAttempt = (itemId: string, owner: string, settings: PublishSettings) 
     const limiter = yield* PublishLimiter
     const { leaseMs } = settings
     const loaded = yield* batches.load(itemId)
+    // when the item falls due, by this process's clock (the read said how long until then)
+    const dueAt = Date.now() + (Option.isSome(loaded) ? loaded.value.dueInMs : 0)
     if (Option.isNone(loaded) || loaded.value.status !== "publishing") return Start.Nothing()
     const item = loaded.value
     const { reachedNothing } = item
     const leaseLeftMs = item.openLeaseLeftMs ?? 0
     if (item.openAttemptId !== null && leaseLeftMs > 0 && item.openLeaseOwner !== owner) return Start.Busy({ leaseLeftMs })
-    if (item.openAttemptId === null && item.dueInMs > 0) {
-      // claimed ahead of its due time (scheduler CLAIM_LEAD_MS): due soon, the job waits here and sends
-      // on the second, its item already read; due later, it waits in JetStream, not in a worker slot
-      if (item.dueInMs > settings.holdUntilDueMs) return Start.Wait({ delayMs: item.dueInMs })
-      yield* Effect.sleep(Duration.millis(item.dueInMs))
-    }
-    // nothing new goes to a channel the network asked to wait (429 Retry-After); a search may
-    if (item.openAttemptId === null && item.pausedMs > 0) return Start.Wait({ delayMs: item.pausedMs })
+    const fresh = item.openAttemptId === null
+    // claimed ahead of its due time (scheduler CLAIM_LEAD_MS): due soon, the job opens its attempt now
+    // and sends on the second; due later, it waits in JetStream, not in a worker slot
+    if (fresh && item.dueInMs > settings.holdUntilDueMs) return Start.Wait({ delayMs: item.dueInMs })
+    // nothing new goes to a channel the network asked to wait (429 Retry-After) past the due time; a search may
+    if (fresh && item.pausedMs > item.dueInMs) return Start.Wait({ delayMs: item.pausedMs })
     // files still being prepared for this network: the job waits in JetStream, the item shows held "preparation"
-    if (item.openAttemptId === null && (yield* itemMedia({ ...item, settings: decodeSettings(item.settings) }))._tag === "Waiting") {
+    if (fresh && (yield* itemMedia({ ...item, settings: decodeSettings(item.settings) }))._tag === "Waiting") {
       yield* Effect.flatMap(RenditionsRepo, (r) => r.holdItem(item.id))
       return Start.Wait({ delayMs: PREPARATION_POLL_MS })
     }
+    // too many jobs of this network wait in this process already: back before anything is written
+    const full = limiter.queueFull(item.network)
+    if (Option.isSome(full)) return Start.Wait({ delayMs: full.value })
     // the attempt first, shared with the other jobs of the second (a statement for many), then the network's slot
     const attemptId = yield* Effect.gen(function* () {
-      if (item.openAttemptId !== null) return (yield* attempts.takeOver(item.openAttemptId, owner, leaseMs)) ? item.openAttemptId : null
+      if (!fresh) return (yield* attempts.takeOver(item.openAttemptId, owner, leaseMs)) ? item.openAttemptId : null
       const opened = yield* batches.open({
         itemId,
         workspaceId: item.workspaceId,
@@ -119,9 +122,11 @@ const startAttempt = (itemId: string, owner: string, settings: PublishSettings) 
       return Option.getOrNull(opened)
     })
     if (attemptId === null) return Start.Wait({ delayMs: CHANGED_RETRY_MS })
-    // ours until the job ends (its scope), renewed with the process's other attempts, the wait for a slot included
+    // ours until the job ends (its scope), renewed with the process's other attempts, the waits included
     yield* batches.holdLease(attemptId, owner, leaseMs)
-    const mode: AttemptMode = item.openAttemptId !== null ? "search" : item.searchFirst ? "search-first" : "send"
+    // the attempt is open before the due time (the burst of a round minute opens ahead of it): send on the second
+    if (fresh && dueAt > Date.now()) yield* Effect.sleep(Duration.millis(dueAt - Date.now()))
+    const mode: AttemptMode = !fresh ? "search" : item.searchFirst ? "search-first" : "send"
     // a full network or channel: the job waits its turn here; a full per-minute window closes the attempt
     // unsent and sends the job back to JetStream with the window's wait
     const admission = yield* limiter.acquire(item.network, item.channelId)

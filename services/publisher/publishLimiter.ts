@@ -1,4 +1,4 @@
-import { Config, ConfigError, Context, Effect, Either, Layer, Schema } from "effect"
+import { Config, ConfigError, Context, Effect, Either, Layer, Option, Schema } from "effect"
 import { publishLimitsOf, windowWaitMs, type PublishLimits } from "../../domain/networks/publishLimits.js"
 
 /** What the limiter says about a call: go (and give the slot back when done), or come back later. */
@@ -129,8 +129,7 @@ export const makePublishLimiter = (overrides: Readonly<Record<string, Partial<Pu
       // a free slot now is no queue-jumping: every release gives the waiters that fit theirs first
       const now = tryAdmit(network, channelId)
       if (now !== "full") return Effect.succeed(now)
-      // one slow network does not hold every job slot of the process: past this many waiting, back to JetStream
-      if (waitingFor(network) >= MAX_WAITING_PER_NETWORK) return Effect.succeed({ _tag: "Wait", delayMs: QUEUE_FULL_RETRY_MS + jitter() } as const)
+      // the cap on waiting jobs is checked before the job opens its attempt (`queueFull`): past it, the job queues
       return Effect.async<Admission>((resume) => {
         const waiter: Waiter = { channelId, resume: (admission) => resume(Effect.succeed(admission)) }
         const queue = waiting.get(network) ?? []
@@ -148,7 +147,16 @@ export const makePublishLimiter = (overrides: Readonly<Record<string, Partial<Pu
   /** Jobs of `network` waiting for a slot in this process (tests, metrics). */
   const waitingFor = (network: string) => waiting.get(network)?.length ?? 0
 
-  return { admit, acquire, waitingFor }
+  /**
+   * Whether a job of `network` must go back instead of opening its attempt and queueing for a slot (Some: after this delay): one slow
+   * network does not hold every job slot of the process. Past MAX_WAITING_PER_NETWORK jobs
+   * waiting, the job goes back to JetStream with this delay before anything is written (a
+   * job already past the check always queues: the cap is exceeded by the opens in flight at most).
+   */
+  const queueFull = (network: string): Option.Option<number> =>
+    waitingFor(network) >= MAX_WAITING_PER_NETWORK ? Option.some(QUEUE_FULL_RETRY_MS + jitter()) : Option.none()
+
+  return { admit, acquire, waitingFor, queueFull }
 }
 
 export class PublishLimiter extends Context.Tag("publisher/PublishLimiter")<PublishLimiter, ReturnType<typeof makePublishLimiter>>() {

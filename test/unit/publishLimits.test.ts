@@ -1,7 +1,7 @@
-import { Effect, Fiber } from "effect"
+import { Effect, Fiber, Option } from "effect"
 import { describe, expect, it } from "vitest"
 import { defaultPublishLimits, publishLimitsOf, windowWaitMs } from "../../domain/networks/publishLimits.js"
-import { makePublishLimiter, publishLimitsConfig, SLOT_RETRY_MS } from "../../services/publisher/publishLimiter.js"
+import { MAX_WAITING_PER_NETWORK, makePublishLimiter, publishLimitsConfig, SLOT_RETRY_MS } from "../../services/publisher/publishLimiter.js"
 import { ConfigProvider } from "effect"
 
 const admit = (limiter: ReturnType<typeof makePublishLimiter>, network: string, channel: string) => Effect.runSync(limiter.admit(network, channel))
@@ -110,5 +110,24 @@ describe("publish limiter: jobs that wait their turn in the process", () => {
     expect((await other)._tag).toBe("Admitted")
     await Effect.runPromise(Fiber.interrupt(fiber))
     expect(limiter.waitingFor("mastodon")).toBe(0)
+  })
+  it("past MAX_WAITING_PER_NETWORK jobs waiting for a network, a new job is sent back before it opens anything; other networks still have room", async () => {
+    const limiter = makePublishLimiter({ default: { concurrency: 1, channelConcurrency: 1 } })
+    const first = Effect.runSync(limiter.acquire("mastodon", "a"))
+    expect(first._tag).toBe("Admitted")
+    expect(Option.isNone(limiter.queueFull("mastodon"))).toBe(true)
+    const fibers = Array.from({ length: MAX_WAITING_PER_NETWORK }, (_, n) => Effect.runFork(limiter.acquire("mastodon", `c${n}`)))
+    await new Promise((r) => setTimeout(r, 10))
+    expect(limiter.waitingFor("mastodon")).toBe(MAX_WAITING_PER_NETWORK)
+    const full = limiter.queueFull("mastodon")
+    expect(Option.isSome(full) && full.value >= 1000).toBe(true)
+    expect(Option.isNone(limiter.queueFull("bluesky"))).toBe(true)
+    // a job already past the check still queues (the cap is checked before the attempt opens, not here)
+    const late = Effect.runFork(limiter.acquire("mastodon", "late"))
+    await new Promise((r) => setTimeout(r, 10))
+    expect(limiter.waitingFor("mastodon")).toBe(MAX_WAITING_PER_NETWORK + 1)
+    await Effect.runPromise(Fiber.interruptAll([...fibers, late]))
+    expect(limiter.waitingFor("mastodon")).toBe(0)
+    expect(Option.isNone(limiter.queueFull("mastodon"))).toBe(true)
   })
 })
