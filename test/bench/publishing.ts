@@ -250,14 +250,17 @@ const runShape = async (sim: Sim, plan: ShapePlan): Promise<ShapeOutcome> => {
         byPath.set(key, (byPath.get(key) ?? 0) + 1)
       }
       console.log([...byPath.entries()])
+      // by workspace size: the agency's (over 100 posts) and the others'
       const phases = await db.query(
-        `SELECT percentile_cont(ARRAY[0.5, 0.99]) WITHIN GROUP (ORDER BY extract(epoch FROM i.claimed_at - i.due_at)) AS claimed,
+        `WITH sizes AS (SELECT workspace_id, count(*) > 100 AS big FROM post_items GROUP BY workspace_id)
+         SELECT s.big, percentile_cont(ARRAY[0.5, 0.99]) WITHIN GROUP (ORDER BY extract(epoch FROM i.claimed_at - i.due_at)) AS claimed,
                 percentile_cont(ARRAY[0.5, 0.99]) WITHIN GROUP (ORDER BY extract(epoch FROM a.started_at - i.claimed_at)) AS started,
                 percentile_cont(ARRAY[0.5, 0.99]) WITHIN GROUP (ORDER BY extract(epoch FROM a.finished_at - a.started_at)) AS attempt,
                 count(*) AS attempts
-         FROM post_items i JOIN publish_attempts a ON a.item_id = i.id`
+         FROM post_items i JOIN publish_attempts a ON a.item_id = i.id JOIN sizes s ON s.workspace_id = i.workspace_id
+         GROUP BY s.big`
       )
-      console.log("seconds p50/p99: due → claimed, claimed → attempt started, attempt", phases.rows[0])
+      console.log("seconds p50/p99: due → claimed, claimed → attempt started, attempt (big: workspaces of over 100 posts)", phases.rows)
       for (const p of procs)
         console.log(
           p.label,
