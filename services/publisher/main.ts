@@ -14,8 +14,12 @@ import { DEFAULT_EXPIRY_WARNING_DAYS } from "../../domain/channelHealth.js"
 import { PreparationWorkerLive } from "../media/preparationWorker.js"
 import { RenditionsRepo } from "../media/renditionsRepo.js"
 
-/** Jobs one publisher process holds at once (PUBLISHER_CONCURRENCY's default). */
-export const DEFAULT_PUBLISHER_CONCURRENCY = 8192
+/**
+ * Jobs one publisher process holds at once (PUBLISHER_CONCURRENCY's default): enough that the
+ * calls in flight never wait for a job, few enough that the jobs held do not cost the thread
+ * more than they save (the rest of a burst waits in JetStream at no cost; docs/performance.md).
+ */
+export const DEFAULT_PUBLISHER_CONCURRENCY = 2048
 
 /** Unacknowledged PUBLISH messages across every publisher process. */
 const PUBLISH_MAX_ACK_PENDING = 50_000
