@@ -19,7 +19,11 @@ export const postgresCheck = Effect.map(SqlClient.SqlClient, (sql): ReadinessChe
 
 export const natsCheck = Effect.map(Nats, (nats): ReadinessCheck => ({ name: "nats", probe: Effect.tryPromise(() => nats.connection.flush()) }))
 
-export const redisCheck = Effect.map(Redis, (redis): ReadinessCheck => ({ name: "redis", probe: Effect.tryPromise(() => redis.ping()) }))
+/** Not needed for readiness: without Redis only sessions, OAuth states and a few shared counts are refused (docs/operations.md, "When Redis is lost"). */
+export const redisCheck = Effect.map(
+  Redis,
+  (redis): ReadinessCheck => ({ name: "redis", probe: Effect.tryPromise(() => redis.ping()), needed: false })
+)
 
 /** GET /healthz: the process lives and serves HTTP. */
 export const aliveBody = { status: "ok" } as const

@@ -10,6 +10,12 @@ import { Effect } from "effect"
 export interface ReadinessCheck {
   readonly name: string
   readonly probe: Effect.Effect<unknown, unknown>
+  /**
+   * false: the process still serves most requests without this server, and it is shared by
+   * every replica (Redis), so its loss leaves the process ready and only names it: a balancer
+   * that followed it would take every replica out at once.
+   */
+  readonly needed?: boolean
 }
 
 type Phase =
@@ -72,9 +78,14 @@ export const checkServers = (checks: ReadonlyArray<ReadinessCheck>): Effect.Effe
     Effect.map((results): ReadinessAnswer => {
       const down = results.filter(([, ok]) => !ok).map(([name]) => name)
       const checksBody = Object.fromEntries(results)
+      const neededDown = down.filter((name) => checks.find((c) => c.name === name)?.needed !== false)
+      if (neededDown.length > 0) return { status: 503, body: { ready: false, reason: `not answering: ${down.join(", ")}`, checks: checksBody } }
       return down.length === 0
         ? { status: 200, body: { ready: true, checks: checksBody } }
-        : { status: 503, body: { ready: false, reason: `not answering: ${down.join(", ")}`, checks: checksBody } }
+        : {
+            status: 200,
+            body: { ready: true, reason: `not answering: ${down.join(", ")} (only the requests that need it answer 503)`, checks: checksBody }
+          }
     })
   )
 

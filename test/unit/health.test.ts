@@ -4,7 +4,8 @@ import { checkServers, markDraining, markReady, partUp, type ReadinessCheck, rea
 
 /**
  * GET /readyz, the same on every process: 503 naming what start waits for until every part is up;
- * then 200 only when every server this process uses answers within 500 ms, otherwise 503; after
+ * then 200 only when every server this process needs answers within 500 ms, otherwise 503 (Redis,
+ * shared by every replica and needed by few requests, is named but keeps the process ready); after
  * SIGTERM 503 at once. A server's answer is asked for only once started, and never waited for longer.
  */
 
@@ -32,9 +33,25 @@ describe("GET /readyz once started: the servers' probes", () => {
   })
 
   it("a server refuses: 503, that check false, named in the reason", async () => {
-    expect(await run([answering("postgres"), answering("nats"), refusing("redis")])).toEqual({
+    expect(await run([answering("postgres"), refusing("nats")])).toEqual({
       status: 503,
-      body: { ready: false, reason: "not answering: redis", checks: { postgres: true, nats: true, redis: false } }
+      body: { ready: false, reason: "not answering: nats", checks: { postgres: true, nats: false } }
+    })
+  })
+
+  it("a server the process does not need to serve (Redis) refuses: still 200, that check false, named in the reason", async () => {
+    expect(await run([answering("postgres"), answering("nats"), { ...refusing("redis"), needed: false }])).toEqual({
+      status: 200,
+      body: {
+        ready: true,
+        reason: "not answering: redis (only the requests that need it answer 503)",
+        checks: { postgres: true, nats: true, redis: false }
+      }
+    })
+    // a needed server down as well: 503, both named
+    expect(await run([refusing("postgres"), answering("nats"), { ...refusing("redis"), needed: false }])).toEqual({
+      status: 503,
+      body: { ready: false, reason: "not answering: postgres, redis", checks: { postgres: false, nats: true, redis: false } }
     })
   })
 
