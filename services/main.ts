@@ -1,5 +1,5 @@
 import { NodeRuntime } from "@effect/platform-node"
-import { Context, Effect, Layer } from "effect"
+import { Context, Effect, Either, Layer, Schema } from "effect"
 import { ActorHostLive } from "./actors/host.js"
 import { seedDemoWorkspace } from "./admin/demo.js"
 import { GatewayLive } from "./gateway/server.js"
@@ -46,6 +46,15 @@ if (unknown.length > 0) {
   process.exit(2)
 }
 const selected: ReadonlyArray<ServiceName> = requested.length > 0 ? requested.filter(isServiceName) : Object.keys(services).filter(isServiceName)
+/** PUBLISHER_THREADS: publisher threads under npm start (each one consumer of PUBLISH with its own limits, like a replica). */
+const publisherThreadsGiven = Schema.decodeUnknownEither(Schema.NumberFromString.pipe(Schema.int(), Schema.between(1, 16)))(
+  process.env["PUBLISHER_THREADS"] ?? "1"
+)
+if (Either.isLeft(publisherThreadsGiven)) {
+  process.stderr.write("Cannot start: PUBLISHER_THREADS must be a whole number from 1 to 16.\n")
+  process.exit(1)
+}
+const publisherThreads = publisherThreadsGiven.right
 /**
  * No service named (npm start): every one but the gateway goes to a worker thread
  * (services/platform/serviceThread.ts), the publisher to one of its own: at the top of the
@@ -53,7 +62,10 @@ const selected: ReadonlyArray<ServiceName> = requested.length > 0 ? requested.fi
  */
 const workerThreads: ReadonlyArray<ReadonlyArray<ServiceName>> =
   requested.length === 0
-    ? [selected.filter((s) => s !== "gateway" && s !== "publisher"), selected.filter((s) => s === "publisher")].filter((t) => t.length > 0)
+    ? [
+        selected.filter((s) => s !== "gateway" && s !== "publisher"),
+        ...Array.from({ length: publisherThreads }, () => selected.filter((s) => s === "publisher"))
+      ].filter((t) => t.length > 0)
     : []
 const onWorker: ReadonlyArray<ServiceName> = workerThreads.flat()
 const here = selected.filter((s) => !onWorker.includes(s))

@@ -25,6 +25,7 @@
  *   BENCH_LAYOUT=processes                one scheduler and [publishers] publisher processes (tsx)
  *   BENCH_SCALE=0.1                       every shape's posts and workspaces × 0.1, for a quick check
  *   PUBLISHER_CONCURRENCY                 jobs a publisher holds (default: the service's)
+ *   PUBLISHER_THREADS                     publisher threads under npm start (default 1); the calls in flight are shared among them
  *   BENCH_IN_FLIGHT                       calls to the network in flight, the baseline's and the service's (default 64)
  *   BENCH_DEBUG=1                         per shape: where the time went, lateness by ten-second slice, warnings
  *   BENCH_NODE_FLAGS                      more node flags for the npm-start process (e.g. --cpu-prof --cpu-prof-dir=/tmp/prof)
@@ -71,7 +72,9 @@ const concurrencyGiven = process.env["PUBLISHER_CONCURRENCY"]
  * `concurrency`, per publisher process), so that the two send alike (BENCH_IN_FLIGHT, default 64).
  */
 const inFlight = Number(process.env["BENCH_IN_FLIGHT"] ?? 64)
-const callsPerProcess = layout === "processes" ? Math.max(1, Math.ceil(inFlight / publishers)) : inFlight
+/** PUBLISHER_THREADS (publisher threads under npm start) as given: the calls in flight are shared among them. */
+const threadsGiven = process.env["PUBLISHER_THREADS"]
+const callsPerProcess = Math.max(1, Math.ceil(inFlight / (layout === "processes" ? publishers : Number(threadsGiven ?? 1))))
 const TIMEOUT_MS = Number(process.env["BENCH_TIMEOUT_MS"] ?? 15 * 60_000)
 const debug = process.env["BENCH_DEBUG"] === "1"
 
@@ -111,7 +114,8 @@ const runShape = async (sim: Sim, plan: ShapePlan): Promise<ShapeOutcome> => {
     // the simulator has no per-chat limit; Telegram's real 20 a minute would only measure itself
     PUBLISH_LIMITS: JSON.stringify({ telegram: { channelPerMinute: 0, concurrency: callsPerProcess } }),
     SEED_DEMO: "false",
-    ...(concurrencyGiven !== undefined ? { PUBLISHER_CONCURRENCY: concurrencyGiven } : {})
+    ...(concurrencyGiven !== undefined ? { PUBLISHER_CONCURRENCY: concurrencyGiven } : {}),
+    ...(threadsGiven !== undefined ? { PUBLISHER_THREADS: threadsGiven } : {})
   }
   const world = await createWorld(`benchpub${plan.name}`, urlsFromEnv())
   const admin = ManagedRuntime.make(infrastructure(world, env))
@@ -177,7 +181,7 @@ const runShape = async (sim: Sim, plan: ShapePlan): Promise<ShapeOutcome> => {
     )
     const layoutText =
       layout === "npm-start"
-        ? `every service in one process as npm start runs them${concurrencyGiven === undefined ? "" : ` (PUBLISHER_CONCURRENCY ${concurrencyGiven})`}`
+        ? `every service in one process as npm start runs them${concurrencyGiven === undefined ? "" : ` (PUBLISHER_CONCURRENCY ${concurrencyGiven})`}${threadsGiven === undefined ? "" : ` (PUBLISHER_THREADS ${threadsGiven})`}`
         : `a scheduler and ${publishers} publisher processes${concurrencyGiven === undefined ? "" : ` with ${concurrencyGiven} jobs each`}`
     console.log(`\n[${plan.name}] ${plan.description}, from ${new Date(minute).toISOString()}; ${layoutText}; ${inFlight} calls in flight at most`)
 

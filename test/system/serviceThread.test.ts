@@ -6,6 +6,7 @@ import { closedPort } from "../support/ports.js"
 import { processGroup, runToExit } from "../support/processes.js"
 import { parsePrometheusText, type Family } from "../support/prometheusText.js"
 import { createWorld, infrastructure, type TestWorld } from "../support/system.js"
+import { withDb } from "../support/tokens.js"
 import { waitFor } from "../support/wait.js"
 
 /**
@@ -32,6 +33,26 @@ const family = (families: Map<string, Family>, name: string): Family => {
   return f
 }
 
+/** A workspace with a channel of the test network, and a post to it due now, through the gateway at `base`. */
+const postNow = async (base: string, content: string) => {
+  const admin = ManagedRuntime.make(infrastructure(world))
+  try {
+    const ops = await admin.runPromise(makeAdminOperations)
+    const { apiKey, workspaceId } = await admin.runPromise(ops.createWorkspace({ name: "Threads", plan: "standard" }))
+    const { channelId } = await admin.runPromise(ops.createChannel({ workspaceId, network: "test", name: "T", customerId: null, postingTimes: [] }))
+    const created = await client(base, apiKey).post("/public/v1/posts", {
+      type: "now",
+      shortLink: false,
+      tags: [],
+      date: new Date().toISOString(),
+      posts: [{ integration: { id: channelId }, value: [{ content, image: [] }], settings: { __type: "test" } }]
+    })
+    expect(created.status, JSON.stringify(created.json)).toBe(200)
+  } finally {
+    await admin.dispose()
+  }
+}
+
 describe("every service in one process", () => {
   it(
     "runs the actors and the publisher on worker threads: a post is created and published, and the gateway's /metrics sums the threads",
@@ -45,24 +66,7 @@ describe("every service in one process", () => {
       expect(all.output()).toMatch(/starting gateway \(and actors, scheduler, webhooks on a worker thread\) \(and publisher on a worker thread\)/)
       const base = `http://127.0.0.1:${all.output().match(/gateway listening on port (\d+)/)?.[1]}`
 
-      const admin = ManagedRuntime.make(infrastructure(world))
-      try {
-        const ops = await admin.runPromise(makeAdminOperations)
-        const { apiKey, workspaceId } = await admin.runPromise(ops.createWorkspace({ name: "Threads", plan: "standard" }))
-        const { channelId } = await admin.runPromise(
-          ops.createChannel({ workspaceId, network: "test", name: "T", customerId: null, postingTimes: [] })
-        )
-        const created = await client(base, apiKey).post("/public/v1/posts", {
-          type: "now",
-          shortLink: false,
-          tags: [],
-          date: new Date().toISOString(),
-          posts: [{ integration: { id: channelId }, value: [{ content: "Two threads", image: [] }], settings: { __type: "test" } }]
-        })
-        expect(created.status, JSON.stringify(created.json)).toBe(200)
-      } finally {
-        await admin.dispose()
-      }
+      await postNow(base, "Two threads")
 
       const scrape = async () => {
         const res = await fetch(`${base}/metrics`)
@@ -97,6 +101,41 @@ describe("every service in one process", () => {
 
       await all.kill("SIGTERM")
       expect(all.output()).toMatch(/handed its shards over/)
+    },
+    TIMEOUT_MS
+  )
+
+  it(
+    "PUBLISHER_THREADS=2: two publisher threads share PUBLISH, a post is published once; a bad value refuses the start",
+    async () => {
+      const all = await processes.start(world, [], {
+        ready: /all services up/,
+        env: { SEED_DEMO: "false", PUBLISHER_THREADS: "2" },
+        label: "two publishers",
+        timeoutMs: 75_000
+      })
+      expect(all.output()).toMatch(/\(and publisher on a worker thread\) \(and publisher on a worker thread\)/)
+      const base = `http://127.0.0.1:${all.output().match(/gateway listening on port (\d+)/)?.[1]}`
+      const content = `Two publishers ${crypto.randomUUID()}`
+      await postNow(base, content)
+      const attempts = await waitFor("the post published", async () => {
+        const rows = await withDb(
+          world,
+          async (c) =>
+            (
+              await c.query<{ status: string; outcome: string | null }>(
+                "SELECT i.status, a.outcome FROM post_items i LEFT JOIN publish_attempts a ON a.item_id = i.id WHERE i.content = $1",
+                [content]
+              )
+            ).rows
+        )
+        return rows.some((r) => r.status === "published") ? rows : undefined
+      })
+      expect(attempts).toEqual([{ status: "published", outcome: "published" }])
+      await all.kill("SIGTERM")
+      const refused = await runToExit(world, [], { env: { PUBLISHER_THREADS: "0", SEED_DEMO: "false" } })
+      expect(refused.code).toBe(1)
+      expect(refused.output).toMatch(/^Cannot start: PUBLISHER_THREADS must be a whole number from 1 to 16\.$/m)
     },
     TIMEOUT_MS
   )
