@@ -4,6 +4,7 @@ import { answerFrom, client, decode, errorOf, type Answer } from "../support/htt
 import { everyItemSettles, testNetworkCopies } from "../support/publishingProcesses.js"
 import { privatePostgres } from "../support/privatePostgres.js"
 import { createWorld, startServices, type RunningServices, type TestWorld } from "../support/system.js"
+import { send, type Sent } from "../support/resentPosts.js"
 import { withDb } from "../support/tokens.js"
 import { sleep, waitFor } from "../support/wait.js"
 
@@ -38,27 +39,6 @@ afterAll(async () => {
   await world?.drop().catch(() => undefined)
   await pg?.remove()
 })
-
-/** One POST /posts of the stream: its key, its body, and every answer it got. */
-interface Sent {
-  readonly key: string
-  readonly content: string
-  readonly api: ReturnType<typeof client>
-  readonly body: unknown
-  readonly answers: Array<Answer | "no answer">
-}
-
-/** No request may hang: a client gives up after this (far above any bound of the service). */
-const CLIENT_TIMEOUT_MS = 20_000
-
-const send = async (s: Sent): Promise<Answer | "no answer"> => {
-  const answer = await Promise.race([
-    s.api.post("/public/v1/posts", s.body, { "idempotency-key": s.key }),
-    sleep(CLIENT_TIMEOUT_MS).then(() => "no answer" as const)
-  ]).catch((): "no answer" => "no answer")
-  s.answers.push(answer)
-  return answer
-}
 
 describe("Postgres stopped and started again under POST /posts", () => {
   it("answers 200 or 503 with Retry-After, never 500; a resent 503 makes its post once; due posts go out once after", async () => {

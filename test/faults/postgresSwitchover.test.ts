@@ -1,12 +1,13 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest"
 import { answerOf } from "../support/answers.js"
-import { decoded, errorOf, type Answer, type client } from "../support/http.js"
+import { decoded, errorOf, type Answer } from "../support/http.js"
 import { privatePostgres, standbyOf, type PrivateCluster } from "../support/privatePostgres.js"
 import { everyItemSettles, separateServices, testNetworkCopies, type SeparateServices } from "../support/publishingProcesses.js"
 import { seedAccount, simulatorEnv, startSimulator } from "../support/simulator/index.js"
 import type { Simulator } from "../support/simulator/core.js"
 import { switchableProxy } from "../support/switchableProxy.js"
 import { createWorld, type TestWorld } from "../support/system.js"
+import { send, type Sent } from "../support/resentPosts.js"
 import { withDb } from "../support/tokens.js"
 import { sleep, waitFor } from "../support/wait.js"
 
@@ -49,27 +50,6 @@ afterAll(async () => {
   await primary?.remove()
   await sim?.close()
 }, 120_000)
-
-/** One POST /posts of the stream: its key, its body, and every answer it got. */
-interface Sent {
-  readonly key: string
-  readonly content: string
-  readonly api: ReturnType<typeof client>
-  readonly body: unknown
-  readonly answers: Array<Answer | "no answer">
-}
-
-/** No request may hang: a client gives up after this (far above any bound of the service). */
-const CLIENT_TIMEOUT_MS = 20_000
-
-const send = async (s: Sent): Promise<Answer | "no answer"> => {
-  const answer = await Promise.race([
-    s.api.post("/public/v1/posts", s.body, { "idempotency-key": s.key }),
-    sleep(CLIENT_TIMEOUT_MS).then(() => "no answer" as const)
-  ]).catch((): "no answer" => "no answer")
-  s.answers.push(answer)
-  return answer
-}
 
 /** Whether the answer is the spec's retryable 503. */
 const expectRetryable = (a: Answer) => {
