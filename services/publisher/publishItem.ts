@@ -95,11 +95,14 @@ const startAttempt = (itemId: string, owner: string, settings: PublishSettings) 
     const leaseLeftMs = item.openLeaseLeftMs ?? 0
     if (item.openAttemptId !== null && leaseLeftMs > 0 && item.openLeaseOwner !== owner) return Start.Busy({ leaseLeftMs })
     const fresh = item.openAttemptId === null
-    // claimed ahead of its due time (scheduler CLAIM_LEAD_MS): due soon, the job opens its attempt now
-    // and sends on the second; due later, it waits in JetStream, not in a worker slot
+    // claimed ahead of its due time (scheduler CLAIM_LEAD_MS): due soon, the job waits here and sends
+    // on the second, its item already read; due later, it waits in JetStream, not in a worker slot.
+    // The attempt opens after the wait: an open attempt whose job then fails before calling the
+    // network (Postgres gone at the due second) could only be searched for, never sent
     if (fresh && item.dueInMs > settings.holdUntilDueMs) return Start.Wait({ delayMs: item.dueInMs })
+    if (fresh && dueAt > Date.now()) yield* Effect.sleep(Duration.millis(dueAt - Date.now()))
     // nothing new goes to a channel the network asked to wait (429 Retry-After) past the due time; a search may
-    if (fresh && item.pausedMs > item.dueInMs) return Start.Wait({ delayMs: item.pausedMs })
+    if (fresh && item.pausedMs > item.dueInMs) return Start.Wait({ delayMs: item.pausedMs - item.dueInMs })
     // files still being prepared for this network: the job waits in JetStream, the item shows held "preparation"
     if (fresh && (yield* itemMedia({ ...item, settings: decodeSettings(item.settings) }))._tag === "Waiting") {
       yield* Effect.flatMap(RenditionsRepo, (r) => r.holdItem(item.id))
@@ -122,10 +125,8 @@ const startAttempt = (itemId: string, owner: string, settings: PublishSettings) 
       return Option.getOrNull(opened)
     })
     if (attemptId === null) return Start.Wait({ delayMs: CHANGED_RETRY_MS })
-    // ours until the job ends (its scope), renewed with the process's other attempts, the waits included
+    // ours until the job ends (its scope), renewed with the process's other attempts, the wait for a slot included
     yield* batches.holdLease(attemptId, owner, leaseMs)
-    // the attempt is open before the due time (the burst of a round minute opens ahead of it): send on the second
-    if (fresh && dueAt > Date.now()) yield* Effect.sleep(Duration.millis(dueAt - Date.now()))
     const mode: AttemptMode = !fresh ? "search" : item.searchFirst ? "search-first" : "send"
     // a full network or channel: the job waits its turn here; a full per-minute window closes the attempt
     // unsent and sends the job back to JetStream with the window's wait
