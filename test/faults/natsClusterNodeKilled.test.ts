@@ -13,7 +13,8 @@ import { sleep, waitFor } from "../support/wait.js"
  * Idempotency-Key, sent again on a 503 as a client would): the gateway's node paused 15 s
  * (its commands are sent again while the first copies wait: never 409 for them), then the
  * node leading the PUBLISH stream killed (-9), then the node of the actor host (made the
- * shard leases' leader first) killed: every workspace's shard serves again within seconds.
+ * shard leases' leader first) killed, then paused 15 s: every workspace's shard serves
+ * again within seconds of the kill, or of the paused node's return.
  * Every post is created once and published once, every answer is 200 or a retryable 503,
  * and 503s last a bounded time (an election and a reconnection, not a hang). A killed node
  * is started again after its test. Never the shared server on 4222.
@@ -218,31 +219,47 @@ describe("a NATS cluster node paused or killed under a steady load of creates", 
     )
   }, 240_000)
 
-  it("the actor host's node killed (-9), leading the shard leases too: every workspace's shard serves again within seconds, every post once", async () => {
-    const actorsNode = await cluster.nodeOf(`post-scheduler-${services.current("actors").pid}`)
-    expect(actorsNode).toMatch(/^n[123]$/)
-    // the harder case: the node also leads the leases' bucket, so the host's renewals wait
-    // for an election while its connection moves to another node
-    const leasesLeader = await cluster.moveLeader(`KV_${names(world.namespace).shardLeasesBucket}`, actorsNode ?? "")
-    const load = await steadyLoad()
-    await sleep(3_000)
-    const killedAt = Date.now()
-    killed = actorsNode
-    await cluster.killNode(actorsNode ?? "")
-    // back: every workspace has had a request sent after the kill answered 200 (its shard serves again)
-    const backMs = () => {
-      const each = [1, 2, 3].map((worker) => load.answers.find((a) => a.worker === worker && a.status === 200 && a.sent >= killedAt))
-      return each.every((a) => a !== undefined) ? Math.max(...each.map((a) => a.at - killedAt)) : undefined
-    }
-    const back = await waitFor("a workspace's shard not serving again", async () => backMs(), 60_000)
-    await sleep(3_000)
-    await load.stop()
-    expect(back).toBeLessThanOrEqual(OUTAGE_BOUND_MS)
-    await expectOnceEach(load)
-    console.log(
-      `${load.texts.length} posts, ${load.statuses.filter((s) => s === 503).length} answers 503, longest answer ${load.longestMs()} ms, ` +
-        `longest run of 503s ${longest503Ms(load.answers)} ms, actor host's node ${actorsNode} killed (leases led by ${leasesLeader}), ` +
-        `every shard serving again ${back} ms after`
-    )
-  }, 240_000)
+  // killed: the host's connection moves to another node at once and its leases outlive the
+  // election. Paused: the host leaves the node after its pings and a dial timeout (11 to 14 s),
+  // but its lease calls keep timing out until the node is back (seen with nats-server 2.9), so
+  // its shards are back within seconds of the node's return, not of the pause
+  it.each([
+    ["killed (-9)", 0],
+    ["paused 15 s (SIGSTOP)", 15_000]
+  ] as const)(
+    "the actor host's node %s, leading the shard leases too: every workspace's shard serves again within seconds, every post once",
+    async (how, pauseMs) => {
+      const actorsNode = await cluster.nodeOf(`post-scheduler-${services.current("actors").pid}`)
+      expect(actorsNode).toMatch(/^n[123]$/)
+      // the harder case: the node also leads the leases' bucket, so the host's renewals wait
+      // for an election while its connection moves to another node
+      const leasesLeader = await cluster.moveLeader(`KV_${names(world.namespace).shardLeasesBucket}`, actorsNode ?? "")
+      const load = await steadyLoad()
+      await sleep(3_000)
+      const faultAt = Date.now()
+      let paused: Promise<void> = Promise.resolve()
+      if (pauseMs === 0) {
+        killed = actorsNode
+        await cluster.killNode(actorsNode ?? "")
+      } else paused = cluster.pauseNode(actorsNode ?? "", pauseMs)
+      // back: every workspace has had a request sent after the fault answered 200 (its shard serves again)
+      const backMs = () => {
+        const each = [1, 2, 3].map((worker) => load.answers.find((a) => a.worker === worker && a.status === 200 && a.sent >= faultAt))
+        return each.every((a) => a !== undefined) ? Math.max(...each.map((a) => a.at - faultAt)) : undefined
+      }
+      const back = await waitFor("a workspace's shard not serving again", async () => backMs(), pauseMs + 60_000)
+      await paused
+      await sleep(3_000)
+      await load.stop()
+      // counted from the node's return for a pause
+      expect(back - pauseMs).toBeLessThanOrEqual(OUTAGE_BOUND_MS)
+      await expectOnceEach(load)
+      console.log(
+        `${load.texts.length} posts, ${load.statuses.filter((s) => s === 503).length} answers 503, longest answer ${load.longestMs()} ms, ` +
+          `longest run of 503s ${longest503Ms(load.answers)} ms, actor host's node ${actorsNode} ${how} (leases led by ${leasesLeader}), ` +
+          `every shard serving again ${back} ms after the fault`
+      )
+    },
+    240_000
+  )
 })
