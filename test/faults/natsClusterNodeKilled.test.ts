@@ -247,7 +247,15 @@ describe("a NATS cluster node paused or killed under a steady load of creates", 
         const each = [1, 2, 3].map((worker) => load.answers.find((a) => a.worker === worker && a.status === 200 && a.sent >= faultAt))
         return each.every((a) => a !== undefined) ? Math.max(...each.map((a) => a.at - faultAt)) : undefined
       }
-      const back = await waitFor("a workspace's shard not serving again", async () => backMs(), pauseMs + 60_000)
+      const back = await waitFor("a workspace's shard not serving again", async () => backMs(), pauseMs + 60_000).catch((e: unknown) => {
+        // what the host said meanwhile (its lease rounds' failures) is what tells why
+        const said = services
+          .current("actors")
+          .output()
+          .split("\n")
+          .filter((line) => line.includes('"warn"') || line.includes('"error"'))
+        throw new Error(`${e instanceof Error ? e.message : String(e)}; the actor host's last warnings:\n${said.slice(-15).join("\n")}`)
+      })
       await paused
       await sleep(3_000)
       await load.stop()
