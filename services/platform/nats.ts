@@ -139,6 +139,9 @@ const transient = (e: NatsFailure) => e.cause instanceof NatsError && (e.cause.c
 /** How often the client pings its server: see NatsLive. */
 const PING_INTERVAL_MS = 3_000
 
+/** How long a connection to one node may take before the next is tried: see NatsLive. */
+const DIAL_TIMEOUT_MS = 5_000
+
 /** How long a start waits for JetStream to answer its topology calls. */
 const TOPOLOGY_WAIT = Duration.seconds(60)
 
@@ -158,6 +161,10 @@ export const NatsLive = Layer.scoped(
             // cluster after 2 unanswered pings, 6 to 9 s, instead of the client's default 4 minutes
             pingInterval: PING_INTERVAL_MS,
             maxPingOut: 2,
+            // a node that accepts the connection but never answers (paused) is given up after this
+            // instead of 20 s: the client's first reconnection dials the node it just left again
+            // (nats.js rotates its list only from the second pick on)
+            timeout: DIAL_TIMEOUT_MS,
             // no stack trace captured on every request and publish, in case it times out: our errors say which call it was
             noAsyncTraces: true
           }),

@@ -33,6 +33,9 @@ const isLive = (e: KvEntry | null): e is KvEntry => e !== null && e.operation ==
 const isRevisionConflict = (e: unknown) =>
   typeof e === "object" && e !== null && "api_error" in e && (e as { api_error?: { err_code?: number } }).api_error?.err_code === 10071
 
+/** How long listing the live hosts may take (as long as a JetStream call may). */
+const LIST_TIMEOUT_MS = 5_000
+
 /** Leases and hosts in NATS KV buckets whose TTL (services/platform/nats.ts LEASE_TTL_MS) expires what is not renewed. */
 export const natsLeaseStore = (leases: KV, hosts: KV): LeaseStore => ({
   read: async (shard) => {
@@ -49,9 +52,17 @@ export const natsLeaseStore = (leases: KV, hosts: KV): LeaseStore => ({
     await hosts.put(hostId, value)
   },
   hostCount: async () => {
-    let count = 0
-    for await (const _ of await hosts.keys()) count++
-    return count
+    // the listing is a consumer of the bucket: one that stops delivering (its node killed or
+    // paused) would hold the round, and every renewal after it, for ever
+    const keys = await hosts.keys()
+    const timer = setTimeout(() => keys.stop(new Error(`listing the live hosts took over ${LIST_TIMEOUT_MS} ms`)), LIST_TIMEOUT_MS)
+    try {
+      let count = 0
+      for await (const _ of keys) count++
+      return count
+    } finally {
+      clearTimeout(timer)
+    }
   },
   leave: (hostId) => hosts.delete(hostId),
   watchRemovals: async (onRemoved) => {

@@ -214,4 +214,7 @@ export const makeLeaseManager = (options: LeaseManagerOptions) => {
 export type LeaseManager = ReturnType<typeof makeLeaseManager>
 
 export const tickSafely = (manager: LeaseManager) =>
-  Effect.tryPromise(() => manager.tick()).pipe(Effect.catchAll((e) => Effect.logWarning("shard lease round failed", e)))
+  Effect.tryPromise({ try: () => manager.tick(), catch: (cause) => cause }).pipe(
+    // the store's own error (TIMEOUT, 503 for no responders), not Effect's "unknown error" wrapper
+    Effect.catchAll((cause) => Effect.logWarning(`shard lease round failed: ${cause instanceof Error ? cause.message : String(cause)}`))
+  )

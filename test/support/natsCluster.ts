@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process"
+import { connect, Empty } from "nats"
 import { mkdtempSync, rmSync } from "node:fs"
 import net from "node:net"
 import os from "node:os"
@@ -17,7 +18,7 @@ export const privateNatsCluster = async () => {
   const monitorPorts = [await freePort(), await freePort(), await freePort()]
   const storeDir = mkdtempSync(path.join(os.tmpdir(), "nats-cluster-faults-"))
   const routes = clusterPorts.map((p) => `nats://127.0.0.1:${p}`).join(",")
-  const children: Array<ChildProcess> = clientPorts.map((port, i) =>
+  const startNode = (port: number, i: number): ChildProcess =>
     spawn(
       "nats-server",
       [
@@ -26,7 +27,7 @@ export const privateNatsCluster = async () => {
       ],
       { stdio: "ignore" }
     )
-  )
+  const children: Array<ChildProcess> = clientPorts.map(startNode)
   process.once("exit", () => children.forEach((c) => c.kill("SIGKILL")))
   const accepts = (port: number) =>
     new Promise<true | undefined>((resolve) => {
@@ -47,8 +48,34 @@ export const privateNatsCluster = async () => {
     child.kill("SIGKILL")
     await exited
   }
+  const url = clientPorts.map((p) => `nats://127.0.0.1:${p}`).join(",")
+  /** The node (n1, n2 or n3) leading the stream's copies, undefined during an election. */
+  const leaderOf = async (stream: string) => {
+    const nc = await connect({ servers: url.split(",") })
+    try {
+      const info = await (await nc.jetstreamManager()).streams.info(stream).catch(() => undefined)
+      return info?.cluster?.leader
+    } finally {
+      await nc.close()
+    }
+  }
   return {
-    url: clientPorts.map((p) => `nats://127.0.0.1:${p}`).join(","),
+    url,
+    leaderOf,
+    /**
+     * Asks the stream's leader to step down until the node named `to` leads it (a 2.9 server
+     * picks the next leader itself: a few tries). The leader it ends with.
+     */
+    moveLeader: async (stream: string, to: string) => {
+      for (let tries = 0; tries < 12; tries++) {
+        const before = await waitFor(`no leader of ${stream}`, () => leaderOf(stream), 20_000)
+        if (before === to) return before
+        const nc = await connect({ servers: url.split(",") })
+        await nc.request(`$JS.API.STREAM.LEADER.STEPDOWN.${stream}`, Empty, { timeout: 5_000 }).finally(() => nc.close())
+        await waitFor(`${stream} without a new leader`, async () => ((await leaderOf(stream)) ?? before) !== before || undefined, 20_000)
+      }
+      return leaderOf(stream)
+    },
     /** The node (n1, n2 or n3) a client named `name` is connected to, from the nodes' /connz. */
     nodeOf: async (name: string) => {
       for (const [i, port] of monitorPorts.entries()) {
@@ -66,6 +93,25 @@ export const privateNatsCluster = async () => {
     },
     /** kill -9 of the node named `name` (n1, n2 or n3). */
     killNode: (name: string) => kill(children[Number(name.slice(1)) - 1]),
+    /**
+     * Starts the node named `name` again (killed first if it runs) with the same ports and
+     * store, and waits until its /healthz says its JetStream copies have caught up: the
+     * cluster has three nodes again, so a later test may kill one.
+     */
+    restartNode: async (name: string) => {
+      const i = Number(name.slice(1)) - 1
+      await kill(children[i])
+      children[i] = startNode(clientPorts[i] ?? 0, i)
+      await waitFor(`cluster node ${name} not accepting connections`, () => accepts(clientPorts[i] ?? 0), 20_000)
+      await waitFor(
+        `cluster node ${name} not healthy`,
+        () =>
+          fetch(`http://127.0.0.1:${monitorPorts[i]}/healthz`)
+            .then((r) => (r.ok ? true : undefined))
+            .catch(() => undefined),
+        60_000
+      )
+    },
     stop: async () => {
       await Promise.all(children.map(kill))
       rmSync(storeDir, { recursive: true, force: true })
