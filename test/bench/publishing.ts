@@ -179,9 +179,13 @@ const runShape = async (sim: Sim, plan: ShapePlan): Promise<ShapeOutcome> => {
         due: new Date(dueOf(i))
       }))
     )
+    const given = [
+      ...(concurrencyGiven === undefined ? [] : [` (PUBLISHER_CONCURRENCY ${concurrencyGiven})`]),
+      ...(threadsGiven === undefined ? [] : [` (PUBLISHER_THREADS ${threadsGiven})`])
+    ].join("")
     const layoutText =
       layout === "npm-start"
-        ? `every service in one process as npm start runs them${concurrencyGiven === undefined ? "" : ` (PUBLISHER_CONCURRENCY ${concurrencyGiven})`}${threadsGiven === undefined ? "" : ` (PUBLISHER_THREADS ${threadsGiven})`}`
+        ? `every service in one process as npm start runs them${given}`
         : `a scheduler and ${publishers} publisher processes${concurrencyGiven === undefined ? "" : ` with ${concurrencyGiven} jobs each`}`
     console.log(`\n[${plan.name}] ${plan.description}, from ${new Date(minute).toISOString()}; ${layoutText}; ${inFlight} calls in flight at most`)
 

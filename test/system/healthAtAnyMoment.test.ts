@@ -70,8 +70,8 @@ const expectAnswersByPhase = (requests: ReadonlyArray<HammerRequest>, { t0, read
   expect(up.filter((r) => r.sentAt > killAt + SIGNAL_DELIVERY_MS).map(wrong)).toEqual([])
   // (a request still in flight when the signal was sent may meet the stop: only one answered before it may not)
   expect(stopping.filter((r) => (r.answer?.at ?? 0) < killAt).map(wrong)).toEqual([])
-  // between the ready line and the stop: ready
-  expect(ready.filter((r) => r.sentAt > readySeenAt && r.sentAt < killAt && !up.includes(r)).map(wrong)).toEqual([])
+  // between the ready line and the stop: ready (a request answered after the signal may meet the stop, as above)
+  expect(ready.filter((r) => r.sentAt > readySeenAt && (r.answer?.at ?? 0) < killAt && !up.includes(r)).map(wrong)).toEqual([])
   return { starting, stopping, up }
 }
 
@@ -135,8 +135,14 @@ describe("asked every 50 ms from spawn to exit", () => {
       expect(exit.code, output).toBe(0)
       expectEveryConnectionAnswered(requests, moments.exitAt, moments.t0)
       const { stopping } = expectAnswersByPhase(requests, moments)
-      // while the stop waited for the stalled client: 503 on both ports
-      expect(new Set(stopping.map((r) => r.port))).toEqual(new Set([health, main]))
+      // while the stop waited for the stalled client: 503 on the health port, and on the gateway's own
+      // port for every request it still answered after the signal (before it closed; a loaded machine
+      // may send none in that window: line 70's "never 200 once stopping" holds on both ports)
+      expect(stopping.some((r) => r.port === health)).toBe(true)
+      const mainAfterSignal = requests.filter(
+        (r) => r.port === main && r.path === "/readyz" && (r.answer?.at ?? 0) > moments.killAt + SIGNAL_DELIVERY_MS
+      )
+      expect(mainAfterSignal.filter((r) => !stopping.includes(r)).map((r) => describeRequest(r, moments.t0))).toEqual([])
       const onMain = requests.filter((r) => r.port === main && r.path === "/readyz" && r.answer?.status === 200)
       expect(onMain.length).toBeGreaterThan(0)
       expect(requests.filter((r) => r.port === health && r.path === "/readyz" && r.answer?.status === 503).length).toBeGreaterThan(0)
