@@ -4,9 +4,8 @@ import { answerFrom, client, decode, errorOf, type Answer } from "../support/htt
 import { everyItemSettles, testNetworkCopies } from "../support/publishingProcesses.js"
 import { privatePostgres } from "../support/privatePostgres.js"
 import { createWorld, startServices, type RunningServices, type TestWorld } from "../support/system.js"
-import { send, type Sent } from "../support/resentPosts.js"
-import { withDb } from "../support/tokens.js"
-import { sleep, waitFor } from "../support/wait.js"
+import { notExactlyOnePost, postStream, resendUnavailable } from "../support/resentPosts.js"
+import { sleep } from "../support/wait.js"
 
 /**
  * Postgres stopped (a fast stop: sessions ended with 57P01, new connections refused) for
@@ -72,26 +71,8 @@ describe("Postgres stopped and started again under POST /posts", () => {
       })
     )
 
-    const sent: Array<Sent> = []
-    let streaming = true
-    const stream = (async () => {
-      const inFlight: Array<Promise<unknown>> = []
-      for (let n = 0; streaming; n++) {
-        const { api, channelId } = channels[n % channels.length]!
-        const content = `stream ${n} ${run}`
-        const s: Sent = {
-          key: `outage-${run}-${n}`,
-          content,
-          api,
-          body: { type: "now", posts: [{ integration: { id: channelId }, value: [{ content }] }] },
-          answers: []
-        }
-        sent.push(s)
-        inFlight.push(send(s))
-        await sleep(150)
-      }
-      await Promise.all(inFlight)
-    })()
+    const stream = postStream("outage", run, (n) => channels[n % channels.length]!)
+    const { sent } = stream
 
     await sleep(1_500)
     await pg.stop()
@@ -108,8 +89,7 @@ describe("Postgres stopped and started again under POST /posts", () => {
     await pg.start()
     // the stream goes on a while after the restart: the pool and the listener come back
     await sleep(4_000)
-    streaming = false
-    await stream
+    await stream.stop()
 
     const first = sent.map((s) => s.answers[0]!)
     const statuses = first.map((a) => (a === "no answer" ? "no answer" : a.status))
@@ -139,28 +119,11 @@ describe("Postgres stopped and started again under POST /posts", () => {
     expect(statuses.slice(-5)).toEqual([200, 200, 200, 200, 200])
 
     // every 503'd request sent again with its key: it makes its post (or answers the one it made)
-    for (const s of sent.filter((s) => s.answers[0] !== "no answer" && s.answers[0]!.status === 503)) {
-      await waitFor(`${s.key} answered 200 when sent again`, async () => {
-        const again = await send(s)
-        return again !== "no answer" && again.status === 200 ? again : undefined
-      })
-    }
+    await resendUnavailable(sent)
 
     const contents = sent.map((s) => s.content)
-    const posts = await withDb(
-      world,
-      async (c) =>
-        (
-          await c.query<{ content: string; groups: number }>(
-            `SELECT i.content, count(DISTINCT p.group_id)::int AS groups FROM post_items i
-           JOIN posts p ON p.id = i.post_id AND p.deleted_at IS NULL WHERE i.content = ANY($1) GROUP BY i.content`,
-            [contents]
-          )
-        ).rows
-    )
-    const groupsOf = new Map(posts.map((r) => [r.content, r.groups]))
     // exactly one post for every request of the stream, none twice, none lost
-    expect(contents.filter((c) => groupsOf.get(c) !== 1)).toEqual([])
+    expect(await notExactlyOnePost(world, sent)).toEqual([])
 
     // everything goes out: due posts once, after the restart; nothing twice
     const items = await everyItemSettles(

@@ -7,7 +7,7 @@ import { seedAccount, simulatorEnv, startSimulator } from "../support/simulator/
 import type { Simulator } from "../support/simulator/core.js"
 import { switchableProxy } from "../support/switchableProxy.js"
 import { createWorld, type TestWorld } from "../support/system.js"
-import { send, type Sent } from "../support/resentPosts.js"
+import { notExactlyOnePost, postStream, resendUnavailable } from "../support/resentPosts.js"
 import { withDb } from "../support/tokens.js"
 import { sleep, waitFor } from "../support/wait.js"
 
@@ -99,26 +99,11 @@ describe("the primary switched over to a promoted standby under POST /posts, ser
     )
 
     const due = dueSent.map((d) => d.content)
-    const sent: Array<Sent> = []
-    let streaming = true
-    const stream = (async () => {
-      const inFlight: Array<Promise<unknown>> = []
-      for (let n = 0; streaming; n++) {
-        const { api, channels } = workspaces[n % workspaces.length]!
-        const content = `stream ${n} ${run}`
-        const s: Sent = {
-          key: `switch-${run}-${n}`,
-          content,
-          api,
-          body: { type: "now", posts: [{ integration: { id: channels[Math.floor(n / workspaces.length) % 2]! }, value: [{ content }] }] },
-          answers: []
-        }
-        sent.push(s)
-        inFlight.push(send(s))
-        await sleep(150)
-      }
-      await Promise.all(inFlight)
-    })()
+    const stream = postStream("switch", run, (n) => {
+      const { api, channels } = workspaces[n % workspaces.length]!
+      return { api, channelId: channels[Math.floor(n / workspaces.length) % 2]! }
+    })
+    const { sent } = stream
 
     await sleep(1_500)
     await primary.stop()
@@ -131,8 +116,7 @@ describe("the primary switched over to a promoted standby under POST /posts, ser
     await standby.promote()
     // the stream goes on a while after the promotion: pools and listeners settle on the new primary
     await sleep(5_000)
-    streaming = false
-    await stream
+    await stream.stop()
 
     // every process lived through it (none died and was replaced)
     expect((["gateway", "actors", "scheduler", "publisher"] as const).filter((p) => !services.current(p).running())).toEqual([])
@@ -154,30 +138,13 @@ describe("the primary switched over to a promoted standby under POST /posts, ser
     expect(statuses.slice(-5)).toEqual([200, 200, 200, 200, 200])
 
     // every 503'd request sent again with its key: it makes its post (or answers the one it made)
-    for (const s of sent.filter((s) => s.answers[0] !== "no answer" && s.answers[0]!.status === 503)) {
-      await waitFor(`${s.key} answered 200 when sent again`, async () => {
-        const again = await send(s)
-        return again !== "no answer" && again.status === 200 ? again : undefined
-      })
-    }
+    await resendUnavailable(sent)
     // and the answers to the resends were 200 or 503 too
     expect(sent.flatMap((s) => s.answers.map((a) => (a === "no answer" ? "no answer" : a.status))).filter((s) => s !== 200 && s !== 503)).toEqual([])
 
     const contents = sent.map((s) => s.content)
-    const posts = await withDb(
-      world,
-      async (c) =>
-        (
-          await c.query<{ content: string; groups: number }>(
-            `SELECT i.content, count(DISTINCT p.group_id)::int AS groups FROM post_items i
-           JOIN posts p ON p.id = i.post_id AND p.deleted_at IS NULL WHERE i.content = ANY($1) GROUP BY i.content`,
-            [contents]
-          )
-        ).rows
-    )
-    const groupsOf = new Map(posts.map((r) => [r.content, r.groups]))
     // exactly one post for every request of the stream, none twice, none lost
-    expect(contents.filter((c) => groupsOf.get(c) !== 1)).toEqual([])
+    expect(await notExactlyOnePost(world, sent)).toEqual([])
     // GET /posts lists the same: each workspace's stream and due posts, once each
     for (const ws of workspaces) {
       const listed = decoded(await ws.api.get("/public/v1/posts"), answerOf("posts", "listPosts"))

@@ -1,5 +1,7 @@
 import type { Answer, client } from "./http.js"
-import { sleep } from "./wait.js"
+import type { TestWorld } from "./system.js"
+import { withDb } from "./tokens.js"
+import { sleep, waitFor } from "./wait.js"
 
 /**
  * A stream of POST /posts with an Idempotency-Key each, as the Postgres fault tests send it
@@ -26,4 +28,71 @@ export const send = async (s: Sent): Promise<Answer | "no answer"> => {
   ]).catch((): "no answer" => "no answer")
   s.answers.push(answer)
   return answer
+}
+
+/**
+ * POST /posts every 150 ms until `stop`, each with a key of its own (`<label>-<run>-<n>`) and
+ * the content `stream <n> <run>`; `target(n)` picks the n-th request's client and channel.
+ * `stop` waits for every request in flight.
+ */
+export const postStream = (
+  label: string,
+  run: string,
+  target: (n: number) => { readonly api: ReturnType<typeof client>; readonly channelId: string }
+) => {
+  const sent: Array<Sent> = []
+  let streaming = true
+  const streamed = (async () => {
+    const inFlight: Array<Promise<unknown>> = []
+    for (let n = 0; streaming; n++) {
+      const { api, channelId } = target(n)
+      const content = `stream ${n} ${run}`
+      const s: Sent = {
+        key: `${label}-${run}-${n}`,
+        content,
+        api,
+        body: { type: "now", posts: [{ integration: { id: channelId }, value: [{ content }] }] },
+        answers: []
+      }
+      sent.push(s)
+      inFlight.push(send(s))
+      await sleep(150)
+    }
+    await Promise.all(inFlight)
+  })()
+  return {
+    sent,
+    stop: async () => {
+      streaming = false
+      await streamed
+    }
+  }
+}
+
+/** Every request whose first answer was a 503 sent again with its key until it answers 200 (it makes its post, or answers the one it made). */
+export const resendUnavailable = async (sent: ReadonlyArray<Sent>) => {
+  for (const s of sent.filter((s) => s.answers[0] !== "no answer" && s.answers[0]!.status === 503)) {
+    await waitFor(`${s.key} answered 200 when sent again`, async () => {
+      const again = await send(s)
+      return again !== "no answer" && again.status === 200 ? again : undefined
+    })
+  }
+}
+
+/** The requests of the stream that did not end with exactly one post (none twice, none lost): [] when each made one. */
+export const notExactlyOnePost = async (world: TestWorld, sent: ReadonlyArray<Sent>) => {
+  const contents = sent.map((s) => s.content)
+  const posts = await withDb(
+    world,
+    async (c) =>
+      (
+        await c.query<{ content: string; groups: number }>(
+          `SELECT i.content, count(DISTINCT p.group_id)::int AS groups FROM post_items i
+           JOIN posts p ON p.id = i.post_id AND p.deleted_at IS NULL WHERE i.content = ANY($1) GROUP BY i.content`,
+          [contents]
+        )
+      ).rows
+  )
+  const groupsOf = new Map(posts.map((r) => [r.content, r.groups]))
+  return contents.filter((c) => groupsOf.get(c) !== 1)
 }
