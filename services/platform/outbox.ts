@@ -30,21 +30,10 @@ const encodeEvents = Schema.encode(Schema.Array(ServiceEvent))
 export const write = (workspaceId: string, events: ReadonlyArray<ServiceEvent>) =>
   Effect.gen(function* () {
     if (events.length === 0) return []
-    const pending = yield* OutboxTransaction
-    const encoded = yield* encodeEvents(events).pipe(Effect.orDie)
-    const rows = encoded.map((e) => ({ id: crypto.randomUUID(), workspaceId, event: e.event, data: JSON.stringify(e.data) }))
-    yield* OutboxRepo.insertEvents(rows)
+    // the names the notifications show, read in the same transaction
     const named = [...new Set(events.flatMap((e) => channelNamedBy(e) ?? []))]
     const channelNames = new Map(named.length === 0 ? [] : (yield* OutboxRepo.channelNames(workspaceId, named)).map((c) => [c.id, c.name]))
-    const notifications = events.flatMap((e) => {
-      const channelId = channelNamedBy(e)
-      return notificationFor(e, channelId === null ? undefined : channelNames.get(channelId)) ?? []
-    })
-    if (notifications.length > 0) {
-      yield* OutboxRepo.insertNotifications(notifications.map((n) => ({ id: crypto.randomUUID(), workspaceId, ...n })))
-    }
-    pending.rowIds.push(...rows.map((r) => r.id))
-    return rows.map((r) => r.id)
+    return yield* writeAll([{ workspaceId, events }], (id) => channelNames.get(id))
   })
 
 /**

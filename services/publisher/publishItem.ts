@@ -87,10 +87,10 @@ const startAttempt = (itemId: string, owner: string, settings: PublishSettings) 
     const limiter = yield* PublishLimiter
     const { leaseMs } = settings
     const loaded = yield* batches.load(itemId)
-    // when the item falls due, by this process's clock (the read said how long until then)
-    const dueAt = Date.now() + (Option.isSome(loaded) ? loaded.value.dueInMs : 0)
     if (Option.isNone(loaded) || loaded.value.status !== "publishing") return Start.Nothing()
     const item = loaded.value
+    // when the item falls due, by this process's clock (the read said how long until then)
+    const dueAt = Date.now() + item.dueInMs
     const { reachedNothing } = item
     const leaseLeftMs = item.openLeaseLeftMs ?? 0
     if (item.openAttemptId !== null && leaseLeftMs > 0 && item.openLeaseOwner !== owner) return Start.Busy({ leaseLeftMs })
