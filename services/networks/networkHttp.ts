@@ -37,7 +37,8 @@ export const call = (outbound: OutboundHttpShape, request: OutboundRequest): Eff
           )
         : Effect.void
     ),
-    withSpan("network.call", { kind: "client", attributes: callAttributes(request) })
+    // the attributes parse the URL: only when a span is made
+    (effect) => (tracingEnabled() ? withSpan("network.call", { kind: "client", attributes: callAttributes(request) })(effect) : effect)
   )
 
 /** `Authorization: Bearer …` and JSON headers. */

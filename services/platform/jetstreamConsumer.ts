@@ -180,7 +180,11 @@ export const consumeJobs = <A, R>(options: ConsumerOptions<A, R>): Effect.Effect
         })
       )
 
-    const heartbeat = (msg: JsMsg) => Effect.sleep(heartbeatEvery).pipe(Effect.zipRight(Effect.sync(() => msg.working())), Effect.forever)
+    // the messages whose jobs run: one timer keeps them all alive (a fiber per job would cost a burst's thread)
+    const running = new Set<JsMsg>()
+    yield* Effect.forkScoped(
+      Effect.sleep(heartbeatEvery).pipe(Effect.zipRight(Effect.sync(() => running.forEach((msg) => msg.working()))), Effect.forever)
+    )
 
     const job = (msg: JsMsg) =>
       Effect.gen(function* () {
@@ -190,9 +194,11 @@ export const consumeJobs = <A, R>(options: ConsumerOptions<A, R>): Effect.Effect
           return yield* settle(msg, JobOutcome.Drop({ reason: "undecodable message" }))
         }
         const delivery: Delivery = { count: msg.info.deliveryCount, streamSequence: msg.seq, subject: msg.subject }
-        const outcome = yield* Effect.forkScoped(heartbeat(msg)).pipe(
-          Effect.zipRight(options.handle(decoded.right, delivery)),
-          Effect.scoped,
+        const outcome = yield* Effect.acquireUseRelease(
+          Effect.sync(() => running.add(msg)),
+          () => Effect.scoped(options.handle(decoded.right, delivery)),
+          () => Effect.sync(() => running.delete(msg))
+        ).pipe(
           Effect.catchAllCause((cause) =>
             Effect.logWarning(`job of message ${msg.seq} failed; redelivered in ${retryDelayMs} ms`, cause).pipe(
               Effect.as(JobOutcome.Retry({ delayMs: retryDelayMs }))

@@ -7,7 +7,15 @@ export const tokenHash = (token: string): Buffer => hash("sha256", token, "buffe
 /** A new random token with the given prefix, e.g. `svc_live_…` (32 bytes, base64url). */
 export const newToken = (prefix: string): string => `${prefix}${randomBytes(32).toString("base64url")}`
 
-const keyOf = (secretKey: Redacted.Redacted) => createHash("sha256").update(Redacted.value(secretKey)).digest()
+/** The AES key of a SECRET_KEY, derived once per key (every publish opens its channel's credentials). */
+const keys = new WeakMap<Redacted.Redacted, Buffer>()
+const keyOf = (secretKey: Redacted.Redacted): Buffer => {
+  const known = keys.get(secretKey)
+  if (known !== undefined) return known
+  const key = createHash("sha256").update(Redacted.value(secretKey)).digest()
+  keys.set(secretKey, key)
+  return key
+}
 
 /** AES-256-GCM: iv(12) | tag(16) | ciphertext. Used for network credentials and webhook secrets. */
 export const encryptSecret = (secretKey: Redacted.Redacted, plain: string): Buffer => {

@@ -52,6 +52,9 @@ const Chat = Schema.Struct({
   first_name: Schema.optional(Schema.String)
 })
 const Member = Schema.Struct({ status: Schema.String, can_post_messages: Schema.optional(Schema.Boolean) })
+// made once: a schema made per answer would compile its decoder per answer (a burst's CPU)
+const SentOne = Ok(Message)
+const SentGroup = Ok(Schema.NonEmptyArray(Message))
 
 /** https://t.me/<username>/<id> for public chats; t.me/c/<id without -100>/<id> for private channels. */
 export const telegramMessageUrl = (chatId: number, username: string | null | undefined, messageId: number) =>
@@ -77,8 +80,8 @@ const rejection = (response: Parameters<Parameters<typeof statusAnswer>[2]>[0]) 
 export const classifyTelegram = (answer: NetworkAnswer): PublishAnswer => {
   if (answer._tag === "Failed") return transportAnswer(NAME, answer.error)
   const { response } = answer
-  const one = decodeBody(Ok(Message), response)
-  const group = decodeBody(Ok(Schema.NonEmptyArray(Message)), response)
+  const one = decodeBody(SentOne, response)
+  const group = Option.isSome(one) ? Option.none() : decodeBody(SentGroup, response)
   const message = Option.isSome(one) ? Option.some(one.value.result) : Option.map(group, (g) => g.result[0])
   if (response.status === 200 && Option.isSome(message)) {
     const m = message.value

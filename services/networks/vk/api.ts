@@ -17,6 +17,9 @@ export const VkError = Schema.Struct({ error: Schema.Struct({ error_code: Schema
 
 export const PostCreated = Schema.Struct({ post_id: Schema.Number })
 export const CommentCreated = Schema.Struct({ comment_id: Schema.Number })
+// made once: a schema made per answer would compile its decoder per answer
+const PostAnswer = Ok(PostCreated)
+const CommentAnswer = Ok(CommentCreated)
 const Count = Schema.optional(Schema.Struct({ count: Schema.Number }))
 export const WallPost = Schema.Struct({
   id: Schema.Number,
@@ -121,11 +124,11 @@ export const classifyVk = (answer: NetworkAnswer, ownerId: number | null, rootPo
   if (response.status === 200) {
     const failed = errorOf(response)
     if (Option.isSome(failed)) return errorAnswer(failed.value.error_code, failed.value.error_msg)
-    const post = Option.map(decodeBody(Ok(PostCreated), response), (r) => r.response.post_id)
+    const post = Option.map(decodeBody(PostAnswer, response), (r) => r.response.post_id)
     if (Option.isSome(post)) {
       return PublishAnswer.Published({ releaseId: String(post.value), releaseUrl: ownerId === null ? "" : wallUrl(ownerId, post.value) })
     }
-    const comment = Option.map(decodeBody(Ok(CommentCreated), response), (r) => r.response.comment_id)
+    const comment = Option.map(decodeBody(CommentAnswer, response), (r) => r.response.comment_id)
     if (Option.isSome(comment)) {
       const url = ownerId === null || rootPostId === null ? "" : wallUrl(ownerId, rootPostId, comment.value)
       return PublishAnswer.Published({ releaseId: String(comment.value), releaseUrl: url })
