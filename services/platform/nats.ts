@@ -1,6 +1,8 @@
-import { Context, Data, Duration, Effect, Layer, Schedule } from "effect"
+import { Context, Data, Duration, Effect, Layer, Schedule, Stream } from "effect"
 import {
   connect,
+  DebugEvents,
+  Events,
   type JetStreamClient,
   type JetStreamManager,
   type KV,
@@ -102,13 +104,18 @@ const ensureTopology = (nc: NatsConnection, n: Names, replicas: number) =>
       )
     }
     const js = nc.jetstream()
+    // lease calls give up sooner than other JetStream calls: a round held by a call sent to a
+    // node that went silent would outlast the leases it renews
+    const leasesJs = nc.jetstream({ timeout: LEASE_CALL_TIMEOUT_MS })
     // a bucket is a stream (KV_<bucket>): an existing one is attached as it is, then its
     // lifetime and copies are set again, since a bucket without a lifetime would never
     // expire a dead host's leases
     const kv = (bucket: string) =>
       Effect.gen(function* () {
         const view = yield* Effect.tryPromise({
-          try: () => js.views.kv(bucket, { ttl: LEASE_TTL_MS, history: 1, replicas }),
+          // reads ask the bucket's leader (allow_direct off): a direct get goes to any copy, and one
+          // on a paused node holds a lease round until the node is back (a follower may also be behind)
+          try: () => leasesJs.views.kv(bucket, { ttl: LEASE_TTL_MS, history: 1, replicas, allow_direct: false }),
           catch: (cause) => new NatsFailure({ message: `KV ${bucket}: ${String(cause)}`, cause })
         })
         const stream = `KV_${bucket}`
@@ -136,14 +143,40 @@ const ensureTopology = (nc: NatsConnection, n: Names, replicas: number) =>
  */
 const transient = (e: NatsFailure) => e.cause instanceof NatsError && (e.cause.code === "TIMEOUT" || e.cause.code === "503")
 
-/** How often the client pings its server: see NatsLive. */
-const PING_INTERVAL_MS = 3_000
+/** How often the client pings its server, and how many pings may go unanswered: see NatsLive. */
+const PING_INTERVAL_MS = 1_000
+const MAX_PINGS_OUT = 3
 
 /** How long a connection to one node may take before the next is tried: see NatsLive. */
-const DIAL_TIMEOUT_MS = 5_000
+const DIAL_TIMEOUT_MS = 2_000
+
+/** How long a shard lease call (KV) may take: a third of a lease's life. */
+export const LEASE_CALL_TIMEOUT_MS = 2_000
 
 /** How long a start waits for JetStream to answer its topology calls. */
 const TOPOLOGY_WAIT = Duration.seconds(60)
+
+/**
+ * The connection's losses and returns, in the log: which node was left (its pings went
+ * unanswered, or it closed) and which one took over, so an operator sees a failover.
+ */
+const logConnectionChanges = (connection: NatsConnection) =>
+  Stream.fromAsyncIterable(connection.status(), (cause) => cause).pipe(
+    Stream.runForEach((status) => {
+      const server = typeof status.data === "string" ? status.data : ""
+      switch (status.type) {
+        case DebugEvents.StaleConnection:
+          return Effect.logWarning("NATS server stopped answering pings; leaving it")
+        case Events.Disconnect:
+          return Effect.logWarning(`NATS connection to ${server} lost; reconnecting`)
+        case Events.Reconnect:
+          return Effect.logInfo(`NATS connection re-established to ${server}`)
+        default:
+          return Effect.void
+      }
+    }),
+    Effect.ignore
+  )
 
 export const NatsLive = Layer.scoped(
   Nats,
@@ -158,12 +191,12 @@ export const NatsLive = Layer.scoped(
             name: `post-scheduler-${process.pid}`,
             maxReconnectAttempts: -1,
             // a server that stops answering (a frozen VM, SIGSTOP) is left for another of the
-            // cluster after 2 unanswered pings, 6 to 9 s, instead of the client's default 4 minutes
+            // cluster after 3 unanswered pings, 3 to 4 s, instead of the client's default 4 minutes
+            // (a server whose pongs a busy moment delays a second or two is kept)
             pingInterval: PING_INTERVAL_MS,
-            maxPingOut: 2,
+            maxPingOut: MAX_PINGS_OUT,
             // a node that accepts the connection but never answers (paused) is given up after this
-            // instead of 20 s: the client's first reconnection dials the node it just left again
-            // (nats.js rotates its list only from the second pick on)
+            // instead of 20 s: the client's first reconnection may dial the node it just left again
             timeout: DIAL_TIMEOUT_MS,
             // no stack trace captured on every request and publish, in case it times out: our errors say which call it was
             noAsyncTraces: true
@@ -177,6 +210,7 @@ export const NatsLive = Layer.scoped(
       }),
       (nc) => Effect.promise(() => nc.drain().catch(() => undefined))
     )
+    yield* Effect.forkScoped(logConnectionChanges(connection))
     const topology = yield* ensureTopology(connection, n, config.natsReplicas).pipe(
       Effect.tapError((e) => (transient(e) ? Effect.logWarning(`JetStream not ready (${e.message}); trying again`) : Effect.void)),
       Effect.retry({ while: transient, schedule: Schedule.spaced(Duration.seconds(1)).pipe(Schedule.upTo(TOPOLOGY_WAIT)) })

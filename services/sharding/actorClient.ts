@@ -15,8 +15,13 @@ const decodeReply = Schema.decodeUnknown(ActorReplyJson)
 
 /** How long a command may wait for its shard to get an owner (hand-over after a crash or a pause). */
 const HANDOVER_WAIT_MS = 25_000
-/** A command not answered within this is sent again (same id: it runs once). */
-const ATTEMPT_MS = 8_000
+/**
+ * A command not answered within this is sent again (same id: it runs once; a copy waits for
+ * the first and is answered from its record). Short, because a command sent to a host whose
+ * NATS node went silent is answered by nobody, and the host is back on another node within
+ * seconds; a command still running is only asked again, never run twice.
+ */
+const ATTEMPT_MS = 3_000
 
 /** A command together with its result types (every ActorCommand is one); E is the cases it can fail with. */
 type Command<A, I, E, EI> = ActorCommand & Schema.WithResult<A, I, E, EI, never>

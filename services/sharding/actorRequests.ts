@@ -1,5 +1,5 @@
 import { Data, Effect, type Scope } from "effect"
-import { createInbox, type MsgHdrs, type Msg, type NatsConnection } from "nats"
+import { createInbox, Events, type MsgHdrs, type Msg, type NatsConnection } from "nats"
 import { ReleasingMap } from "../platform/releasingMap.js"
 
 /** Nobody took the command, or its host said it no longer owns the shard: nothing ran. */
@@ -39,7 +39,7 @@ export const makeActorRequests = (connection: NatsConnection): Effect.Effect<Act
     Effect.sync(() => {
       const prefix = `${createInbox()}.`
       // a ReleasingMap: an entry per request, for a few milliseconds (see releasingMap.ts)
-      const waiting = new ReleasingMap<string, (msg: Msg) => void>()
+      const waiting = new ReleasingMap<string, Waiting>()
       let next = 0
       const subscription = connection.subscribe(`${prefix}*`, {
         callback: (error, msg) => {
@@ -48,20 +48,34 @@ export const makeActorRequests = (connection: NatsConnection): Effect.Effect<Act
           const answered = waiting.get(token)
           if (answered === undefined) return // answered too late: the request was given up
           waiting.delete(token)
-          answered(msg)
+          answered.answer(msg)
         }
       })
+      // answers sent while the connection was down are lost: the requests waiting then are
+      // sent again at once (same command id) instead of after their attempt's time
+      const watch = { stopped: false }
+      void (async () => {
+        for await (const status of connection.status()) {
+          if (watch.stopped) break
+          if (status.type === Events.Reconnect) for (const request of [...waiting.values()]) request.lost()
+        }
+      })()
       const requests: ActorRequests = {
         request: (subject, payload, headers, timeoutMs) =>
           Effect.async<Msg, NoOwner | NoAnswer>((resume) => {
             const token = (next++).toString(36)
-            const timer = setTimeout(() => {
+            const lost = () => {
+              clearTimeout(timer)
               waiting.delete(token)
               resume(Effect.fail(new NoAnswer()))
-            }, timeoutMs)
-            waiting.set(token, (msg) => {
-              clearTimeout(timer)
-              resume(msg.data.length === 0 && msg.headers?.code === 503 ? Effect.fail(new NoOwner()) : Effect.succeed(msg))
+            }
+            const timer = setTimeout(lost, timeoutMs)
+            waiting.set(token, {
+              answer: (msg) => {
+                clearTimeout(timer)
+                resume(msg.data.length === 0 && msg.headers?.code === 503 ? Effect.fail(new NoOwner()) : Effect.succeed(msg))
+              },
+              lost
             })
             try {
               connection.publish(subject, payload, { reply: prefix + token, ...(headers === undefined ? {} : { headers }) })
@@ -78,7 +92,17 @@ export const makeActorRequests = (connection: NatsConnection): Effect.Effect<Act
           }),
         waiting: () => waiting.size
       }
-      return { requests, subscription }
+      return { requests, subscription, watch }
     }),
-    ({ subscription }) => Effect.sync(() => subscription.unsubscribe())
+    ({ subscription, watch }) =>
+      Effect.sync(() => {
+        watch.stopped = true
+        subscription.unsubscribe()
+      })
   ).pipe(Effect.map(({ requests }) => requests))
+
+/** A request waiting for its answer: the answer, or its loss (no answer can come any more). */
+interface Waiting {
+  readonly answer: (msg: Msg) => void
+  readonly lost: () => void
+}

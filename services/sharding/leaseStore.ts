@@ -1,4 +1,5 @@
 import { KvWatchInclude, type KV, type KvEntry } from "nats"
+import { LEASE_CALL_TIMEOUT_MS } from "../platform/nats.js"
 
 /**
  * Where shard leases and the list of live hosts are kept: keys that expire when not
@@ -33,8 +34,8 @@ const isLive = (e: KvEntry | null): e is KvEntry => e !== null && e.operation ==
 const isRevisionConflict = (e: unknown) =>
   typeof e === "object" && e !== null && "api_error" in e && (e as { api_error?: { err_code?: number } }).api_error?.err_code === 10071
 
-/** How long listing the live hosts may take (as long as a JetStream call may). */
-const LIST_TIMEOUT_MS = 5_000
+/** How long listing the live hosts may take (as long as any other lease call may). */
+const LIST_TIMEOUT_MS = LEASE_CALL_TIMEOUT_MS
 
 /** Leases and hosts in NATS KV buckets whose TTL (services/platform/nats.ts LEASE_TTL_MS) expires what is not renewed. */
 export const natsLeaseStore = (leases: KV, hosts: KV): LeaseStore => ({

@@ -1,7 +1,8 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Exit } from "effect"
+import { Effect, Exit, Fiber } from "effect"
 import { connect, createInbox } from "nats"
 import { makeActorRequests, NoAnswer, NoOwner } from "../../services/sharding/actorRequests.js"
+import { privateNats } from "../support/publishingProcesses.js"
 import { urlsFromEnv } from "../support/servers.js"
 
 /**
@@ -73,6 +74,31 @@ describe("actor requests on the gateway's own inbox", () => {
       const exit = yield* Effect.exit(requests.request(subject, "x", undefined, 10_000).pipe(Effect.timeout("200 millis")))
       expect(Exit.isFailure(exit)).toBe(true)
       expect(Date.now() - started).toBeLessThan(5_000)
+      expect(requests.waiting()).toBe(0)
+    })
+  )
+
+  it.scopedLive("the connection lost while a request waits: NoAnswer once it is back (its answer cannot come), not after the timeout", () =>
+    Effect.gen(function* () {
+      // a private server, killed and started again: the shared one is never touched
+      const server = yield* Effect.acquireRelease(
+        Effect.promise(() => privateNats()),
+        (s) => Effect.promise(() => s.stop())
+      )
+      const nc = yield* Effect.acquireRelease(
+        Effect.promise(() => connect({ servers: server.url, maxReconnectAttempts: -1, reconnectTimeWait: 100 })),
+        (c) => Effect.promise(() => c.close())
+      )
+      const subject = `test.actorRequests.${createInbox()}`
+      nc.subscribe(subject, { callback: () => undefined })
+      yield* Effect.promise(() => nc.flush())
+      const requests = yield* makeActorRequests(nc)
+      const started = Date.now()
+      const waiting = yield* Effect.fork(Effect.exit(requests.request(subject, "x", undefined, 60_000)))
+      yield* Effect.promise(() => server.restart())
+      const exit = yield* Fiber.join(waiting)
+      expect(exit).toEqual(Exit.fail(new NoAnswer()))
+      expect(Date.now() - started).toBeLessThan(30_000)
       expect(requests.waiting()).toBe(0)
     })
   )
