@@ -1,13 +1,13 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest"
 import { answerOf } from "../support/answers.js"
-import { decoded, errorOf, type Answer } from "../support/http.js"
+import { decoded, type Answer } from "../support/http.js"
 import { privatePostgres, standbyOf, type PrivateCluster } from "../support/privatePostgres.js"
 import { everyItemSettles, separateServices, testNetworkCopies, type SeparateServices } from "../support/publishingProcesses.js"
 import { seedAccount, simulatorEnv, startSimulator } from "../support/simulator/index.js"
 import type { Simulator } from "../support/simulator/core.js"
 import { switchableProxy } from "../support/switchableProxy.js"
 import { createWorld, type TestWorld } from "../support/system.js"
-import { notExactlyOnePost, postStream, resendUnavailable } from "../support/resentPosts.js"
+import { expectRetryable, notExactlyOnePost, postStream, resendUnavailable } from "../support/resentPosts.js"
 import { withDb } from "../support/tokens.js"
 import { sleep, waitFor } from "../support/wait.js"
 
@@ -50,14 +50,6 @@ afterAll(async () => {
   await primary?.remove()
   await sim?.close()
 }, 120_000)
-
-/** Whether the answer is the spec's retryable 503. */
-const expectRetryable = (a: Answer) => {
-  expect(Number(a.headers.get("retry-after"))).toBeGreaterThan(0)
-  const body = errorOf(a)
-  expect(body.code).toBe("service_unavailable")
-  expect(body.fix).toMatch(/retry after \d+ seconds/)
-}
 
 describe("the primary switched over to a promoted standby under POST /posts, services as separate processes", () => {
   it("answers 200 or 503 with Retry-After, never 500 or a hang; a resent 503 makes its post once; due posts go out once; the outbox drains", async () => {

@@ -1,4 +1,5 @@
-import type { Answer, client } from "./http.js"
+import { expect } from "vitest"
+import { errorOf, type Answer, type client } from "./http.js"
 import type { TestWorld } from "./system.js"
 import { withDb } from "./tokens.js"
 import { sleep, waitFor } from "./wait.js"
@@ -95,4 +96,12 @@ export const notExactlyOnePost = async (world: TestWorld, sent: ReadonlyArray<Se
   )
   const groupsOf = new Map(posts.map((r) => [r.content, r.groups]))
   return contents.filter((c) => groupsOf.get(c) !== 1)
+}
+
+/** Whether the answer is the spec's retryable 503 (a Retry-After, and a fix that says when). */
+export const expectRetryable = (a: Answer) => {
+  expect(Number(a.headers.get("retry-after"))).toBeGreaterThan(0)
+  const body = errorOf(a)
+  expect(body.code).toBe("service_unavailable")
+  expect(body.fix).toMatch(/retry after \d+ seconds/)
 }
