@@ -11,8 +11,26 @@ import { Config, Effect } from "effect"
  * - `publisher.answered`: the network answered (it has the post), the outcome not recorded.
  */
 export const pausePoint = (point: "scheduler.claimed" | "publisher.attemptRecorded" | "publisher.answered"): Effect.Effect<void> =>
-  Config.string("TEST_PAUSE_AT").pipe(
-    Config.withDefault(""),
-    Effect.orElseSucceed(() => ""),
-    Effect.flatMap((at) => (at === point ? Effect.logWarning(`paused at ${point} (TEST_PAUSE_AT)`).pipe(Effect.zipRight(Effect.never)) : Effect.void))
+  Effect.flatMap(pauseAt, (at) =>
+    at === point ? Effect.logWarning(`paused at ${point} (TEST_PAUSE_AT)`).pipe(Effect.zipRight(Effect.never)) : Effect.void
   )
+
+/**
+ * TEST_PAUSE_AT, read once per process (a test sets it in the environment of the process it
+ * starts): a configuration read costs a failed lookup and its error when the variable is not
+ * set, and every publish passes two points.
+ */
+let configured: string | undefined
+const pauseAt: Effect.Effect<string> = Effect.suspend(() =>
+  configured !== undefined
+    ? Effect.succeed(configured)
+    : Config.string("TEST_PAUSE_AT").pipe(
+        Config.withDefault(""),
+        Effect.orElseSucceed(() => ""),
+        Effect.tap((at) =>
+          Effect.sync(() => {
+            configured = at
+          })
+        )
+      )
+)

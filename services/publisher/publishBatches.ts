@@ -1,6 +1,6 @@
 import type { SqlClient } from "@effect/sql"
 import { SqlError } from "@effect/sql/SqlError"
-import { Context, Duration, Effect, Layer, Option, Runtime, type Scope } from "effect"
+import { Context, Duration, Effect, Layer, Option, Runtime, Scope } from "effect"
 import { makeGroupCommit } from "../platform/groupCommit.js"
 import { publishAttempts } from "../platform/metrics.js"
 import type { RepeatsRepo } from "../posts/repeatsRepo.js"
@@ -111,9 +111,15 @@ export const makePublishBatches = Effect.gen(function* () {
      * job that took it over owns it now: the renewal changes nothing).
      */
     holdLease: (attemptId: string, owner: string, leaseMs: number): Effect.Effect<void, never, Scope.Scope> =>
-      Effect.acquireRelease(
-        Effect.sync(() => void held.set(attemptId, { attemptId, owner, leaseMs })),
-        () => Effect.sync(() => void held.delete(attemptId))
+      // the scope's own finalizer list, not Effect.acquireRelease (which saves and restores the fiber's refs around it)
+      Effect.uninterruptible(
+        Effect.flatMap(Effect.scope, (scope) => {
+          held.set(attemptId, { attemptId, owner, leaseMs })
+          return Scope.addFinalizer(
+            scope,
+            Effect.sync(() => void held.delete(attemptId))
+          )
+        })
       ),
     /** The item as its job first reads it (attemptsRepo.loadItem), read with the other jobs' items. */
     load: (itemId: string): Effect.Effect<Option.Option<ItemForAttempt>, SqlError> => reads.submit(itemId),
