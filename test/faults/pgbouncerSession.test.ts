@@ -1,14 +1,19 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest"
-import { answerOf } from "../support/answers.js"
-import { decoded, type Answer } from "../support/http.js"
+import type { Answer } from "../support/http.js"
 import { privatePgbouncer } from "../support/privatePgbouncer.js"
 import { everyItemSettles, separateServices, testNetworkCopies, type SeparateServices } from "../support/publishingProcesses.js"
 import { seedAccount, simulatorEnv, startSimulator } from "../support/simulator/index.js"
 import type { Simulator } from "../support/simulator/core.js"
 import { createWorld, type TestWorld } from "../support/system.js"
-import { expectRetryable, notExactlyOnePost, postStream, resendUnavailable } from "../support/resentPosts.js"
-import { withDb } from "../support/tokens.js"
-import { sleep, waitFor } from "../support/wait.js"
+import {
+  expectEachListedOnce,
+  expectOutboxOutcomes,
+  expectRetryable,
+  notExactlyOnePost,
+  postStream,
+  resendUnavailable
+} from "../support/resentPosts.js"
+import { sleep } from "../support/wait.js"
 
 /**
  * The service behind PgBouncer in session mode (docs/operations.md, "PgBouncer"), with
@@ -103,16 +108,7 @@ describe("behind PgBouncer in session mode, the bouncer restarted under POST /po
 
     const contents = sent.map((s) => s.content)
     expect(await notExactlyOnePost(world, sent)).toEqual([])
-    for (const ws of workspaces) {
-      const listed = decoded(await ws.api.get("/public/v1/posts"), answerOf("posts", "listPosts"))
-        .posts.map((p) => p.content)
-        .filter((c) => c.endsWith(run))
-      const own = [
-        ...sent.filter((s) => s.api === ws.api).map((s) => s.content),
-        ...dueSent.filter((d) => d.workspaceId === ws.workspaceId).map((d) => d.content)
-      ]
-      expect([...listed].sort()).toEqual(own.sort())
-    }
+    await expectEachListedOnce(workspaces, sent, dueSent, run)
 
     const items = await everyItemSettles(
       world,
@@ -129,21 +125,6 @@ describe("behind PgBouncer in session mode, the bouncer restarted under POST /po
     expect(items.filter((i) => i.status === "error")).toEqual([])
 
     // the outbox carries on through the bouncer: every row is published, each settled post has its one outcome event
-    const outcomes = await waitFor(
-      "outbox rows left unpublished",
-      () =>
-        withDb(world, async (c) => {
-          if ((await c.query("SELECT 1 FROM outbox WHERE published_at IS NULL LIMIT 1")).rows.length > 0) return undefined
-          const rows = (
-            await c.query<{ postId: string; events: Array<string> }>(
-              `SELECT data->>'postId' AS "postId", array_agg(event ORDER BY created_at) AS events FROM outbox
-               WHERE event IN ('post.published', 'post.unconfirmed', 'post.failed') GROUP BY 1`
-            )
-          ).rows
-          return new Map(rows.map((r) => [r.postId, r.events]))
-        }),
-      60_000
-    )
-    expect(items.filter((i) => outcomes.get(i.postId)?.join() !== (i.status === "published" ? "post.published" : "post.unconfirmed"))).toEqual([])
+    await expectOutboxOutcomes(world, items)
   }, 240_000)
 })

@@ -1,9 +1,9 @@
 import { type ChildProcess, spawn } from "node:child_process"
 import { connect, Empty } from "nats"
 import { mkdtempSync, rmSync } from "node:fs"
-import net from "node:net"
 import os from "node:os"
 import path from "node:path"
+import { acceptsConnections } from "./ports.js"
 import { freePort } from "./publishingProcesses.js"
 import { waitFor } from "./wait.js"
 
@@ -29,18 +29,7 @@ export const privateNatsCluster = async () => {
     )
   const children: Array<ChildProcess> = clientPorts.map(startNode)
   process.once("exit", () => children.forEach((c) => c.kill("SIGKILL")))
-  const accepts = (port: number) =>
-    new Promise<true | undefined>((resolve) => {
-      const socket = net.connect({ host: "127.0.0.1", port })
-      socket.once("connect", () => {
-        socket.destroy()
-        resolve(true)
-      })
-      socket.once("error", () => {
-        socket.destroy()
-        resolve(undefined)
-      })
-    })
+  const accepts = acceptsConnections
   for (const port of clientPorts) await waitFor(`cluster node on ${port} not accepting connections`, () => accepts(port), 20_000)
   const kill = async (child: ChildProcess | undefined) => {
     if (child === undefined || child.exitCode !== null || child.signalCode !== null) return

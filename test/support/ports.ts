@@ -11,3 +11,17 @@ export const closedPort = () =>
       server.close(() => resolve(port))
     })
   })
+
+/** Whether something accepts TCP connections on 127.0.0.1:`port` (true), else undefined: a waitFor probe. */
+export const acceptsConnections = (port: number) =>
+  new Promise<true | undefined>((resolve) => {
+    const socket = net.connect({ host: "127.0.0.1", port })
+    socket.once("connect", () => {
+      socket.destroy()
+      resolve(true)
+    })
+    socket.once("error", () => {
+      socket.destroy()
+      resolve(undefined)
+    })
+  })

@@ -1,8 +1,8 @@
 import { type ChildProcess, spawn } from "node:child_process"
 import { chmodSync, existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
-import net from "node:net"
 import os from "node:os"
 import path from "node:path"
+import { acceptsConnections } from "./ports.js"
 import { freePort } from "./publishingProcesses.js"
 import { waitFor } from "./wait.js"
 
@@ -42,18 +42,7 @@ export const privatePgbouncer = async (target: { readonly host: string; readonly
     ].join("\n") + "\n"
   )
   let child: ChildProcess | undefined
-  const accepts = () =>
-    new Promise<true | undefined>((resolve) => {
-      const socket = net.connect({ host: "127.0.0.1", port })
-      socket.once("connect", () => {
-        socket.destroy()
-        resolve(true)
-      })
-      socket.once("error", () => {
-        socket.destroy()
-        resolve(undefined)
-      })
-    })
+  const accepts = () => acceptsConnections(port)
   const start = async () => {
     child = spawn(PGBOUNCER, ["-u", "postgres", ini], { stdio: "ignore" })
     await waitFor(`pgbouncer on ${port} not accepting connections`, accepts, 20_000)

@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process"
-import net from "node:net"
+import { acceptsConnections } from "./ports.js"
 import { freePort } from "./publishingProcesses.js"
 import { waitFor } from "./wait.js"
 
@@ -10,18 +10,7 @@ import { waitFor } from "./wait.js"
 export const privateRedis = async () => {
   const port = await freePort()
   let child: ChildProcess | undefined
-  const accepting = () =>
-    new Promise<true | undefined>((resolve) => {
-      const socket = net.connect({ host: "127.0.0.1", port })
-      socket.once("connect", () => {
-        socket.destroy()
-        resolve(true)
-      })
-      socket.once("error", () => {
-        socket.destroy()
-        resolve(undefined)
-      })
-    })
+  const accepting = () => acceptsConnections(port)
   const start = async () => {
     child = spawn("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"], { stdio: "ignore" })
     await waitFor("private redis-server not accepting connections", accepting, 20_000)

@@ -8,6 +8,7 @@ import { makeAdminOperations } from "../../services/admin/operations.js"
 import { AppConfigLive } from "../../services/platform/config.js"
 import { DatabaseLive } from "../../services/platform/db.js"
 import { client } from "./http.js"
+import { acceptsConnections } from "./ports.js"
 import { processGroup, type ServiceProcess } from "./processes.js"
 import { worldConfig, type TestWorld } from "./system.js"
 import { withDb } from "./tokens.js"
@@ -133,23 +134,7 @@ export const privateNats = async () => {
   const port = await freePort()
   const storeDir = mkdtempSync(path.join(os.tmpdir(), "nats-faults-"))
   let child: ChildProcess | undefined
-  const ready = () =>
-    waitFor(
-      "private nats-server not accepting connections",
-      () =>
-        new Promise<true | undefined>((resolve) => {
-          const socket = net.connect({ host: "127.0.0.1", port })
-          socket.once("connect", () => {
-            socket.destroy()
-            resolve(true)
-          })
-          socket.once("error", () => {
-            socket.destroy()
-            resolve(undefined)
-          })
-        }),
-      20_000
-    )
+  const ready = () => waitFor("private nats-server not accepting connections", () => acceptsConnections(port), 20_000)
   const start = async () => {
     child = spawn("nats-server", ["-a", "127.0.0.1", "-p", String(port), "-js", "-sd", storeDir], { stdio: "ignore" })
     await ready()

@@ -1,12 +1,13 @@
 import { expect } from "vitest"
-import { errorOf, type Answer, type client } from "./http.js"
+import { answerOf } from "./answers.js"
+import { decoded, errorOf, type Answer, type client } from "./http.js"
 import type { TestWorld } from "./system.js"
 import { withDb } from "./tokens.js"
 import { sleep, waitFor } from "./wait.js"
 
 /**
  * A stream of POST /posts with an Idempotency-Key each, as the Postgres fault tests send it
- * (postgresRestart, postgresSwitchover): every answer of a request is kept, so a test can
+ * (postgresRestart, postgresSwitchover, pgbouncerSession): every answer of a request is kept, so a test can
  * send a 503'd one again with its key and count what each request ended with.
  */
 
@@ -104,4 +105,50 @@ export const expectRetryable = (a: Answer) => {
   const body = errorOf(a)
   expect(body.code).toBe("service_unavailable")
   expect(body.fix).toMatch(/retry after \d+ seconds/)
+}
+
+/**
+ * GET /posts of each workspace lists exactly its requests of the stream and its due posts
+ * (the contents that end with `run`), each once.
+ */
+export const expectEachListedOnce = async (
+  workspaces: ReadonlyArray<{ readonly api: ReturnType<typeof client>; readonly workspaceId: string }>,
+  sent: ReadonlyArray<Sent>,
+  dueSent: ReadonlyArray<{ readonly workspaceId: string; readonly content: string }>,
+  run: string
+) => {
+  for (const ws of workspaces) {
+    const listed = decoded(await ws.api.get("/public/v1/posts"), answerOf("posts", "listPosts"))
+      .posts.map((p) => p.content)
+      .filter((c) => c.endsWith(run))
+    const own = [
+      ...sent.filter((s) => s.api === ws.api).map((s) => s.content),
+      ...dueSent.filter((d) => d.workspaceId === ws.workspaceId).map((d) => d.content)
+    ]
+    expect([...listed].sort()).toEqual(own.sort())
+  }
+}
+
+/**
+ * The outbox drains (the sweeper takes what a commit could not publish) and each settled
+ * post has its one outcome event: post.published, or post.unconfirmed where the outcome was
+ * lost; none twice.
+ */
+export const expectOutboxOutcomes = async (world: TestWorld, items: ReadonlyArray<{ readonly postId: string; readonly status: string }>) => {
+  const outcomes = await waitFor(
+    "outbox rows left unpublished",
+    () =>
+      withDb(world, async (c) => {
+        if ((await c.query("SELECT 1 FROM outbox WHERE published_at IS NULL LIMIT 1")).rows.length > 0) return undefined
+        const rows = (
+          await c.query<{ postId: string; events: Array<string> }>(
+            `SELECT data->>'postId' AS "postId", array_agg(event ORDER BY created_at) AS events FROM outbox
+             WHERE event IN ('post.published', 'post.unconfirmed', 'post.failed') GROUP BY 1`
+          )
+        ).rows
+        return new Map(rows.map((r) => [r.postId, r.events]))
+      }),
+    60_000
+  )
+  expect(items.filter((i) => outcomes.get(i.postId)?.join() !== (i.status === "published" ? "post.published" : "post.unconfirmed"))).toEqual([])
 }
