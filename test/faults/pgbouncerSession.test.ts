@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest"
 import type { Answer } from "../support/http.js"
 import { privatePgbouncer } from "../support/privatePgbouncer.js"
 import { everyItemSettles, separateServices, testNetworkCopies, type SeparateServices } from "../support/publishingProcesses.js"
-import { seedAccount, simulatorEnv, startSimulator } from "../support/simulator/index.js"
+import { simulatorEnv, startSimulator } from "../support/simulator/index.js"
 import type { Simulator } from "../support/simulator/core.js"
 import { createWorld, type TestWorld } from "../support/system.js"
 import {
@@ -11,7 +11,9 @@ import {
   expectRetryable,
   notExactlyOnePost,
   postStream,
-  resendUnavailable
+  resendUnavailable,
+  scheduleOnEachChannel,
+  workspacesOnTwoNetworks
 } from "../support/resentPosts.js"
 import { sleep } from "../support/wait.js"
 
@@ -49,41 +51,12 @@ afterAll(async () => {
 
 describe("behind PgBouncer in session mode, the bouncer restarted under POST /posts, services as separate processes", () => {
   it("answers 200 or 503 with Retry-After; a resent 503 makes its post once; posts due after the restart go out once; the outbox drains", async () => {
-    const workspaces = await Promise.all(
-      Array.from({ length: 3 }, async (_, n) => {
-        const ws = await services.createWorkspace(`Bouncer ${n}`)
-        const channel = async (network: string) =>
-          (
-            await services.createChannel({
-              workspaceId: ws.workspaceId,
-              network,
-              name: `${network} ${n}`,
-              customerId: null,
-              postingTimes: [],
-              ...(network === "test" ? {} : { credentials: await seedAccount(sim, network) })
-            })
-          ).channelId
-        return { ...ws, channels: [await channel("test"), await channel("mastodon")] as const }
-      })
-    )
+    const workspaces = await workspacesOnTwoNetworks(services, sim, "Bouncer", 3)
     const run = crypto.randomUUID().slice(0, 8)
 
     // due after the restart (about 1.5 s into the stream): the scheduler and publisher find them through new connections
     const start = Date.now()
-    const dueSent = await Promise.all(
-      workspaces.flatMap(({ api, channels, workspaceId }, n) =>
-        channels.map(async (channelId, c) => {
-          const content = `due after the bouncer's restart ${n}.${c} ${run}`
-          const r = await api.post("/public/v1/posts", {
-            type: "schedule",
-            date: new Date(start + 4_000 + n * 1_000).toISOString(),
-            posts: [{ integration: { id: channelId }, value: [{ content }] }]
-          })
-          expect(r.status, r.text).toBe(200)
-          return { workspaceId, content }
-        })
-      )
-    )
+    const dueSent = await scheduleOnEachChannel(workspaces, "due after the bouncer's restart", run, (n) => new Date(start + 4_000 + n * 1_000))
     const due = dueSent.map((d) => d.content)
     const stream = postStream("bouncer", run, (n) => {
       const { api, channels } = workspaces[n % workspaces.length]!

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest"
 import type { Answer } from "../support/http.js"
 import { privatePostgres, standbyOf, type PrivateCluster } from "../support/privatePostgres.js"
 import { everyItemSettles, separateServices, testNetworkCopies, type SeparateServices } from "../support/publishingProcesses.js"
-import { seedAccount, simulatorEnv, startSimulator } from "../support/simulator/index.js"
+import { simulatorEnv, startSimulator } from "../support/simulator/index.js"
 import type { Simulator } from "../support/simulator/core.js"
 import { switchableProxy } from "../support/switchableProxy.js"
 import { createWorld, type TestWorld } from "../support/system.js"
@@ -12,7 +12,9 @@ import {
   expectRetryable,
   notExactlyOnePost,
   postStream,
-  resendUnavailable
+  resendUnavailable,
+  scheduleOnEachChannel,
+  workspacesOnTwoNetworks
 } from "../support/resentPosts.js"
 import { sleep } from "../support/wait.js"
 
@@ -58,42 +60,13 @@ afterAll(async () => {
 
 describe("the primary switched over to a promoted standby under POST /posts, services as separate processes", () => {
   it("answers 200 or 503 with Retry-After, never 500 or a hang; a resent 503 makes its post once; due posts go out once; the outbox drains", async () => {
-    const workspaces = await Promise.all(
-      Array.from({ length: 4 }, async (_, n) => {
-        // four workspaces share the stream: each stays under the 90-an-hour window of POST /posts
-        const ws = await services.createWorkspace(`Switch-over ${n}`)
-        const channel = async (network: string) =>
-          (
-            await services.createChannel({
-              workspaceId: ws.workspaceId,
-              network,
-              name: `${network} ${n}`,
-              customerId: null,
-              postingTimes: [],
-              ...(network === "test" ? {} : { credentials: await seedAccount(sim, network) })
-            })
-          ).channelId
-        return { ...ws, channels: [await channel("test"), await channel("mastodon")] as const }
-      })
-    )
+    // four workspaces share the stream: each stays under the 90-an-hour window of POST /posts
+    const workspaces = await workspacesOnTwoNetworks(services, sim, "Switch-over", 4)
     const run = crypto.randomUUID().slice(0, 8)
 
     // due at moments of the switch-over (it starts about 1.5 s into the stream and lasts about 6 s)
     const start = Date.now()
-    const dueSent = await Promise.all(
-      workspaces.flatMap(({ api, channels, workspaceId }, n) =>
-        channels.map(async (channelId, c) => {
-          const content = `due in the switch-over ${n}.${c} ${run}`
-          const r = await api.post("/public/v1/posts", {
-            type: "schedule",
-            date: new Date(start + 3_000 + n * 1_500).toISOString(),
-            posts: [{ integration: { id: channelId }, value: [{ content }] }]
-          })
-          expect(r.status, r.text).toBe(200)
-          return { workspaceId, content }
-        })
-      )
-    )
+    const dueSent = await scheduleOnEachChannel(workspaces, "due in the switch-over", run, (n) => new Date(start + 3_000 + n * 1_500))
 
     const due = dueSent.map((d) => d.content)
     const stream = postStream("switch", run, (n) => {

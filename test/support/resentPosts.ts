@@ -1,6 +1,9 @@
 import { expect } from "vitest"
 import { answerOf } from "./answers.js"
 import { decoded, errorOf, type Answer, type client } from "./http.js"
+import type { SeparateServices } from "./publishingProcesses.js"
+import { seedAccount } from "./simulator/index.js"
+import type { Simulator } from "./simulator/core.js"
 import type { TestWorld } from "./system.js"
 import { withDb } from "./tokens.js"
 import { sleep, waitFor } from "./wait.js"
@@ -152,3 +155,45 @@ export const expectOutboxOutcomes = async (world: TestWorld, items: ReadonlyArra
   )
   expect(items.filter((i) => outcomes.get(i.postId)?.join() !== (i.status === "published" ? "post.published" : "post.unconfirmed"))).toEqual([])
 }
+
+/** `count` workspaces named `<label> <n>`, each with a channel on the built-in test network and one on the simulated Mastodon. */
+export const workspacesOnTwoNetworks = (services: SeparateServices, sim: Simulator, label: string, count: number) =>
+  Promise.all(
+    Array.from({ length: count }, async (_, n) => {
+      const ws = await services.createWorkspace(`${label} ${n}`)
+      const channel = async (network: string) =>
+        (
+          await services.createChannel({
+            workspaceId: ws.workspaceId,
+            network,
+            name: `${network} ${n}`,
+            customerId: null,
+            postingTimes: [],
+            ...(network === "test" ? {} : { credentials: await seedAccount(sim, network) })
+          })
+        ).channelId
+      return { ...ws, channels: [await channel("test"), await channel("mastodon")] as const }
+    })
+  )
+
+/** One post on each channel of each workspace, the n-th workspace's due at `dueAt(n)`, its content `<label> <n>.<c> <run>`. */
+export const scheduleOnEachChannel = (
+  workspaces: Awaited<ReturnType<typeof workspacesOnTwoNetworks>>,
+  label: string,
+  run: string,
+  dueAt: (n: number) => Date
+) =>
+  Promise.all(
+    workspaces.flatMap(({ api, channels, workspaceId }, n) =>
+      channels.map(async (channelId, c) => {
+        const content = `${label} ${n}.${c} ${run}`
+        const r = await api.post("/public/v1/posts", {
+          type: "schedule",
+          date: dueAt(n).toISOString(),
+          posts: [{ integration: { id: channelId }, value: [{ content }] }]
+        })
+        expect(r.status, r.text).toBe(200)
+        return { workspaceId, content }
+      })
+    )
+  )
