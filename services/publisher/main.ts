@@ -19,7 +19,7 @@ import { RenditionsRepo } from "../media/renditionsRepo.js"
  * calls in flight never wait for a job, few enough that the jobs held do not cost the thread
  * more than they save (the rest of a burst waits in JetStream at no cost; docs/performance.md).
  */
-export const DEFAULT_PUBLISHER_CONCURRENCY = 2048
+export const DEFAULT_PUBLISHER_CONCURRENCY = 512
 
 /** Unacknowledged PUBLISH messages across every publisher process. */
 const PUBLISH_MAX_ACK_PENDING = 50_000
