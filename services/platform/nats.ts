@@ -138,10 +138,13 @@ const ensureTopology = (nc: NatsConnection, n: Names, replicas: number) =>
   })
 
 /**
- * A JetStream API call that timed out or found no responder: a cluster that has just
- * started (no meta leader yet), or several processes creating the same streams at once.
+ * A JetStream API call that timed out, found no responder, or found too few peers for the
+ * copies: a cluster that has just started (no meta leader yet, or not every node known to it
+ * yet), or several processes creating the same streams at once.
  */
-const transient = (e: NatsFailure) => e.cause instanceof NatsError && (e.cause.code === "TIMEOUT" || e.cause.code === "503")
+const transient = (e: NatsFailure) =>
+  e.cause instanceof NatsError &&
+  (e.cause.code === "TIMEOUT" || e.cause.code === "503" || e.cause.message.includes("no suitable peers for placement"))
 
 /** How often the client pings its server, and how many pings may go unanswered: see NatsLive. */
 const PING_INTERVAL_MS = 1_000
