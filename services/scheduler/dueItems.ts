@@ -69,7 +69,9 @@ const enqueueAll = (jobs: ReadonlyArray<PublishJobRow>, traces: ReadonlyMap<stri
 
 /**
  * Holds the due items of workspaces whose publishing billing pauses, and releases the held
- * items of workspaces that may publish again (domain/billing.ts decides which).
+ * items of workspaces that may publish again (domain/billing.ts decides which). Returns the
+ * workspaces found publishing: only their items may be claimed in this tick, since an item
+ * that fell due after this look (a post created or moved meanwhile) has not been checked.
  */
 const applyBillingHolds = (leadMs: number) =>
   Effect.gen(function* () {
@@ -80,6 +82,7 @@ const applyBillingHolds = (leadMs: number) =>
     const publishing = workspaces.filter((w) => !paused.includes(w.id)).map((w) => w.id)
     yield* repo.holdForBilling(paused, leadMs)
     yield* repo.releaseBillingHolds(publishing)
+    return publishing
   })
 
 /**
@@ -100,8 +103,8 @@ export const claimDueItems = (batch = 100, leadMs = 0) =>
     const repo = yield* DueItemsRepo
     const claimed = yield* sql.withTransaction(
       Effect.gen(function* () {
-        yield* applyBillingHolds(leadMs)
-        const claimed = yield* repo.claimDue(batch, leadMs)
+        const publishing = yield* applyBillingHolds(leadMs)
+        const claimed = yield* repo.claimDue(batch, leadMs, publishing)
         if (claimed.length === 0) return { jobs: [], traces: new Map<string, string | null>() }
         // a channel's post is publishing once its first item is
         yield* repo.markPostsPublishing(claimed.filter((c) => c.position === 0).map((c) => c.postId))

@@ -80,14 +80,17 @@ export const makeDueItemsRepo = Effect.gen(function* () {
    * Fair between workspaces: within a due second, items are taken in turns, each
    * workspace's first, then each one's second… so an agency's 9,000 posts due at 09:00 go
    * after the first posts of everyone else due then, not before them (the jobs reach the
-   * publishers in this order).
+   * publishers in this order). Only items of `workspaceIds` are taken: those whose billing
+   * the caller checked in the same transaction.
    */
-  const claimDue = (batch: number, leadMs: number) =>
-    sql`
+  const claimDue = (batch: number, leadMs: number, workspaceIds: ReadonlyArray<string>) =>
+    workspaceIds.length === 0
+      ? Effect.succeed([])
+      : sql`
       WITH waiting AS (
         SELECT i.id, i.due_at, (row_number() OVER (PARTITION BY i.workspace_id ORDER BY i.due_at, i.id))::int AS turn
         FROM post_items i JOIN posts p ON p.id = i.post_id AND p.deleted_at IS NULL
-        WHERE i.status = 'queued' AND i.due_at <= ${dueBy(leadMs)} AND i.held IS NULL),
+        WHERE i.status = 'queued' AND i.due_at <= ${dueBy(leadMs)} AND i.held IS NULL AND i.workspace_id IN ${sql.in(workspaceIds)}),
       due AS (
         SELECT i.id, extract(epoch FROM date_trunc('second', w.due_at))::bigint * 1000000 + w.turn AS rank
         FROM waiting w JOIN post_items i ON i.id = w.id
@@ -96,10 +99,10 @@ export const makeDueItemsRepo = Effect.gen(function* () {
       UPDATE post_items i SET status = 'publishing', claimed_at = now(), attempts = i.attempts + 1
       FROM due, posts p WHERE i.id = due.id AND p.id = i.post_id
       RETURNING i.id AS item_id, i.attempts AS claim, i.workspace_id, p.channel_id, i.position, i.post_id, i.trace_parent, due.rank::float8`.pipe(
-      Effect.flatMap(decodeClaimed),
-      // RETURNING keeps no order: the jobs go to PUBLISH in the turns' order
-      Effect.map((rows) => [...rows].sort((a, b) => a.rank - b.rank))
-    )
+          Effect.flatMap(decodeClaimed),
+          // RETURNING keeps no order: the jobs go to PUBLISH in the turns' order
+          Effect.map((rows) => [...rows].sort((a, b) => a.rank - b.rank))
+        )
 
   /** Channel posts whose first item was claimed: publishing, one more attempt. */
   const markPostsPublishing = (postIds: ReadonlyArray<string>) =>

@@ -163,4 +163,15 @@ describe("billing holds (domain/billing.ts)", () => {
     await run(claimDueItems())
     expect(await state(overGrace.itemId)).toEqual({ status: "publishing", held: null })
   })
+
+  it("an item that fell due after the billing look is left to the next tick, not claimed unchecked", async () => {
+    const due = await duePost()
+    // the claim's own statement, given the workspaces the look found: this one was not among them
+    const other = await sys.admin.createWorkspace()
+    const claimed = await run(Effect.flatMap(DueItemsRepo, (repo) => repo.claimDue(500, 0, [other.workspaceId])))
+    expect(claimed.filter((c) => c.itemId === due.itemId)).toEqual([])
+    expect((await q("SELECT status FROM post_items WHERE id = $1", [due.itemId]))[0]).toEqual({ status: "queued" })
+    await run(claimDueItems())
+    expect((await q("SELECT status FROM post_items WHERE id = $1", [due.itemId]))[0]).toEqual({ status: "publishing" })
+  })
 })
