@@ -1,8 +1,9 @@
+import { connect } from "nats"
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from "vitest"
 import { names } from "../../protocol/names.js"
 import { created } from "../support/answers.js"
 import { privateNatsCluster } from "../support/natsCluster.js"
-import { everyItemSettles, separateServices, testNetworkCopies, type SeparateServices } from "../support/publishingProcesses.js"
+import { everyItemSettles, separateServices, testNetworkCopies, type SeparateServices, type UnsettledItem } from "../support/publishingProcesses.js"
 import { createWorld, type TestWorld } from "../support/system.js"
 import { withDb } from "../support/tokens.js"
 import { sleep, waitFor } from "../support/wait.js"
@@ -167,6 +168,59 @@ const steadyLoad = async () => {
 }
 
 /**
+ * The stream's side of items left unsettled: whether each job's message is still in PUBLISH,
+ * and where the publisher's consumer stands (delivered, acknowledged floor, pending), with
+ * the stream's and the consumer's leaders.
+ */
+const streamSide = async (left: ReadonlyArray<UnsettledItem>) => {
+  const nc = await connect({ servers: cluster.url.split(","), timeout: 5_000 })
+  try {
+    const jsm = await nc.jetstreamManager({ timeout: 5_000 })
+    const n = names(world.namespace)
+    const messages = []
+    for (const { jobs } of left) {
+      for (const job of jobs) {
+        if (job.stream_sequence === null) continue
+        const seq = Number(job.stream_sequence)
+        const stored = await jsm.streams.getMessage(n.publishStream, { seq }).then(
+          (m) => ({ seq, subject: m.subject, id: m.header?.get("Nats-Msg-Id") }),
+          (e: unknown) => ({ seq, error: String(e) })
+        )
+        messages.push(stored)
+      }
+    }
+    const stream = await jsm.streams.info(n.publishStream)
+    const consumer = await jsm.consumers.info(n.publishStream, n.publisherConsumer)
+    // what the services said about these items
+    const ids = left.map(({ item }) => String(item["id"]))
+    const said = (["scheduler", "publisher"] as const).flatMap((service) =>
+      services
+        .current(service)
+        .output()
+        .split("\n")
+        .filter((line) => ids.some((id) => line.includes(id)))
+        .map((line) => `${service}: ${line.slice(0, 400)}`)
+    )
+    return {
+      said,
+      messages,
+      stream: { state: { ...stream.state, subjects: undefined }, cluster: stream.cluster },
+      consumer: {
+        delivered: consumer.delivered,
+        ack_floor: consumer.ack_floor,
+        num_ack_pending: consumer.num_ack_pending,
+        num_redelivered: consumer.num_redelivered,
+        num_waiting: consumer.num_waiting,
+        num_pending: consumer.num_pending,
+        cluster: consumer.cluster
+      }
+    }
+  } finally {
+    await nc.close()
+  }
+}
+
+/**
  * Every post created once (the one its answer named) and published once; every answer 200
  * or 503, and 503s for a bounded time only.
  */
@@ -187,7 +241,7 @@ const expectOnceEach = async ({ workspaceIds, statuses, answers, texts, postIds 
   expect(rows.length).toBe(texts.length)
   expect(rows.filter((r) => r.n !== 1)).toEqual([])
   expect(postIds.size).toBe(texts.length)
-  const items = await everyItemSettles(world, workspaceIds, 120_000)
+  const items = await everyItemSettles(world, workspaceIds, 120_000, streamSide)
   expect(items.filter((i) => i.status !== "published").map((i) => `${i.content}: ${i.status}`)).toEqual([])
   const copies = await testNetworkCopies(world, texts)
   expect(texts.filter((t) => copies.get(t) !== 1).map((t) => `${t}: ${copies.get(t) ?? 0}`)).toEqual([])

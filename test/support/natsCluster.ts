@@ -4,6 +4,7 @@ import { mkdtempSync, rmSync } from "node:fs"
 import os from "node:os"
 import path from "node:path"
 import { acceptsConnections } from "./ports.js"
+import { killAndWait } from "./processes.js"
 import { freePort } from "./publishingProcesses.js"
 import { waitFor } from "./wait.js"
 
@@ -31,12 +32,7 @@ export const privateNatsCluster = async () => {
   process.once("exit", () => children.forEach((c) => c.kill("SIGKILL")))
   const accepts = acceptsConnections
   for (const port of clientPorts) await waitFor(`cluster node on ${port} not accepting connections`, () => accepts(port), 20_000)
-  const kill = async (child: ChildProcess | undefined) => {
-    if (child === undefined || child.exitCode !== null || child.signalCode !== null) return
-    const exited = new Promise((resolve) => child.once("exit", resolve))
-    child.kill("SIGKILL")
-    await exited
-  }
+  const kill = killAndWait
   const url = clientPorts.map((p) => `nats://127.0.0.1:${p}`).join(",")
   /** The node (n1, n2 or n3) leading the stream's copies, undefined during an election. */
   const leaderOf = async (stream: string) => {

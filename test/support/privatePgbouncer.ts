@@ -3,6 +3,7 @@ import { chmodSync, existsSync, mkdtempSync, rmSync, writeFileSync } from "node:
 import os from "node:os"
 import path from "node:path"
 import { acceptsConnections } from "./ports.js"
+import { killAndWait } from "./processes.js"
 import { freePort } from "./publishingProcesses.js"
 import { waitFor } from "./wait.js"
 
@@ -47,13 +48,7 @@ export const privatePgbouncer = async (target: { readonly host: string; readonly
     child = spawn(PGBOUNCER, ["-u", "postgres", ini], { stdio: "ignore" })
     await waitFor(`pgbouncer on ${port} not accepting connections`, accepts, 20_000)
   }
-  const kill = async () => {
-    const running = child
-    if (running === undefined || running.exitCode !== null || running.signalCode !== null) return
-    const exited = new Promise((resolve) => running.once("exit", resolve))
-    running.kill("SIGKILL")
-    await exited
-  }
+  const kill = () => killAndWait(child)
   await start()
   process.once("exit", () => child?.kill("SIGKILL"))
   return {

@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from "node:child_process"
 import { acceptsConnections } from "./ports.js"
+import { killAndWait } from "./processes.js"
 import { freePort } from "./publishingProcesses.js"
 import { waitFor } from "./wait.js"
 
@@ -15,13 +16,7 @@ export const privateRedis = async () => {
     child = spawn("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"], { stdio: "ignore" })
     await waitFor("private redis-server not accepting connections", accepting, 20_000)
   }
-  const kill = async () => {
-    const running = child
-    if (running === undefined || running.exitCode !== null) return
-    const exited = new Promise((resolve) => running.once("exit", resolve))
-    running.kill("SIGKILL")
-    await exited
-  }
+  const kill = () => killAndWait(child)
   await start()
   process.once("exit", () => child?.kill("SIGKILL"))
   return { url: `redis://127.0.0.1:${port}`, kill, start, stop: kill }

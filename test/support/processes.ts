@@ -61,6 +61,14 @@ const serviceEnv = (world: TestWorld, env: Record<string, string> = {}, unset: R
   return all
 }
 
+/** SIGKILLs a helper server (NATS, Redis, PgBouncer) and waits for its exit; nothing when it is not running. */
+export const killAndWait = async (child: ChildProcess | undefined) => {
+  if (child === undefined || child.exitCode !== null || child.signalCode !== null) return
+  const exited = new Promise((resolve) => child.once("exit", resolve))
+  child.kill("SIGKILL")
+  await exited
+}
+
 export interface FinishedProcess extends ProcessExit {
   /** Everything it wrote (stdout and stderr). */
   readonly output: string

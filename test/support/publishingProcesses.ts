@@ -9,7 +9,7 @@ import { AppConfigLive } from "../../services/platform/config.js"
 import { DatabaseLive } from "../../services/platform/db.js"
 import { client } from "./http.js"
 import { acceptsConnections } from "./ports.js"
-import { processGroup, type ServiceProcess } from "./processes.js"
+import { killAndWait, processGroup, type ServiceProcess } from "./processes.js"
 import { worldConfig, type TestWorld } from "./system.js"
 import { withDb } from "./tokens.js"
 import { waitFor } from "./wait.js"
@@ -81,12 +81,48 @@ export const freeze = (p: ServiceProcess) => {
 
 const FINAL = ["published", "error", "unconfirmed"]
 
+/** What Postgres holds about an item left unsettled: its row, its jobs and its attempts (for a failure's message). */
+export interface UnsettledItem {
+  readonly item: Record<string, unknown>
+  readonly jobs: ReadonlyArray<{ readonly claim: number; readonly enqueued_at: string | null; readonly stream_sequence: string | null }>
+  readonly attempts: ReadonlyArray<Record<string, unknown>>
+}
+
+const unsettledItems = (world: TestWorld, workspaceIds: ReadonlyArray<string>) =>
+  withDb(world, async (c) => {
+    const items = (
+      await c.query<Record<string, unknown> & { id: string }>(
+        `SELECT i.id, i.content, i.status, i.attempts, i.due_at, i.claimed_at, i.held, p.status AS post_status FROM post_items i
+         JOIN posts p ON p.id = i.post_id AND p.deleted_at IS NULL WHERE i.workspace_id = ANY($1::uuid[]) AND NOT i.status = ANY($2)`,
+        [workspaceIds, FINAL]
+      )
+    ).rows
+    return Promise.all(
+      items.map(async (item): Promise<UnsettledItem> => {
+        const jobs = await c.query<UnsettledItem["jobs"][number]>(
+          "SELECT claim, enqueued_at, stream_sequence::text FROM publish_jobs WHERE item_id = $1 ORDER BY claim",
+          [item.id]
+        )
+        const attempts = await c.query("SELECT attempt, started_at, finished_at, outcome FROM publish_attempts WHERE item_id = $1 ORDER BY attempt", [
+          item.id
+        ])
+        return { item, jobs: jobs.rows, attempts: attempts.rows }
+      })
+    )
+  })
+
 /**
  * The promise of the fault tests: every item of the workspaces' posts ends published,
  * failed (error) or unconfirmed within `timeoutMs`, none left publishing or queued. Answers
- * each item with its content and final state.
+ * each item with its content and final state. On a timeout the error names each item left,
+ * with its jobs and attempts, and what `explain` adds about them (the stream's side).
  */
-export const everyItemSettles = (world: TestWorld, workspaceIds: ReadonlyArray<string>, timeoutMs = 90_000) =>
+export const everyItemSettles = (
+  world: TestWorld,
+  workspaceIds: ReadonlyArray<string>,
+  timeoutMs = 90_000,
+  explain: (left: ReadonlyArray<UnsettledItem>) => Promise<unknown> = async () => null
+) =>
   waitFor(
     "items still publishing or queued",
     () =>
@@ -101,7 +137,11 @@ export const everyItemSettles = (world: TestWorld, workspaceIds: ReadonlyArray<s
         return rows.every((r) => FINAL.includes(r.status)) ? rows : undefined
       }),
     timeoutMs
-  )
+  ).catch(async (e: unknown) => {
+    const left = await unsettledItems(world, workspaceIds)
+    const more = await explain(left).catch((cause: unknown) => `(explain failed: ${String(cause)})`)
+    throw new Error(`${e instanceof Error ? e.message : String(e)}: ${JSON.stringify({ left, more }, null, 1)}`)
+  })
 
 /** How many times each text arrived on the built-in test network. */
 export const testNetworkCopies = (world: TestWorld, texts: ReadonlyArray<string>) =>
@@ -139,13 +179,7 @@ export const privateNats = async () => {
     child = spawn("nats-server", ["-a", "127.0.0.1", "-p", String(port), "-js", "-sd", storeDir], { stdio: "ignore" })
     await ready()
   }
-  const kill = async () => {
-    const running = child
-    if (running === undefined || running.exitCode !== null) return
-    const exited = new Promise((resolve) => running.once("exit", resolve))
-    running.kill("SIGKILL")
-    await exited
-  }
+  const kill = () => killAndWait(child)
   await start()
   process.once("exit", () => child?.kill("SIGKILL"))
   return {
