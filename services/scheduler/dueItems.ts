@@ -17,7 +17,8 @@ import { DueItemsRepo, type PublishJobRow } from "./dueItemsRepo.js"
  * the stream. Two sweepers repair from Postgres instead of guessing from the clock:
  * - a job whose enqueue was never acknowledged is published again (same message id);
  * - a job whose message has left the stream while its item is still publishing under that
- *   claim (NATS lost it, or it was settled without an outcome) is claimed again.
+ *   claim (NATS lost it, or it was settled without an outcome), or whose message the
+ *   publisher's consumer delivered and then forgot, is claimed again.
  */
 
 const encodeJob = Schema.encodeSync(PublishJobJson)
@@ -158,38 +159,101 @@ const stillInStream = (job: PublishJobRow, sequence: number) =>
   })
 
 /**
- * Claims again the items whose job left PUBLISH without settling them: the stream is a work
- * queue, so an enqueued job's message is gone only once a publisher acknowledged or
- * terminated it, and a publisher acknowledges only after the item left `publishing` (or
- * was not publishing). A message gone while the item is still publishing under that claim
- * was lost (nats-server 2.9 can lose acknowledged writes on an OS crash) or settled without
- * an outcome. The new claim's job makes the publisher search if an attempt is open.
+ * The longest delay the publisher gives a job of its own accord (a failed send's back-off,
+ * a full per-minute window): a message the consumer delivered and that has come back
+ * neither after this nor after an ack wait on top of it was forgotten by the consumer.
  */
-export const requeueLostJobs = (options: { readonly minAgeMs?: number; readonly batch?: number } = {}) =>
+export const LONGEST_PUBLISHER_DELAY_MS = 60_000
+
+/**
+ * Where the publisher's consumer stands: every message up to `deliveredThrough` (a stream
+ * sequence) was delivered at least once; `ackWaitMs` is how long a delivery lasts without a
+ * heartbeat. None when the consumer cannot be read (not created yet, NATS away).
+ */
+const publisherConsumer = Effect.gen(function* () {
+  const nats = yield* Nats
+  return yield* Effect.tryPromise(() => nats.manager.consumers.info(nats.names.publishStream, nats.names.publisherConsumer)).pipe(
+    // a consumer of some subjects only says nothing about the sequences of the others
+    Effect.map((info) =>
+      (info.config.filter_subject ?? "") === ""
+        ? Option.some({ deliveredThrough: info.delivered.stream_seq, ackWaitMs: (info.config.ack_wait ?? 30_000_000_000) / 1_000_000 })
+        : Option.none()
+    ),
+    Effect.orElseSucceed(() => Option.none())
+  )
+})
+
+/** Deletes a job's message from PUBLISH (its item was claimed again); a failure only leaves a message whose job finds the item taken. */
+const deleteMessage = (sequence: number) =>
+  Effect.flatMap(Nats, (nats) => Effect.tryPromise(() => nats.manager.streams.deleteMessage(nats.names.publishStream, sequence, false))).pipe(
+    Effect.ignore
+  )
+
+/**
+ * Claims again the items whose job left PUBLISH without settling them, or whose message the
+ * publisher's consumer forgot:
+ * - Gone. The stream is a work queue, so an enqueued job's message is gone only once a
+ *   publisher acknowledged or terminated it, and a publisher acknowledges only after the item
+ *   left `publishing` (or was not publishing). A message gone while the item is still
+ *   publishing under that claim was lost (nats-server 2.9 can lose acknowledged writes on an
+ *   OS crash) or settled without an outcome.
+ * - Forgotten. Still in the stream, the consumer delivered past it, and longer ago than an ack
+ *   wait plus the publisher's longest delay: nothing will deliver it again. A consumer whose
+ *   leader changed while it delivered can lose track of such a message (nats-server before
+ *   2.10.26, nats-server#6469: its next leader never redelivers it). Its message is deleted
+ *   once the new claim's job is on the stream.
+ * The new claim's job makes the publisher search if an attempt is open; a job that was not
+ * forgotten after all (a very slow upload, a network's long Retry-After) meets the attempt
+ * guards (busy, or nothing to do), never a second send.
+ */
+export const requeueLostJobs = (options: { readonly minAgeMs?: number; readonly batch?: number; readonly forgottenAfterMs?: number } = {}) =>
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const repo = yield* DueItemsRepo
     const candidates = yield* repo.jobsOfPublishingItems({ minAgeMs: options.minAgeMs ?? 15_000, batch: options.batch ?? 200 })
     const lost: Array<PublishJobRow> = []
+    const forgotten: Array<PublishJobRow & { readonly sequence: number; readonly enqueuedMsAgo: number }> = []
+    // read once, and only when some job may have been forgotten
+    let consumer: Option.Option<{ readonly deliveredThrough: number; readonly ackWaitMs: number }> | undefined
     for (const job of candidates) {
-      if (job.streamSequence === null || (yield* stillInStream(job, job.streamSequence)) === "gone") lost.push(job)
+      if (job.streamSequence === null) {
+        lost.push(job)
+        continue
+      }
+      const where = yield* stillInStream(job, job.streamSequence)
+      if (where === "gone") lost.push(job)
+      if (where !== "present") continue
+      consumer ??= yield* publisherConsumer
+      if (Option.isNone(consumer)) continue
+      const after = options.forgottenAfterMs ?? consumer.value.ackWaitMs + LONGEST_PUBLISHER_DELAY_MS
+      if (job.streamSequence <= consumer.value.deliveredThrough && job.enqueuedMsAgo > after) forgotten.push({ ...job, sequence: job.streamSequence })
     }
-    if (lost.length === 0) return 0
+    if (lost.length === 0 && forgotten.length === 0) return 0
+    const reclaim = (job: PublishJobRow, why: string) =>
+      Effect.gen(function* () {
+        // the item decides: if its job settled it meanwhile, nothing is claimed again
+        const claim = yield* repo.claimAgain(job)
+        if (Option.isNone(claim)) return []
+        const next = { itemId: job.itemId, claim: claim.value, workspaceId: job.workspaceId, channelId: job.channelId }
+        yield* repo.recordJobs([next])
+        yield* Effect.logWarning(`publish job ${publishMessageId(job)} ${why}; claimed again`)
+        return [next]
+      })
     const reclaimed = yield* sql.withTransaction(
-      Effect.forEach(lost, (job) =>
-        Effect.gen(function* () {
-          // the item decides: if its job settled it meanwhile, nothing is claimed again
-          const claim = yield* repo.claimAgain(job)
-          if (Option.isNone(claim)) return []
-          const next = { itemId: job.itemId, claim: claim.value, workspaceId: job.workspaceId, channelId: job.channelId }
-          yield* repo.recordJobs([next])
-          yield* Effect.logWarning(`publish job ${publishMessageId(job)} left the stream without settling its item; claimed again`)
-          return [next]
-        })
-      ).pipe(Effect.map((jobs) => jobs.flat()))
+      Effect.all([
+        Effect.forEach(lost, (job) => reclaim(job, "left the stream without settling its item")),
+        Effect.forEach(forgotten, (job) =>
+          reclaim(
+            job,
+            `is still in the stream at ${job.sequence}, enqueued ${Math.round(job.enqueuedMsAgo / 1000)} s ago, delivered and never again`
+          ).pipe(Effect.map((next) => next.map((n) => ({ next: n, old: job.sequence }))))
+        )
+      ])
     )
-    yield* enqueueAll(reclaimed)
-    return reclaimed.length
+    const [again, replaced] = [reclaimed[0].flat(), reclaimed[1].flat()]
+    yield* enqueueAll([...again, ...replaced.map((r) => r.next)])
+    yield* Effect.forEach(replaced, (r) => deleteMessage(r.old), { discard: true })
+    return again.length + replaced.length
   })
 
 /**

@@ -1,5 +1,5 @@
 import { Effect } from "effect"
-import { connect, type NatsConnection } from "nats"
+import { AckPolicy, connect, type NatsConnection } from "nats"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { names } from "../../protocol/names.js"
 import { Nats } from "../../services/platform/nats.js"
@@ -133,6 +133,49 @@ describe("a job whose message left the stream without settling its item", () => 
     ])
     expect((await messagesFor(due.channelId)).map((m) => m.id)).toEqual([publishMessageId({ itemId: due.itemId, claim: 2 })])
     expect((await q("SELECT status, attempts FROM post_items WHERE id = $1", [due.itemId]))[0]).toEqual({ status: "publishing", attempts: 2 })
+  })
+
+  it("delivered and then never again (a consumer that forgot it): claimed again, the old message deleted; one not yet delivered stays", async () => {
+    const n = names(world.namespace)
+    const jsm = await nc.jetstreamManager()
+    // the earlier tests' messages are not this test's: the consumer's first message is ours
+    await jsm.streams.purge(n.publishStream)
+    const delivered = await duePost()
+    await run(claimDueItems())
+    const [old] = await messagesFor(delivered.channelId)
+    const waiting = await duePost()
+    await run(claimDueItems())
+    // the publisher's consumer: the first message is delivered, then held back far
+    // longer than an ack wait (as a consumer that lost track of it would hold it); the second
+    // message, after it in the stream, is not delivered
+    await jsm.consumers.add(n.publishStream, {
+      durable_name: n.publisherConsumer,
+      ack_policy: AckPolicy.Explicit,
+      ack_wait: 30_000_000_000
+    })
+    try {
+      const consumer = await (await nc.jetstream()).consumers.get(n.publishStream, n.publisherConsumer)
+      const msg = await consumer.next({ expires: 5_000 })
+      expect(msg?.headers?.get("Nats-Msg-Id")).toBe(publishMessageId({ itemId: delivered.itemId, claim: 1 }))
+      msg?.nak(600_000)
+
+      // not yet past an ack wait and the publisher's longest delay: left alone
+      await run(requeueLostJobs({ minAgeMs: 0 }))
+      expect(await jobsOf(delivered.itemId)).toHaveLength(1)
+      // past it: claimed again, the new job on the stream, the forgotten message gone
+      await run(requeueLostJobs({ minAgeMs: 0, forgottenAfterMs: 0 }))
+      expect(await jobsOf(delivered.itemId)).toEqual([
+        { claim: 1, enqueued: true },
+        { claim: 2, enqueued: true }
+      ])
+      expect((await messagesFor(delivered.channelId)).map((m) => m.id)).toEqual([publishMessageId({ itemId: delivered.itemId, claim: 2 })])
+      await expect(jsm.streams.getMessage(n.publishStream, { seq: old!.seq })).rejects.toThrow()
+      // the second message was never delivered (a backlog, not a loss): it keeps its place
+      expect(await jobsOf(waiting.itemId)).toEqual([{ claim: 1, enqueued: true }])
+      expect((await messagesFor(waiting.channelId)).map((m) => m.id)).toEqual([publishMessageId({ itemId: waiting.itemId, claim: 1 })])
+    } finally {
+      await jsm.consumers.delete(n.publishStream, n.publisherConsumer)
+    }
   })
 
   it("an item no longer publishing is not claimed again", async () => {
