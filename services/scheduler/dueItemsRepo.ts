@@ -52,6 +52,8 @@ export const makeDueItemsRepo = Effect.gen(function* () {
 
   /** Due within `leadMs` from now (the claim's lead: see claimDue). */
   const dueBy = (leadMs: number) => sql`now() + ${leadMs} * interval '1 millisecond'`
+  /** A set of ids as one parameter: a top-of-the-hour tick may name more workspaces than a statement may have parameters (65,535). */
+  const anyOf = (ids: ReadonlyArray<string>) => sql`(SELECT jsonb_array_elements_text(${JSON.stringify(ids)}::jsonb)::uuid)`
 
   /** Workspaces that have items due within `leadMs` not held yet, or items held for billing. */
   const workspacesWithDueOrHeldItems = (leadMs: number) =>
@@ -65,13 +67,13 @@ export const makeDueItemsRepo = Effect.gen(function* () {
     workspaceIds.length === 0
       ? Effect.void
       : sql`UPDATE post_items SET held = 'billing', held_at = coalesce(held_at, now())
-          WHERE workspace_id IN ${sql.in(workspaceIds)} AND status = 'queued' AND due_at <= ${dueBy(leadMs)} AND held IS NULL`.pipe(Effect.asVoid)
+          WHERE workspace_id IN ${anyOf(workspaceIds)} AND status = 'queued' AND due_at <= ${dueBy(leadMs)} AND held IS NULL`.pipe(Effect.asVoid)
 
   /** Releases the items these workspaces had held for billing. */
   const releaseBillingHolds = (workspaceIds: ReadonlyArray<string>) =>
     workspaceIds.length === 0
       ? Effect.void
-      : sql`UPDATE post_items SET held = NULL, held_at = NULL WHERE workspace_id IN ${sql.in(workspaceIds)} AND held = 'billing'`.pipe(Effect.asVoid)
+      : sql`UPDATE post_items SET held = NULL, held_at = NULL WHERE workspace_id IN ${anyOf(workspaceIds)} AND held = 'billing'`.pipe(Effect.asVoid)
 
   /**
    * Claims up to `batch` items not held that are due within `leadMs` (FOR UPDATE SKIP
@@ -90,7 +92,7 @@ export const makeDueItemsRepo = Effect.gen(function* () {
       WITH waiting AS (
         SELECT i.id, i.due_at, (row_number() OVER (PARTITION BY i.workspace_id ORDER BY i.due_at, i.id))::int AS turn
         FROM post_items i JOIN posts p ON p.id = i.post_id AND p.deleted_at IS NULL
-        WHERE i.status = 'queued' AND i.due_at <= ${dueBy(leadMs)} AND i.held IS NULL AND i.workspace_id IN ${sql.in(workspaceIds)}),
+        WHERE i.status = 'queued' AND i.due_at <= ${dueBy(leadMs)} AND i.held IS NULL AND i.workspace_id IN ${anyOf(workspaceIds)}),
       due AS (
         SELECT i.id, extract(epoch FROM date_trunc('second', w.due_at))::bigint * 1000000 + w.turn AS rank
         FROM waiting w JOIN post_items i ON i.id = w.id

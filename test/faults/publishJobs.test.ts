@@ -207,6 +207,21 @@ describe("billing holds (domain/billing.ts)", () => {
     expect(await state(overGrace.itemId)).toEqual({ status: "publishing", held: null })
   })
 
+  it("a tick naming more workspaces than a statement may have parameters (65,535) holds, releases and claims", async () => {
+    const due = await duePost()
+    const many = [...Array.from({ length: 70_000 }, () => crypto.randomUUID()), due.workspaceId]
+    await run(
+      Effect.flatMap(DueItemsRepo, (repo) =>
+        Effect.gen(function* () {
+          yield* repo.holdForBilling(many.slice(0, -1))
+          yield* repo.releaseBillingHolds(many)
+          const claimed = yield* repo.claimDue(500, 0, many)
+          expect(claimed.map((c) => c.itemId)).toContain(due.itemId)
+        })
+      )
+    )
+  })
+
   it("an item that fell due after the billing look is left to the next tick, not claimed unchecked", async () => {
     const due = await duePost()
     // the claim's own statement, given the workspaces the look found: this one was not among them
