@@ -202,9 +202,10 @@ const deleteMessage = (sequence: number) =>
  *   leader changed while it delivered can lose track of such a message (nats-server before
  *   2.10.26, nats-server#6469: its next leader never redelivers it). Its message is deleted
  *   once the new claim's job is on the stream.
- * The new claim's job makes the publisher search if an attempt is open; a job that was not
- * forgotten after all (a very slow upload, a network's long Retry-After) meets the attempt
- * guards (busy, or nothing to do), never a second send.
+ * A paused channel's jobs are not counted forgotten while the pause lasts (they wait out the
+ * network's Retry-After). The new claim's job makes the publisher search if an attempt is
+ * open; a job that was not forgotten after all (a very slow upload) meets the attempt guards
+ * (busy, or nothing to do), never a second send.
  */
 export const requeueLostJobs = (options: { readonly minAgeMs?: number; readonly batch?: number; readonly forgottenAfterMs?: number } = {}) =>
   Effect.gen(function* () {
@@ -226,7 +227,10 @@ export const requeueLostJobs = (options: { readonly minAgeMs?: number; readonly 
       consumer ??= yield* publisherConsumer
       if (Option.isNone(consumer)) continue
       const after = options.forgottenAfterMs ?? consumer.value.ackWaitMs + LONGEST_PUBLISHER_DELAY_MS
-      if (job.streamSequence <= consumer.value.deliveredThrough && job.enqueuedMsAgo > after) forgotten.push({ ...job, sequence: job.streamSequence })
+      // a paused channel's jobs wait out the network's Retry-After in JetStream, however long it is
+      if (!job.channelPaused && job.streamSequence <= consumer.value.deliveredThrough && job.enqueuedMsAgo > after) {
+        forgotten.push({ ...job, sequence: job.streamSequence })
+      }
     }
     if (lost.length === 0 && forgotten.length === 0) return 0
     const reclaim = (job: PublishJobRow, why: string) =>

@@ -32,7 +32,10 @@ const ClaimedItemRow = Schema.extend(
 )
 
 /** An enqueued job, with the sequence of its message on PUBLISH. */
-const EnqueuedJobRow = Schema.extend(PublishJobRow, Schema.Struct({ streamSequence: Schema.NullOr(Schema.Number), enqueuedMsAgo: Schema.Number }))
+const EnqueuedJobRow = Schema.extend(
+  PublishJobRow,
+  Schema.Struct({ streamSequence: Schema.NullOr(Schema.Number), enqueuedMsAgo: Schema.Number, channelPaused: Schema.Boolean })
+)
 
 const ClaimRow = Schema.Struct({ attempts: Schema.Number })
 
@@ -133,12 +136,16 @@ export const makeDueItemsRepo = Effect.gen(function* () {
       WHERE enqueued_at IS NULL AND created_at < now() - ${options.graceMs} * interval '1 millisecond'
       ORDER BY created_at LIMIT ${options.batch} FOR UPDATE SKIP LOCKED`.pipe(Effect.flatMap(decodeJobs))
 
-  /** Enqueued jobs older than `minAgeMs` whose item is still publishing under their claim, with how long ago they were enqueued. */
+  /**
+   * Enqueued jobs older than `minAgeMs` whose item is still publishing under their claim, with
+   * how long ago they were enqueued and whether their channel is paused (a network's Retry-After).
+   */
   const jobsOfPublishingItems = (options: { readonly minAgeMs: number; readonly batch: number }) =>
     sql`
       SELECT j.item_id, j.claim, j.workspace_id, j.channel_id, j.stream_sequence,
-        (extract(epoch FROM now() - j.enqueued_at) * 1000)::float8 AS enqueued_ms_ago
-      FROM publish_jobs j JOIN post_items i ON i.id = j.item_id
+        (extract(epoch FROM now() - j.enqueued_at) * 1000)::float8 AS enqueued_ms_ago,
+        coalesce(c.publish_paused_until > now(), false) AS channel_paused
+      FROM publish_jobs j JOIN post_items i ON i.id = j.item_id LEFT JOIN channels c ON c.id = j.channel_id
       WHERE i.status = 'publishing' AND i.attempts = j.claim AND j.enqueued_at IS NOT NULL
         AND j.enqueued_at < now() - ${options.minAgeMs} * interval '1 millisecond'
       ORDER BY j.enqueued_at LIMIT ${options.batch}`.pipe(Effect.flatMap(decodeEnqueued))

@@ -162,6 +162,11 @@ describe("a job whose message left the stream without settling its item", () => 
       // not yet past an ack wait and the publisher's longest delay: left alone
       await run(requeueLostJobs({ minAgeMs: 0 }))
       expect(await jobsOf(delivered.itemId)).toHaveLength(1)
+      // past it, but its channel paused by the network (Retry-After): it waits in JetStream, left alone
+      await q("UPDATE channels SET publish_paused_until = now() + interval '1 hour' WHERE id = $1", [delivered.channelId])
+      await run(requeueLostJobs({ minAgeMs: 0, forgottenAfterMs: 0 }))
+      expect(await jobsOf(delivered.itemId)).toHaveLength(1)
+      await q("UPDATE channels SET publish_paused_until = NULL WHERE id = $1", [delivered.channelId])
       // past it: claimed again, the new job on the stream, the forgotten message gone
       await run(requeueLostJobs({ minAgeMs: 0, forgottenAfterMs: 0 }))
       expect(await jobsOf(delivered.itemId)).toEqual([
