@@ -212,52 +212,41 @@ export const requeueLostJobs = (options: { readonly minAgeMs?: number; readonly 
     const sql = yield* SqlClient.SqlClient
     const repo = yield* DueItemsRepo
     const candidates = yield* repo.jobsOfPublishingItems({ minAgeMs: options.minAgeMs ?? 15_000, batch: options.batch ?? 200 })
-    const lost: Array<PublishJobRow> = []
-    const forgotten: Array<PublishJobRow & { readonly sequence: number; readonly enqueuedMsAgo: number }> = []
+    // each job to claim again, why, and the message it replaces when that one is still in the stream
+    const stale: Array<{ readonly job: PublishJobRow; readonly why: string; readonly replaces: number | null }> = []
     // read once, and only when some job may have been forgotten
     let consumer: Option.Option<{ readonly deliveredThrough: number; readonly ackWaitMs: number }> | undefined
     for (const job of candidates) {
-      if (job.streamSequence === null) {
-        lost.push(job)
-        continue
-      }
-      const where = yield* stillInStream(job, job.streamSequence)
-      if (where === "gone") lost.push(job)
-      if (where !== "present") continue
+      const where = job.streamSequence === null ? "gone" : yield* stillInStream(job, job.streamSequence)
+      if (where === "gone") stale.push({ job, why: "left the stream without settling its item", replaces: null })
+      if (where !== "present" || job.streamSequence === null) continue
       consumer ??= yield* publisherConsumer
       if (Option.isNone(consumer)) continue
       const after = options.forgottenAfterMs ?? consumer.value.ackWaitMs + LONGEST_PUBLISHER_DELAY_MS
       // a paused channel's jobs wait out the network's Retry-After in JetStream, however long it is
       if (!job.channelPaused && job.streamSequence <= consumer.value.deliveredThrough && job.enqueuedMsAgo > after) {
-        forgotten.push({ ...job, sequence: job.streamSequence })
+        const why = `is still in the stream at ${job.streamSequence}, enqueued ${Math.round(job.enqueuedMsAgo / 1000)} s ago, delivered and never again`
+        stale.push({ job, why, replaces: job.streamSequence })
       }
     }
-    if (lost.length === 0 && forgotten.length === 0) return 0
-    const reclaim = (job: PublishJobRow, why: string) =>
-      Effect.gen(function* () {
-        // the item decides: if its job settled it meanwhile, nothing is claimed again
-        const claim = yield* repo.claimAgain(job)
-        if (Option.isNone(claim)) return []
-        const next = { itemId: job.itemId, claim: claim.value, workspaceId: job.workspaceId, channelId: job.channelId }
-        yield* repo.recordJobs([next])
-        yield* Effect.logWarning(`publish job ${publishMessageId(job)} ${why}; claimed again`)
-        return [next]
-      })
+    if (stale.length === 0) return 0
     const reclaimed = yield* sql.withTransaction(
-      Effect.all([
-        Effect.forEach(lost, (job) => reclaim(job, "left the stream without settling its item")),
-        Effect.forEach(forgotten, (job) =>
-          reclaim(
-            job,
-            `is still in the stream at ${job.sequence}, enqueued ${Math.round(job.enqueuedMsAgo / 1000)} s ago, delivered and never again`
-          ).pipe(Effect.map((next) => next.map((n) => ({ next: n, old: job.sequence }))))
-        )
-      ])
+      Effect.forEach(stale, ({ job, why, replaces }) =>
+        Effect.gen(function* () {
+          // the item decides: if its job settled it meanwhile, nothing is claimed again
+          const claim = yield* repo.claimAgain(job)
+          if (Option.isNone(claim)) return []
+          const next = { itemId: job.itemId, claim: claim.value, workspaceId: job.workspaceId, channelId: job.channelId }
+          yield* repo.recordJobs([next])
+          yield* Effect.logWarning(`publish job ${publishMessageId(job)} ${why}; claimed again`)
+          return [{ next, replaces }]
+        })
+      ).pipe(Effect.map((jobs) => jobs.flat()))
     )
-    const [again, replaced] = [reclaimed[0].flat(), reclaimed[1].flat()]
-    yield* enqueueAll([...again, ...replaced.map((r) => r.next)])
-    yield* Effect.forEach(replaced, (r) => deleteMessage(r.old), { discard: true })
-    return again.length + replaced.length
+    yield* enqueueAll(reclaimed.map((r) => r.next))
+    // the forgotten messages go once their replacements are on the stream
+    yield* Effect.forEach(reclaimed, (r) => (r.replaces === null ? Effect.void : deleteMessage(r.replaces)), { discard: true })
+    return reclaimed.length
   })
 
 /**
